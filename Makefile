@@ -1,0 +1,34 @@
+# Two commands matter: `make demo` (set up, then run the main job) and `make test` (set up,
+# then lint, type-check and run the whole suite). Both create .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: install demo test lint typecheck format all
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -U pip
+	$(BIN)/python -m pip install -q -e . --group dev
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(BIN)/memhooks demo
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(BIN)/mypy
+
+test: lint typecheck
+	$(BIN)/pytest
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+all: test

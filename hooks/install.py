@@ -1,0 +1,313 @@
+"""Merge memhooks' lifecycle hooks into Claude Code and Gemini CLI settings files.
+
+The file belongs to the user: other keys and foreign hooks keep their values and
+order, a file we cannot parse is never rewritten, and the old content goes to
+``<name>.bak``. Layout: hooks-protocol.md §1.2-1.3 (Claude Code, timeouts in
+seconds) and §6.2 (Gemini CLI, timeouts in milliseconds).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from hooks.errors import HookError
+
+Harness = Literal["claude-code", "gemini"]
+Scope = Literal["user", "project", "local"]
+
+
+@dataclass(frozen=True)
+class _HookSpec:
+    event: str
+    matcher: str | None
+    timeout: int  # in the harness's own unit
+
+
+_SPECS: dict[str, tuple[_HookSpec, ...]] = {
+    "claude-code": (
+        _HookSpec("SessionStart", "startup|resume|clear|compact", 10),
+        _HookSpec("UserPromptSubmit", None, 10),
+        _HookSpec("PreCompact", "manual|auto", 30),
+        _HookSpec("PostCompact", "manual|auto", 10),
+        # All SessionEnd hooks share a 1.5 s budget (hooks-protocol.md §1.3).
+        _HookSpec("SessionEnd", None, 2),
+    ),
+    "gemini": (
+        _HookSpec("SessionStart", None, 10_000),
+        _HookSpec("BeforeAgent", None, 10_000),
+        _HookSpec("PreCompress", None, 30_000),
+        _HookSpec("SessionEnd", None, 2_000),
+    ),
+}
+
+# Our handler runs the console script's `hook` subcommand, or `python -m hooks hook`.
+# Matching on tokens rather than a bare substring keeps e.g. `memhooks-lint hook` foreign.
+_OURS_RE = re.compile(
+    r"""(?:^|[\s/\\'"])memhooks(?:\.exe)?['"]?\s+hook\b|(?:^|\s)-m\s+hooks\s+hook\b"""
+)
+
+
+class InstallError(HookError):
+    """Raised by install/uninstall when a settings file cannot be read, parsed or written."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    """What install/uninstall did (or, on dry run, would do) to one settings file."""
+
+    path: Path
+    changed: bool
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    backup: Path | None
+    action: Literal["install", "uninstall"] = "install"
+    dry_run: bool = False
+
+    def describe(self) -> str:
+        """Return one human-readable line per change, e.g. ``added SessionStart hook to <path>``."""
+        if not self.changed:
+            state = "already installed" if self.action == "install" else "not installed"
+            return f"{state}: {self.path}"
+        lines = []
+        for event in dict.fromkeys(self.added + self.removed):
+            if event in self.added and event in self.removed:
+                verb, past, prep = "update", "updated", "in"
+            elif event in self.added:
+                verb, past, prep = "add", "added", "to"
+            else:
+                verb, past, prep = "remove", "removed", "from"
+            lines.append(
+                f"{'would ' + verb if self.dry_run else past} {event} hook {prep} {self.path}"
+            )
+        if self.backup is not None:
+            lines.append(f"backup: {self.backup}")
+        return "\n".join(lines)
+
+
+def settings_path(
+    harness: Harness, scope: Scope, *, project_dir: Path, home: Path
+) -> Path:
+    """Return the settings file that ``scope`` refers to for ``harness``.
+
+    Args:
+        harness: ``"claude-code"`` or ``"gemini"``.
+        scope: ``"user"``, ``"project"`` or ``"local"`` (Gemini has no local file,
+            so it maps to the project one).
+        project_dir: Project root.
+        home: The user's home directory.
+
+    Returns:
+        The settings file path; it may not exist yet.
+    """
+    if harness == "gemini":
+        return (home if scope == "user" else project_dir) / ".gemini" / "settings.json"
+    if scope == "user":
+        return home / ".claude" / "settings.json"
+    name = "settings.local.json" if scope == "local" else "settings.json"
+    return project_dir / ".claude" / name
+
+
+def hook_command(harness: Harness, executable: str | os.PathLike[str]) -> str:
+    """Return the handler command, e.g. ``'/v/bin/memhooks' hook --harness gemini``.
+
+    Args:
+        harness: Harness name passed to ``--harness``.
+        executable: Path of the ``memhooks`` console script; it is shell-quoted.
+
+    Returns:
+        The command string to pass to :func:`install`.
+    """
+    return f"{shlex.quote(os.fspath(executable))} hook --harness {harness}"
+
+
+def is_ours(handler_command: str) -> bool:
+    """Return True if a handler's ``command`` runs ``memhooks hook`` (or ``python -m hooks hook``)."""
+    return _OURS_RE.search(handler_command) is not None
+
+
+def install(
+    harness: Harness, path: Path, command: str, *, dry_run: bool = False
+) -> InstallResult:
+    """Put our handler in each of the harness's events in ``path``, exactly once.
+
+    Other handlers of ours in those events (stale command, e.g. after moving the
+    venv, or duplicates) are replaced; everything else is left as it is.
+
+    Args:
+        harness: Which settings layout and events to use.
+        path: Settings file; missing or empty counts as ``{}``.
+        command: Shell command of our handler (see :func:`hook_command`).
+        dry_run: Compute the result but write nothing.
+
+    Returns:
+        What changed; ``changed`` is False if already installed.
+
+    Raises:
+        InstallError: The file is not a JSON object with an object ``hooks``, or
+            cannot be read or written.
+    """
+    raw, data = _load(path)
+    hooks: dict[str, Any] = dict(data.get("hooks", {}))
+    added: list[str] = []
+    removed: list[str] = []
+    for spec in _SPECS[harness]:
+        groups = hooks.get(spec.event, [])
+        if not isinstance(groups, list):
+            raise InstallError(path, f'"hooks.{spec.event}" is not a list')
+        group = _our_group(harness, spec, command)
+        kept, n_removed = _strip_ours(groups)
+        if n_removed == 1 and group in groups:
+            continue
+        if n_removed:
+            removed.append(spec.event)
+        hooks[spec.event] = [*kept, group]
+        added.append(spec.event)
+    new = {**data, "hooks": hooks} if added else data
+    backup = _save(path, raw, new) if added and not dry_run else None
+    return InstallResult(
+        path, bool(added), (*added,), (*removed,), backup, "install", dry_run
+    )
+
+
+def uninstall(harness: Harness, path: Path, *, dry_run: bool = False) -> InstallResult:
+    """Remove every handler of ours from ``path``, under any event.
+
+    Matcher groups, events and the ``hooks`` object that only we filled are
+    dropped. Both harnesses share the layout, so ``harness`` is for symmetry.
+
+    Args:
+        harness: Which harness the file belongs to.
+        path: Settings file; a missing file stays missing.
+        dry_run: Compute the result but write nothing.
+
+    Returns:
+        What changed; ``changed`` is False if nothing of ours was there.
+
+    Raises:
+        InstallError: As for :func:`install`.
+    """
+    raw, data = _load(path)
+    hooks: dict[str, Any] = dict(data.get("hooks", {}))
+    removed: list[str] = []
+    for event, groups in list(hooks.items()):
+        if not isinstance(groups, list):
+            continue
+        kept, n_removed = _strip_ours(groups)
+        if not n_removed:
+            continue
+        removed.append(event)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    new = {**data, "hooks": hooks} if removed else data
+    if removed and not hooks:
+        del new["hooks"]
+    backup = _save(path, raw, new) if removed and not dry_run else None
+    return InstallResult(
+        path, bool(removed), (), (*removed,), backup, "uninstall", dry_run
+    )
+
+
+def _our_group(harness: Harness, spec: _HookSpec, command: str) -> dict[str, Any]:
+    handler: dict[str, Any] = {"type": "command", "command": command}
+    if harness == "gemini":
+        # Gemini shows `name` in its /hooks panel (hooks-protocol.md §6.2).
+        handler["name"] = "memhooks"
+    handler["timeout"] = spec.timeout
+    group: dict[str, Any] = {} if spec.matcher is None else {"matcher": spec.matcher}
+    group["hooks"] = [handler]
+    return group
+
+
+def _handler_is_ours(handler: Any) -> bool:
+    return (
+        isinstance(handler, dict)
+        and isinstance(cmd := handler.get("command"), str)
+        and is_ours(cmd)
+    )
+
+
+def _strip_ours(groups: list[Any]) -> tuple[list[Any], int]:
+    """Drop our handlers; a group emptied by that goes too, foreign groups stay as is."""
+    kept: list[Any] = []
+    n_removed = 0
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list):
+            kept.append(group)  # not a shape we understand, so not ours to touch
+            continue
+        others = [h for h in handlers if not _handler_is_ours(h)]
+        n_removed += len(handlers) - len(others)
+        if len(others) == len(handlers):
+            kept.append(group)
+        elif others:
+            kept.append({**group, "hooks": others})
+    return kept, n_removed
+
+
+def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, {}
+    except OSError as e:
+        raise InstallError(path, f"cannot read settings file ({e.strerror})") from e
+    try:
+        text = raw.decode("utf-8-sig")
+        data = json.loads(text) if text.strip() else {}
+    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
+        raise InstallError(path, f"settings file is not valid JSON ({e})") from e
+    if not isinstance(data, dict):
+        raise InstallError(path, "settings file top level is not a JSON object")
+    if not isinstance(data.get("hooks", {}), dict):
+        raise InstallError(path, '"hooks" is not a JSON object')
+    return raw, data
+
+
+def _save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:
+    """Write ``new``, first copying the previous content to ``.bak``; return the backup."""
+    backup = None if raw is None else path.with_name(path.name + ".bak")
+    try:
+        if backup is not None and raw is not None:
+            _atomic_write(backup, raw)
+        _atomic_write(
+            path, (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode()
+        )
+    except OSError as e:
+        raise InstallError(path, f"cannot write settings file ({e})") from e
+    return backup
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    # Follow a symlinked settings file (dotfile managers) instead of replacing the link.
+    target = path.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o644
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,298 @@
+"""Digest of a Claude Code transcript (JSONL) for the PreCompact flush.
+
+The line format is undocumented and reverse-engineered by third parties
+(/work/shared/reference/hooks-protocol.md §4), so every accessor checks types and
+skips what it does not recognise: a transcript must never make the hook fail.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from dataclasses import astuple, dataclass
+from typing import TYPE_CHECKING, BinaryIO, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+    from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+_EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+_PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
+# Harness-written user text that nobody typed (§4.1: local commands, bash mode output).
+_NOISE = re.compile(
+    r"<(local-command-\w+|command-message|command-args|bash-std\w+)>|\[Request interrupted"
+)
+# Hooks inject context as <system-reminder> spans in user text (§4.1); unclosed: to the end.
+_REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
+_BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
+_Event = Literal["prompt", "file", "command", "assistant", "summary"]
+_TRUNCATED = "…[digest truncated]"
+_SKIP_CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True)
+class TranscriptDigest:
+    """What happened in a stretch of transcript, as needed for the daily log."""
+
+    prompts: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    last_assistant: str | None = None
+    compact_summary: str | None = None
+
+    def is_empty(self) -> bool:
+        """Return True when there is nothing worth writing to the log."""
+        return not any(astuple(self))
+
+
+def _str(obj: object, key: str) -> str | None:
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _tag(text: str, name: str) -> str | None:
+    match = re.search(rf"<{name}>(.*?)</{name}>", text, re.DOTALL)
+    return match.group(1).strip() if match else None
+
+
+def _blocks(content: object) -> list[dict[object, object]]:
+    items = content if isinstance(content, list) else []
+    return [b for b in items if isinstance(b, dict)]
+
+
+def _texts(content: object) -> str | None:
+    """Join the text of a string content or of the text blocks of a list content."""
+    if isinstance(content, str):
+        return content
+    texts = [_str(b, "text") for b in _blocks(content) if b.get("type") == "text"]
+    return "\n".join(t for t in texts if t) or None
+
+
+def _prompt(text: str) -> str | None:
+    """Reduce a user-typed text to a prompt, or None when it is harness noise."""
+    text = _REMINDER.sub("", text).strip()
+    if not text:
+        return None
+    name = _tag(text, "command-name")
+    if name is not None:
+        # Slash commands are stored as tags (§4.1); keep the "/cmd args" the user typed.
+        if not name:
+            return None
+        args = _tag(text, "command-args") or ""
+        return f"{name if name.startswith('/') else '/' + name} {args}".strip()
+    bash = _tag(text, "bash-input")
+    if bash is not None:
+        return f"!{bash}" if bash else None
+    if _NOISE.match(text):
+        return None
+    return text
+
+
+def _json(raw: bytes | str) -> dict[object, object] | None:
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+    try:
+        obj = json.loads(text.strip().lstrip("\ufeff") or "null")
+    except (ValueError, RecursionError):  # RecursionError: absurdly nested input
+        logger.debug("skipping transcript line that is not JSON")
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _events(obj: dict[object, object]) -> Iterator[tuple[_Event, str]]:
+    """What one transcript record contributes to the digest, in order."""
+    if obj.get("isSidechain") is True:
+        return  # sidechain records belong to subagents, not to this conversation
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    kind = _str(obj, "type") or _str(message, "role")
+    # `system` records, compact_boundary included, add nothing: content before a
+    # boundary still counts, since the caller reads only what came after its offset.
+    typed: str | None = None
+    if kind == "user" and obj.get("isCompactSummary") is True:
+        if summary := _texts(content):
+            yield "summary", summary
+    elif kind == "user":
+        tool_result = any(b.get("type") == "tool_result" for b in _blocks(content))
+        injected = obj.get("isMeta") is True or "toolUseResult" in obj or tool_result
+        typed = None if injected else _texts(content)
+    elif kind == "attachment":
+        # A prompt typed while the agent is busy arrives as an attachment (UNVERIFIED).
+        attachment = obj.get("attachment")
+        if _str(attachment, "type") == "queued_command":
+            typed = _str(attachment, "prompt")
+    elif kind == "assistant" and isinstance(message, dict):
+        api_error = obj.get("isApiErrorMessage") is True
+        yield from _assistant_events(message, content, api_error)
+    if prompt := _prompt(typed or ""):
+        yield "prompt", prompt
+
+
+def _assistant_events(
+    message: dict[object, object], content: object, api_error: bool
+) -> Iterator[tuple[_Event, str]]:
+    # Synthetic/API-error replies ("No response requested.") are not the model's word.
+    speaks = not api_error and message.get("model") != "<synthetic>"
+    if isinstance(content, str) and content.strip() and speaks:
+        yield "assistant", content
+    for block in _blocks(content):
+        kind, name, args = block.get("type"), _str(block, "name"), block.get("input")
+        if kind == "text" and speaks and (text := _str(block, "text") or "").strip():
+            yield "assistant", text
+        elif kind != "tool_use":
+            continue
+        elif name == "Bash":
+            if command := (_str(args, "command") or "").strip():
+                yield "command", command
+        elif name in _EDIT_TOOLS:
+            paths = [p for k in _PATH_KEYS if (p := _str(args, k)) and p.strip()]
+            if paths:
+                yield "file", paths[0]
+
+
+def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
+    """Build a digest from transcript lines, skipping anything not understood.
+
+    Args:
+        lines: JSONL lines, without or with their line ending; bytes are decoded as
+            UTF-8 with replacement characters.
+
+    Returns:
+        The digest of the lines, in transcript order. Never raises on content.
+    """
+    prompts: list[str] = []
+    files: list[str] = []
+    commands: list[str] = []
+    last: dict[_Event, str] = {}
+    for raw in lines:
+        obj = _json(raw)
+        for event, value in _events(obj) if obj is not None else ():
+            if event == "prompt":
+                prompts.append(value)
+            elif event == "file" and value not in files:
+                files.append(value)
+            elif event == "command" and commands[-1:] != [value]:
+                commands.append(value)
+            elif event in ("assistant", "summary"):
+                last[event] = value
+    return TranscriptDigest(
+        tuple(prompts),
+        tuple(files),
+        tuple(commands),
+        last.get("assistant"),
+        last.get("summary"),
+    )
+
+
+def _at_line_start(f: BinaryIO, offset: int) -> bool:
+    if offset == 0:
+        return True
+    f.seek(offset - 1)
+    return f.read(1) == b"\n"
+
+
+def _end_of_line(f: BinaryIO, pos: int) -> int | None:
+    """Offset just past the next newline at or after pos, None if none yet."""
+    f.seek(pos)
+    while chunk := f.read(_SKIP_CHUNK):
+        index = chunk.find(b"\n")
+        if index >= 0:
+            return pos + index + 1
+        pos += len(chunk)
+    return None
+
+
+def read_transcript(
+    path: Path, offset: int = 0, *, max_bytes: int = 8 * 1024 * 1024
+) -> tuple[TranscriptDigest, int]:
+    """Digest the complete lines of a transcript from a byte offset.
+
+    Args:
+        path: The JSONL transcript (`transcript_path` from the hook event).
+        offset: Byte offset returned by the previous call, 0 the first time. If it is
+            beyond the end of the file or not at a line start, the file was replaced
+            or truncated and reading restarts from 0.
+        max_bytes: Read at most this many bytes from the offset. A single line longer
+            than this is skipped, with a warning.
+
+    Returns:
+        The digest and the offset just past the last complete line read. A trailing
+        partial line (the harness writes asynchronously) is left for the next call.
+
+    Raises:
+        FileNotFoundError: If `path` does not exist.
+    """
+    with path.open("rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        start = offset if 0 <= offset <= size and _at_line_start(f, offset) else 0
+        if start != offset:
+            logger.info("offset %d invalid for %s: rereading from 0", offset, path)
+        f.seek(start)
+        data = f.read(max(max_bytes, 1))
+        end = data.rfind(b"\n") + 1
+        if end:
+            return parse_lines(data[:end].split(b"\n")), start + end
+        if len(data) < max_bytes:
+            return TranscriptDigest(), start  # only a partial line so far
+        skip_to = _end_of_line(f, start + len(data))
+        if skip_to is None:
+            return TranscriptDigest(), start
+        logger.warning("skipping %d-byte transcript line in %s", skip_to - start, path)
+        return TranscriptDigest(), skip_to
+
+
+def _one_line(text: str, max_chars: int) -> str:
+    # Backticks would open or close code spans in the log, so they become quotes.
+    text = _BLANK.sub(" ", text).strip().replace("`", "'")
+    if len(text) > max_chars:
+        text = text[: max(max_chars - 1, 0)].rstrip() + "…"
+    return text
+
+
+def _list_section(title: str, items: Sequence[str], max_items: int, code: bool) -> str:
+    kept = items[-max_items:] if max_items > 0 else ()
+    lines = [f"**{title}**"]
+    if len(items) > len(kept):
+        lines.append(f"- …({len(items) - len(kept)} earlier omitted)")
+    lines += [f"- `{item}`" if code else f"- {item}" for item in kept]
+    return "\n".join(lines)
+
+
+def render_digest(
+    d: TranscriptDigest,
+    *,
+    max_items: int = 20,
+    max_chars: int = 300,
+    max_total: int = 4000,
+) -> str:
+    """Render a digest as the Markdown body (no heading) of a daily log entry.
+
+    Args:
+        d: The digest.
+        max_items: Keep at most this many (the last) items per list.
+        max_chars: Collapse each item to one line of at most this many characters.
+        max_total: Cut the whole body to at most this many characters.
+
+    Returns:
+        Markdown sections separated by blank lines, only for non-empty parts; "" for
+        an empty digest. The same digest always renders to the same text.
+    """
+    sections: list[str] = []
+    lists = (("Prompts", d.prompts, False), ("Files edited", d.files, True))
+    for title, items, code in (*lists, ("Commands", d.commands, True)):
+        cut = [one for item in items if (one := _one_line(item, max_chars))]
+        if cut:
+            sections.append(_list_section(title, cut, max_items, code))
+    quotes = {"Compaction summary": d.compact_summary}
+    for title, text in {**quotes, "Last assistant message": d.last_assistant}.items():
+        if one := _one_line(text or "", max_chars):
+            sections.append(f"**{title}**\n> {one}")
+    body = "\n\n".join(sections)
+    if len(body) <= max_total:
+        return body
+    head = body[: max(max_total - len(_TRUNCATED) - 1, 0)]
+    head = head[: head.rfind("\n")].rstrip() if "\n" in head else ""
+    return f"{head}\n{_TRUNCATED}" if head else _TRUNCATED

@@ -1,0 +1,72 @@
+"""Errors raised by the memory core.
+
+MemoryStoreError
+ ├── UnsafeNameError      (also ValueError)
+ ├── TargetNotFoundError  (also LookupError)
+ ├── InvalidTargetError   (also ValueError)
+ ├── EditError
+ ├── ConfigError
+ └── StoreWriteError      (also OSError)
+"""
+
+from __future__ import annotations
+
+
+class MemoryStoreError(Exception):
+    """Base class: every error the memory core raises on purpose."""
+
+
+class UnsafeNameError(MemoryStoreError, ValueError):
+    """Raised by the layout when a name could leave the memory root."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+        super().__init__(f"refused name {name!r}: {reason}")
+
+
+class InvalidTargetError(MemoryStoreError, ValueError):
+    """Raised by the layout when a target string names no kind of memory file."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        super().__init__(
+            f"unknown target {target!r}: use MEMORY.md, scratchpad, "
+            "daily/YYYY-MM-DD, notes/NAME or a path printed by search"
+        )
+
+
+class TargetNotFoundError(MemoryStoreError, LookupError):
+    """Raised by the store when a file to read or edit does not exist."""
+
+    def __init__(self, rel: str) -> None:
+        self.rel = rel
+        super().__init__(f"no such memory file: {rel}")
+
+
+class EditError(MemoryStoreError):
+    """Raised by `edit` when the old text does not occur exactly once."""
+
+    def __init__(self, rel: str, count: int) -> None:
+        self.rel = rel
+        self.count = count
+        where = "not found" if count == 0 else f"found {count} times (must be unique)"
+        super().__init__(f"edit {rel}: old text {where}")
+
+
+class ConfigError(MemoryStoreError):
+    """Raised when config.toml cannot be parsed or holds unknown or invalid keys."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(f"{path}: {detail}")
+
+
+class StoreWriteError(MemoryStoreError, OSError):
+    """Raised by the store when the disk refuses a write (full, read-only, denied)."""
+
+    def __init__(self, rel: str, cause: OSError) -> None:
+        self.rel = rel
+        self.cause = cause
+        super().__init__(f"cannot write {rel}: {cause.strerror or cause}")

@@ -1,0 +1,181 @@
+"""Where each memory file lives under the root (spec §2). Pure: no I/O.
+
+Every path handed to the store is a POSIX path relative to the root, produced here, so
+the rules that keep names inside the root live in one place.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from typing import Literal, NamedTuple
+
+from memory.constants import (
+    DAILY_DIR,
+    MEMORY_FILE,
+    NOTES_DIR,
+    PROJECTS_DIR,
+    SCRATCHPAD_FILE,
+    SLUG_BASENAME_MAX,
+)
+from memory.errors import InvalidTargetError, UnsafeNameError
+
+Kind = Literal["memory", "scratchpad", "daily", "note"]
+
+_UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SLUG = re.compile(r"^[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}$")
+
+
+class Located(NamedTuple):
+    """A memory file: its kind, its path relative to the root, and its date or note name."""
+
+    kind: Kind
+    rel: str
+    key: str  # the date for daily logs, the name for notes, "" otherwise
+
+
+def slug_for(project_dir: str) -> str:
+    """Name of a project's folder: sanitised basename plus a hash of the absolute path.
+
+    Args:
+        project_dir: absolute path of the project directory.
+
+    Returns:
+        e.g. ``myapp-1a2b3c4d``; two folders called ``myapp`` never collide.
+    """
+    base = project_dir.rstrip("/").rsplit("/", 1)[-1]
+    base = _UNSAFE_CHARS.sub("-", base)[:SLUG_BASENAME_MAX] or "root"
+    digest = hashlib.sha256(project_dir.encode("utf-8", "surrogateescape")).hexdigest()
+    return f"{base}-{digest[:8]}"
+
+
+def check_slug(slug: str) -> str:
+    """Return `slug` if it is a well-formed project folder name, else raise UnsafeNameError."""
+    if not _SLUG.match(slug):
+        raise UnsafeNameError(slug, "a project slug is <name>-<8 hex digits>")
+    return slug
+
+
+def check_name(name: str) -> str:
+    """Return a note name if it cannot leave its folder, else raise UnsafeNameError.
+
+    Spaces and any Unicode are fine; separators, `..`, NUL, control characters and a
+    leading dot (hidden files are ours: locks, temp files) are not.
+    """
+    name = name.removesuffix(".md")
+    if not name or not name.strip():
+        raise UnsafeNameError(name, "empty name")
+    for bad, why in (
+        ("\x00", "NUL byte"),
+        ("/", "path separator"),
+        ("\\", "path separator"),
+    ):
+        if bad in name:
+            raise UnsafeNameError(name, why)
+    if name.startswith("."):
+        raise UnsafeNameError(name, "names may not start with '.'")
+    if any(ord(c) < 32 for c in name):
+        raise UnsafeNameError(name, "control character")
+    if len(name.encode("utf-8", "surrogatepass")) > 200:
+        raise UnsafeNameError(name, "longer than 200 bytes")
+    return name
+
+
+def check_date(date: str) -> str:
+    """Return `date` if it is a real YYYY-MM-DD date, else raise InvalidTargetError."""
+    date = date.removesuffix(".md")
+    if not _DATE.match(date):
+        raise InvalidTargetError(f"daily/{date}")
+    try:
+        dt.date.fromisoformat(date)
+    except ValueError:
+        raise InvalidTargetError(f"daily/{date}") from None
+    return date
+
+
+def project_rel(slug: str) -> str:
+    """Folder of one project, relative to the root."""
+    return f"{PROJECTS_DIR}/{check_slug(slug)}"
+
+
+def memory_file() -> Located:
+    """The global MEMORY.md."""
+    return Located("memory", MEMORY_FILE, "")
+
+
+def scratchpad(slug: str) -> Located:
+    """A project's scratchpad."""
+    return Located("scratchpad", f"{project_rel(slug)}/{SCRATCHPAD_FILE}", "")
+
+
+def daily(slug: str, date: str) -> Located:
+    """A project's daily log for `date` (YYYY-MM-DD, local calendar day)."""
+    date = check_date(date)
+    return Located("daily", f"{project_rel(slug)}/{DAILY_DIR}/{date}.md", date)
+
+
+def note(slug: str, name: str) -> Located:
+    """A project's named note."""
+    name = check_name(name)
+    return Located("note", f"{project_rel(slug)}/{NOTES_DIR}/{name}.md", name)
+
+
+def locate(target: str, slug: str) -> Located:
+    """Resolve what a person or model typed to a memory file.
+
+    Args:
+        target: ``MEMORY.md``, ``scratchpad``, ``daily/YYYY-MM-DD``, ``notes/NAME``, or a
+            root-relative path as printed by search (``projects/<slug>/notes/x.md``).
+        slug: the current project, for the short forms.
+
+    Raises:
+        UnsafeNameError: the name could leave the root.
+        InvalidTargetError: the target names no kind of memory file.
+    """
+    if "\x00" in target:
+        raise UnsafeNameError(target, "NUL byte")
+    t = target.strip()
+    if t.startswith(("/", "\\")) or (len(t) > 1 and t[1] == ":"):
+        raise UnsafeNameError(target, "absolute paths are not memory targets")
+    if t.lower() in ("memory.md", "memory"):
+        return memory_file()
+    if t.lower() in ("scratchpad", "scratchpad.md"):
+        return scratchpad(slug)
+    parts = t.split("/")
+    if ".." in parts or "\\" in t:
+        raise UnsafeNameError(target, "'..' or backslash in path")
+    if parts[0] == PROJECTS_DIR and len(parts) >= 3:
+        other, rest = parts[1], "/".join(parts[2:])
+        if rest == SCRATCHPAD_FILE:
+            return scratchpad(other)
+        return locate(rest, other) if rest.count("/") == 1 else _bad(target)
+    if len(parts) == 2 and parts[0] == DAILY_DIR:
+        return daily(slug, parts[1])
+    if len(parts) == 2 and parts[0] == NOTES_DIR:
+        return note(slug, parts[1])
+    return _bad(target)
+
+
+def _bad(target: str) -> Located:
+    raise InvalidTargetError(target)
+
+
+def kind_of(rel: str) -> Located | None:
+    """Classify a root-relative path found on disk; None for files that are not memory."""
+    parts = rel.split("/")
+    if rel == MEMORY_FILE:
+        return memory_file()
+    if len(parts) < 3 or parts[0] != PROJECTS_DIR or not _SLUG.match(parts[1]):
+        return None
+    if len(parts) == 3 and parts[2] == SCRATCHPAD_FILE:
+        return Located("scratchpad", rel, "")
+    if len(parts) != 4 or not parts[3].endswith(".md") or parts[3].startswith("."):
+        return None
+    stem = parts[3][:-3]
+    if parts[2] == DAILY_DIR and _DATE.match(stem):
+        return Located("daily", rel, stem)
+    if parts[2] == NOTES_DIR and stem:
+        return Located("note", rel, stem)
+    return None

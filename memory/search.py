@@ -1,0 +1,206 @@
+"""Search as discovery (spec §4): which files to read, ranked so truncation drops the least
+relevant. Pure: a corpus and a query in, a result out; `render_text` and `to_json` format it.
+
+Baseline semantics are zerostack's: the query splits on whitespace into literal,
+case-insensitive terms; a line matches if it contains any term; each file shows its
+matching lines with ±3 lines of context, adjacent windows merged, at most 5 windows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memory.constants import (
+    DEFAULT_SEARCH_BUDGET,
+    FILENAME_PREVIEW_LINES,
+    SEARCH_CONTEXT_LINES,
+    SEARCH_MAX_WINDOWS,
+)
+from memory.text import cut, nbytes, neutralise
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from memory.corpus import Doc
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One file in the ranking."""
+
+    rel: str
+    matched: tuple[str, ...]  #: query terms it matched, in query order
+    filename_only: bool
+    snippet: str
+    lines_matched: int
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Every ranked file plus the per-term line counts; rendering picks how many fit."""
+
+    terms: tuple[tuple[str, int], ...]  #: (term, matching lines across the corpus)
+    hits: tuple[Hit, ...]
+
+
+def terms_of(query: str) -> list[str]:
+    """Whitespace-split, case-folded, de-duplicated terms in query order."""
+    seen: dict[str, None] = {}
+    for t in query.split():
+        seen.setdefault(t.casefold(), None)
+    return list(seen)
+
+
+def search(docs: Iterable[Doc], query: str) -> SearchResult:
+    """Rank the documents for `query` (spec §4 rules 1-6).
+
+    1. MEMORY.md first; 2. more distinct terms; 3. content hits before filename-only;
+    4. more matching lines; 5. newer daily log first; 6. path ascending.
+    """
+    terms = terms_of(query)
+    counts = dict.fromkeys(terms, 0)
+    ranked: list[tuple[tuple[object, ...], Hit]] = []
+    for doc in docs:
+        hit_lines: list[int] = []
+        in_content: set[str] = set()
+        for i, low in enumerate(doc.lower):
+            here = [t for t in terms if t in low]
+            if here:
+                hit_lines.append(i)
+                in_content.update(here)
+                for t in here:
+                    counts[t] += 1
+        name = doc.filename.casefold()
+        in_name = {t for t in terms if t in name}
+        matched = tuple(t for t in terms if t in in_content or t in in_name)
+        if not matched:
+            continue
+        filename_only = not hit_lines
+        snippet = _filename_preview(doc) if filename_only else _windows(doc, hit_lines)
+        hit = Hit(doc.rel, matched, filename_only, snippet, len(hit_lines))
+        key = (
+            doc.kind != "memory",
+            -len(matched),
+            filename_only,
+            -len(hit_lines),
+            _newer_first(doc),
+            doc.rel,
+        )
+        ranked.append((key, hit))
+    ranked.sort(key=lambda kh: kh[0])
+    return SearchResult(tuple(counts.items()), tuple(h for _, h in ranked))
+
+
+def _newer_first(doc: Doc) -> int:
+    return -int(doc.key.replace("-", "")) if doc.kind == "daily" else 0
+
+
+def _windows(doc: Doc, hits: list[int]) -> str:
+    spans: list[list[int]] = []
+    for i in hits:
+        lo, hi = (
+            max(0, i - SEARCH_CONTEXT_LINES),
+            min(len(doc.lines) - 1, i + SEARCH_CONTEXT_LINES),
+        )
+        if spans and lo <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], hi)
+        else:
+            spans.append([lo, hi])
+    parts = ["\n".join(doc.lines[lo : hi + 1]) for lo, hi in spans[:SEARCH_MAX_WINDOWS]]
+    text = "\n…\n".join(parts)
+    more = (
+        len(spans) > SEARCH_MAX_WINDOWS
+        or spans[min(len(spans), SEARCH_MAX_WINDOWS) - 1][1] < len(doc.lines) - 1
+    )
+    return text + "\n…" if more else text
+
+
+def _filename_preview(doc: Doc) -> str:
+    head = [ln for ln in doc.lines if ln.strip()][:FILENAME_PREVIEW_LINES]
+    return "\n".join(["(filename match)", *head])
+
+
+def summary_line(result: SearchResult, shown: int) -> str:
+    """``Searched 3 terms: redis(2) port(3) conflict(1) across 4 files. Showing top 3 by relevance.``"""
+    n = len(result.terms)
+    counts = " ".join(f"{t}({c})" for t, c in result.terms)
+    files = len(result.hits)
+    head = f"Searched {n} term{'s' if n != 1 else ''}: {counts} across {files} file{'s' if files != 1 else ''}."
+    if not files:
+        return head + " No matches: try other words."
+    return f"{head} Showing top {shown} by relevance."
+
+
+@dataclass(frozen=True)
+class Page:
+    """What fits in a budget: the hits shown (the first possibly cut) and how many were left."""
+
+    shown: tuple[Hit, ...]
+    omitted: int
+    text: str
+
+
+def paginate(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> Page:
+    """Greedy fill in rank order within `budget` bytes; the first file is always shown."""
+    blocks: list[str] = []
+    shown: list[Hit] = []
+    total = len(result.hits)
+    for i, hit in enumerate(result.hits):
+        block = _block(hit)
+        trailer = _trailer(total - i - 1)
+        used = (
+            nbytes(summary_line(result, i + 1)) + sum(nbytes(b) + 2 for b in blocks) + 2
+        )
+        room = budget - used - (nbytes(trailer) + 2 if i + 1 < total else 0)
+        if nbytes(block) > room:
+            if blocks:
+                break
+            # The first file is always shown, cut to the space there is.
+            tail = _trailer(total - 1)
+            room = budget - used - (nbytes(tail) + 2 if total > 1 else 0)
+            block = cut(block, max(room, 0), "…[snippet truncated]") or f"{hit.rel}"
+        blocks.append(block)
+        shown.append(hit)
+    omitted = total - len(shown)
+    parts = [summary_line(result, len(shown)), *blocks]
+    if omitted:
+        parts.append(_trailer(omitted))
+    return Page(tuple(shown), omitted, "\n\n".join(parts))
+
+
+def _block(hit: Hit) -> str:
+    return f"{hit.rel}  [matched: {', '.join(hit.matched)}]\n{neutralise(hit.snippet)}"
+
+
+def _trailer(omitted: int) -> str:
+    return (
+        f"…[search truncated, {omitted} more file{'s' if omitted != 1 else ''} omitted]"
+    )
+
+
+def render_text(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> str:
+    """The text the model reads (see the spec §4 example)."""
+    return paginate(result, budget).text
+
+
+def to_json(
+    result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET
+) -> dict[str, object]:
+    """The same page as a JSON-ready dict (`memhooks search --json`)."""
+    page = paginate(result, budget)
+    return {
+        "terms": [{"term": t, "count": c} for t, c in result.terms],
+        "files_matched": len(result.hits),
+        "shown": len(page.shown),
+        "omitted": page.omitted,
+        "results": [
+            {
+                "path": h.rel,
+                "matched": list(h.matched),
+                "filename_only": h.filename_only,
+                "snippet": h.snippet,
+            }
+            for h in page.shown
+        ],
+    }

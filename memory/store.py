@@ -1,0 +1,391 @@
+"""All file I/O of the memory core: resolving the root, reading, atomic and locked writes.
+
+Writes follow spec §2: every change is written to a temp file in the same folder and
+renamed over the original (so a crash leaves the old or the new file, never half of one),
+under one exclusive lock per root (so concurrent hooks and sessions never lose an entry).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import logging
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memory import layout
+from memory.constants import (
+    APP_DIR,
+    BACKUP_SUFFIX,
+    CONFIG_FILE,
+    DAILY_DIR,
+    ENV_HOME,
+    ENV_XDG_DATA_HOME,
+    LOCK_FILE,
+    NOTES_DIR,
+    PROJECTS_DIR,
+)
+from memory.corpus import Doc, make_doc
+from memory.errors import (
+    EditError,
+    StoreWriteError,
+    TargetNotFoundError,
+    UnsafeNameError,
+)
+from memory.text import cut
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+    from memory.layout import Located
+
+logger = logging.getLogger(__name__)
+
+_FILE_MODE = 0o600
+_DIR_MODE = 0o700
+_WS = re.compile(r"\s+")
+
+
+def default_root(
+    explicit: str | Path | None = None, env: Mapping[str, str] | None = None
+) -> Path:
+    """The memory root: `explicit`, else $MEMHOOKS_HOME, else $XDG_DATA_HOME/memhooks, else
+    ~/.local/share/memhooks.
+    """
+    env = os.environ if env is None else env
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    if env.get(ENV_HOME):
+        return Path(env[ENV_HOME]).expanduser().absolute()
+    if env.get(ENV_XDG_DATA_HOME):
+        return Path(env[ENV_XDG_DATA_HOME]).expanduser().absolute() / APP_DIR
+    return Path.home() / ".local" / "share" / APP_DIR
+
+
+def project_dir(cwd: str | Path) -> Path:
+    """The directory whose memory a session in `cwd` uses.
+
+    Inside git this is the main checkout, so that every `git worktree` of a repository
+    shares one memory; it is found by reading `.git` (a folder, or a file pointing at the
+    worktree's git dir and its `commondir`), never by running git. Outside git: `cwd`.
+    """
+    start = Path(cwd).absolute()
+    for d in (start, *start.parents):
+        dotgit = d / ".git"
+        if dotgit.is_dir():
+            return d
+        if dotgit.is_file():
+            return _main_checkout(d, dotgit)
+    return start
+
+
+def _main_checkout(worktree: Path, dotgit: Path) -> Path:
+    try:
+        line = dotgit.read_text(encoding="utf-8").strip()
+        gitdir = (worktree / line.removeprefix("gitdir:").strip()).resolve()
+        common = (
+            gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()
+        ).resolve()
+    except OSError:
+        return worktree  # a submodule or a broken link: the checkout itself
+    return common.parent if common.name == ".git" else worktree
+
+
+def today(now: dt.datetime | None = None) -> str:
+    """Today's local date as YYYY-MM-DD (a UTC date would file evening work under tomorrow)."""
+    return (now or dt.datetime.now().astimezone()).strftime("%Y-%m-%d")
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write did: the file, and lines it dropped as already present."""
+
+    rel: str
+    dropped: tuple[str, ...] = ()
+    created: bool = False
+
+
+class Store:
+    """One memory root, seen from one project.
+
+    Args:
+        root: the memory root (need not exist yet; it is created on the first write).
+        slug: the project's folder name under ``projects/``.
+    """
+
+    def __init__(self, root: Path, slug: str) -> None:
+        self.root = Path(root)
+        self.slug = layout.check_slug(slug)
+
+    @classmethod
+    def for_project(cls, root: Path, project: str | Path) -> Store:
+        """The store for the project that contains directory `project`."""
+        return cls(root, layout.slug_for(str(project_dir(project))))
+
+    # -- paths ------------------------------------------------------------------------
+
+    def path(self, rel: str) -> Path:
+        """Absolute path of a root-relative file, refusing any that resolves outside the root."""
+        p = self.root / rel
+        real_root = os.path.realpath(self.root)
+        real = os.path.realpath(p)
+        if os.path.commonpath([real_root, real]) != real_root:
+            raise UnsafeNameError(rel, "resolves outside the memory root (symlink?)")
+        return p
+
+    def locate(self, target: str) -> Located:
+        """Resolve a target typed by a person or model (see `layout.locate`)."""
+        return layout.locate(target, self.slug)
+
+    # -- reading ----------------------------------------------------------------------
+
+    def read_text(self, rel: str) -> str:
+        """Whole text of a memory file (undecodable bytes replaced, never an error)."""
+        try:
+            return self.path(rel).read_text(encoding="utf-8", errors="replace")
+        except (FileNotFoundError, NotADirectoryError):
+            raise TargetNotFoundError(rel) from None
+        except IsADirectoryError:
+            raise TargetNotFoundError(rel) from None
+
+    def read(self, target: str, cap: int) -> tuple[str, str]:
+        """Read a target whole, cut at `cap` bytes with an explicit marker.
+
+        Returns:
+            (root-relative path, text).
+        """
+        loc = self.locate(target)
+        text = self.read_text(loc.rel)
+        size = len(text.encode("utf-8", "surrogatepass"))
+        marker = f"…[read truncated: file is {size} bytes, showing the first {cap}]"
+        return loc.rel, cut(text, cap, marker)
+
+    def files(self) -> list[Located]:
+        """Every memory file in scope for this project: MEMORY.md, scratchpad, logs, notes."""
+        found: list[Located] = []
+        base = f"{PROJECTS_DIR}/{self.slug}"
+        for rel in ("MEMORY.md", f"{base}/SCRATCHPAD.md"):
+            if (self.root / rel).is_file():
+                found.append(layout.kind_of(rel) or layout.memory_file())
+        for sub in (DAILY_DIR, NOTES_DIR):
+            folder = self.root / base / sub
+            with contextlib.suppress(OSError):
+                for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+                    loc = layout.kind_of(f"{base}/{sub}/{entry.name}")
+                    if loc and entry.is_file():
+                        found.append(loc)
+        return found
+
+    def load(self, loc: Located) -> Doc | None:
+        """One document, or None if the file vanished or points outside the root."""
+        try:
+            return make_doc(loc, self.read_text(loc.rel))
+        except (TargetNotFoundError, UnsafeNameError):
+            return None
+        except OSError as e:
+            logger.warning("skipping unreadable %s: %s", loc.rel, e)
+            return None
+
+    def corpus(self) -> dict[str, Doc]:
+        """Every document in scope, by root-relative path."""
+        docs = (self.load(loc) for loc in self.files())
+        return {d.rel: d for d in docs if d is not None}
+
+    def config_text(self) -> str | None:
+        """Text of config.toml, or None when there is none."""
+        try:
+            return (self.root / CONFIG_FILE).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+
+    # -- writing ----------------------------------------------------------------------
+
+    def write_memory(self, text: str, *, mode: str = "append") -> WriteResult:
+        """Append to MEMORY.md, dropping lines already there (whitespace-normalised), or
+        overwrite it, keeping the previous version as MEMORY.md.bak.
+        """
+        loc = layout.memory_file()
+        if mode == "overwrite":
+            return self._replace(loc.rel, _ensure_nl(text), backup=True)
+        return self._append(loc.rel, text, dedupe=True)
+
+    def write_scratchpad(self, text: str, *, mode: str = "append") -> WriteResult:
+        """Add checklist items (plain lines become ``- [ ] line``) or overwrite the scratchpad."""
+        loc = layout.scratchpad(self.slug)
+        if mode == "overwrite":
+            return self._replace(loc.rel, _ensure_nl(text))
+        items = [
+            ln if re.match(r"\s*[-*] \[[ xX]\]", ln) else f"- [ ] {ln.strip()}"
+            for ln in text.splitlines()
+            if ln.strip()
+        ]
+        return self._append(loc.rel, "\n".join(items), dedupe=False, separate=False)
+
+    def append_daily(
+        self, title: str, body: str, *, now: dt.datetime | None = None
+    ) -> WriteResult:
+        """Append a ``### HH:MM — title`` entry to today's log (local date and time)."""
+        now = now or dt.datetime.now().astimezone()
+        loc = layout.daily(self.slug, today(now))
+        title = " ".join(title.split()) or "note"
+        entry = (
+            f"### {now:%H:%M} — {title}\n{body.strip()}"
+            if body.strip()
+            else f"### {now:%H:%M} — {title}"
+        )
+        return self._append(loc.rel, entry, dedupe=False)
+
+    def write_note(
+        self, name: str, text: str, *, mode: str = "append", aliases: str | None = None
+    ) -> WriteResult:
+        """Create, append to or overwrite a named note; `aliases` becomes its first line."""
+        loc = layout.note(self.slug, name)
+        alias_line = (
+            f"aliases: {', '.join(a.strip() for a in aliases.split(',') if a.strip())}"
+            if aliases
+            else ""
+        )
+        exists = self.path(loc.rel).is_file()
+        if mode == "overwrite" or not exists:
+            content = (
+                f"{alias_line}\n{text.strip()}\n"
+                if alias_line
+                else _ensure_nl(text.strip())
+            )
+            result = self._replace(loc.rel, content, backup=exists)
+            return WriteResult(result.rel, created=not exists)
+        if alias_line:
+            self._set_aliases(loc.rel, alias_line)
+        return self._append(loc.rel, text, dedupe=False)
+
+    def edit(self, target: str, old: str, new: str) -> WriteResult:
+        """Replace `old`, which must occur exactly once in the target, by `new` ("" deletes).
+
+        Raises:
+            EditError: `old` occurs zero or several times (the count is in the message).
+        """
+        loc = self.locate(target)
+        with self.lock():
+            text = self.read_text(loc.rel)
+            count = text.count(old) if old else 0
+            if count != 1:
+                raise EditError(loc.rel, count)
+            self._atomic_write(loc.rel, text.replace(old, new, 1))
+        return WriteResult(loc.rel)
+
+    # -- mechanics --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Exclusive lock over every write under this root (fcntl.flock; released on crash)."""
+        self._mkdir(self.root)
+        try:
+            fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, _FILE_MODE)
+        except OSError as e:
+            raise StoreWriteError(LOCK_FILE, e) from e
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _append(
+        self, rel: str, text: str, *, dedupe: bool, separate: bool = True
+    ) -> WriteResult:
+        with self.lock():
+            try:
+                current = self.read_text(rel)
+            except TargetNotFoundError:
+                current = ""
+            dropped: list[str] = []
+            if dedupe:
+                seen = {_norm(ln) for ln in current.splitlines() if ln.strip()}
+                keep = []
+                for ln in text.splitlines():
+                    if ln.strip() and _norm(ln) in seen:
+                        dropped.append(ln)
+                        continue
+                    seen.add(_norm(ln))
+                    keep.append(ln)
+                text = "\n".join(keep)
+            if not text.strip():
+                return WriteResult(rel, tuple(dropped))
+            body = current.rstrip("\n")
+            gap = "\n\n" if separate else "\n"
+            new = (body + gap if body else "") + text.strip("\n") + "\n"
+            self._atomic_write(rel, new)
+        return WriteResult(rel, tuple(dropped), created=not current)
+
+    def _replace(self, rel: str, text: str, *, backup: bool = False) -> WriteResult:
+        with self.lock():
+            existed = self.path(rel).is_file()
+            if backup and existed:
+                self._atomic_write(rel + BACKUP_SUFFIX, self.read_text(rel))
+            self._atomic_write(rel, text)
+        return WriteResult(rel, created=not existed)
+
+    def _set_aliases(self, rel: str, alias_line: str) -> None:
+        with self.lock():
+            lines = self.read_text(rel).split("\n")
+            if lines and lines[0].lower().startswith("aliases:"):
+                lines[0] = alias_line
+            else:
+                lines.insert(0, alias_line)
+            self._atomic_write(rel, "\n".join(lines))
+
+    def _atomic_write(self, rel: str, text: str) -> None:
+        """Write via a hidden temp file in the same folder, fsync, then rename over `rel`."""
+        path = self.path(rel)
+        if path.is_symlink():
+            raise UnsafeNameError(rel, "refusing to replace a symlink")
+        self._mkdir(path.parent)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
+            try:
+                with os.fdopen(
+                    fd, "w", encoding="utf-8", errors="surrogateescape", newline=""
+                ) as f:
+                    f.write(text)
+                    f.flush()
+                    os.fsync(f.fileno())
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                raise
+            os.replace(tmp, path)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise StoreWriteError(rel, e) from e
+        _fsync_dir(path.parent)
+
+    def _mkdir(self, folder: Path) -> None:
+        # Created one level at a time so that every new folder is owner-only, not just the last.
+        missing = [d for d in (folder, *folder.parents) if not d.exists()]
+        try:
+            for d in reversed(missing):
+                d.mkdir(mode=_DIR_MODE, exist_ok=True)
+        except OSError as e:
+            raise StoreWriteError(str(folder), e) from e
+
+
+def _fsync_dir(folder: Path) -> None:
+    # The rename is durable only once the folder's entry is on disk.
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _norm(line: str) -> str:
+    return _WS.sub(" ", line).strip()
+
+
+def _ensure_nl(text: str) -> str:
+    return text if text.endswith("\n") or not text else text + "\n"

@@ -1,0 +1,73 @@
+"""Text helpers shared by injection, search and read: UTF-8-safe cuts and containment.
+
+zerostack routes every cap through one function so that no renderer can overrun a budget
+or split a character; `cut` is that function here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
+
+
+def nbytes(text: str) -> int:
+    """Size of `text` in UTF-8 bytes (what every budget counts)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def cut(text: str, max_bytes: int, marker: str = "") -> str:
+    """Cut `text` so that it plus `marker` (on its own line) fit in `max_bytes` of UTF-8.
+
+    The cut falls on a character boundary and, where one exists in the last quarter,
+    on a line boundary. Text that already fits is returned unchanged, with no marker.
+
+    Args:
+        text: what to cut.
+        max_bytes: the budget for the result, marker included.
+        marker: appended on its own line when (and only when) something was cut.
+
+    Returns:
+        The text, or its head plus the marker; "" when not even the marker fits.
+    """
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) <= max_bytes:
+        return text
+    tail = ("\n" + marker) if marker else ""
+    room = max_bytes - nbytes(tail)
+    if room < 0:
+        return ""
+    head = raw[:room].decode(
+        "utf-8", "ignore"
+    )  # "ignore" drops a split trailing character
+    newline = head.rfind("\n")
+    if newline >= len(head) * 3 // 4:
+        head = head[:newline]
+    return head.rstrip("\n") + tail
+
+
+# Text a note could carry to close our wrapper, open a fake one, or pose as a harness
+# message. The tag is defused by a zero-width joiner after "<", which keeps it legible.
+_FORGEABLE = re.compile(
+    r"<(/?)\s*(memory|system-reminder|system|user-prompt-submit-hook|hook|instructions?)\b",
+    re.IGNORECASE,
+)
+# C0/C1 controls except tab and newline, DEL, bidi overrides and isolates.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def neutralise(text: str) -> str:
+    """Make text safe to place inside the `<memory>` wrapper.
+
+    Tags that could end the wrapper or forge a harness message become inert (``<\u200d/memory``),
+    and control characters (ANSI escapes, NUL, bidi overrides) are removed. Ordinary
+    Markdown is untouched.
+    """
+    text = text.replace("\r\n", "\n")
+    text = _CONTROL.sub("", text)
+    return _FORGEABLE.sub(lambda m: "<\u200d" + m.group(1) + m.group(2), text)
+
+
+def wrap(body: str) -> str:
+    """Wrap already-neutralised text in the memory wrapper."""
+    return f"{WRAPPER_OPEN}\n{body}\n{WRAPPER_CLOSE}"

@@ -1,0 +1,141 @@
+"""The command's contract: exit codes, one-line errors, no tracebacks for bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from hooks.cli import main
+from memory import Store
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "proj-0123abcd"
+
+
+def call(*argv: str, stdin: str = "") -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out)
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        pytest.param(
+            ["search"], "the following arguments are required", id="missing-terms"
+        ),
+        pytest.param(["nonsense"], "invalid choice", id="unknown-command"),
+        pytest.param(
+            ["read", "--slug", SLUG, "notes/none"],
+            "no such memory file",
+            id="missing-file",
+        ),
+        pytest.param(
+            ["read", "--slug", SLUG, "weird/target/x"],
+            "unknown target",
+            id="bad-target",
+        ),
+        pytest.param(
+            ["write", "--slug", SLUG, "--to", "note", "--text", "x"],
+            "needs --name",
+            id="note-without-name",
+        ),
+        pytest.param(
+            ["search", "--slug", "../etc", "x"], "refused name", id="bad-slug"
+        ),
+    ],
+)
+def test_user_errors_exit_1_with_one_line(argv: list[str], message: str) -> None:
+    proc = run_cli(*argv)
+    assert proc.returncode == 1
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_edit_error_names_the_count(memory_root: Path) -> None:
+    Store(memory_root, SLUG).write_note("n", "a a")
+    proc = run_cli("edit", "--slug", SLUG, "notes/n", "--old", "a", "--new", "b")
+    assert proc.returncode == 1
+    assert (
+        proc.stderr.strip()
+        == f"memhooks: error: edit projects/{SLUG}/notes/n.md: old text found 2 times (must be unique)"
+    )
+
+
+def test_invalid_config_is_a_user_error(memory_root: Path) -> None:
+    memory_root.mkdir(parents=True)
+    (memory_root / "config.toml").write_text("[inject]\nbudjet = 3\n")
+    proc = run_cli("inject", "--slug", SLUG)
+    assert proc.returncode == 1
+    assert "inject.budjet: Extra inputs are not permitted" in proc.stderr
+
+
+def test_write_read_round_trip_in_process(memory_root: Path) -> None:
+    assert call(
+        "write",
+        "--slug",
+        SLUG,
+        "--to",
+        "note",
+        "--name",
+        "pool",
+        "--aliases",
+        "pgbouncer",
+        stdin="size 20\n",
+    ) == (0, f"wrote projects/{SLUG}/notes/pool.md\n")
+    code, out = call("read", "--slug", SLUG, "--json", "notes/pool")
+    assert code == 0
+    assert json.loads(out) == {
+        "path": f"projects/{SLUG}/notes/pool.md",
+        "text": "aliases: pgbouncer\nsize 20\n",
+    }
+
+
+def test_project_flag_picks_the_slug_from_the_directory(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    proj = tmp_path / "myapp"
+    (proj / ".git").mkdir(parents=True)
+    (proj / "src").mkdir()
+    assert (
+        call(
+            "write",
+            "--project",
+            str(proj / "src"),
+            "--to",
+            "scratchpad",
+            "--text",
+            "ship it",
+        )[0]
+        == 0
+    )
+    proc = run_cli("status", cwd=proj / "src")
+    assert proc.returncode == 0
+    assert (
+        "project: myapp-" in proc.stdout
+        and "section: Scratchpad (open items)" in proc.stdout
+    )
+
+
+def test_python_m_hooks_help() -> None:
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    for command in ("search", "read", "write", "edit", "inject", "status", "demo"):
+        assert command in proc.stdout
+
+
+def test_demo_shows_block_and_search() -> None:
+    proc = run_cli("demo")
+    assert proc.returncode == 0, proc.stderr
+    assert "<memory note=" in proc.stdout
+    assert (
+        "Searched 3 terms: redis(2) port(3) conflict(1) across 4 files. Showing top 4 by relevance."
+        in proc.stdout
+    )

@@ -1,0 +1,185 @@
+"""The spec §4 baseline: the zerostack example must reproduce, and each ranking rule holds."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memory import Store, render_text, search
+from memory.search import paginate, to_json
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "myapp-1a2b3c4d"
+HEADER = "Searched 3 terms: redis(2) port(3) conflict(1) across 4 files."
+
+
+def zerostack_root(root: Path) -> Store:
+    store = Store(root, SLUG)
+    store.write_note(
+        "redis-deploy",
+        "Redis port 6379 already bound by docker-compose.\n"
+        "Resolved the port conflict by remapping the host to 6380.",
+    )
+    store.append_daily(
+        "deploy troubleshooting",
+        "docker-compose up failed; redis container couldn't bind port 6379",
+        now=dt.datetime(2026, 3, 28, 14, 32).astimezone(),
+    )
+    store.write_note(
+        "port-setup",
+        "# Local dev environment\nDefault service bindings and host mappings.",
+    )
+    store.write_note("redis-cli", "Connect with the command line client and run INFO.")
+    return store
+
+
+def test_zerostack_example_through_the_real_command(memory_root: Path) -> None:
+    zerostack_root(memory_root)
+    proc = run_cli("search", "--slug", SLUG, "redis", "port", "conflict")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.startswith(HEADER + " Showing top 4 by relevance.\n")
+    order = [
+        out.index(f"/{name}")
+        for name in (
+            "notes/redis-deploy.md",
+            "daily/2026-03-28.md",
+            "notes/port-setup.md",
+            "notes/redis-cli.md",
+        )
+    ]
+    assert order == sorted(order)
+    assert (
+        f"projects/{SLUG}/notes/redis-deploy.md  [matched: redis, port, conflict]"
+        in out
+    )
+    assert (
+        f"projects/{SLUG}/daily/2026-03-28.md  [matched: redis, port]\n### 14:32 — deploy troubleshooting"
+        in out
+    )
+    assert (
+        f"projects/{SLUG}/notes/port-setup.md  [matched: port]\n(filename match)\n# Local dev environment"
+        in out
+    )
+    assert "truncated" not in out
+
+
+def test_zerostack_example_truncated_to_three(memory_root: Path) -> None:
+    store = zerostack_root(memory_root)
+    result = search(store.corpus().values(), "redis port conflict")
+    full = render_text(result, 100_000)
+    # A budget that fits the first three files and the trailer, not the fourth.
+    budget = len(full.encode()) - 60
+    text = render_text(result, budget)
+    assert text.startswith(HEADER + " Showing top 3 by relevance.\n")
+    assert text.endswith("\n…[search truncated, 1 more file omitted]")
+    assert "redis-cli.md" not in text
+    assert len(text.encode()) <= budget
+
+
+def test_json_output_shape(memory_root: Path) -> None:
+    zerostack_root(memory_root)
+    proc = run_cli("search", "--slug", SLUG, "--json", "redis", "port", "conflict")
+    data = json.loads(proc.stdout)
+    assert data["terms"] == [
+        {"term": "redis", "count": 2},
+        {"term": "port", "count": 3},
+        {"term": "conflict", "count": 1},
+    ]
+    assert (data["files_matched"], data["shown"], data["omitted"]) == (4, 4, 0)
+    assert [r["filename_only"] for r in data["results"]] == [False, False, True, True]
+    assert data["results"][0]["path"] == f"projects/{SLUG}/notes/redis-deploy.md"
+    assert data["results"][0]["matched"] == ["redis", "port", "conflict"]
+
+
+def test_first_file_always_shown_even_over_budget(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("big", "needle\n" + "x" * 5000)
+    store.write_note("small", "needle")
+    page = paginate(search(store.corpus().values(), "needle"), 400)
+    assert len(page.shown) == 1 and page.omitted == 1
+    assert len(page.text.encode()) <= 400
+
+
+@pytest.mark.parametrize(
+    ("files", "query", "expected"),
+    [
+        pytest.param(
+            {"MEMORY.md": "one term: alpha", "notes/a": "alpha beta"},
+            "alpha beta",
+            ["MEMORY.md", "notes/a.md"],
+            id="memory-first",
+        ),
+        pytest.param(
+            {"notes/a": "alpha", "notes/b": "alpha beta"},
+            "alpha beta",
+            ["notes/b.md", "notes/a.md"],
+            id="more-distinct-terms",
+        ),
+        pytest.param(
+            {"notes/alpha": "nothing here", "notes/b": "alpha"},
+            "alpha",
+            ["notes/b.md", "notes/alpha.md"],
+            id="content-before-filename",
+        ),
+        pytest.param(
+            {"notes/a": "alpha", "notes/b": "alpha\nalpha again"},
+            "alpha",
+            ["notes/b.md", "notes/a.md"],
+            id="more-lines",
+        ),
+        pytest.param(
+            {"daily/2026-01-01": "alpha", "daily/2026-02-01": "alpha"},
+            "alpha",
+            ["daily/2026-02-01.md", "daily/2026-01-01.md"],
+            id="newer-daily",
+        ),
+        pytest.param(
+            {"notes/b": "alpha", "notes/a": "alpha"},
+            "alpha",
+            ["notes/a.md", "notes/b.md"],
+            id="path-ascending",
+        ),
+    ],
+)
+def test_baseline_ranking_rules(
+    memory_root: Path, files: dict[str, str], query: str, expected: list[str]
+) -> None:
+    for rel, text in files.items():
+        path = memory_root / (
+            rel if rel == "MEMORY.md" else f"projects/{SLUG}/{rel}.md"
+        )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n")
+    result = to_json(search(Store(memory_root, SLUG).corpus().values(), query))
+    got = [str(r["path"]).removeprefix(f"projects/{SLUG}/") for r in result["results"]]  # type: ignore[attr-defined]
+    assert got == expected
+
+
+def test_windows_merge_and_cap(memory_root: Path) -> None:
+    lines = [f"line {i}" for i in range(100)]
+    for i in (10, 12, 30, 50, 70, 90, 95):
+        lines[i] = f"hit {i}"
+    Store(memory_root, SLUG).write_note("long", "\n".join(lines))
+    snippet = search(Store(memory_root, SLUG).corpus().values(), "hit").hits[0].snippet
+    windows = snippet.split("\n…\n")
+    assert windows[0].splitlines() == [
+        f"line {i}" if i not in (10, 12) else f"hit {i}" for i in range(7, 16)
+    ]
+    assert len(windows) == 5  # 10+12 merged; 30, 50, 70, 90+95 — capped at five windows
+    assert snippet.endswith("\n…")
+
+
+def test_no_match_says_so(memory_root: Path) -> None:
+    zerostack_root(memory_root)
+    text = render_text(search(Store(memory_root, SLUG).corpus().values(), "kubernetes"))
+    assert (
+        text
+        == "Searched 1 term: kubernetes(0) across 0 files. No matches: try other words."
+    )

@@ -1,0 +1,249 @@
+"""Reads and writes on real files: atomicity, locking, refusal of unsafe names."""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from memory import (
+    EditError,
+    InvalidTargetError,
+    Store,
+    TargetNotFoundError,
+    UnsafeNameError,
+)
+from tests.conftest import run_cli
+
+SLUG = "proj-0123abcd"
+
+
+def _append_many(root: str, worker: int, count: int) -> None:
+    store = Store(Path(root), SLUG)
+    for i in range(count):
+        store.append_daily(
+            f"worker {worker} entry {i}",
+            f"body of {worker}/{i}\nsecond line {worker}/{i}",
+        )
+
+
+def test_concurrent_appends_lose_nothing(memory_root: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    procs = [
+        ctx.Process(target=_append_many, args=(str(memory_root), w, 200))
+        for w in range(8)
+    ]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    logs = list((memory_root / "projects" / SLUG / "daily").glob("*.md"))
+    text = "".join(p.read_text() for p in logs)
+    entries = re.findall(
+        r"^### \d\d:\d\d — worker (\d) entry (\d+)\nbody of \1/\2\nsecond line \1/\2\n",
+        text,
+        re.MULTILINE,
+    )
+    assert len(entries) == 1600
+    assert len(set(entries)) == 1600
+    assert text.count("### ") == 1600
+    leftovers = [
+        p.name
+        for p in (memory_root / "projects" / SLUG / "daily").iterdir()
+        if p.name.startswith(".")
+    ]
+    assert leftovers == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("../x", id="dotdot"),
+        pytest.param("/etc/passwd", id="absolute"),
+        pytest.param("a/../../b", id="nested-dotdot"),
+        pytest.param("evil\x00name", id="nul"),
+        pytest.param("a\\b", id="backslash"),
+        pytest.param(".hidden", id="hidden"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_unsafe_note_names_are_refused(
+    memory_root: Path, tmp_path: Path, name: str
+) -> None:
+    store = Store(memory_root, SLUG)
+    before = set(tmp_path.rglob("*"))
+    with pytest.raises(UnsafeNameError):
+        store.write_note(name, "payload")
+    assert set(tmp_path.rglob("*")) - before <= {
+        memory_root,
+        memory_root / ".memhooks.lock",
+    }
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        pytest.param("../x", id="dotdot"),
+        pytest.param("/etc/passwd", id="absolute"),
+        pytest.param("notes/../../b", id="nested-dotdot"),
+        pytest.param("notes/a\x00b", id="nul"),
+        pytest.param("projects/../../etc/passwd", id="projects-dotdot"),
+    ],
+)
+def test_unsafe_read_targets_are_refused(memory_root: Path, target: str) -> None:
+    with pytest.raises((UnsafeNameError, InvalidTargetError)):
+        Store(memory_root, SLUG).read(target, 1000)
+
+
+def test_unsafe_names_refused_by_the_command(memory_root: Path, tmp_path: Path) -> None:
+    for name in ("../x", "/etc/passwd", "a/../../b"):
+        proc = run_cli(
+            "write", "--slug", SLUG, "--to", "note", "--name", name, "--text", "x"
+        )
+        assert proc.returncode == 1
+        assert proc.stderr.startswith("memhooks: error: refused name")
+        assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "x").exists() and not (tmp_path / "b").exists()
+
+
+def test_symlinked_note_pointing_outside_is_refused(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret outside the root\n")
+    store = Store(memory_root, SLUG)
+    store.write_note("real", "inside")
+    (memory_root / "projects" / SLUG / "notes" / "link.md").symlink_to(outside)
+    with pytest.raises(UnsafeNameError):
+        store.read("notes/link", 1000)
+    with pytest.raises(UnsafeNameError):
+        store.write_note("link", "overwrite attempt", mode="overwrite")
+    assert outside.read_text() == "secret outside the root\n"
+    assert "projects/proj-0123abcd/notes/link.md" not in store.corpus()
+
+
+def test_symlinked_project_folder_is_refused(memory_root: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (memory_root / "projects").mkdir(parents=True)
+    (memory_root / "projects" / SLUG).symlink_to(elsewhere)
+    with pytest.raises(UnsafeNameError):
+        Store(memory_root, SLUG).write_note("x", "y")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_memory_append_drops_lines_already_present(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_memory("- Use uv, not pip.\n- Squash before merge.")
+    result = store.write_memory("-   Use uv,  not pip.\n- New rule.")
+    assert result.dropped == ("-   Use uv,  not pip.",)
+    assert (
+        memory_root / "MEMORY.md"
+    ).read_text() == "- Use uv, not pip.\n- Squash before merge.\n\n- New rule.\n"
+
+
+def test_memory_overwrite_keeps_one_backup(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_memory("first")
+    store.write_memory("second", mode="overwrite")
+    store.write_memory("third", mode="overwrite")
+    assert (memory_root / "MEMORY.md").read_text() == "third\n"
+    assert (memory_root / "MEMORY.md.bak").read_text() == "second\n"
+
+
+def test_daily_entry_format_uses_local_time(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    when = dt.datetime(2026, 3, 28, 23, 45).astimezone()
+    result = store.append_daily("late   fix", "body", now=when)
+    assert result.rel == f"projects/{SLUG}/daily/2026-03-28.md"
+    assert (memory_root / result.rel).read_text() == "### 23:45 — late fix\nbody\n"
+
+
+def test_note_with_aliases_and_append(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("pool", "Pool size is 20.", aliases="pgbouncer,  connection pool")
+    store.write_note("pool", "Raised to 40.")
+    assert (memory_root / f"projects/{SLUG}/notes/pool.md").read_text() == (
+        "aliases: pgbouncer, connection pool\nPool size is 20.\n\nRaised to 40.\n"
+    )
+
+
+def test_scratchpad_items(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_scratchpad("fix the flaky test\n- [x] done already")
+    store.write_scratchpad("* [ ] star item")
+    text = (memory_root / f"projects/{SLUG}/SCRATCHPAD.md").read_text()
+    assert text == "- [ ] fix the flaky test\n- [x] done already\n* [ ] star item\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "count"),
+    [pytest.param("missing", 0, id="absent"), pytest.param("dup", 2, id="twice")],
+)
+def test_edit_requires_exactly_one_occurrence(
+    memory_root: Path, old: str, count: int
+) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("n", "dup and dup")
+    with pytest.raises(EditError) as err:
+        store.edit("notes/n", old, "x")
+    assert err.value.count == count
+    assert (memory_root / f"projects/{SLUG}/notes/n.md").read_text() == "dup and dup\n"
+
+
+def test_edit_replaces_and_deletes(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("n", "pool size 20, timeout 30")
+    store.edit("notes/n", "20", "40")
+    store.edit("notes/n", ", timeout 30", "")
+    assert (memory_root / f"projects/{SLUG}/notes/n.md").read_text() == "pool size 40\n"
+
+
+def test_read_is_capped_with_a_marker(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note(
+        "big", "界" * 1000
+    )  # 3 bytes a character: a cut must not split one
+    rel, text = store.read(f"projects/{SLUG}/notes/big.md", 100)
+    assert rel == f"projects/{SLUG}/notes/big.md"
+    assert len(text.encode()) <= 100
+    assert text.endswith("…[read truncated: file is 3001 bytes, showing the first 100]")
+    with pytest.raises(TargetNotFoundError):
+        store.read("notes/none", 100)
+
+
+def test_files_and_folders_are_owner_only(memory_root: Path) -> None:
+    Store(memory_root, SLUG).write_note("n", "x")
+    for p in (
+        memory_root,
+        memory_root / "projects",
+        memory_root / f"projects/{SLUG}/notes",
+    ):
+        assert stat.S_IMODE(p.stat().st_mode) == 0o700
+    assert (
+        stat.S_IMODE((memory_root / f"projects/{SLUG}/notes/n.md").stat().st_mode)
+        == 0o600
+    )
+
+
+def test_read_only_root_gives_one_line_error_and_keeps_data(memory_root: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root ignores file permissions")
+    store = Store(memory_root, SLUG)
+    store.write_note("n", "kept")
+    notes = memory_root / f"projects/{SLUG}/notes"
+    notes.chmod(0o500)
+    try:
+        proc = run_cli(
+            "write", "--slug", SLUG, "--to", "note", "--name", "n", "--text", "more"
+        )
+    finally:
+        notes.chmod(0o700)
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
+    assert (notes / "n.md").read_text() == "kept\n"
