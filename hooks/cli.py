@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import logging
+import os
+import shlex
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import NoReturn, TextIO
 
-from hooks import commands, demo
+import anyio
+
+from hooks import commands, demo, evalcmd, install, simulate
+from hooks.adapters import render
 from hooks.constants import (
     EXIT_INTERNAL_ERROR,
     EXIT_INTERRUPTED,
@@ -19,7 +26,9 @@ from hooks.constants import (
     PROG,
 )
 from hooks.errors import HookError, UsageError
-from memory import MemoryStoreError
+from hooks.runner import Sessions, decode, handle
+from hooks.session import run_session
+from memory import MemoryStoreError, default_root
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +65,12 @@ def _parser() -> _Parser:
     s.add_argument("terms", nargs="+", metavar="TERM")
     s.add_argument("--json", action="store_true")
     s.add_argument("--budget", type=int, metavar="BYTES")
+    s.add_argument(
+        "--ranking",
+        choices=["default", "baseline"],
+        help="default: BM25 on stems and CJK bigrams; baseline: spec §4 rules 1-6 "
+        "(default: search.ranking in config.toml)",
+    )
 
     r = sub.add_parser(
         "read", parents=[common], help="print one memory file whole (capped)"
@@ -100,7 +115,135 @@ def _parser() -> _Parser:
         "demo",
         help="build a small memory in a temporary root and show the block and a search",
     )
+    v = sub.add_parser(
+        "eval", help="score search against labelled queries: recall@k, MRR, misses"
+    )
+    v.add_argument("queries", metavar="QUERIES.jsonl")
+    v.add_argument(
+        "--root",
+        help="memory root (default: root/ beside QUERIES.jsonl, else the usual)",
+    )
+    v.add_argument("--k", default="1,5,10", metavar="K,K,...", help="default: 1,5,10")
+    v.add_argument("--json", action="store_true")
+    v.add_argument(
+        "--ranking",
+        choices=["default", "baseline"],
+        help="default: search.ranking in the root's config.toml",
+    )
+    h = sub.add_parser(
+        "hook",
+        help="run one lifecycle event: JSON on stdin, reply on stdout (hook command)",
+    )
+    h.add_argument(
+        "--harness",
+        choices=["claude-code", "codex", "gemini", "generic"],
+        help="default: detect",
+    )
+    h.add_argument("--root", help="memory root")
+
+    se = sub.add_parser(
+        "session",
+        help="serve a whole session: JSON lines in, one JSON line out per event",
+    )
+    se.add_argument(
+        "--harness",
+        choices=["generic", "claude-code", "codex", "gemini"],
+        help="default: detect",
+    )
+    se.add_argument("--root", help="memory root")
+    se.add_argument("--idle-timeout", type=float, default=6 * 3600, metavar="SECONDS")
+
+    for verb in ("install", "uninstall"):
+        ins = sub.add_parser(
+            verb, help=f"{verb} memhooks hooks in a harness's settings"
+        )
+        ins.add_argument("harness", choices=["claude-code", "gemini"])
+        ins.add_argument(
+            "--scope", choices=["user", "project", "local"], default="project"
+        )
+        ins.add_argument(
+            "--project", help="project directory (default: the current directory)"
+        )
+        ins.add_argument("--dry-run", action="store_true")
+
+    sim = sub.add_parser(
+        "simulate", help="replay a scripted session through `memhooks session`"
+    )
+    sim.add_argument("script", metavar="SESSION.jsonl")
+    sim.add_argument("--root", help="memory root (default: a fresh temporary one)")
     return p
+
+
+def _cmd_hook(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    """One event in, one reply out; fails open: exit 0 and no context on any failure."""
+    try:
+        raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+        event = decode(raw, args.harness)
+        if event is None:
+            return EXIT_OK
+        reply = anyio.run(handle, event, Sessions(args.root, keep=False))
+        text = render(event, reply)
+    except TimeoutError:
+        sys.stderr.write(f"{PROG} hook: deadline exceeded; no context\n")
+        sys.stderr.flush()
+        # The handler's thread was abandoned; don't let interpreter shutdown wait for it.
+        os._exit(EXIT_OK)
+    except Exception as e:  # noqa: BLE001 - fail open (spec §5): never block or crash the agent
+        sys.stderr.write(
+            f"{PROG} hook: {type(e).__name__}: {_one_line(e)}; no context\n"
+        )
+        return EXIT_OK
+    if text:
+        out.write(text + "\n")
+    return EXIT_OK
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())[:300]
+
+
+def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    def write(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    binary = (
+        stdin.buffer if hasattr(stdin, "buffer") else io.BytesIO(stdin.read().encode())
+    )
+    return anyio.run(
+        lambda: run_session(
+            binary,
+            write,
+            root=default_root(args.root),
+            harness=args.harness,
+            idle_timeout=args.idle_timeout,
+        )
+    )
+
+
+def _cmd_install(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    path = install.settings_path(
+        args.harness,
+        args.scope,
+        project_dir=Path(args.project or Path.cwd()),
+        home=Path.home(),
+    )
+    if args.command == "uninstall":
+        result = install.uninstall(args.harness, path, dry_run=args.dry_run)
+    else:
+        result = install.install(
+            args.harness, path, _hook_command(args.harness), dry_run=args.dry_run
+        )
+    out.write(result.describe() + "\n")
+    return EXIT_OK
+
+
+def _hook_command(harness: str) -> str:
+    """How a harness should run us: this install's `memhooks` script, else `python -m hooks`."""
+    script = Path(sys.executable).parent / "memhooks"
+    if script.exists():
+        return install.hook_command(harness, script)  # type: ignore[arg-type]
+    return f"{shlex.quote(sys.executable)} -m hooks hook --harness {harness}"
 
 
 _COMMANDS: dict[str, Command] = {
@@ -111,6 +254,12 @@ _COMMANDS: dict[str, Command] = {
     "inject": lambda a, o, i: commands.cmd_inject(a, o),
     "status": lambda a, o, i: commands.cmd_status(a, o),
     "demo": lambda a, o, i: demo.cmd_demo(a, o),
+    "eval": lambda a, o, i: evalcmd.cmd_eval(a, o),
+    "hook": _cmd_hook,
+    "session": _cmd_session,
+    "install": _cmd_install,
+    "uninstall": _cmd_install,
+    "simulate": lambda a, o, i: simulate.cmd_simulate(a.script, a.root, o),
 }
 
 

@@ -29,8 +29,10 @@ from memory.text import nbytes
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
 
-    from memory.search import SearchResult
+    from memory import Doc
+    from memory.search import Ranking, SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -46,15 +48,27 @@ def open_store(args: argparse.Namespace) -> tuple[Store, Config]:
     return store, parse_config(store.config_text(), str(root / "config.toml"))
 
 
-def run_search(store: Store, query: str) -> SearchResult:
-    """The one search path shared by the CLI, auto-search and eval."""
-    return search(store.corpus().values(), query)
+def run_search(
+    store: Store,
+    query: str,
+    *,
+    ranking: Ranking = "default",
+    docs: Mapping[str, Doc] | None = None,
+) -> SearchResult:
+    """The one search path shared by the CLI, auto-search and eval.
+
+    `docs` is the store's corpus when the caller already holds it (eval loads each
+    project once for thousands of queries, as a session process would); else it is read.
+    """
+    corpus = store.corpus() if docs is None else docs
+    return search(corpus.values(), query, ranking=ranking)
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     store, config = open_store(args)
     budget = args.budget or config.search.budget
-    result = run_search(store, " ".join(args.terms))
+    ranking = args.ranking or config.search.ranking
+    result = run_search(store, " ".join(args.terms), ranking=ranking)
     if args.json:
         out.write(
             json.dumps(to_json(result, budget), ensure_ascii=False, indent=2) + "\n"

@@ -33,7 +33,7 @@ class _HookSpec:
 
 _SPECS: dict[str, tuple[_HookSpec, ...]] = {
     "claude-code": (
-        _HookSpec("SessionStart", "startup|resume|clear|compact", 10),
+        _HookSpec("SessionStart", "startup|resume|clear|compact|fork", 10),
         _HookSpec("UserPromptSubmit", None, 10),
         _HookSpec("PreCompact", "manual|auto", 30),
         _HookSpec("PostCompact", "manual|auto", 10),

@@ -1,46 +1,51 @@
-"""config.toml: optional settings, validated strictly (unknown keys are an error, spec §2)."""
+"""config.toml: optional settings, validated strictly (unknown keys are an error, spec §2).
+
+The file is validated by the pydantic schema in `_config_schema`, which is imported only
+when a config file exists: importing pydantic costs more than a whole hook run otherwise
+needs, and most roots have no config file.
+"""
 
 from __future__ import annotations
 
-import tomllib
+from dataclasses import dataclass, field
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
 from memory.errors import ConfigError
 
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+Ranking = Literal["default", "baseline"]
 
 
-class InjectConfig(_Strict):
+@dataclass(frozen=True)
+class InjectConfig:
     """[inject]"""
 
-    budget: int = Field(default=DEFAULT_INJECT_BUDGET, ge=512, le=1024 * 1024)
+    budget: int = DEFAULT_INJECT_BUDGET
 
 
-class SearchConfig(_Strict):
+@dataclass(frozen=True)
+class SearchConfig:
     """[search]"""
 
-    budget: int = Field(default=DEFAULT_SEARCH_BUDGET, ge=256, le=1024 * 1024)
-    ranking: Literal["default", "baseline"] = "default"
+    budget: int = DEFAULT_SEARCH_BUDGET
+    ranking: Ranking = "default"
 
 
-class AutoSearchConfig(_Strict):
+@dataclass(frozen=True)
+class AutoSearchConfig:
     """[auto_search]: the pre-prompt hook."""
 
     enabled: bool = True
-    budget: int = Field(default=2048, ge=256, le=9000)
+    budget: int = 2048
 
 
-class Config(_Strict):
+@dataclass(frozen=True)
+class Config:
     """The whole file; every table is optional."""
 
-    inject: InjectConfig = InjectConfig()
-    search: SearchConfig = SearchConfig()
-    auto_search: AutoSearchConfig = AutoSearchConfig()
+    inject: InjectConfig = field(default_factory=InjectConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    auto_search: AutoSearchConfig = field(default_factory=AutoSearchConfig)
 
 
 def parse_config(text: str | None, path: str = "config.toml") -> Config:
@@ -52,15 +57,22 @@ def parse_config(text: str | None, path: str = "config.toml") -> Config:
     """
     if text is None:
         return Config()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(path, f"invalid TOML: {e}") from None
-    try:
-        return Config.model_validate(data)
-    except ValidationError as e:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-            for err in e.errors()
-        )
-        raise ConfigError(path, problems) from None
+    from memory._config_schema import validate
+
+    data = validate(text, path)
+    return Config(
+        InjectConfig(**data.get("inject", {})),
+        SearchConfig(**data.get("search", {})),
+        AutoSearchConfig(**data.get("auto_search", {})),
+    )
+
+
+__all__ = [
+    "AutoSearchConfig",
+    "Config",
+    "ConfigError",
+    "InjectConfig",
+    "Ranking",
+    "SearchConfig",
+    "parse_config",
+]

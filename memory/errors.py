@@ -6,6 +6,7 @@ MemoryStoreError
  ├── InvalidTargetError   (also ValueError)
  ├── EditError
  ├── ConfigError
+ ├── QueriesFileError     (also ValueError)
  └── StoreWriteError      (also OSError)
 """
 
@@ -61,6 +62,18 @@ class ConfigError(MemoryStoreError):
         self.path = path
         self.detail = detail
         super().__init__(f"{path}: {detail}")
+
+
+class QueriesFileError(MemoryStoreError, ValueError):
+    """Raised by `memory.evaluate.parse_queries` when a queries file line is not a valid query."""
+
+    def __init__(self, source: str, line: int, detail: str) -> None:
+        self.source = source
+        self.line = line
+        self.detail = detail
+        super().__init__(
+            f"{source}:{line}: {detail}" if line else f"{source}: {detail}"
+        )
 
 
 class StoreWriteError(MemoryStoreError, OSError):

@@ -4,12 +4,19 @@ relevant. Pure: a corpus and a query in, a result out; `render_text` and `to_jso
 Baseline semantics are zerostack's: the query splits on whitespace into literal,
 case-insensitive terms; a line matches if it contains any term; each file shows its
 matching lines with ±3 lines of context, adjacent windows merged, at most 5 windows.
+
+The default ranking (``ranking="default"``) keeps that output and matches on keys instead
+of substrings: stemmed words and CJK bigrams (`memory.terms`), scored by `memory.rank`.
+A typed term's ``term(N)`` count is then the number of lines holding *all* its keys (the
+term as a whole, up to stemming). A term found only in parts, e.g. two characters of a
+Chinese phrase, still reports ``(0, N partial)``: the phrase as typed is nowhere, and the
+model should know that before it trusts the files ranked by the parts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from memory.constants import (
     DEFAULT_SEARCH_BUDGET,
@@ -17,10 +24,11 @@ from memory.constants import (
     SEARCH_CONTEXT_LINES,
     SEARCH_MAX_WINDOWS,
 )
+from memory.rank import count_lines, query_terms, rank
 from memory.text import cut, nbytes, neutralise
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
     from memory.corpus import Doc
 
@@ -42,6 +50,12 @@ class SearchResult:
 
     terms: tuple[tuple[str, int], ...]  #: (term, matching lines across the corpus)
     hits: tuple[Hit, ...]
+    #: (term, lines holding only part of it), for terms whose count is 0; default ranking
+    partial: tuple[tuple[str, int], ...] = ()
+
+    def zero_terms(self) -> tuple[str, ...]:
+        """Typed terms reported with count 0: the model's sign to rephrase."""
+        return tuple(t for t, c in self.terms if c == 0)
 
 
 def terms_of(query: str) -> list[str]:
@@ -52,12 +66,27 @@ def terms_of(query: str) -> list[str]:
     return list(seen)
 
 
-def search(docs: Iterable[Doc], query: str) -> SearchResult:
-    """Rank the documents for `query` (spec §4 rules 1-6).
+Ranking = Literal["default", "baseline"]
 
-    1. MEMORY.md first; 2. more distinct terms; 3. content hits before filename-only;
-    4. more matching lines; 5. newer daily log first; 6. path ascending.
+
+def search(
+    docs: Iterable[Doc], query: str, *, ranking: Ranking = "default"
+) -> SearchResult:
+    """Rank the documents for `query`.
+
+    Args:
+        docs: the corpus in scope (MEMORY.md and the current project's files).
+        query: what was typed; whitespace separates the terms.
+        ranking: ``"baseline"`` is spec §4 rules 1-6 on literal terms: 1. MEMORY.md
+            first; 2. more distinct terms; 3. content hits before filename-only; 4. more
+            matching lines; 5. newer daily log first; 6. path ascending. ``"default"``
+            scores keys with BM25 (see `memory.rank`), measured with ``memhooks eval``.
+
+    Returns:
+        Every matching file, best first, with the per-term line counts.
     """
+    if ranking == "default":
+        return _ranked(list(docs), query)
     terms = terms_of(query)
     counts = dict.fromkeys(terms, 0)
     ranked: list[tuple[tuple[object, ...], Hit]] = []
@@ -92,11 +121,28 @@ def search(docs: Iterable[Doc], query: str) -> SearchResult:
     return SearchResult(tuple(counts.items()), tuple(h for _, h in ranked))
 
 
+def _ranked(docs: list[Doc], query: str) -> SearchResult:
+    terms = query_terms(query)
+    hits = tuple(
+        Hit(
+            s.doc.rel,
+            s.matched,
+            s.filename_only,
+            _filename_preview(s.doc) if s.filename_only else _windows(s.doc, s.focus),
+            s.lines,
+        )
+        for s in rank(docs, terms)
+    )
+    counts = [(t.text, *count_lines(docs, t)) for t in terms]
+    partial = tuple((t, p) for t, c, p in counts if c == 0 and p)
+    return SearchResult(tuple((t, c) for t, c, _ in counts), hits, partial)
+
+
 def _newer_first(doc: Doc) -> int:
     return -int(doc.key.replace("-", "")) if doc.kind == "daily" else 0
 
 
-def _windows(doc: Doc, hits: list[int]) -> str:
+def _windows(doc: Doc, hits: Sequence[int]) -> str:
     spans: list[list[int]] = []
     for i in hits:
         lo, hi = (
@@ -124,7 +170,11 @@ def _filename_preview(doc: Doc) -> str:
 def summary_line(result: SearchResult, shown: int) -> str:
     """``Searched 3 terms: redis(2) port(3) conflict(1) across 4 files. Showing top 3 by relevance.``"""
     n = len(result.terms)
-    counts = " ".join(f"{t}({c})" for t, c in result.terms)
+    partial = dict(result.partial)
+    counts = " ".join(
+        f"{t}({c}, {partial[t]} partial)" if t in partial else f"{t}({c})"
+        for t, c in result.terms
+    )
     files = len(result.hits)
     head = f"Searched {n} term{'s' if n != 1 else ''}: {counts} across {files} file{'s' if files != 1 else ''}."
     if not files:
@@ -190,7 +240,7 @@ def to_json(
     """The same page as a JSON-ready dict (`memhooks search --json`)."""
     page = paginate(result, budget)
     return {
-        "terms": [{"term": t, "count": c} for t, c in result.terms],
+        "terms": [_term_json(t, c, result) for t, c in result.terms],
         "files_matched": len(result.hits),
         "shown": len(page.shown),
         "omitted": page.omitted,
@@ -204,3 +254,9 @@ def to_json(
             for h in page.shown
         ],
     }
+
+
+def _term_json(term: str, count: int, result: SearchResult) -> dict[str, object]:
+    partial = dict(result.partial).get(term)
+    out: dict[str, object] = {"term": term, "count": count}
+    return out | {"partial": partial} if partial else out

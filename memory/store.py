@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
+import hashlib
 import logging
 import os
 import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from memory import layout
 from memory.constants import (
@@ -29,6 +30,7 @@ from memory.constants import (
     LOCK_FILE,
     NOTES_DIR,
     PROJECTS_DIR,
+    STATE_DIR,
 )
 from memory.corpus import Doc, make_doc
 from memory.errors import (
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
     from memory.layout import Located
 
 logger = logging.getLogger(__name__)
+
+WriteMode = Literal["append", "overwrite"]
 
 _FILE_MODE = 0o600
 _DIR_MODE = 0o700
@@ -203,9 +207,34 @@ class Store:
         except FileNotFoundError:
             return None
 
+    # -- hook session state (hidden: never searched or injected) ------------------------
+
+    def _state_rel(self, session_id: str) -> str:
+        # Hashed so that any session id a harness sends makes a safe file name.
+        digest = hashlib.sha256(
+            session_id.encode("utf-8", "surrogatepass")
+        ).hexdigest()[:24]
+        return f"{STATE_DIR}/{digest}.json"
+
+    def read_state(self, session_id: str) -> str | None:
+        """Text of a session's state file, or None when there is none."""
+        try:
+            return self.read_text(self._state_rel(session_id))
+        except TargetNotFoundError:
+            return None
+
+    def write_state(self, session_id: str, text: str) -> None:
+        """Replace a session's state file atomically."""
+        self._atomic_write(self._state_rel(session_id), text)
+
+    def delete_state(self, session_id: str) -> None:
+        """Remove a session's state file (at session end)."""
+        with contextlib.suppress(OSError):
+            self.path(self._state_rel(session_id)).unlink()
+
     # -- writing ----------------------------------------------------------------------
 
-    def write_memory(self, text: str, *, mode: str = "append") -> WriteResult:
+    def write_memory(self, text: str, *, mode: WriteMode = "append") -> WriteResult:
         """Append to MEMORY.md, dropping lines already there (whitespace-normalised), or
         overwrite it, keeping the previous version as MEMORY.md.bak.
         """
@@ -214,7 +243,7 @@ class Store:
             return self._replace(loc.rel, _ensure_nl(text), backup=True)
         return self._append(loc.rel, text, dedupe=True)
 
-    def write_scratchpad(self, text: str, *, mode: str = "append") -> WriteResult:
+    def write_scratchpad(self, text: str, *, mode: WriteMode = "append") -> WriteResult:
         """Add checklist items (plain lines become ``- [ ] line``) or overwrite the scratchpad."""
         loc = layout.scratchpad(self.slug)
         if mode == "overwrite":
@@ -241,7 +270,12 @@ class Store:
         return self._append(loc.rel, entry, dedupe=False)
 
     def write_note(
-        self, name: str, text: str, *, mode: str = "append", aliases: str | None = None
+        self,
+        name: str,
+        text: str,
+        *,
+        mode: WriteMode = "append",
+        aliases: str | None = None,
     ) -> WriteResult:
         """Create, append to or overwrite a named note; `aliases` becomes its first line."""
         loc = layout.note(self.slug, name)

@@ -7,6 +7,7 @@ or split a character; `cut` is that function here.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 
@@ -47,13 +48,31 @@ def cut(text: str, max_bytes: int, marker: str = "") -> str:
 
 
 # Text a note could carry to close our wrapper, open a fake one, or pose as a harness
-# message. The tag is defused by a zero-width joiner after "<", which keeps it legible.
+# message. A candidate is "<" (or a full-width look-alike), then spaces or a slash, then a
+# name; invisible characters anywhere in it (`</mem\u200bory>`) and full-width letters
+# do not hide the name. The tag is defused by a zero-width joiner after "<", which keeps
+# it legible. Newlines end a candidate, so pieces neutralised apart and joined by
+# newlines stay inert.
+_INVISIBLE = "\u00ad\u034f\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff"
+_TAG = re.compile(
+    rf"[<\uff1c\ufe64](?P<lead>(?:[^\S\n]|[/{_INVISIBLE}])*+)(?P<name>[\w{_INVISIBLE}-]++)"
+)
+_STRIP_INVISIBLE = re.compile(f"[{_INVISIBLE}]")
 _FORGEABLE = re.compile(
-    r"<(/?)\s*(memory|system-reminder|system|user-prompt-submit-hook|hook|instructions?)\b",
-    re.IGNORECASE,
+    r"(memory|system-reminder|system|user-prompt-submit-hook|hook|instructions?"
+    r"|command-[a-z]+|local-command-[a-z]+)(?![a-z0-9])"
 )
 # C0/C1 controls except tab and newline, DEL, bidi overrides and isolates.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _defuse(m: re.Match[str]) -> str:
+    if m["lead"].startswith("\u200d"):
+        return m[0]  # already defused: neutralise is idempotent
+    name = unicodedata.normalize("NFKC", _STRIP_INVISIBLE.sub("", m["name"])).casefold()
+    if not _FORGEABLE.match(name.replace("_", "-")):
+        return m[0]  # an ordinary "<": "a <b", "<div>", "<systemd>"
+    return m[0][0] + "\u200d" + m[0][1:]
 
 
 def neutralise(text: str) -> str:
@@ -61,11 +80,11 @@ def neutralise(text: str) -> str:
 
     Tags that could end the wrapper or forge a harness message become inert (``<\u200d/memory``),
     and control characters (ANSI escapes, NUL, bidi overrides) are removed. Ordinary
-    Markdown is untouched.
+    Markdown is untouched. Idempotent.
     """
     text = text.replace("\r\n", "\n")
     text = _CONTROL.sub("", text)
-    return _FORGEABLE.sub(lambda m: "<\u200d" + m.group(1) + m.group(2), text)
+    return _TAG.sub(_defuse, text)
 
 
 def wrap(body: str) -> str:

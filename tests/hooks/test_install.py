@@ -89,7 +89,7 @@ def test_install_merges_once_per_event_and_keeps_foreign(settings: Path) -> None
     assert data["hooks"]["SessionStart"][0] == FOREIGN_START
     assert data["hooks"]["PreToolUse"] == EXISTING["hooks"]["PreToolUse"]
     expected = {
-        "SessionStart": ("startup|resume|clear|compact", 10),
+        "SessionStart": ("startup|resume|clear|compact|fork", 10),
         "UserPromptSubmit": (None, 10),
         "PreCompact": ("manual|auto", 30),
         "PostCompact": ("manual|auto", 10),

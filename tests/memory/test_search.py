@@ -157,7 +157,9 @@ def test_baseline_ranking_rules(
         )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text + "\n")
-    result = to_json(search(Store(memory_root, SLUG).corpus().values(), query))
+    result = to_json(
+        search(Store(memory_root, SLUG).corpus().values(), query, ranking="baseline")
+    )
     got = [str(r["path"]).removeprefix(f"projects/{SLUG}/") for r in result["results"]]  # type: ignore[attr-defined]
     assert got == expected
 

@@ -1,0 +1,74 @@
+"""A minimal harness for `memhooks session`: JSON lines both ways, one process per session.
+
+Run it from a project folder (standard library only, so copy it freely):
+
+    python examples/harness.py [--root DIR] [--command "memhooks session"]
+
+It starts the session process, sends the lifecycle events a coding agent would send,
+prints the context of each reply and checks that the process exits at session-end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+EVENTS = [
+    {"event": "session-start"},
+    {"event": "pre-prompt", "prompt": "Why do the integration tests hang on Redis?"},
+    {"event": "pre-prompt", "prompt": "Stop the Docker redis container and retry"},
+    # Give the harness's own summary: memhooks records it in today's log and re-injects.
+    {"event": "post-compaction", "summary": "Redis port 6379 was taken; tests pass."},
+    {"event": "session-end"},
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Drive one `memhooks session`.")
+    parser.add_argument("--root", help="memory root, passed on to the session")
+    parser.add_argument("--command", help="session command (default: python -m hooks)")
+    args = parser.parse_args()
+    cmd = shlex.split(args.command or f"{sys.executable} -m hooks session")
+    cmd += ["--root", args.root] if args.root else []
+
+    # stdout is the protocol (one reply line per event line); logs go to stderr.
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8"
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    failed = 0
+    for n, step in enumerate(EVENTS, 1):
+        event = {**step, "session_id": "harness-example", "cwd": os.getcwd(), "id": n}
+        proc.stdin.write(json.dumps(event) + "\n")
+        proc.stdin.flush()  # the session answers each line at once, so don't buffer
+        if event["event"] == "session-end":
+            proc.stdin.close()  # nothing follows: the process also sees end of input
+        line = proc.stdout.readline()
+        if not line:
+            print(f"{event['event']}: the session process closed its output")
+            return 1
+        reply = json.loads(line)
+        if not reply.get("ok") or reply.get("id") != n:
+            print(f"{event['event']}: failed: {reply.get('error', reply)}")
+            failed += 1
+            continue
+        print(f"== {event['event']}")
+        print(reply["context"] or "(no context)")
+
+    # session-end ends the process by itself: no daemon, no orphan (spec §6).
+    try:
+        code = proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        print("the session process did not exit after session-end")
+        return 1
+    print(f"session process exited with {code}")
+    return 1 if failed or code else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

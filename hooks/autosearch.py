@@ -1,0 +1,78 @@
+"""Pre-prompt auto-search: the prompt's significant terms, and a compact rendering of the hits.
+
+The model rarely searches on its own, so the hook does it for every prompt, but injects
+little: a small budget of the best hits it has not already seen this session.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from memory.text import cut, nbytes, neutralise, wrap
+
+if TYPE_CHECKING:
+    from memory.search import Hit
+
+MAX_TERMS = 12
+_WORD = re.compile(r"[\w][\w.\-/:]*[\w]|\w", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# Common English words that carry no topic: a prompt made only of these gets no search.
+_STOP_WORDS = """
+    a about above after again all also am an and any are as at be because been before being
+    below between both but by can could did do does doing done don down during each else even
+    ever few for from get got had has have having he her here hers him his how i if in into is
+    it its just know let like make me more most much must my need no nor not now of off ok okay
+    on once only or other our ours out over own please really same see she should show so some
+    still such sure take tell than thank thanks that the their them then there these they thing
+    things think this those through to too try under until up us use used using very want was
+    way we well were what when where which while who whom why will with would yes yet you your
+    yours
+"""
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def significant_terms(prompt: str) -> list[str]:
+    """Terms worth searching for: no stopwords, no 1-2 letter words (CJK runs are kept)."""
+    seen: dict[str, None] = {}
+    for m in _WORD.finditer(prompt):
+        word = m.group(0).strip(".-/:").casefold()
+        if not word or word in _STOP or word.isdigit() and len(word) < 3:
+            continue
+        if len(word) < 3 and not _CJK.search(word):
+            continue
+        seen.setdefault(word, None)
+    return list(seen)[:MAX_TERMS]
+
+
+def render_hits(
+    hits: list[Hit], budget: int, notice: str | None = None
+) -> tuple[str, list[Hit]]:
+    """The wrapped context for auto-search hits (and an optional one-line notice) in `budget`
+    bytes, and the hits that fit.
+    """
+    lines: list[str] = []
+    if notice:
+        lines.append(neutralise(notice))
+    frame = nbytes(wrap("")) + 1
+    used = frame + sum(nbytes(x) + 1 for x in lines)
+    header = "Related memory (auto-search; `memhooks read PATH` for the whole file):"
+    shown: list[Hit] = []
+    for hit in hits:
+        block = f"{hit.rel}  [matched: {', '.join(hit.matched)}]\n{neutralise(_first_window(hit.snippet))}"
+        room = budget - used - (0 if shown else nbytes(header) + 1)
+        if nbytes(block) + 1 > room:
+            if shown or room < 120:
+                break
+            block = cut(block, room - 1, "…[snippet truncated]")
+        if not shown:
+            lines.append(header)
+            used += nbytes(header) + 1
+        lines.append(block)
+        used += nbytes(block) + 1
+        shown.append(hit)
+    return (wrap("\n".join(lines)) if lines else ""), shown
+
+
+def _first_window(snippet: str) -> str:
+    return snippet.split("\n…\n", 1)[0].removesuffix("\n…")

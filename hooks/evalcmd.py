@@ -1,0 +1,91 @@
+"""`memhooks eval`: run labelled queries through the real search and score them (spec §8).
+
+Each query runs in its own project, ``Store(root, query.project)``, through
+`commands.run_search` — the function behind ``memhooks search`` — so a number printed
+here is a number the model would see. Each project's corpus is read once and reused,
+as a session process does, which keeps 2,000 queries within seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from hooks.commands import run_search
+from hooks.constants import EXIT_OK
+from hooks.errors import UsageError
+from memory import Store, default_root, parse_config
+from memory.evaluate import evaluate, parse_ks, parse_queries, render, to_json
+
+if TYPE_CHECKING:
+    import argparse
+
+    from memory import Doc
+    from memory.evaluate import Query
+    from memory.search import SearchResult
+
+logger = logging.getLogger(__name__)
+
+
+def eval_root(queries: Path, explicit: str | None) -> Path:
+    """``--root``, else the ``root/`` folder beside the queries file, else the usual root."""
+    if explicit:
+        return default_root(explicit)
+    beside = queries.parent / "root"
+    return beside.resolve() if beside.is_dir() else default_root()
+
+
+def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
+    path = Path(args.queries)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"no such queries file: {path}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {path}: {e}") from None
+    try:
+        ks = parse_ks(args.k)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    queries = parse_queries(text, str(path))
+    root = eval_root(path, args.root)
+    config = parse_config(
+        Store(root, queries[0].project).config_text(), str(root / "config.toml")
+    )
+    ranking = args.ranking or config.search.ranking
+    stores: dict[str, tuple[Store, dict[str, Doc]]] = {}
+
+    def run(q: Query) -> SearchResult:
+        if q.project not in stores:
+            store = Store(root, q.project)
+            stores[q.project] = (store, store.corpus())
+        store, docs = stores[q.project]
+        return run_search(store, q.query, ranking=ranking, docs=docs)
+
+    report = evaluate(queries, run, ks)
+    _warn_unknown(queries, root)
+    if args.json:
+        out.write(json.dumps(to_json(report), ensure_ascii=False) + "\n")
+    else:
+        out.write(
+            f"memhooks eval: {len(queries)} queries, root {root}, ranking {ranking}\n\n"
+        )
+        out.write(render(report) + "\n")
+    return EXIT_OK
+
+
+def _warn_unknown(queries: list[Query], root: Path) -> None:
+    # An expected file that does not exist means a wrong --root or a stale label, and
+    # every query that names it would count as a miss of the search.
+    missing = sorted(
+        {rel for q in queries for rel in q.expect if not (root / rel).is_file()}
+    )
+    for rel in missing[:10]:
+        logger.warning("expected file not under %s: %s", root, rel)
+    if len(missing) > 10:
+        logger.warning("… and %d more expected files not found", len(missing) - 10)
+
+
+__all__ = ["cmd_eval", "eval_root"]

@@ -1,0 +1,231 @@
+"""The five lifecycle handlers: (event, session state, memory view) → reply + writes.
+
+The one-shot hook, the session process and `simulate` all call these, so the only thing
+that differs between them is who holds the state and the corpus (spec §6).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from hooks.autosearch import render_hits, significant_terms
+from hooks.commands import run_search
+from hooks.events import Event, Kind, Reply
+from hooks.state import MAX_PROMPTS, SessionState, fingerprint, text_fingerprint
+from hooks.transcript import TranscriptDigest, read_transcript, render_digest
+from memory import build_block, today
+from memory.redact import redact
+from memory.text import cut, neutralise
+
+if TYPE_CHECKING:
+    from hooks.view import View
+    from memory import Doc
+    from memory.search import Hit
+
+logger = logging.getLogger(__name__)
+
+#: Claude Code shows the model only a ~2 KB preview of hook output over 10,000 characters;
+#: a byte budget below that keeps every character count under it (a character is ≥ 1 byte).
+HARNESS_CONTEXT_LIMIT = 9000
+SUMMARY_MAX_BYTES = 6000
+SESSION_END_TAIL = 2 * 1024 * 1024
+
+
+class Handler(Protocol):
+    """What every lifecycle handler looks like."""
+
+    def __call__(self, event: Event, state: SessionState, view: View) -> Reply: ...
+
+
+def _budget(event: Event, configured: int) -> int:
+    return (
+        configured
+        if event.harness == "generic"
+        else min(configured, HARNESS_CONTEXT_LIMIT)
+    )
+
+
+def _block(event: Event, state: SessionState, view: View) -> str:
+    docs = view.corpus()
+    block = build_block(docs, today(), _budget(event, view.config.inject.budget))
+    state.seen = {rel: fingerprint(d) for rel, d in docs.items()}
+    state.injected = {
+        rel: fingerprint(d)
+        for rel, d in docs.items()
+        if d.kind in ("memory", "daily", "scratchpad")
+        and d.text.strip()
+        and _whole_in(d.text, d.kind, block)
+    }
+    state.surfaced = {}
+    return block
+
+
+def _whole_in(text: str, kind: str, block: str) -> bool:
+    if kind == "scratchpad":
+        items = [
+            ln for ln in text.splitlines() if ln.lstrip().startswith(("- [ ]", "* [ ]"))
+        ]
+        return all(neutralise(ln) in block for ln in items)
+    return neutralise(text.strip()) in block
+
+
+def _write(state: SessionState, view: View, title: str, body: str) -> str:
+    """Append an automatic entry to today's log; redacted, since nobody reviewed it."""
+    result = view.store.append_daily(title, redact(body))
+    view.refresh([result.rel])
+    doc = view.corpus().get(result.rel)
+    if doc is not None:
+        state.seen[result.rel] = fingerprint(
+            doc
+        )  # our own write is no news to the session
+    return result.rel
+
+
+def session_start(event: Event, state: SessionState, view: View) -> Reply:
+    """Inject the memory block, once per conversation."""
+    if event.source in ("resume", "fork") and state.seen:
+        # The resumed or forked conversation already holds this session's block.
+        return Reply(notes=("block already injected in this session",))
+    block = _block(event, state, view)
+    return Reply(context=block or None)
+
+
+def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
+    """Search memory for the prompt's terms; inject a few fresh hits and a change notice."""
+    prompt = event.prompt or ""
+    if prompt.strip():
+        state.prompts = [*state.prompts, prompt][-MAX_PROMPTS:]
+    auto = view.config.auto_search
+    if not auto.enabled:
+        return Reply()
+    docs = view.corpus()
+    notice = _changes(state, docs)
+    terms = significant_terms(prompt)
+    hits: list[Hit] = []
+    if terms:
+        need = min(2, len(terms))
+        result = run_search(
+            view.store, " ".join(terms), ranking=view.config.search.ranking, docs=docs
+        )
+        for hit in result.hits:
+            doc = docs[hit.rel]
+            fp = fingerprint(doc)
+            if hit.filename_only or len(hit.matched) < need:
+                continue
+            if state.injected.get(hit.rel) == fp or state.surfaced.get(hit.rel) == fp:
+                continue
+            hits.append(hit)
+    context, shown = render_hits(hits, _budget(event, auto.budget), notice)
+    for hit in shown:
+        state.surfaced[hit.rel] = fingerprint(docs[hit.rel])
+    return Reply(
+        context=context or None,
+        extra={"surfaced": [h.rel for h in shown]}
+        if event.harness == "generic"
+        else {},
+    )
+
+
+def _changes(state: SessionState, docs: dict[str, Doc]) -> str | None:
+    """One line naming memory files edited, added or removed since the block was built (each
+    change is told once).
+    """
+    if not state.seen:
+        return None
+    current = {rel: fingerprint(d) for rel, d in docs.items()}
+    changed = sorted(rel for rel, fp in current.items() if state.seen.get(rel) != fp)
+    removed = sorted(set(state.seen) - set(docs))
+    if not changed and not removed:
+        return None
+    for rel in changed:
+        state.seen[rel] = current[rel]
+    for rel in removed:
+        del state.seen[rel]
+    parts = [*changed, *(f"{r} (removed)" for r in removed)]
+    return (
+        "Memory changed on disk since this session's block was built: "
+        + ", ".join(parts)
+        + "."
+    )
+
+
+def _digest_since_flush(
+    event: Event, state: SessionState, *, tail: int | None = None
+) -> TranscriptDigest:
+    """What happened since the last flush: from the transcript, else from prompts seen."""
+    path = event.transcript_path
+    if path:
+        offset = state.transcript_offset if state.transcript_path == path else 0
+        try:
+            if tail is not None:
+                size = Path(path).stat().st_size
+                offset = max(offset, _line_start_after(Path(path), size - tail))
+            digest, state.transcript_offset = read_transcript(Path(path), offset)
+            state.transcript_path = path
+            return digest
+        except OSError as e:
+            logger.warning(
+                "transcript unreadable (%s); using the prompts this session saw",
+                e.strerror or e,
+            )
+    return TranscriptDigest(prompts=tuple(state.prompts))
+
+
+def _line_start_after(path: Path, pos: int) -> int:
+    if pos <= 0:
+        return 0
+    with path.open("rb") as f:
+        f.seek(pos)
+        f.readline()
+        return f.tell()
+
+
+def pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
+    """Flush a digest of the session so far into today's log, before context is lost."""
+    digest = _digest_since_flush(event, state)
+    state.prompts = []
+    if digest.compact_summary:
+        state.flushed_summaries.append(text_fingerprint(digest.compact_summary))
+    if digest.is_empty():
+        return Reply(notes=("nothing new to flush",))
+    rel = _write(state, view, "compaction summary", render_digest(digest))
+    return Reply(wrote=(rel,))
+
+
+def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
+    """Record the harness's own summary, then re-inject a fresh block where the harness allows."""
+    wrote: list[str] = []
+    summary = event.summary
+    if not summary and event.transcript_path:
+        summary = _digest_since_flush(event, state).compact_summary
+    if summary and summary.strip():
+        fp = text_fingerprint(summary)
+        if fp not in state.flushed_summaries:
+            body = cut(summary.strip(), SUMMARY_MAX_BYTES, "…[summary truncated]")
+            wrote.append(
+                _write(state, view, "compaction summary (from the harness)", body)
+            )
+            state.flushed_summaries = [*state.flushed_summaries, fp][-20:]
+        state.prompts = []  # the harness's summary covers them
+    context = _block(event, state, view) if event.reinject else ""
+    return Reply(context=context or None, wrote=tuple(wrote))
+
+
+def session_end(event: Event, state: SessionState, view: View) -> Reply:
+    """A last short record if anything happened since the last flush."""
+    digest = _digest_since_flush(event, state, tail=SESSION_END_TAIL)
+    if digest.is_empty():
+        return Reply()
+    body = render_digest(digest, max_items=10, max_chars=200, max_total=2000)
+    return Reply(wrote=(_write(state, view, "session end", body),))
+
+
+HANDLERS: dict[Kind, Handler] = {
+    "session-start": session_start,
+    "pre-prompt": pre_prompt,
+    "pre-compaction": pre_compaction,
+    "post-compaction": post_compaction,
+    "session-end": session_end,
+}

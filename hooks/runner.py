@@ -1,0 +1,112 @@
+"""Run one event through its handler under a deadline: shared by the hook and the session.
+
+Failing open is the rule (spec §5): whatever goes wrong, the harness gets exit 0 and no
+context, and one line on stderr says why. Exit 2 would block the user's prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+
+from hooks import state as state_io
+from hooks.adapters import to_event
+from hooks.events import parse_payload
+from hooks.handlers import HANDLERS
+from hooks.view import View
+
+if TYPE_CHECKING:
+    from hooks.events import Event, Harness, Kind, Reply
+    from hooks.state import SessionState
+
+logger = logging.getLogger(__name__)
+
+#: Seconds each handler may take. SessionEnd hooks share Claude Code's 1.5 s budget.
+DEADLINES: dict[Kind, float] = {
+    "session-start": 8.0,
+    "pre-prompt": 8.0,
+    "pre-compaction": 25.0,
+    "post-compaction": 8.0,
+    "session-end": 1.0,
+}
+MAX_PAYLOAD = 16 * 1024 * 1024
+
+
+class Sessions:
+    """Who holds views and state: nobody between one-shot runs, the process in a session."""
+
+    def __init__(self, root: str | Path | None, *, keep: bool) -> None:
+        self.root = root
+        self.keep = keep
+        self._views: dict[str, View] = {}
+        self._states: dict[str, SessionState] = {}
+
+    def view(self, cwd: str | None) -> View:
+        key = cwd or str(Path.cwd())
+        if key not in self._views or not self.keep:
+            self._views[key] = View.open(self.root, key)
+        return self._views[key]
+
+    def views(self) -> list[View]:
+        return list(self._views.values())
+
+    def state(self, view: View, session_id: str) -> SessionState:
+        if self.keep and session_id in self._states:
+            return self._states[session_id]
+        st = state_io.load(view.store, session_id) or state_io.SessionState(
+            slug=view.store.slug
+        )
+        if self.keep:
+            self._states[session_id] = st
+        return st
+
+    def finish(self, view: View, event: Event, st: SessionState) -> None:
+        if event.kind == "session-end":
+            view.store.delete_state(event.session_id)
+            self._states.pop(event.session_id, None)
+        else:
+            state_io.save(view.store, event.session_id, st)
+
+
+def decode(raw: bytes | str, harness: Harness | None) -> Event | None:
+    """Parse stdin bytes into a canonical event (None: an event memhooks ignores).
+
+    Raises:
+        ValueError: not JSON, unknown event, too large.
+        TypeError: JSON that is not an object.
+    """
+    if len(raw) > MAX_PAYLOAD:
+        raise ValueError(f"payload larger than {MAX_PAYLOAD} bytes")
+    if not raw.strip():
+        raise ValueError("empty input: expected one JSON event")
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"input is not JSON: {e}") from None
+    except RecursionError:
+        raise ValueError("input is nested too deeply") from None
+    return to_event(parse_payload(data), harness)
+
+
+def _run_sync(event: Event, sessions: Sessions) -> Reply:
+    view = sessions.view(event.cwd)
+    st = sessions.state(view, event.session_id)
+    reply = HANDLERS[event.kind](event, st, view)
+    sessions.finish(view, event, st)
+    return reply
+
+
+async def handle(event: Event, sessions: Sessions) -> Reply:
+    """Run the event's handler in a worker thread under its deadline.
+
+    Raises:
+        TimeoutError: the deadline passed (the thread is abandoned; writes stay atomic).
+    """
+    with anyio.fail_after(DEADLINES[event.kind]):
+        return await anyio.to_thread.run_sync(
+            _run_sync, event, sessions, abandon_on_cancel=True
+        )

@@ -1,0 +1,55 @@
+"""The pydantic schema of config.toml (imported only when a config file exists)."""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
+from memory.errors import ConfigError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Inject(_Strict):
+    budget: int = Field(default=DEFAULT_INJECT_BUDGET, ge=512, le=1024 * 1024)
+
+
+class _Search(_Strict):
+    budget: int = Field(default=DEFAULT_SEARCH_BUDGET, ge=256, le=1024 * 1024)
+    ranking: Literal["default", "baseline"] = "default"
+
+
+class _AutoSearch(_Strict):
+    enabled: bool = True
+    budget: int = Field(default=2048, ge=256, le=9000)
+
+
+class _File(_Strict):
+    inject: _Inject = _Inject()
+    search: _Search = _Search()
+    auto_search: _AutoSearch = _AutoSearch()
+
+
+def validate(text: str, path: str) -> dict[str, dict[str, Any]]:
+    """Validated tables of a config file, as plain dicts.
+
+    Raises:
+        ConfigError: invalid TOML, unknown keys, bad values (all named, one line).
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(path, f"invalid TOML: {e}") from None
+    try:
+        return _File.model_validate(data).model_dump()
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+            for err in e.errors()
+        )
+        raise ConfigError(path, problems) from None

@@ -1,0 +1,115 @@
+"""`memhooks eval` end to end: the real command on a tiny labelled root."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "shop-0a1b2c3d"
+FILES = {
+    "MEMORY.md": "- Commit messages follow Conventional Commits.\n- Ask what the task is.\n",
+    f"projects/{SLUG}/notes/dunning.md": "aliases: arrears\n# Dunning\n催繳排程：第 3、7、14 天重試。\n",
+    f"projects/{SLUG}/notes/db.md": "pgbouncer default_pool_size = 20\n",
+    f"projects/{SLUG}/daily/2026-01-05.md": "### 10:00 — deploy\nshipped the worker\n",
+    f"projects/{SLUG}/daily/2026-02-10.md": "### 09:00 — db\npgbouncer default_pool_size = 40 now\n",
+}
+QUERIES = [
+    {"id": "q1", "query": "commit message style", "project": SLUG, "expect": ["MEMORY.md"], "category": "global"},
+    {"id": "q2", "query": "arrears", "project": SLUG, "expect": [f"projects/{SLUG}/notes/dunning.md"], "category": "alias"},
+    {"id": "q3", "query": "催繳排程現在是第幾天", "project": SLUG, "expect": [f"projects/{SLUG}/notes/dunning.md"], "category": "cjk"},
+    {"id": "q4", "query": "what is the default_pool_size now", "project": SLUG,
+     "expect": [f"projects/{SLUG}/daily/2026-02-10.md"], "category": "recency"},
+    {"id": "q5", "query": "kubernetes", "project": SLUG, "expect": [f"projects/{SLUG}/notes/db.md"], "category": "exact"},
+]  # fmt: skip
+
+
+@pytest.fixture
+def evalset(tmp_path: Path) -> Path:
+    """A queries file with its ``root/`` beside it, as in ../shared/eval/dev/."""
+    base = tmp_path / "evalset"
+    for rel, text in FILES.items():
+        (base / "root" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / "root" / rel).write_text(text, encoding="utf-8")
+    queries = base / "queries.jsonl"
+    queries.write_text(
+        "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in QUERIES),
+        encoding="utf-8",
+    )
+    return queries
+
+
+def test_eval_json_on_the_root_beside_the_queries(evalset: Path) -> None:
+    proc = run_cli("eval", str(evalset), "--json", "--k", "1,5")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["queries"] == 5
+    assert data["recall"] == {"1": 0.8, "5": 0.8}
+    assert set(data["by_category"]) == {"global", "alias", "cjk", "recency", "exact"}
+    assert data["by_category"]["recency"] == {
+        "queries": 1,
+        "recall": {"1": 1.0, "5": 1.0},
+    }
+    # q5 finds nothing and says so (kubernetes(0)): a miss, but not a silent one.
+    assert data["silent_misses"] == 0
+    assert data["misses"] == [
+        {
+            "id": "q5",
+            "query": "kubernetes",
+            "expect": [f"projects/{SLUG}/notes/db.md"],
+            "got": [],
+        }
+    ]
+
+
+def test_eval_baseline_ranking_for_comparison(evalset: Path) -> None:
+    proc = run_cli("eval", str(evalset), "--json", "--ranking", "baseline")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    by_category = data["by_category"]
+    # One literal term that is nowhere; MEMORY.md first because it holds "the".
+    assert by_category["cjk"]["recall"]["10"] == 0.0
+    assert by_category["recency"]["recall"]["1"] == 0.0
+
+
+def test_eval_text_report(evalset: Path, tmp_path: Path) -> None:
+    proc = run_cli("eval", str(evalset), "--root", str(evalset.parent / "root"))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.splitlines()[2].split() == ["category", "n", "R@1", "R@5", "R@10", "MRR"]
+    assert "misses (nothing expected in the top 10): 1, silent: 0" in out
+    assert (
+        f"q5  exact  kubernetes\n  expected: projects/{SLUG}/notes/db.md\n  got: (nothing)"
+        in out
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "message"),
+    [
+        pytest.param(None, (), "no such queries file", id="missing-file"),
+        pytest.param('{"id": "q1"\n', (), "queries.jsonl:1: ", id="bad-json-line"),
+        pytest.param(
+            json.dumps(QUERIES[0]) + "\n",
+            ("--k", "0"),
+            "--k wants positive integers",
+            id="bad-k",
+        ),
+    ],
+)
+def test_eval_errors_exit_1_with_one_line(
+    tmp_path: Path, content: str | None, args: tuple[str, ...], message: str
+) -> None:
+    queries = tmp_path / "queries.jsonl"
+    if content is not None:
+        queries.write_text(content, encoding="utf-8")
+    proc = run_cli("eval", str(queries), *args)
+    assert proc.returncode == 1
+    assert message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1

@@ -1,0 +1,367 @@
+"""`memhooks hook`: Claude Code-style one-shot hook commands, as real subprocesses."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memory import Store, slug_for
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "shop"
+    (p / ".git").mkdir(parents=True)
+    return p
+
+
+def store_for(memory_root: Path, project: Path) -> Store:
+    return Store(memory_root, slug_for(str(project)))
+
+
+def hook(payload: Mapping[str, object] | str, *args: str) -> tuple[int, str, str]:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    proc = run_cli("hook", *args, input=text)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def claude(event: str, project: Path, **fields: object) -> dict[str, object]:
+    return {
+        "session_id": "sess-1",
+        "transcript_path": fields.pop("transcript_path", None),
+        "cwd": str(project),
+        "hook_event_name": event,
+        **fields,
+    }
+
+
+def context_of(stdout: str, event: str) -> str:
+    reply = json.loads(stdout)
+    assert set(reply) == {"hookSpecificOutput"}
+    assert reply["hookSpecificOutput"]["hookEventName"] == event
+    return str(reply["hookSpecificOutput"]["additionalContext"])
+
+
+def test_session_start_injects_the_block(memory_root: Path, project: Path) -> None:
+    store_for(memory_root, project).write_memory(
+        "- Always run the linter before committing."
+    )
+    code, out, err = hook(claude("SessionStart", project, source="startup"))
+    assert code == 0, err
+    ctx = context_of(out, "SessionStart")
+    assert ctx.startswith("<memory note=") and "Always run the linter" in ctx
+
+
+def test_huge_memory_stays_under_claude_codes_cap(
+    memory_root: Path, project: Path
+) -> None:
+    store_for(memory_root, project).write_memory(
+        "\n".join(f"- rule {i} " + "x" * 90 for i in range(2000))
+    )
+    assert (memory_root / "MEMORY.md").stat().st_size > 200_000
+    code, out, _ = hook(claude("SessionStart", project, source="startup"))
+    assert code == 0
+    assert len(out.rstrip("\n")) < 10_000
+    assert "…[section truncated: MEMORY.md]" in context_of(out, "SessionStart")
+
+
+def test_empty_memory_prints_nothing(project: Path) -> None:
+    assert hook(claude("SessionStart", project, source="startup"))[:2] == (0, "")
+
+
+def test_prompt_surfaces_a_note_once(memory_root: Path, project: Path) -> None:
+    store = store_for(memory_root, project)
+    store.write_memory("- Prefer small commits.")
+    store.write_note(
+        "payments",
+        "# Payments\nThe Stripe webhook secret lives in vault at kv/shop/stripe.",
+    )
+    hook(claude("SessionStart", project, source="startup"))
+    prompt = claude(
+        "UserPromptSubmit", project, prompt="Where is the stripe webhook secret stored?"
+    )
+    code, out, _ = hook(prompt)
+    assert code == 0
+    ctx = context_of(out, "UserPromptSubmit")
+    assert f"projects/{store.slug}/notes/payments.md" in ctx
+    assert "kv/shop/stripe" in ctx
+    assert len(ctx.encode()) <= 2048
+    assert hook(prompt)[:2] == (0, "")  # already surfaced in this session
+    store.edit("notes/payments", "kv/shop/stripe", "kv/shop/stripe-v2")
+    code, out, _ = hook(
+        prompt
+    )  # changed since: surfaced again, and the change is named
+    ctx = context_of(out, "UserPromptSubmit")
+    assert "kv/shop/stripe-v2" in ctx and "Memory changed on disk" in ctx
+
+
+def test_prompt_without_significant_terms_gets_nothing(
+    memory_root: Path, project: Path
+) -> None:
+    store_for(memory_root, project).write_note("a", "what is this about")
+    hook(claude("SessionStart", project, source="startup"))
+    assert hook(claude("UserPromptSubmit", project, prompt="what is this?"))[:2] == (
+        0,
+        "",
+    )
+
+
+def test_auto_search_can_be_switched_off(memory_root: Path, project: Path) -> None:
+    store_for(memory_root, project).write_note(
+        "payments", "stripe webhook secret in vault"
+    )
+    (memory_root / "config.toml").write_text("[auto_search]\nenabled = false\n")
+    assert hook(claude("UserPromptSubmit", project, prompt="stripe webhook secret"))[
+        :2
+    ] == (0, "")
+
+
+def _transcript(path: Path, lines: list[dict[str, object]]) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        for line in lines:
+            f.write(json.dumps(line) + "\n")
+
+
+def _user(text: str) -> dict[str, object]:
+    return {
+        "type": "user",
+        "uuid": text[:8],
+        "message": {"role": "user", "content": text},
+    }
+
+
+def _edit(path: str, tool: str = "Edit") -> dict[str, object]:
+    return {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": f"Editing {path}"},
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": tool,
+                    "input": {"file_path": path},
+                },
+            ],
+        },
+    }
+
+
+def _bash(cmd: str) -> dict[str, object]:
+    return {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t2",
+                    "name": "Bash",
+                    "input": {"command": cmd},
+                }
+            ],
+        },
+    }
+
+
+def test_pre_compact_flushes_the_transcript_incrementally(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    store = store_for(memory_root, project)
+    store.write_memory("- rule")
+    transcript = tmp_path / "t.jsonl"
+    _transcript(
+        transcript,
+        [
+            _user("Fix the rounding bug in invoices"),
+            _edit("/src/invoice.py"),
+            _bash("pytest -q tests/test_invoice.py"),
+            {"type": "garbage"},
+            _user("now the CSV export"),
+        ],
+    )
+    hook(
+        claude(
+            "SessionStart", project, source="startup", transcript_path=str(transcript)
+        )
+    )
+    code, out, err = hook(
+        claude("PreCompact", project, trigger="auto", transcript_path=str(transcript))
+    )
+    assert (code, out) == (0, ""), err
+    log = memory_root / f"projects/{store.slug}/daily/{dt.date.today():%Y-%m-%d}.md"
+    first = log.read_text()
+    assert "— compaction summary" in first
+    for expected in (
+        "Fix the rounding bug in invoices",
+        "now the CSV export",
+        "/src/invoice.py",
+        "pytest -q",
+    ):
+        assert expected in first
+    _transcript(
+        transcript,
+        [_user("add a test for the export"), _edit("/src/export.py", "Write")],
+    )
+    hook(claude("PreCompact", project, trigger="auto", transcript_path=str(transcript)))
+    second = log.read_text()[len(first) :]
+    assert second.count("— compaction summary") == 1
+    assert "add a test for the export" in second and "/src/export.py" in second
+    assert "rounding bug" not in second and "/src/invoice.py" not in second
+    code, out, _ = hook(
+        claude(
+            "SessionStart", project, source="compact", transcript_path=str(transcript)
+        )
+    )
+    ctx = context_of(out, "SessionStart")
+    assert "add a test for the export" in ctx and "compaction summary" in ctx
+
+
+def test_post_compact_records_the_summary_once(
+    memory_root: Path, project: Path
+) -> None:
+    store = store_for(memory_root, project)
+    payload = claude(
+        "PostCompact",
+        project,
+        trigger="manual",
+        compact_summary="We moved auth to the gateway.",
+    )
+    assert hook(payload)[:2] == (0, "")  # PostCompact cannot carry context
+    assert hook(payload)[:2] == (0, "")
+    log = next((memory_root / f"projects/{store.slug}/daily").glob("*.md")).read_text()
+    assert log.count("We moved auth to the gateway.") == 1
+
+
+def test_session_end_is_fast_and_cleans_up(memory_root: Path, project: Path) -> None:
+    store_for(memory_root, project).write_memory("- rule")
+    hook(claude("SessionStart", project, source="startup"))
+    hook(claude("UserPromptSubmit", project, prompt="rename the billing module"))
+    assert list((memory_root / ".sessions").iterdir())
+    start = time.monotonic()
+    code, out, err = hook(claude("SessionEnd", project, reason="prompt_input_exit"))
+    elapsed = time.monotonic() - start
+    assert (code, out) == (0, ""), err
+    assert elapsed < 1.5  # the whole process, interpreter start included
+    assert list((memory_root / ".sessions").iterdir()) == []
+    log = next((memory_root / "projects").glob("*/daily/*.md")).read_text()
+    assert "— session end" in log and "rename the billing module" in log
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("{not json", id="malformed"),
+        pytest.param("[1, 2]", id="not-an-object"),
+        pytest.param(
+            '{"hook_event_name": "SomethingNew", "session_id": "x"}', id="unknown-event"
+        ),
+        pytest.param('{"event": "explode"}', id="unknown-generic-event"),
+        pytest.param('{"hook_event_name": 7, "session_id": []}', id="wrong-types"),
+        pytest.param(
+            '{"hook_event_name": "PreCompact", "session_id": "x", "transcript_path": "/nope/t.jsonl"}',
+            id="missing-transcript",
+        ),
+        pytest.param("\xff\xfe", id="invalid-utf8-ish"),
+    ],
+)
+def test_bad_input_fails_open(stdin: str) -> None:
+    code, out, err = hook(stdin)
+    assert code == 0
+    assert out == "" or json.loads(out)
+    assert "Traceback" not in err
+
+
+def test_codex_and_gemini_dialects(memory_root: Path, project: Path) -> None:
+    store_for(memory_root, project).write_memory("- rule for everyone")
+    code, out, _ = hook(
+        claude("SessionStart", project, source="startup", model="gpt-5"),
+        "--harness",
+        "codex",
+    )
+    assert "rule for everyone" in context_of(out, "SessionStart")
+    gemini = {
+        "session_id": "g",
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "timestamp": "2026-11-30T10:00:00Z",
+    }
+    code, out, _ = hook(gemini)
+    assert "rule for everyone" in context_of(out, "SessionStart")
+    code, out, _ = hook(
+        {**gemini, "hook_event_name": "BeforeAgent", "prompt": "everyone rule"}
+    )
+    assert code == 0 and (out == "" or context_of(out, "BeforeAgent"))
+
+
+def test_resume_does_not_inject_twice(memory_root: Path, project: Path) -> None:
+    store_for(memory_root, project).write_memory("- rule")
+    assert hook(claude("SessionStart", project, source="startup"))[1]
+    assert hook(claude("SessionStart", project, source="resume"))[1] == ""
+    assert hook(claude("SessionStart", project, source="clear"))[
+        1
+    ]  # a cleared context needs it again
+
+
+def test_install_twice_keeps_other_hooks(tmp_path: Path) -> None:
+    proj = tmp_path / "app"
+    (proj / ".claude").mkdir(parents=True)
+    theirs = {
+        "model": "opus",
+        "hooks": {
+            "SessionStart": [
+                {
+                    "matcher": "startup",
+                    "hooks": [{"type": "command", "command": "echo hi", "timeout": 5}],
+                }
+            ],
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [{"type": "command", "command": "guard.sh"}],
+                }
+            ],
+        },
+    }
+    settings = proj / ".claude" / "settings.json"
+    settings.write_text(json.dumps(theirs))
+    for _ in range(2):
+        proc = run_cli(
+            "install", "claude-code", "--scope", "project", "--project", str(proj)
+        )
+        assert proc.returncode == 0, proc.stderr
+    data = json.loads(settings.read_text())
+    assert data["model"] == "opus"
+    assert data["hooks"]["PreToolUse"] == theirs["hooks"]["PreToolUse"]  # type: ignore[index]
+    assert data["hooks"]["SessionStart"][0] == theirs["hooks"]["SessionStart"][0]  # type: ignore[index]
+    for event in (
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreCompact",
+        "PostCompact",
+        "SessionEnd",
+    ):
+        ours = [
+            h
+            for g in data["hooks"][event]
+            for h in g["hooks"]
+            if " hook --harness claude-code" in h["command"]
+        ]
+        assert len(ours) == 1, event
+    proc = run_cli(
+        "uninstall", "claude-code", "--scope", "project", "--project", str(proj)
+    )
+    assert proc.returncode == 0
+    assert json.loads(settings.read_text()) == theirs

@@ -1,0 +1,165 @@
+"""`memhooks session`: one process per session, JSON lines both ways, watcher-driven re-reads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from typing import IO, TYPE_CHECKING, Self
+
+import pytest
+
+from memory import Store, slug_for
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+class Session:
+    """A real `memhooks session` process driven over its pipes."""
+
+    def __init__(self, root: Path, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hooks", "session", "--root", str(root), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def send(self, **event: object) -> dict[str, object]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(event) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, self.stderr()
+        reply: dict[str, object] = json.loads(line)
+        return reply
+
+    def close_stdin(self) -> float:
+        """Close stdin and return how long the process took to exit."""
+        assert self.proc.stdin is not None
+        start = time.monotonic()
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+        return time.monotonic() - start
+
+    def stderr(self) -> str:
+        stream: IO[str] | None = self.proc.stderr
+        return stream.read() if stream and self.proc.poll() is not None else ""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "shop"
+    (p / ".git").mkdir(parents=True)
+    return p
+
+
+def test_an_edit_on_disk_is_found_by_the_next_event(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- rule")
+    store.write_note("queue", "Celery visibility_timeout is 3600 seconds.")
+    store.write_note("other", "unrelated text")
+    with Session(memory_root) as s:
+        first = s.send(event="session-start", session_id="s", cwd=str(project), id=1)
+        assert (
+            first["ok"] is True and first["id"] == 1 and "rule" in str(first["context"])
+        )
+        reply = s.send(
+            event="pre-prompt",
+            session_id="s",
+            cwd=str(project),
+            prompt="kafka consumer lag alerts",
+            id=2,
+        )
+        assert reply["context"] == "" and "reread" not in reply
+        store.write_note("kafka", "Kafka consumer lag alerts fire at 10k messages.")
+        time.sleep(
+            0.5
+        )  # the watcher's debounce is 30 ms; a person's edit comes seconds before a prompt
+        reply = s.send(
+            event="pre-prompt",
+            session_id="s",
+            cwd=str(project),
+            prompt="kafka consumer lag alerts",
+            id=3,
+        )
+        assert f"projects/{store.slug}/notes/kafka.md" in str(reply["context"])
+        assert "10k messages" in str(reply["context"])
+        assert reply["reread"] == [
+            f"projects/{store.slug}/notes/kafka.md"
+        ]  # only the edited file
+        assert s.close_stdin() < 1.0
+        assert s.proc.returncode == 0
+
+
+def test_session_end_ends_the_process(memory_root: Path, project: Path) -> None:
+    Store(memory_root, slug_for(str(project))).write_memory("- rule")
+    with Session(memory_root) as s:
+        s.send(event="session-start", session_id="s", cwd=str(project))
+        reply = s.send(event="session-end", session_id="s", cwd=str(project), id="end")
+        assert reply == {"event": "session-end", "ok": True, "context": "", "id": "end"}
+        assert s.proc.wait(timeout=2) == 0
+
+
+def test_a_bad_line_gets_an_error_reply_and_the_session_goes_on(
+    memory_root: Path, project: Path
+) -> None:
+    with Session(memory_root) as s:
+        assert s.proc.stdin is not None and s.proc.stdout is not None
+        s.proc.stdin.write("{broken\n")
+        s.proc.stdin.flush()
+        bad = json.loads(s.proc.stdout.readline())
+        assert bad["ok"] is False and "not JSON" in bad["error"]
+        unknown = s.send(event="nope", id=4)
+        assert (
+            unknown["ok"] is False
+            and unknown["id"] == 4
+            and "unknown event 'nope'" in str(unknown["error"])
+        )
+        ok = s.send(
+            event="pre-prompt",
+            session_id="s",
+            cwd=str(project),
+            prompt="anything here",
+            id=5,
+        )
+        assert ok["ok"] is True and ok["id"] == 5
+        assert s.close_stdin() < 1.0
+
+
+def test_claude_code_dialect_over_a_session(memory_root: Path, project: Path) -> None:
+    Store(memory_root, slug_for(str(project))).write_memory("- rule for claude")
+    with Session(memory_root, "--harness", "claude-code") as s:
+        reply = s.send(
+            hook_event_name="SessionStart",
+            session_id="c",
+            cwd=str(project),
+            source="startup",
+        )
+        assert reply["hookSpecificOutput"]["additionalContext"].startswith("<memory")  # type: ignore[index]
+        assert (
+            s.send(
+                hook_event_name="PreCompact",
+                session_id="c",
+                cwd=str(project),
+                trigger="auto",
+            )
+            == {}
+        )
+        assert s.close_stdin() < 1.0

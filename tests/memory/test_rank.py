@@ -1,0 +1,243 @@
+"""The default ranking: each rule, rare-term weighting, stems, CJK bigrams, aliases, recency."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memory import Store, render_text, search
+from memory.rank import index_of
+from memory.search import paginate, to_json
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from memory.search import SearchResult
+
+SLUG = "myapp-1a2b3c4d"
+
+
+def _write(root: Path, files: dict[str, str]) -> Store:
+    for rel, text in files.items():
+        path = root / (rel if rel == "MEMORY.md" else f"projects/{SLUG}/{rel}.md")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    return Store(root, SLUG)
+
+
+def _search(root: Path, files: dict[str, str], query: str, **kw: str) -> SearchResult:
+    return search(_write(root, files).corpus().values(), query, **kw)  # type: ignore[arg-type]
+
+
+def _order(result: SearchResult) -> list[str]:
+    return [h.rel.removeprefix(f"projects/{SLUG}/") for h in result.hits]
+
+
+# Filler notes make a word common, so that its weight falls as it would in a real root.
+_COMMON = {
+    f"notes/filler-{i}": f"the usual words about the project {i}" for i in range(6)
+}
+
+
+@pytest.mark.parametrize(
+    ("files", "query", "first"),
+    [
+        pytest.param(
+            {"notes/a": "alpha", "notes/b": "alpha beta"},
+            "alpha beta",
+            "notes/b.md",
+            id="more-distinct-terms",
+        ),
+        pytest.param(
+            {"notes/alpha": "nothing here", "notes/b": "alpha"},
+            "alpha",
+            "notes/b.md",
+            id="content-before-filename",
+        ),
+        pytest.param(
+            {"daily/2026-01-01": "alpha", "daily/2026-02-01": "alpha"},
+            "alpha",
+            "daily/2026-02-01.md",
+            id="newer-daily-where-equal",
+        ),
+        pytest.param(
+            {"notes/b": "alpha", "notes/a": "alpha"},
+            "alpha",
+            "notes/a.md",
+            id="path-ascending-on-a-tie",
+        ),
+        pytest.param(
+            {
+                **_COMMON,
+                "notes/pool": "pgbouncer",
+                "notes/prose": "the the the\nthe the",
+            },
+            "the pgbouncer",
+            "notes/pool.md",
+            id="rare-term-outweighs-common",
+        ),
+        pytest.param(
+            {"MEMORY.md": "alpha", "notes/b": "alpha beta gamma"},
+            "alpha beta gamma",
+            "notes/b.md",
+            id="memory-ranked-by-score-not-first",
+        ),
+    ],
+)
+def test_default_ranking_rules(
+    memory_root: Path, files: dict[str, str], query: str, first: str
+) -> None:
+    assert _order(_search(memory_root, files, query))[0] == first
+
+
+def test_stopwords_decide_baseline_not_default(memory_root: Path) -> None:
+    files = {
+        **_COMMON,
+        "notes/pool": "pgbouncer",
+        "notes/prose": "the the the\nthe the",
+    }
+    store = _write(memory_root, files)
+    docs = list(store.corpus().values())
+    assert (
+        _order(search(docs, "the pgbouncer", ranking="baseline"))[0] == "notes/prose.md"
+    )
+    assert _order(search(docs, "the pgbouncer"))[0] == "notes/pool.md"
+
+
+def test_newer_daily_log_beats_an_equal_note(memory_root: Path) -> None:
+    files = {
+        "notes/db": "pool size 20",
+        "daily/2026-01-05": "unrelated work",
+        "daily/2026-03-01": "pool size 30",
+    }
+    assert _order(_search(memory_root, files, "pool size"))[:2] == [
+        "daily/2026-03-01.md",
+        "notes/db.md",
+    ]
+
+
+def test_a_clearly_better_note_still_beats_a_newer_log(memory_root: Path) -> None:
+    files = {
+        "notes/db": "pgbouncer pool size 20\npgbouncer transaction mode",
+        "daily/2026-01-05": "unrelated work",
+        "daily/2026-03-01": "pool meeting",
+    }
+    assert (
+        _order(_search(memory_root, files, "pgbouncer pool size"))[0] == "notes/db.md"
+    )
+
+
+def test_stemming_meets_inflections(memory_root: Path) -> None:
+    files = {"notes/ops": "We deployed the worker twice.", "notes/other": "nothing"}
+    result = _search(memory_root, files, "deploying")
+    assert _order(result) == ["notes/ops.md"]
+    assert result.terms == (("deploying", 1),)
+    assert result.hits[0].matched == ("deploying",)
+    assert _search(memory_root, files, "deploying", ranking="baseline").hits == ()
+
+
+def test_aliases_line_counts_as_content(memory_root: Path) -> None:
+    files = {
+        "notes/rate-limiting": "aliases: throttling, quotas\n# Rate limits\n100 requests a minute",
+        "notes/api": "the public API and its quotas",
+    }
+    result = _search(memory_root, files, "throttling")
+    assert _order(result) == ["notes/rate-limiting.md"]
+    assert result.terms == (("throttling", 1),)
+    assert result.hits[0].snippet.startswith("aliases: throttling")
+    # A word a writer put on the aliases line outranks the same word in passing.
+    assert _order(_search(memory_root, files, "quotas"))[0] == "notes/rate-limiting.md"
+
+
+def test_cjk_query_without_spaces_finds_part_of_the_phrase(memory_root: Path) -> None:
+    files = {
+        "notes/dunning": "# 催繳\n催繳排程改成第 3、7、14 天重試",
+        "notes/other": "月結流程",
+    }
+    result = _search(memory_root, files, "催繳排程現在是第幾天重試")
+    assert _order(result) == ["notes/dunning.md"]
+    # The phrase as typed is nowhere: count 0, with the lines that hold parts of it.
+    assert result.terms == (("催繳排程現在是第幾天重試", 0),)
+    assert result.partial == (("催繳排程現在是第幾天重試", 2),)
+    assert render_text(result).startswith(
+        "Searched 1 term: 催繳排程現在是第幾天重試(0, 2 partial) across 1 file."
+    )
+    assert to_json(result)["terms"] == [
+        {"term": "催繳排程現在是第幾天重試", "count": 0, "partial": 2}
+    ]
+    baseline = _search(
+        memory_root, files, "催繳排程現在是第幾天重試", ranking="baseline"
+    )
+    assert baseline.hits == ()
+
+
+def test_cjk_term_found_whole_counts_whole(memory_root: Path) -> None:
+    result = _search(
+        memory_root, {"notes/a": "催繳排程改版", "notes/b": "排程"}, "催繳排程"
+    )
+    assert result.terms == (("催繳排程", 1),)
+    assert result.partial == ()
+
+
+def test_cjk_snippet_cut_is_utf8_safe(memory_root: Path) -> None:
+    body = "\n".join(
+        f"第{i}行：催繳排程改成第三天重試，信件語氣要溫和。" for i in range(40)
+    )
+    result = _search(memory_root, {"notes/long": body}, "催繳")
+    full = paginate(result, 100_000).text
+    for budget in range(150, 400, 7):
+        text = paginate(result, budget).text
+        assert len(text.encode("utf-8")) <= budget
+        head = text.removesuffix("\n…[snippet truncated]")
+        assert head != text and full.startswith(head)
+        assert "\ufffd" not in text
+
+
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [
+        pytest.param("kubernetes", (("kubernetes", 0),), id="no-match-reports-0"),
+        pytest.param("Redis redis", (("redis", 2),), id="case-insensitive-dedup"),
+        pytest.param("redis-port", (("redis-port", 1),), id="all-words-on-one-line"),
+        pytest.param("—", (("—", 1),), id="punctuation-counted-literally"),
+    ],
+)
+def test_term_counts(
+    memory_root: Path, query: str, terms: tuple[tuple[str, int], ...]
+) -> None:
+    files = {"notes/a": "redis port 6379 — taken", "notes/b": "redis cli"}
+    assert _search(memory_root, files, query).terms == terms
+
+
+def test_index_is_cached_per_document(memory_root: Path) -> None:
+    docs = list(_write(memory_root, {"notes/a": "alpha"}).corpus().values())
+    assert index_of(docs[0]) is index_of(docs[0])
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "first"),
+    [
+        pytest.param((), "", "notes/b.md", id="default"),
+        pytest.param(("--ranking", "baseline"), "", "MEMORY.md", id="flag"),
+        pytest.param((), '[search]\nranking = "baseline"\n', "MEMORY.md", id="config"),
+        pytest.param(
+            ("--ranking", "default"),
+            '[search]\nranking = "baseline"\n',
+            "notes/b.md",
+            id="flag-wins",
+        ),
+    ],
+)
+def test_cli_ranking_choice(
+    memory_root: Path, args: tuple[str, ...], config: str, first: str
+) -> None:
+    _write(memory_root, {"MEMORY.md": "alpha", "notes/b": "alpha beta gamma"})
+    if config:
+        (memory_root / "config.toml").write_text(config)
+    proc = run_cli("search", "--slug", SLUG, "--json", *args, "alpha", "beta", "gamma")
+    assert proc.returncode == 0, proc.stderr
+    paths = [r["path"] for r in json.loads(proc.stdout)["results"]]
+    assert paths[0].removeprefix(f"projects/{SLUG}/") == first

@@ -1,0 +1,84 @@
+"""Keys of text: light English stemming, camel-case parts and CJK bigrams."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.terms import keys, stem
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        pytest.param(
+            ["deploy", "deploys", "deployed", "deploying"], "deploy", id="deploy"
+        ),
+        pytest.param(["retry", "retries", "retried", "retrying"], "retri", id="y-to-i"),
+        pytest.param(["cache", "caches", "cached", "caching"], "cach", id="final-e"),
+        pytest.param(["hope", "hoping", "hoped"], "hop", id="short-syllable"),
+        pytest.param(["run", "runs", "running"], "run", id="double-consonant"),
+        pytest.param(["policy", "policies"], "polici", id="ies"),
+        pytest.param(["pool", "pools", "pooled", "pooling"], "pool", id="pool"),
+    ],
+)
+def test_inflections_meet(words: list[str], expected: str) -> None:
+    assert {stem(w) for w in words} == {expected}
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        pytest.param("status", id="us-is-not-plural"),
+        pytest.param("class", id="ss-is-not-plural"),
+        pytest.param("string", id="ing-without-vowel-before"),
+        pytest.param("need", id="eed"),
+        pytest.param("api", id="three-letters"),
+        pytest.param("v2", id="digits"),
+        pytest.param("café", id="non-ascii"),
+    ],
+)
+def test_words_left_alone(word: str) -> None:
+    assert stem(word) == word
+
+
+def test_derivations_are_not_joined() -> None:
+    # Light stemming: only inflections go, so a deployment is not a deploy.
+    assert stem("deployment") != stem("deploy")
+
+
+def test_words_split_at_punctuation_and_casefolded() -> None:
+    assert keys("default_pool_size = 20, Redis!") == [
+        "default",
+        "pool",
+        "siz",
+        "20",
+        "redis",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("strictPort", ["strictport", "strict", "port"], id="camel"),
+        pytest.param("PDFDownload", ["pdfdownload", "pdf", "download"], id="acronym"),
+        pytest.param("HTTP", ["http"], id="all-caps"),
+        pytest.param("plain", ["plain"], id="lower"),
+    ],
+)
+def test_camel_case_gives_whole_and_parts(text: str, expected: list[str]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("催繳排程", ["催繳", "繳排", "排程"], id="chinese-bigrams"),
+        pytest.param("コンビニ", ["コン", "ンビ", "ビニ"], id="katakana"),
+        pytest.param("월말 정산", ["월말", "정산"], id="korean"),
+        pytest.param("稅", ["稅"], id="lone-character"),
+        pytest.param("月結。帳單", ["月結", "帳單"], id="punctuation-splits"),
+        pytest.param("跑 month-end 月結", ["跑", "month", "end", "月結"], id="mixed"),
+    ],
+)
+def test_cjk_overlapping_bigrams(text: str, expected: list[str]) -> None:
+    assert keys(text) == expected
