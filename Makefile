@@ -1,4 +1,4 @@
-# Two commands matter: `make demo` (set up, then run the main job) and `make test` (set up,
+# Two commands matter: `make demo` (set up, then replay the example session) and `make test` (set up,
 # then lint, type-check and run the whole suite). Both create .venv on first use.
 PYTHON ?= python3
 VENV := .venv
@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 demo: install
-	$(BIN)/memhooks demo
+	$(BIN)/memhooks simulate examples/session.jsonl
 
 lint: install
 	$(BIN)/ruff check .

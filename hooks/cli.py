@@ -16,7 +16,7 @@ from typing import NoReturn, TextIO
 
 import anyio
 
-from hooks import commands, demo, evalcmd, install, simulate
+from hooks import commands, evalcmd, install, simulate
 from hooks.adapters import render
 from hooks.constants import (
     EXIT_INTERNAL_ERROR,
@@ -110,10 +110,6 @@ def _parser() -> _Parser:
 
     sub.add_parser(
         "status", parents=[common], help="root, project, files and what the block holds"
-    )
-    sub.add_parser(
-        "demo",
-        help="build a small memory in a temporary root and show the block and a search",
     )
     v = sub.add_parser(
         "eval", help="score search against labelled queries: recall@k, MRR, misses"
@@ -253,7 +249,6 @@ _COMMANDS: dict[str, Command] = {
     "edit": lambda a, o, i: commands.cmd_edit(a, o),
     "inject": lambda a, o, i: commands.cmd_inject(a, o),
     "status": lambda a, o, i: commands.cmd_status(a, o),
-    "demo": lambda a, o, i: demo.cmd_demo(a, o),
     "eval": lambda a, o, i: evalcmd.cmd_eval(a, o),
     "hook": _cmd_hook,
     "session": _cmd_session,

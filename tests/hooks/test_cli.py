@@ -127,15 +127,17 @@ def test_project_flag_picks_the_slug_from_the_directory(
 def test_python_m_hooks_help() -> None:
     proc = run_cli("--help")
     assert proc.returncode == 0
-    for command in ("search", "read", "write", "edit", "inject", "status", "demo"):
+    for command in (
+        "search",
+        "read",
+        "write",
+        "edit",
+        "inject",
+        "status",
+        "hook",
+        "session",
+        "install",
+        "simulate",
+        "eval",
+    ):
         assert command in proc.stdout
-
-
-def test_demo_shows_block_and_search() -> None:
-    proc = run_cli("demo")
-    assert proc.returncode == 0, proc.stderr
-    assert "<memory note=" in proc.stdout
-    assert (
-        "Searched 3 terms: redis(2) port(3) conflict(1) across 4 files. Showing top 4 by relevance."
-        in proc.stdout
-    )
