@@ -17,7 +17,6 @@ from hooks.commands import run_search
 from hooks.constants import EXIT_OK
 from hooks.errors import UsageError
 from memory import Store, default_root, parse_config
-from memory.evaluate import evaluate, parse_ks, parse_queries, render, to_json
 
 if TYPE_CHECKING:
     import argparse
@@ -38,6 +37,10 @@ def eval_root(queries: Path, explicit: str | None) -> Path:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
+    # Imported here: building its pydantic model costs every `memhooks` start ~6 ms, and
+    # the hooks run on every prompt.
+    from memory.evaluate import evaluate, parse_ks, parse_queries, render, to_json
+
     path = Path(args.queries)
     try:
         text = path.read_text(encoding="utf-8")

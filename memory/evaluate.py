@@ -7,7 +7,8 @@ numbers describe exactly what ``memhooks search`` returns.
 
 A query *hits* at k when any expected path is among the first k files. It is a *miss*
 when none is within the largest k asked for, and a *silent* miss when, on top of that,
-the output gave no sign of trouble: files were shown and no typed term reported 0.
+the output gave no sign of trouble: files were shown and no typed term reported 0 (a
+term shown as ``(0, N partial)`` reported 0: the phrase as typed is nowhere).
 """
 
 from __future__ import annotations

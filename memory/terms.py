@@ -11,6 +11,7 @@ blind spot, spec §4). Bigrams let ``催繳排程現在是第幾天重試`` meet
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 # Han (with extension A and compatibility ideographs), kana, the prolonged sound mark,
@@ -45,6 +46,10 @@ def keys(text: str) -> list[str]:
     Returns:
         The keys, e.g. ``keys("Deploying 部署腳本")`` → ``["deploy", "部署", "署腳", "腳本"]``.
     """
+    if not text.isascii():
+        # Full-width letters and digits (ＡＰＩ, ３), half-width kana and ligatures become
+        # the plain forms a query is typed in.
+        text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
     for run, word in _TOKEN.findall(text):
         if word:
@@ -54,6 +59,24 @@ def keys(text: str) -> list[str]:
         else:
             out.extend([run[i : i + 2] for i in range(len(run) - 1)])
     return out
+
+
+def cjk_chars(text: str) -> list[str]:
+    """The single characters of CJK runs of two or more, for one-character queries.
+
+    `keys` turns ``消費稅`` into bigrams, so a query for ``稅`` alone would not meet it;
+    the index also files each such character (see `memory.rank.index_of`).
+
+    Args:
+        text: any text.
+
+    Returns:
+        The characters, in order, e.g. ``cjk_chars("消費稅 a 稅")`` → ``["消", "費", "稅"]``.
+    """
+    if text.isascii():
+        return []
+    text = unicodedata.normalize("NFKC", text)
+    return [c for run, _ in _TOKEN.findall(text) if len(run) > 1 for c in run]
 
 
 @lru_cache(maxsize=65536)
@@ -82,8 +105,12 @@ def stem(word: str) -> str:
     Returns:
         The stem: ``stem("deploys") == stem("deployed") == stem("deploying") == "deploy"``.
     """
-    if len(word) <= 3 or not (word.isascii() and word.isalpha()):
-        return word
+    if (
+        len(word) <= 3
+        or word[-1] not in "sdgye"
+        or not (word.isascii() and word.isalpha())
+    ):
+        return word  # every rule below needs one of these endings
     w = _plural(word)
     w = _verb(w)
     if len(w) > 2 and w[-1] == "y" and w[-2] not in _VOWELS:

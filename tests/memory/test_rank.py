@@ -182,6 +182,13 @@ def test_cjk_term_found_whole_counts_whole(memory_root: Path) -> None:
     assert result.partial == ()
 
 
+def test_one_cjk_character_finds_it_inside_a_word(memory_root: Path) -> None:
+    files = {"notes/tax": "消費稅 10%", "notes/other": "月結流程"}
+    result = _search(memory_root, files, "稅")
+    assert _order(result) == ["notes/tax.md"]
+    assert result.terms == (("稅", 1),)
+
+
 def test_cjk_snippet_cut_is_utf8_safe(memory_root: Path) -> None:
     body = "\n".join(
         f"第{i}行：催繳排程改成第三天重試，信件語氣要溫和。" for i in range(40)
@@ -202,7 +209,7 @@ def test_cjk_snippet_cut_is_utf8_safe(memory_root: Path) -> None:
         pytest.param("kubernetes", (("kubernetes", 0),), id="no-match-reports-0"),
         pytest.param("Redis redis", (("redis", 2),), id="case-insensitive-dedup"),
         pytest.param("redis-port", (("redis-port", 1),), id="all-words-on-one-line"),
-        pytest.param("—", (("—", 1),), id="punctuation-counted-literally"),
+        pytest.param("— 6379", (("—", 0), ("6379", 1)), id="punctuation-only-is-0"),
     ],
 )
 def test_term_counts(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.terms import keys, stem
+from memory.terms import cjk_chars, keys, stem
 
 
 @pytest.mark.parametrize(
@@ -82,3 +82,12 @@ def test_camel_case_gives_whole_and_parts(text: str, expected: list[str]) -> Non
 )
 def test_cjk_overlapping_bigrams(text: str, expected: list[str]) -> None:
     assert keys(text) == expected
+
+
+def test_full_width_forms_meet_plain_ones() -> None:
+    assert keys("ＡＰＩ 第３天 ｺﾝﾋﾞﾆ") == keys("API 第3天 コンビニ")
+
+
+def test_cjk_chars_of_longer_runs_only() -> None:
+    assert cjk_chars("消費稅 a 稅") == ["消", "費", "稅"]
+    assert cjk_chars("plain ascii") == []
