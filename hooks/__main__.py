@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from hooks.cli import main
+from hooks.client import main
 
 raise SystemExit(main())

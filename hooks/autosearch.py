@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from memory.search import matched_label
 from memory.text import cut, nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
@@ -59,7 +60,10 @@ def render_hits(
     header = "Related memory (auto-search; `memhooks read PATH` for the whole file):"
     shown: list[Hit] = []
     for hit in hits:
-        block = f"{hit.rel}  [matched: {', '.join(hit.matched)}]\n{neutralise(_first_window(hit.snippet))}"
+        # The path too: a note's file name can hold a tag or a control character.
+        block = neutralise(
+            f"{hit.rel}  {matched_label(hit)}\n{_first_window(hit.snippet)}"
+        )
         room = budget - used - (0 if shown else nbytes(header) + 1)
         if nbytes(block) + 1 > room:
             if shown or room < 120:

@@ -12,13 +12,10 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
-import anyio
-
-from hooks import commands, evalcmd, install, simulate
-from hooks.adapters import render
 from hooks.constants import (
+    ENV_SESSION_PROCESS,
     EXIT_INTERNAL_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -26,9 +23,10 @@ from hooks.constants import (
     PROG,
 )
 from hooks.errors import HookError, UsageError
-from hooks.runner import Sessions, decode, handle
-from hooks.session import run_session
 from memory import MemoryStoreError, default_root
+
+if TYPE_CHECKING:
+    from hooks.events import Event
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +69,12 @@ def _parser() -> _Parser:
         help="default: BM25 on stems and CJK bigrams; baseline: spec §4 rules 1-6 "
         "(default: search.ranking in config.toml)",
     )
+    s.add_argument(
+        "--semantic",
+        choices=["auto", "on", "off"],
+        help="on: also rank by meaning (the [semantic] extra; loads the model, ~1 s); "
+        "auto: only in long-lived processes (default: search.semantic in config.toml)",
+    )
 
     r = sub.add_parser(
         "read", parents=[common], help="print one memory file whole (capped)"
@@ -108,8 +112,53 @@ def _parser() -> _Parser:
     )
     i.add_argument("--budget", type=int, metavar="BYTES")
 
-    sub.add_parser(
+    st = sub.add_parser(
         "status", parents=[common], help="root, project, files and what the block holds"
+    )
+    st.add_argument(
+        "--duplicates",
+        action="store_true",
+        help="list near-duplicate lines across MEMORY.md and the project's notes",
+    )
+
+    fo = sub.add_parser(
+        "forget",
+        parents=[common],
+        help="hide a line or a note from search and injection, keeping it in the file",
+    )
+    fo.add_argument(
+        "target", help="notes/NAME (whole note), or a file with --line, or PATH:LINE"
+    )
+    fo.add_argument(
+        "--line", metavar="TEXT", help="text occurring in exactly one line of the file"
+    )
+    fo.add_argument("--reason", metavar="TEXT", help="why, written beside the mark")
+    fo.add_argument(
+        "--by", metavar="NAME", help="mark the note superseded by note NAME instead"
+    )
+    re_ = sub.add_parser(
+        "restore",
+        parents=[common],
+        help="undo forget (or a superseded mark), byte for byte",
+    )
+    re_.add_argument("target", help="as for forget")
+    re_.add_argument(
+        "--line", metavar="TEXT", help="text in exactly one forgotten line of the file"
+    )
+
+    doc = sub.add_parser(
+        "doctor",
+        help="check the memory root and the hook installation; print what to fix",
+    )
+    doc.add_argument("--root", help="memory root")
+    doc.add_argument(
+        "--project", help="project directory (default: the current directory)"
+    )
+
+    sub.add_parser(
+        "mcp",
+        parents=[common],
+        help="serve the memory tools over MCP on stdio (needs the mcp extra)",
     )
     v = sub.add_parser(
         "eval", help="score search against labelled queries: recall@k, MRR, misses"
@@ -125,6 +174,12 @@ def _parser() -> _Parser:
         "--ranking",
         choices=["default", "baseline"],
         help="default: search.ranking in the root's config.toml",
+    )
+    v.add_argument(
+        "--semantic",
+        choices=["auto", "on", "off"],
+        help="rank by meaning too (the [semantic] extra); auto: on when installed "
+        "(default: search.semantic in the root's config.toml)",
     )
     h = sub.add_parser(
         "hook",
@@ -148,6 +203,17 @@ def _parser() -> _Parser:
     )
     se.add_argument("--root", help="memory root")
     se.add_argument("--idle-timeout", type=float, default=6 * 3600, metavar="SECONDS")
+    se.add_argument(
+        "--listen",
+        metavar="SOCKET",
+        help="serve hook commands on this Unix socket, not stdin",
+    )
+    se.add_argument(
+        "--parent-pid", type=int, metavar="PID", help="exit when this process is gone"
+    )
+    se.add_argument(
+        "--session-id", help="with --listen: exit once this session's state is gone"
+    )
 
     for verb in ("install", "uninstall"):
         ins = sub.add_parser(
@@ -173,12 +239,22 @@ def _parser() -> _Parser:
 def _cmd_hook(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     """One event in, one reply out; fails open: exit 0 and no context on any failure."""
     try:
+        import anyio
+
+        from hooks import spawn
+        from hooks.adapters import render
+        from hooks.runner import Sessions, decode, handle
+
         raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
         event = decode(raw, args.harness)
         if event is None:
             return EXIT_OK
         reply = anyio.run(handle, event, Sessions(args.root, keep=False))
         text = render(event, reply)
+        if _wants_server(event):
+            spawn.ensure_server(
+                default_root(args.root), event.session_id, event.harness
+            )
     except TimeoutError:
         sys.stderr.write(f"{PROG} hook: deadline exceeded; no context\n")
         sys.stderr.flush()
@@ -194,15 +270,41 @@ def _cmd_hook(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     return EXIT_OK
 
 
+def _wants_server(event: Event) -> bool:
+    # Later hook commands of this session then forward to it instead of starting cold.
+    return (
+        event.harness != "generic"
+        and event.kind in ("session-start", "pre-prompt", "post-compaction")
+        and os.environ.get(ENV_SESSION_PROCESS, "1") != "0"
+    )
+
+
 def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split())[:300]
 
 
 def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    import anyio
+
+    from hooks import server
+    from hooks.session import run_session
+
     def write(line: str) -> None:
         out.write(line + "\n")
         out.flush()
 
+    root = default_root(args.root)
+    if args.listen:
+        return anyio.run(
+            lambda: server.serve(
+                args.listen,
+                root=root,
+                harness=args.harness,
+                parent_pid=args.parent_pid,
+                idle_timeout=args.idle_timeout,
+                session_id=args.session_id,
+            )
+        )
     binary = (
         stdin.buffer if hasattr(stdin, "buffer") else io.BytesIO(stdin.read().encode())
     )
@@ -210,7 +312,7 @@ def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         lambda: run_session(
             binary,
             write,
-            root=default_root(args.root),
+            root=root,
             harness=args.harness,
             idle_timeout=args.idle_timeout,
         )
@@ -218,6 +320,8 @@ def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 
 def _cmd_install(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    from hooks import install
+
     path = install.settings_path(
         args.harness,
         args.scope,
@@ -236,25 +340,91 @@ def _cmd_install(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 def _hook_command(harness: str) -> str:
     """How a harness should run us: this install's `memhooks` script, else `python -m hooks`."""
+    from hooks import install
+
     script = Path(sys.executable).parent / "memhooks"
     if script.exists():
         return install.hook_command(harness, script)  # type: ignore[arg-type]
     return f"{shlex.quote(sys.executable)} -m hooks hook --harness {harness}"
 
 
+# Each command imports what it needs when it runs: a hook command must not pay for the
+# MCP server, the evaluator or pydantic models it never uses (README, "Speed").
+def _memory_cmd(name: str) -> Command:
+    def run(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
+        from hooks import commands
+
+        if name == "write":
+            return commands.cmd_write(a, o, i)
+        fn: Callable[[argparse.Namespace, TextIO], int] = getattr(
+            commands, f"cmd_{name}"
+        )
+        return fn(a, o)
+
+    return run
+
+
+def _status(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
+    from hooks import commands, corrections
+
+    return (
+        corrections.cmd_duplicates(a, o) if a.duplicates else commands.cmd_status(a, o)
+    )
+
+
+def _forget(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
+    from hooks import corrections
+
+    return corrections.cmd_forget(a, o)
+
+
+def _restore(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
+    from hooks import corrections
+
+    return corrections.cmd_restore(a, o)
+
+
+def _doctor(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
+    from hooks import doctor
+
+    return doctor.cmd_doctor(a, o)
+
+
+def _mcp(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
+    from hooks import mcp_server
+
+    return mcp_server.cmd_mcp(a)
+
+
+def _eval(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
+    from hooks import evalcmd
+
+    return evalcmd.cmd_eval(a, o)
+
+
+def _simulate(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
+    from hooks import simulate
+
+    return simulate.cmd_simulate(a.script, a.root, o)
+
+
 _COMMANDS: dict[str, Command] = {
-    "search": lambda a, o, i: commands.cmd_search(a, o),
-    "read": lambda a, o, i: commands.cmd_read(a, o),
-    "write": commands.cmd_write,
-    "edit": lambda a, o, i: commands.cmd_edit(a, o),
-    "inject": lambda a, o, i: commands.cmd_inject(a, o),
-    "status": lambda a, o, i: commands.cmd_status(a, o),
-    "eval": lambda a, o, i: evalcmd.cmd_eval(a, o),
+    "search": _memory_cmd("search"),
+    "read": _memory_cmd("read"),
+    "write": _memory_cmd("write"),
+    "edit": _memory_cmd("edit"),
+    "inject": _memory_cmd("inject"),
+    "status": _status,
+    "forget": _forget,
+    "restore": _restore,
+    "doctor": _doctor,
+    "mcp": _mcp,
+    "eval": _eval,
     "hook": _cmd_hook,
     "session": _cmd_session,
     "install": _cmd_install,
     "uninstall": _cmd_install,
-    "simulate": lambda a, o, i: simulate.cmd_simulate(a.script, a.root, o),
+    "simulate": _simulate,
 }
 
 

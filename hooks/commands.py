@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from hooks.constants import EXIT_OK
 from hooks.errors import UsageError
+from hooks.mcp_config import usage_line
+from hooks.meaning import open_meaning
 from memory import (
     Config,
     Store,
@@ -25,14 +27,21 @@ from memory import (
     today,
 )
 from memory.constants import DEFAULT_READ_CAP
+from memory.forget import mark_superseded, note_forgotten
+from memory.index import Index, prefilter
+from memory.rank import query_of, query_terms
+from memory.redact import find_secrets
+from memory.search import search_index
 from memory.text import nbytes
 
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Mapping
 
-    from memory import Doc
+    from memory import Doc, WriteResult
+    from memory.fusion import MeaningSource
     from memory.search import Ranking, SearchResult
+    from memory.store import WriteMode
 
 logger = logging.getLogger(__name__)
 
@@ -54,21 +63,48 @@ def run_search(
     *,
     ranking: Ranking = "default",
     docs: Mapping[str, Doc] | None = None,
+    index: Index | None = None,
+    semantic: MeaningSource | None = None,
 ) -> SearchResult:
     """The one search path shared by the CLI, auto-search and eval.
 
     `docs` is the store's corpus when the caller already holds it (eval loads each
     project once for thousands of queries, as a session process would); else it is read.
+    `semantic` adds files found by meaning (`hooks.meaning`); it needs the whole corpus.
     """
+    if index is not None and ranking == "default":
+        result = search_index(index, query, semantic=semantic)
+        hit_docs = {
+            h.rel: d for h in result.hits if (d := index.get(h.rel)) is not None
+        }
+        return mark_superseded(result, hit_docs)
+    if docs is None and ranking == "default" and semantic is None:
+        # Read every file as bytes, but parse and index only those that can match.
+        only = query_of(query_terms(query))
+        scan = store.scan(prefilter(only.needles))
+        index = Index(
+            scan.docs,
+            count=scan.count,
+            total_size=scan.total_size,
+            dailies=scan.dailies,
+            only=only,
+        )
+        return mark_superseded(
+            search_index(index, query), {d.rel: d for d in scan.docs}
+        )
     corpus = store.corpus() if docs is None else docs
-    return search(corpus.values(), query, ranking=ranking)
+    result = search(corpus.values(), query, ranking=ranking, semantic=semantic)
+    return mark_superseded(result, corpus)
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     store, config = open_store(args)
     budget = args.budget or config.search.budget
     ranking = args.ranking or config.search.ranking
-    result = run_search(store, " ".join(args.terms), ranking=ranking)
+    semantic = open_meaning(
+        store.root, config.search.semantic, flag=getattr(args, "semantic", None)
+    )
+    result = run_search(store, " ".join(args.terms), ranking=ranking, semantic=semantic)
     if args.json:
         out.write(
             json.dumps(to_json(result, budget), ensure_ascii=False, indent=2) + "\n"
@@ -88,21 +124,78 @@ def cmd_read(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def write(
+    store: Store,
+    to: str,
+    text: str,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    mode: WriteMode = "append",
+    aliases: str | None = None,
+) -> WriteResult:
+    """The one write path shared by `memhooks write` and the MCP tool `memory_write`."""
+    if to == "memory":
+        return store.write_memory(text, mode=mode)
+    if to == "scratchpad":
+        return store.write_scratchpad(text, mode=mode)
+    if to == "daily":
+        return store.append_daily(title or "note", text)
+    if to != "note":
+        raise UsageError(f"write --to {to!r}: use memory, scratchpad, daily or note")
+    if not name:
+        raise UsageError("write --to note needs --name NAME")
+    return store.write_note(name, text, mode=mode, aliases=aliases)
+
+
+def write_warnings(
+    store: Store,
+    result: WriteResult,
+    text: str,
+    *,
+    title: str | None = None,
+    aliases: str | None = None,
+) -> list[str]:
+    """What a writer should be told after a write: lines dropped, secrets, forgotten notes."""
+    notes = [f"dropped, already in {result.rel}: {ln.strip()}" for ln in result.dropped]
+    # Explicit writes are stored as given (only automatic digests are redacted), so say so.
+    kinds = find_secrets("\n".join(filter(None, (title, aliases, text))))
+    if kinds:
+        notes.append(
+            f"warning: {result.rel} may hold a secret ({', '.join(kinds)}); stored as "
+            "given, remove it with `memhooks edit`"
+        )
+    if "/notes/" in result.rel and note_forgotten(
+        store.read_text(result.rel).split("\n")
+    ):
+        notes.append(
+            f"warning: {result.rel} is forgotten, so search will not find this; "
+            f"`memhooks restore {result.rel}` brings it back"
+        )
+    return notes
+
+
 def cmd_write(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     store, _ = open_store(args)
-    text = args.text if args.text is not None else stdin.read()
-    if args.to == "memory":
-        result = store.write_memory(text, mode=args.mode)
-    elif args.to == "scratchpad":
-        result = store.write_scratchpad(text, mode=args.mode)
-    elif args.to == "daily":
-        result = store.append_daily(args.title or "note", text)
-    else:
-        if not args.name:
-            raise UsageError("write --to note needs --name NAME")
-        result = store.write_note(args.name, text, mode=args.mode, aliases=args.aliases)
-    for line in result.dropped:
-        logger.warning("dropped, already in %s: %s", result.rel, line.strip())
+    try:
+        text = args.text if args.text is not None else stdin.read()
+    except UnicodeDecodeError:
+        raise UsageError(
+            "the text on stdin is not UTF-8; nothing was written"
+        ) from None
+    result = write(
+        store,
+        args.to,
+        text,
+        name=args.name,
+        title=args.title,
+        mode=args.mode,
+        aliases=args.aliases,
+    )
+    for note in write_warnings(
+        store, result, text, title=args.title, aliases=args.aliases
+    ):
+        logger.warning("%s", note)
     out.write(f"wrote {result.rel}\n")
     return EXIT_OK
 
@@ -116,7 +209,10 @@ def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_inject(args: argparse.Namespace, out: TextIO) -> int:
     store, config = open_store(args)
-    block = build_block(store.corpus(), today(), args.budget or config.inject.budget)
+    usage = usage_line(args.project or Path.cwd())
+    block = build_block(
+        store.corpus(), today(), args.budget or config.inject.budget, usage
+    )
     if block:
         out.write(block + "\n")
     return EXIT_OK
@@ -150,4 +246,6 @@ __all__ = [
     "cmd_write",
     "open_store",
     "run_search",
+    "write",
+    "write_warnings",
 ]

@@ -12,3 +12,8 @@ EXIT_INTERNAL_ERROR: Final = 3
 EXIT_INTERRUPTED: Final = 130
 
 PROG: Final = "memhooks"
+
+#: Set to 0 to keep hook commands from starting a session process (every hook then runs in-process).
+ENV_SESSION_PROCESS: Final = "MEMHOOKS_SESSION_PROCESS"
+#: auto, on or off: overrides ``[search] semantic`` of config.toml (a command's --semantic wins).
+ENV_SEMANTIC: Final = "MEMHOOKS_SEMANTIC"

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 from hooks.commands import run_search
 from hooks.constants import EXIT_OK
 from hooks.errors import UsageError
+from hooks.meaning import open_meaning
 from memory import Store, default_root, parse_config
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from memory import Doc
     from memory.evaluate import Query
     from memory.search import SearchResult
+    from memory.semantic import SemanticIndex
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +60,12 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         Store(root, queries[0].project).config_text(), str(root / "config.toml")
     )
     ranking = args.ranking or config.search.ranking
+    semantic = open_meaning(
+        root,
+        config.search.semantic,
+        flag=getattr(args, "semantic", None),
+        long_lived=True,
+    )
     stores: dict[str, tuple[Store, dict[str, Doc]]] = {}
 
     def run(q: Query) -> SearchResult:
@@ -65,7 +73,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
             store = Store(root, q.project)
             stores[q.project] = (store, store.corpus())
         store, docs = stores[q.project]
-        return run_search(store, q.query, ranking=ranking, docs=docs)
+        return run_search(store, q.query, ranking=ranking, docs=docs, semantic=semantic)
 
     report = evaluate(queries, run, ks)
     _warn_unknown(queries, root)
@@ -73,10 +81,17 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         out.write(json.dumps(to_json(report), ensure_ascii=False) + "\n")
     else:
         out.write(
-            f"memhooks eval: {len(queries)} queries, root {root}, ranking {ranking}\n\n"
+            f"memhooks eval: {len(queries)} queries, root {root}, ranking {ranking}"
+            f"{_semantic_note(semantic, ranking)}\n\n"
         )
         out.write(render(report) + "\n")
     return EXIT_OK
+
+
+def _semantic_note(semantic: SemanticIndex | None, ranking: str) -> str:
+    if semantic is None or ranking != "default":
+        return ", semantic off"
+    return f", semantic on ({semantic.encoder.name})"
 
 
 def _warn_unknown(queries: list[Query], root: Path) -> None:

@@ -10,7 +10,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from memory.text import scrub_surrogates
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +49,12 @@ class Payload(BaseModel):
     event: str | None = None
     summary: str | None = None
     id: str | int | None = None
+
+    @field_validator("*")
+    @classmethod
+    def _encodable(cls, value: object) -> object:
+        # "\ud800" is valid JSON; left in, it makes the state file and the log unwritable.
+        return scrub_surrogates(value) if isinstance(value, str) else value
 
 
 def parse_payload(data: object) -> Payload:

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from hooks.autosearch import render_hits, significant_terms
-from hooks.commands import run_search
 from hooks.events import Event, Kind, Reply
+from hooks.mcp_config import usage_line
 from hooks.state import MAX_PROMPTS, SessionState, fingerprint, text_fingerprint
 from hooks.transcript import TranscriptDigest, read_transcript, render_digest
 from memory import build_block, today
 from memory.redact import redact
-from memory.text import cut, neutralise
+from memory.text import cut, neutralise, scrub_surrogates
 
 if TYPE_CHECKING:
     from hooks.view import View
@@ -49,7 +49,12 @@ def _budget(event: Event, configured: int) -> int:
 
 def _block(event: Event, state: SessionState, view: View) -> str:
     docs = view.corpus()
-    block = build_block(docs, today(), _budget(event, view.config.inject.budget))
+    block = build_block(
+        docs,
+        today(),
+        _budget(event, view.config.inject.budget),
+        usage_line(event.cwd, event.harness),
+    )
     state.seen = {rel: fingerprint(d) for rel, d in docs.items()}
     state.injected = {
         rel: fingerprint(d)
@@ -71,9 +76,28 @@ def _whole_in(text: str, kind: str, block: str) -> bool:
     return neutralise(text.strip()) in block
 
 
+def _safe(text: str) -> str:
+    """Redacted text that encodes as UTF-8: what an automatic write may store."""
+    return redact(scrub_surrogates(text))
+
+
+def _safe_digest(d: TranscriptDigest) -> TranscriptDigest:
+    """Redact every item before the digest cuts it to one line: a secret cut in half
+    (``ghp_0123…``) is no longer recognisable, and a private key cut before its END line
+    would take the rest of the entry with it.
+    """
+    return TranscriptDigest(
+        tuple(map(_safe, d.prompts)),
+        tuple(map(_safe, d.files)),
+        tuple(map(_safe, d.commands)),
+        _safe(d.last_assistant) if d.last_assistant else None,
+        _safe(d.compact_summary) if d.compact_summary else None,
+    )
+
+
 def _write(state: SessionState, view: View, title: str, body: str) -> str:
     """Append an automatic entry to today's log; redacted, since nobody reviewed it."""
-    result = view.store.append_daily(title, redact(body))
+    result = view.store.append_daily(title, _safe(body))
     view.refresh([result.rel])
     doc = view.corpus().get(result.rel)
     if doc is not None:
@@ -96,7 +120,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     """Search memory for the prompt's terms; inject a few fresh hits and a change notice."""
     prompt = event.prompt or ""
     if prompt.strip():
-        state.prompts = [*state.prompts, prompt][-MAX_PROMPTS:]
+        # Kept in the session's state file until the next flush: redacted already.
+        state.prompts = [*state.prompts, _safe(prompt)][-MAX_PROMPTS:]
     auto = view.config.auto_search
     if not auto.enabled:
         return Reply()
@@ -106,13 +131,12 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     hits: list[Hit] = []
     if terms:
         need = min(2, len(terms))
-        result = run_search(
-            view.store, " ".join(terms), ranking=view.config.search.ranking, docs=docs
-        )
+        result = view.search(" ".join(terms))
         for hit in result.hits:
             doc = docs[hit.rel]
             fp = fingerprint(doc)
-            if hit.filename_only or len(hit.matched) < need:
+            # A file found by meaning ([semantic], session only) matched no term by design.
+            if hit.filename_only or (len(hit.matched) < need and not hit.by_meaning):
                 continue
             if state.injected.get(hit.rel) == fp or state.surfaced.get(hit.rel) == fp:
                 continue
@@ -165,10 +189,10 @@ def _digest_since_flush(
             digest, state.transcript_offset = read_transcript(Path(path), offset)
             state.transcript_path = path
             return digest
-        except OSError as e:
+        except (OSError, ValueError) as e:  # ValueError: a NUL in the path
             logger.warning(
                 "transcript unreadable (%s); using the prompts this session saw",
-                e.strerror or e,
+                getattr(e, "strerror", None) or e,
             )
     return TranscriptDigest(prompts=tuple(state.prompts))
 
@@ -190,7 +214,7 @@ def pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
         state.flushed_summaries.append(text_fingerprint(digest.compact_summary))
     if digest.is_empty():
         return Reply(notes=("nothing new to flush",))
-    rel = _write(state, view, "compaction summary", render_digest(digest))
+    rel = _write(state, view, "compaction summary", render_digest(_safe_digest(digest)))
     return Reply(wrote=(rel,))
 
 
@@ -203,7 +227,9 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
     if summary and summary.strip():
         fp = text_fingerprint(summary)
         if fp not in state.flushed_summaries:
-            body = cut(summary.strip(), SUMMARY_MAX_BYTES, "…[summary truncated]")
+            body = cut(
+                _safe(summary).strip(), SUMMARY_MAX_BYTES, "…[summary truncated]"
+            )
             wrote.append(
                 _write(state, view, "compaction summary (from the harness)", body)
             )
@@ -218,7 +244,9 @@ def session_end(event: Event, state: SessionState, view: View) -> Reply:
     digest = _digest_since_flush(event, state, tail=SESSION_END_TAIL)
     if digest.is_empty():
         return Reply()
-    body = render_digest(digest, max_items=10, max_chars=200, max_total=2000)
+    body = render_digest(
+        _safe_digest(digest), max_items=10, max_chars=200, max_total=2000
+    )
     return Reply(wrote=(_write(state, view, "session end", body),))
 
 

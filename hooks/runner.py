@@ -48,7 +48,7 @@ class Sessions:
     def view(self, cwd: str | None) -> View:
         key = cwd or str(Path.cwd())
         if key not in self._views or not self.keep:
-            self._views[key] = View.open(self.root, key)
+            self._views[key] = View.open(self.root, key, indexed=self.keep)
         return self._views[key]
 
     def views(self) -> list[View]:

@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import threading
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 import anyio
 from anyio.lowlevel import EventLoopToken, checkpoint, current_token
@@ -112,42 +112,43 @@ async def run_session(
                 idle = 0.0
                 if not line.strip():
                     continue
-                if await _serve(line, harness, sessions, write):
+                result = await answer(line, harness, sessions)
+                write(result.text or "{}")
+                if result.ended:
                     break
         stop.set()
         tg.cancel_scope.cancel()
     return 0
 
 
-async def _serve(
-    line: bytes,
-    harness: Harness | None,
-    sessions: Sessions,
-    write: Callable[[str], None],
-) -> bool:
-    """Answer one line; True when the session has ended."""
+class Answer(NamedTuple):
+    """One event's reply text (None: the harness expects nothing), and how it went."""
+
+    text: str | None
+    ended: bool = False
+    ok: bool = True
+
+
+async def answer(line: bytes, harness: Harness | None, sessions: Sessions) -> Answer:
+    """Answer one event line; failures become an error reply (generic dialect), never raise."""
     request_id = _request_id(line)
     try:
         event = decode(line, harness)
         if event is None:
-            write("{}")
-            return False
+            return Answer(None)
         await checkpoint()  # let the watcher deliver edits made just before this event
         reply = await handle(event, sessions)
     except TimeoutError:
         logger.warning("event deadline exceeded; answered with no context")
-        write(render_error(request_id, "deadline exceeded"))
-        return False
+        return Answer(render_error(request_id, "deadline exceeded"), ok=False)
     except Exception as e:  # noqa: BLE001 - fail open: one bad event must not end the session
         logger.warning("event failed: %s: %s", type(e).__name__, e)
-        write(render_error(request_id, f"{type(e).__name__}: {e}"))
-        return False
+        return Answer(render_error(request_id, f"{type(e).__name__}: {e}"), ok=False)
     reread = [r for v in sessions.views() for r in v.take_reread()]
     if reread:
         # Which files the watcher re-read for this event: the proof that nothing was rescanned.
         reply = dataclasses.replace(reply, extra={**reply.extra, "reread": reread})
-    write(render(event, reply) or "{}")
-    return event.kind == "session-end"
+    return Answer(render(event, reply), event.kind == "session-end")
 
 
 def _request_id(line: bytes) -> str | int | None:

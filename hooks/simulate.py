@@ -10,7 +10,6 @@ check a memory setup.
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -19,6 +18,7 @@ import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from hooks.errors import UsageError
+from hooks.spawn import open_session
 from memory import Store
 
 if TYPE_CHECKING:
@@ -78,8 +78,7 @@ async def replay(script: Path, root: Path, out: TextIO) -> int:
     steps = load_script(script)
     base = script.parent.resolve()
     failures = 0
-    cmd = [sys.executable, "-m", "hooks", "session", "--root", str(root)]
-    async with await anyio.open_process(cmd, stderr=None) as proc:
+    async with await open_session(root) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         replies = BufferedByteReceiveStream(proc.stdout)
         cwd = str(base)

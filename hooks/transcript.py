@@ -7,10 +7,12 @@ skips what it does not recognise: a transcript must never make the hook fail.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
 import re
+import stat
 from dataclasses import astuple, dataclass
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
@@ -224,7 +226,11 @@ def read_transcript(
 
     Raises:
         FileNotFoundError: If `path` does not exist.
+        OSError: If `path` is not a regular file.
     """
+    # A FIFO would block the open and /dev/zero never ends: only regular files are read.
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
     with path.open("rb") as f:
         size = os.fstat(f.fileno()).st_size
         start = offset if 0 <= offset <= size and _at_line_start(f, offset) else 0

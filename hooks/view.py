@@ -9,7 +9,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from hooks.commands import run_search
+from hooks.meaning import Warm, open_meaning
 from memory import Config, Store, default_root, parse_config
+from memory.index import Index
 from memory.layout import kind_of
 
 if TYPE_CHECKING:
@@ -17,6 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from memory import Doc
+    from memory.search import SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -24,24 +28,60 @@ logger = logging.getLogger(__name__)
 class View:
     """Memory of one project under one root."""
 
-    def __init__(self, store: Store, config: Config) -> None:
+    def __init__(self, store: Store, config: Config, *, indexed: bool = False) -> None:
         self.store = store
         self.config = config
+        self.indexed = (
+            indexed  #: keep an inverted index (a session process), not just the corpus
+        )
         self._docs: dict[str, Doc] | None = None
+        self._index: Index | None = None
+        #: meaning (the [semantic] extra), in a session process only: see `hooks.meaning`
+        self.meaning: Warm | None = None
         self.reread: list[str] = []  #: files re-read since the last `take_reread`
 
     @classmethod
-    def open(cls, root: str | Path | None, cwd: str | Path) -> View:
+    def open(
+        cls, root: str | Path | None, cwd: str | Path, *, indexed: bool = False
+    ) -> View:
         """The view for the project containing `cwd` under `root` (default: env, home)."""
         base = default_root(root)
         store = Store.for_project(base, cwd)
-        return cls(store, parse_config(store.config_text(), str(base / "config.toml")))
+        config = parse_config(store.config_text(), str(base / "config.toml"))
+        return cls(store, config, indexed=indexed)
 
     def corpus(self) -> dict[str, Doc]:
         """Every document in scope; read from disk once, then kept."""
         if self._docs is None:
             self._docs = self.store.corpus()
+            if self.indexed:
+                self._start_meaning(list(self._docs.values()))
         return self._docs
+
+    def _start_meaning(self, docs: list[Doc]) -> None:
+        index = open_meaning(
+            self.store.root, self.config.search.semantic, long_lived=True
+        )
+        if index is not None:
+            self.meaning = Warm(index)
+            self.meaning.start(docs)
+
+    def index(self) -> Index:
+        """The corpus's inverted index, built once and patched per re-read file."""
+        if self._index is None:
+            self._index = Index(self.corpus().values())
+        return self._index
+
+    def search(self, query: str) -> SearchResult:
+        """`run_search` over what this view holds: the index in a session, else the corpus."""
+        ranking = self.config.search.ranking
+        docs = self.corpus()
+        semantic = self.meaning.usable() if self.meaning else None
+        if self.indexed and ranking == "default":
+            return run_search(self.store, query, index=self.index(), semantic=semantic)
+        return run_search(
+            self.store, query, ranking=ranking, docs=docs, semantic=semantic
+        )
 
     def refresh(self, rels: Iterable[str]) -> None:
         """Re-read just these root-relative files (edited, created or deleted)."""
@@ -54,10 +94,16 @@ class View:
                 continue
             doc = self.store.load(loc)
             self.reread.append(rel)
+            if self.meaning is not None:
+                self.meaning.changed(rel, doc)
             if doc is None:
                 self._docs.pop(rel, None)
+                if self._index is not None:
+                    self._index.remove(rel)
             else:
                 self._docs[rel] = doc
+                if self._index is not None:
+                    self._index.add(doc)
 
     def take_reread(self) -> list[str]:
         """Files re-read since the last call (the session reports them per event)."""

@@ -22,6 +22,7 @@ class _Inject(_Strict):
 class _Search(_Strict):
     budget: int = Field(default=DEFAULT_SEARCH_BUDGET, ge=256, le=1024 * 1024)
     ranking: Literal["default", "baseline"] = "default"
+    semantic: Literal["auto", "on", "off"] = "auto"
 
 
 class _AutoSearch(_Strict):

@@ -14,6 +14,9 @@ from memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
 from memory.errors import ConfigError
 
 Ranking = Literal["default", "baseline"]
+#: ``[search] semantic``: "auto" uses meaning in long-lived processes (session, eval)
+#: when the ``[semantic]`` extra is installed; "on" also in ``memhooks search``; "off" never.
+SemanticMode = Literal["auto", "on", "off"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,7 @@ class SearchConfig:
 
     budget: int = DEFAULT_SEARCH_BUDGET
     ranking: Ranking = "default"
+    semantic: SemanticMode = "auto"
 
 
 @dataclass(frozen=True)
@@ -74,5 +78,6 @@ __all__ = [
     "InjectConfig",
     "Ranking",
     "SearchConfig",
+    "SemanticMode",
     "parse_config",
 ]

@@ -16,6 +16,10 @@ DAILY_DIR: Final = "daily"
 NOTES_DIR: Final = "notes"
 LOCK_FILE: Final = ".memhooks.lock"
 STATE_DIR: Final = ".sessions"
+#: The rebuildable embedding cache of the `[semantic]` extra (spec §4); never searched.
+EMBEDDINGS_DIR: Final = ".embeddings"
+#: Put that cache elsewhere (e.g. beside a read-only root).
+ENV_EMBEDDINGS: Final = "MEMHOOKS_EMBEDDINGS"
 BACKUP_SUFFIX: Final = ".bak"
 
 #: Injection budget in UTF-8 bytes (spec §3).

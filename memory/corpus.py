@@ -8,6 +8,7 @@ documents with the same code, so their answers are identical.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -16,30 +17,54 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Doc:
-    """One memory file as search and injection see it."""
+    """One memory file as search and injection see it.
+
+    Only the text is kept; its lines are derived when asked for and cached on the few
+    documents that need them (those shown), so that a session holding ten thousand notes
+    keeps each one's text once, not three times.
+    """
 
     rel: str  #: POSIX path relative to the root
     kind: Kind
     key: str  #: date of a daily log, name of a note, "" otherwise
-    text: str
-    lines: tuple[str, ...] = field(repr=False)
-    lower: tuple[str, ...] = field(repr=False)  #: casefolded lines, for matching
+    text: str = field(repr=False)
+    size: int = 0  #: bytes of the file on disk (what BM25 counts as its length)
+    mtime_ns: int = 0  #: when the file last changed, as read
 
     @property
     def filename(self) -> str:
         """Last path component, e.g. ``redis-deploy.md``."""
         return self.rel.rsplit("/", 1)[-1]
 
+    @cached_property
+    def lines(self) -> tuple[str, ...]:
+        """The text's lines, without a final empty one."""
+        lines = self.text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return tuple(lines)
 
-def make_doc(loc: Located, text: str) -> Doc:
-    """Build a document from a file's text (CRLF and a BOM are normalised away)."""
+    @property
+    def lower(self) -> tuple[str, ...]:
+        """Casefolded lines, for literal matching (not cached: the baseline alone uses it)."""
+        return tuple(ln.casefold() for ln in self.lines)
+
+
+def make_doc(
+    loc: Located, text: str, *, size: int | None = None, mtime_ns: int = 0
+) -> Doc:
+    """Build a document from a file's text (CRLF and a BOM are normalised away).
+
+    Args:
+        loc: where the file lives.
+        text: its decoded text.
+        size: its size in bytes on disk (default: the UTF-8 size of `text`).
+        mtime_ns: its modification time, when read from disk.
+    """
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    lines = tuple(text.split("\n"))
-    if lines and lines[-1] == "":
-        lines = lines[:-1]
-    return Doc(
-        loc.rel, loc.kind, loc.key, text, lines, tuple(ln.casefold() for ln in lines)
-    )
+    if size is None:
+        size = len(text.encode("utf-8", "surrogatepass"))
+    return Doc(loc.rel, loc.kind, loc.key, text, size, mtime_ns)
 
 
 def newest_dailies(docs: dict[str, Doc] | list[Doc], count: int) -> list[Doc]:

@@ -7,6 +7,7 @@ MemoryStoreError
  ├── EditError
  ├── ConfigError
  ├── QueriesFileError     (also ValueError)
+ ├── ForgetError
  └── StoreWriteError      (also OSError)
 """
 
@@ -74,6 +75,17 @@ class QueriesFileError(MemoryStoreError, ValueError):
         super().__init__(
             f"{source}:{line}: {detail}" if line else f"{source}: {detail}"
         )
+
+
+class ForgetError(MemoryStoreError):
+    """Raised by forget/restore when the line or note named is missing, not unique, or
+    already in the state asked for.
+    """
+
+    def __init__(self, rel: str, detail: str) -> None:
+        self.rel = rel
+        self.detail = detail
+        super().__init__(f"{rel}: {detail}" if rel else detail)
 
 
 class StoreWriteError(MemoryStoreError, OSError):

@@ -13,13 +13,20 @@ from typing import NamedTuple
 
 from memory.constants import DEFAULT_INJECT_BUDGET, WRAPPER_CLOSE, WRAPPER_OPEN
 from memory.corpus import Doc, newest_dailies
+from memory.forget import header_lines, superseded_by
 from memory.text import cut, nbytes, neutralise, wrap
 
 _OPEN_ITEM = re.compile(r"^\s*[-*] \[ \]")
 
+#: The line the block ends with when the model reaches memory through the shell.
 USAGE = (
     "Memory tools: `memhooks search TERM...` finds files, `memhooks read PATH` reads one, "
     "`memhooks write --to daily|note|memory|scratchpad --text ...` saves."
+)
+#: The line when the project has the `memhooks mcp` server configured (hooks/ detects it).
+USAGE_MCP = (
+    "Memory tools (MCP server memhooks): `memory_search` finds files, `memory_read` reads "
+    "one, `memory_write` saves, `memory_edit` and `memory_forget` correct."
 )
 
 
@@ -54,7 +61,7 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
         out.append(Section(f"Daily log {logs[1].key}", logs[1].text.strip()))
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
-        index = [f"- notes/{d.filename} — {first_line(d)}".rstrip(" —") for d in notes]
+        index = [_index_line(d) for d in notes]
         out.append(
             Section("Notes (read with `memhooks read notes/NAME`)", "\n".join(index))
         )
@@ -62,24 +69,41 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
 
 
 def first_line(doc: Doc) -> str:
-    """A note's first meaningful line: not blank, not its aliases line, heading marks dropped."""
-    for ln in doc.lines:
+    """A note's first meaningful line: not blank, not a header line (``aliases:``,
+    ``superseded-by:``), heading marks dropped.
+    """
+    for ln in doc.lines[header_lines(doc.lines) :]:
         s = ln.strip()
-        if s and not s.lower().startswith("aliases:"):
+        if s:
             return s.lstrip("#").strip()[:120]
     return ""
 
 
-def render(parts: list[Section], budget: int = DEFAULT_INJECT_BUDGET) -> str:
+def _index_line(doc: Doc) -> str:
+    # Forgotten notes never reach here (Store.load drops them); superseded ones say so.
+    newer = superseded_by(doc.lines)
+    mark = f"(superseded by notes/{newer.by}.md) " if newer else ""
+    return f"- notes/{doc.filename} — {mark}{first_line(doc)}".rstrip(" —")
+
+
+def render(
+    parts: list[Section], budget: int = DEFAULT_INJECT_BUDGET, usage: str = USAGE
+) -> str:
     """Render sections into the wrapped block, within `budget` UTF-8 bytes.
 
     Whole sections are kept while they fit; the first that does not is cut and marked
     ``…[section truncated: T]``; each later one is replaced by ``…[section omitted: T]``.
     A final backstop cut marks ``…[memory truncated]``. No sections → "".
+
+    Args:
+        parts: the sections, in priority order.
+        budget: UTF-8 bytes the whole block may take.
+        usage: the line after the block: `USAGE`, or `USAGE_MCP` when the caller found
+            the MCP server configured.
     """
     if not parts:
         return ""
-    frame = nbytes(wrap("")) + nbytes("\n" + USAGE)
+    frame = nbytes(wrap("")) + nbytes("\n" + usage)
     room = budget - frame
     rendered = [f"## {s.title}\n{neutralise(s.body)}" for s in parts]
     omitted = [f"…[section omitted: {s.title}]" for s in parts]
@@ -99,11 +123,11 @@ def render(parts: list[Section], budget: int = DEFAULT_INJECT_BUDGET) -> str:
         out.extend(omitted[i + 1 :])
         break
     body = "\n\n".join(out)
-    block = wrap(body) + "\n" + USAGE
+    block = wrap(body) + "\n" + usage
     if nbytes(block) > budget:
         # Backstop: only reachable with budgets too small for the markers themselves.
         inner = cut(body, max(0, budget - frame), "…[memory truncated]")
-        block = wrap(inner) + "\n" + USAGE
+        block = wrap(inner) + "\n" + usage
         block = cut(block, budget) if nbytes(block) > budget else block
     return block
 
@@ -112,13 +136,19 @@ def _later(omitted: list[str], i: int) -> int:
     return sum(nbytes(m) + 2 for m in omitted[i + 1 :])
 
 
-def build(docs: dict[str, Doc], today: str, budget: int = DEFAULT_INJECT_BUDGET) -> str:
-    """The block for a project's corpus: `render(sections(docs, today), budget)`."""
-    return render(sections(docs, today), budget)
+def build(
+    docs: dict[str, Doc],
+    today: str,
+    budget: int = DEFAULT_INJECT_BUDGET,
+    usage: str = USAGE,
+) -> str:
+    """The block for a project's corpus: `render(sections(docs, today), budget, usage)`."""
+    return render(sections(docs, today), budget, usage)
 
 
 __all__ = [
     "USAGE",
+    "USAGE_MCP",
     "WRAPPER_CLOSE",
     "WRAPPER_OPEN",
     "Section",

@@ -1,8 +1,10 @@
-"""Scoring for the default ranking (spec §4, "beyond the baseline"). Pure: documents in.
+"""Scoring for the default ranking (spec §4, "beyond the baseline"). Pure: an index in.
 
 Each file is scored with BM25 over its keys (`memory.terms`): a key found in few files
 weighs more than one found in most, so a query's stopwords cannot decide the order, and
-repeats count with diminishing returns against the file's length. The file name and a
+repeats count with diminishing returns against the file's length — its size in bytes,
+which the one-shot search can know of a file without tokenizing it (the dev set's eval
+is the same as with the count of keys, README). The file name and a
 note's ``aliases:`` line are short fields a writer chose to describe the file, so a key
 there counts as if it occurred a few more times.
 
@@ -20,18 +22,17 @@ rule 6 (path) stay.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from memory.constants import SEARCH_CONTEXT_LINES, SEARCH_MAX_WINDOWS
-from memory.terms import cjk_chars, keys
+from memory.index import Query, line_keys
+from memory.terms import keys
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from memory.corpus import Doc
+    from memory.index import Index
 
 # BM25's usual constants; the dev set showed no gain away from them (README).
 K1 = 1.2
@@ -42,18 +43,6 @@ FIELD_WEIGHT = 2.0
 RECENCY = 0.25
 #: A line is shown in a snippet if its weight is at least this fraction of the best line's.
 FOCUS = 0.5
-
-_ALIASES = "aliases:"
-
-
-@dataclass(frozen=True)
-class DocIndex:
-    """The keys of one document, computed once per document and cached."""
-
-    tf: Mapping[str, int]  #: key -> occurrences in the content
-    length: int  #: number of keys in the content
-    lines: Mapping[str, tuple[int, ...]]  #: key -> indexes of the lines that hold it
-    fields: frozenset[str]  #: keys of the file name and the aliases line
 
 
 class Term(NamedTuple):
@@ -69,38 +58,9 @@ class Scored(NamedTuple):
     doc: Doc
     score: float
     matched: tuple[str, ...]  #: typed terms, in query order
-    lines: int  #: content lines holding a query key
-    focus: tuple[int, ...]  #: the lines worth showing, ascending, in at most 5 windows
+    lines: int  #: lines holding a query key, counted per key
+    found: tuple[str, ...]  #: the query keys it holds
     filename_only: bool
-
-
-@lru_cache(maxsize=8192)
-def index_of(doc: Doc) -> DocIndex:
-    """The key index of `doc`, cached: a session keeps its corpus, so this runs once per file.
-
-    Args:
-        doc: the document; equal documents share one entry.
-
-    Returns:
-        Term frequencies, line postings and the field keys of the document.
-    """
-    every: list[str] = []
-    chars: list[str] = []
-    lines: dict[str, list[int]] = defaultdict(list)
-    for i, line in enumerate(doc.lines):
-        ks = keys(line)
-        every += ks
-        # Single characters are filed too, for a one-character query; they stay out of
-        # the length so that BM25 for every other query is unchanged.
-        cs = cjk_chars(line)
-        chars += cs
-        for k in {*ks, *cs}:
-            lines[k].append(i)
-    fields = set(keys(doc.filename.removesuffix(".md")))
-    if doc.lines and doc.lower[0].startswith(_ALIASES):
-        fields.update(keys(doc.lines[0][len(_ALIASES) :]))
-    posts = {k: tuple(v) for k, v in lines.items()}
-    return DocIndex(Counter(every + chars), len(every), posts, frozenset(fields))
 
 
 def query_terms(query: str) -> list[Term]:
@@ -120,83 +80,109 @@ def query_terms(query: str) -> list[Term]:
     return list(seen.values())
 
 
-def rank(docs: Sequence[Doc], terms: Sequence[Term]) -> list[Scored]:
-    """Score every document that holds a query key, best first.
+def rank(index: Index, terms: Sequence[Term]) -> tuple[list[Scored], dict[str, float]]:
+    """Score every indexed document that holds a query key, best first.
 
     Args:
-        docs: the corpus in scope.
+        index: the corpus (or the part of it that can match, with corpus-wide counts).
         terms: the query, from `query_terms`.
 
     Returns:
-        The matching documents: content hits before filename-only ones, each group by
-        descending score, then path.
+        The matching documents — content hits before filename-only ones, each group by
+        descending score, then path — and the idf of each query key (for `focus`).
     """
     qkeys = list(dict.fromkeys(k for t in terms for k in t.keys))
-    if not docs or not qkeys:
-        return []
-    idx = [index_of(d) for d in docs]
-    idf = _idf(idx, qkeys)
-    avg = sum(x.length for x in idx) / len(idx) or 1.0
-    fresh = _freshness(docs)
-    scored: list[Scored] = []
-    for doc, x in zip(docs, idx, strict=True):
-        found = [k for k in qkeys if k in x.tf or k in x.fields]
-        if not found:
-            continue
-        norm = K1 * (1 - B + B * x.length / avg)
-        score = 0.0
-        for k in found:
-            f = x.tf.get(k, 0) + (FIELD_WEIGHT if k in x.fields else 0.0)
-            score += idf[k] * f * (K1 + 1) / (f + norm)
-        score *= 1 + RECENCY * fresh.get(doc.rel, 0.0)
-        hit = set(found)
-        matched = tuple(t.text for t in terms if hit.intersection(t.keys))
-        in_content = any(k in x.tf for k in found)
-        lines, focus = _focus(x, found, idf)
-        scored.append(Scored(doc, score, matched, lines, focus, not in_content))
-    scored.sort(key=lambda s: (s.filename_only, -s.score, s.doc.rel))
-    return scored
-
-
-def _idf(idx: Sequence[DocIndex], qkeys: Sequence[str]) -> dict[str, float]:
-    # BM25's idf with +1 inside the log, so a key in every file weighs little but not < 0.
-    n = len(idx)
-    out = {}
+    if not qkeys or not index.count:
+        return [], {}
+    n, avg = index.count, index.avg_size
+    score: dict[int, float] = {}
+    found: dict[int, list[str]] = {}
+    lines: dict[int, int] = {}
+    content: set[int] = set()
+    by_name: dict[int, list[float]] = {}
+    idf: dict[str, float] = {}
     for k in qkeys:
-        df = sum(1 for x in idx if k in x.tf or k in x.fields)
-        out[k] = math.log(1 + (n - df + 0.5) / (df + 0.5))
-    return out
+        post, named = index.postings(k), index.field_ids(k)
+        ids = post[0::3]
+        df = len(named.union(ids))
+        # BM25's idf with +1 inside the log, so a key in every file weighs little but not < 0.
+        idf[k] = w = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for j in range(0, len(post), 3):
+            i, tf = post[j], post[j + 1]
+            _credit(
+                index.doc(i).size,
+                tf + (FIELD_WEIGHT if i in named else 0.0),
+                w,
+                avg,
+                score,
+                i,
+            )
+            found.setdefault(i, []).append(k)
+            lines[i] = lines.get(i, 0) + post[j + 2]
+            content.add(i)
+        for i in named.difference(ids):
+            by_name.setdefault(i, []).append(w)
+            found.setdefault(i, []).append(k)
+    for i, weights in by_name.items():
+        # A file matched by its name alone is judged by the name, not by the length of a
+        # body that holds no query word: its score is length-neutral (norm at the average).
+        size = index.doc(i).size if i in content else avg
+        for w in weights:
+            _credit(size, FIELD_WEIGHT, w, avg, score, i)
+    fresh = _freshness(index)
+    scored: list[Scored] = []
+    for i, total in score.items():
+        doc = index.doc(i)
+        hit = set(found[i])
+        matched = tuple(t.text for t in terms if hit.intersection(t.keys))
+        total *= 1 + RECENCY * fresh.get(doc.rel, 0.0)
+        ordered = tuple(k for k in qkeys if k in hit)
+        scored.append(
+            Scored(doc, total, matched, lines.get(i, 0), ordered, i not in content)
+        )
+    scored.sort(key=lambda s: (s.filename_only, -s.score, s.doc.rel))
+    return scored, idf
 
 
-def _freshness(docs: Sequence[Doc]) -> dict[str, float]:
+def _credit(
+    size: float, f: float, w: float, avg: float, score: dict[int, float], i: int
+) -> None:
+    norm = K1 * (1 - B + B * size / avg)
+    score[i] = score.get(i, 0.0) + w * f * (K1 + 1) / (f + norm)
+
+
+def _freshness(index: Index) -> dict[str, float]:
     # Place in the timeline, 0 (oldest log) .. 1 (newest): by order, not by days, so a
     # gap of a month between two logs counts like a gap of a day. MEMORY.md holds the
     # standing rules, as current as the newest log: this is rule 1 made soft (it wins
     # near ties instead of coming first), global R@1 0.70 → 0.90 on the dev set.
-    dailies = sorted((d.key, d.rel) for d in docs if d.kind == "daily")
+    dailies = index.dailies()
     last = max(len(dailies) - 1, 1)
     out = {rel: i / last for i, (_, rel) in enumerate(dailies)}
-    out.update((d.rel, 1.0) for d in docs if d.kind == "memory")
+    out.update((d.rel, 1.0) for d in index.docs() if d.kind == "memory")
     return out
 
 
-def _focus(
-    x: DocIndex, found: Sequence[str], idf: Mapping[str, float]
-) -> tuple[int, tuple[int, ...]]:
-    # A snippet is for recognising the file (spec §4), so it shows the lines with the
-    # query's rarest keys: every line within FOCUS of the best line's weight, not each
-    # line with a common word — in a long log those would fill the window cap alone.
-    weight: dict[int, float] = defaultdict(float)
-    for k in found:
-        for i in x.lines.get(k, ()):
-            weight[i] += idf[k]
+def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> tuple[int, ...]:
+    """The lines of `doc` worth showing for the query keys it holds, in at most 5 windows.
+
+    A snippet is for recognising the file (spec §4), so it shows the lines with the
+    query's rarest keys: every line within FOCUS of the best line's weight, not each line
+    with a common word — in a long log those would fill the window cap alone.
+    """
+    weight: dict[int, float] = {}
+    wanted = set(found)
+    for i, line in enumerate(doc.lines):
+        here = wanted.intersection(line_keys(line))
+        if here:
+            weight[i] = sum(idf[k] for k in found if k in here)
     if not weight:
-        return 0, ()
+        return ()
     floor = max(weight.values()) * FOCUS
     best = sorted(
         (i for i, w in weight.items() if w >= floor), key=lambda i: (-weight[i], i)
     )
-    return len(weight), _fit(best)
+    return _fit(best)
 
 
 def _fit(best_first: list[int]) -> tuple[int, ...]:
@@ -216,8 +202,8 @@ def _fit(best_first: list[int]) -> tuple[int, ...]:
     return tuple(sorted(chosen))
 
 
-def count_lines(docs: Sequence[Doc], term: Term) -> tuple[int, int]:
-    """How many lines hold `term` whole, and how many hold only part of it.
+def count_lines(index: Index, term: Term) -> tuple[int, int]:
+    """How many lines hold `term` whole, and (when none does) how many hold part of it.
 
     A line holds a term whole when it holds all of the term's keys: the word up to
     stemming, every word of ``default_pool_size``, every bigram of a CJK phrase. A term
@@ -225,22 +211,50 @@ def count_lines(docs: Sequence[Doc], term: Term) -> tuple[int, int]:
     in the ranking.
 
     Args:
-        docs: the corpus in scope.
+        index: the corpus, or the part of it that can hold the term.
         term: one typed term.
 
     Returns:
-        (whole, partial) line counts across the corpus.
+        (whole, partial) line counts across the corpus; partial is 0 when whole is not.
     """
-    whole = some = 0
-    for doc in docs:
-        posts = index_of(doc).lines
-        found = [posts[k] for k in term.keys if k in posts]
-        if len(found) == 1 and len(term.keys) == 1:
-            whole += len(found[0])
-            some += len(found[0])
-        elif found:
-            sets = [set(p) for p in found]
-            if len(found) == len(term.keys):
-                whole += len(set.intersection(*sets))
-            some += len(set.union(*sets))
-    return whole, some - whole
+    if not term.keys:
+        return 0, 0
+    if len(term.keys) == 1:
+        post = index.postings(term.keys[0])
+        return sum(post[2::3]), 0
+    posts = [set(index.postings(k)[0::3]) for k in term.keys]
+    whole = sum(
+        _count(index.doc(i), term.keys, every=True) for i in set.intersection(*posts)
+    )
+    if whole:
+        return whole, 0
+    some = sum(_count(index.doc(i), term.keys, every=False) for i in set.union(*posts))
+    return 0, some
+
+
+def _count(doc: Doc, ks: Sequence[str], *, every: bool) -> int:
+    wanted = set(ks)
+    n = 0
+    for line in doc.lines:
+        here = wanted.intersection(line_keys(line))
+        n += (here == wanted) if every else bool(here)
+    return n
+
+
+def query_of(terms: Sequence[Term]) -> Query:
+    """What a one-shot search indexes for these terms (see `memory.index.Index`)."""
+    return Query(frozenset(k for t in terms for k in t.keys), tuple(needles(terms)))
+
+
+def needles(terms: Sequence[Term]) -> list[str]:
+    """Substrings one of which every file that can match holds (in its casefolded text or
+    name): what `Store.scan` filters on before anything is tokenized.
+
+    A key is a substring of the word it came from, except where stemming turned a final
+    ``y`` into ``i`` (``retry`` → ``retri``), so that ``i`` is dropped.
+    """
+    out: dict[str, None] = {}
+    for t in terms:
+        for k in t.keys:
+            out[k[:-1] if k.isascii() and len(k) > 3 and k.endswith("i") else k] = None
+    return list(out)

@@ -15,7 +15,8 @@ model should know that before it trusts the files ranked by the parts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from memory.constants import (
@@ -24,13 +25,16 @@ from memory.constants import (
     SEARCH_CONTEXT_LINES,
     SEARCH_MAX_WINDOWS,
 )
-from memory.rank import count_lines, query_terms, rank
+from memory.index import Index
+from memory.rank import count_lines, focus, query_terms, rank
 from memory.text import cut, nbytes, neutralise
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from memory.corpus import Doc
+    from memory.fusion import Meaning, MeaningSource
+    from memory.rank import Scored
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,16 @@ class Hit:
     rel: str
     matched: tuple[str, ...]  #: query terms it matched, in query order
     filename_only: bool
-    snippet: str
-    lines_matched: int
+    #: the snippet, or how to make it: only the files shown need one, so it is made when asked
+    source: str | Callable[[], str] = field(repr=False, compare=False)
+    lines_matched: int = 0
+    #: found by meaning only (the ``[semantic]`` extra): no query key in it, `matched` empty
+    by_meaning: bool = False
+
+    @cached_property
+    def snippet(self) -> str:
+        """Matching lines with ±3 lines of context (or the first lines, for a name match)."""
+        return self.source if isinstance(self.source, str) else self.source()
 
 
 @dataclass(frozen=True)
@@ -70,7 +82,11 @@ Ranking = Literal["default", "baseline"]
 
 
 def search(
-    docs: Iterable[Doc], query: str, *, ranking: Ranking = "default"
+    docs: Iterable[Doc],
+    query: str,
+    *,
+    ranking: Ranking = "default",
+    semantic: MeaningSource | None = None,
 ) -> SearchResult:
     """Rank the documents for `query`.
 
@@ -81,12 +97,14 @@ def search(
             first; 2. more distinct terms; 3. content hits before filename-only; 4. more
             matching lines; 5. newer daily log first; 6. path ascending. ``"default"``
             scores keys with BM25 (see `memory.rank`), measured with ``memhooks eval``.
+        semantic: scores by meaning (`memory.semantic`), fused with the default ranking
+            (`memory.fusion`); the baseline ignores it.
 
     Returns:
         Every matching file, best first, with the per-term line counts.
     """
     if ranking == "default":
-        return _ranked(list(docs), query)
+        return _ranked(list(docs), query, semantic)
     terms = terms_of(query)
     counts = dict.fromkeys(terms, 0)
     ranked: list[tuple[tuple[object, ...], Hit]] = []
@@ -121,21 +139,81 @@ def search(
     return SearchResult(tuple(counts.items()), tuple(h for _, h in ranked))
 
 
-def _ranked(docs: list[Doc], query: str) -> SearchResult:
+def _ranked(
+    docs: list[Doc], query: str, semantic: MeaningSource | None = None
+) -> SearchResult:
+    return search_index(Index(docs), query, semantic=semantic)
+
+
+def search_index(
+    index: Index, query: str, *, semantic: MeaningSource | None = None
+) -> SearchResult:
+    """The default ranking over an index (see `memory.index`): what `search` does, for
+    callers that keep an index (a session) or build one of the files that can match.
+    With `semantic`, the index must hold every document in scope: meaning can rank a file
+    that holds no query key.
+    """
     terms = query_terms(query)
+    scored, idf = rank(index, terms)
     hits = tuple(
         Hit(
             s.doc.rel,
             s.matched,
             s.filename_only,
-            _filename_preview(s.doc) if s.filename_only else _windows(s.doc, s.focus),
+            _snippet(s.doc, s.found, idf, s.filename_only),
             s.lines,
         )
-        for s in rank(docs, terms)
+        for s in scored
     )
-    counts = [(t.text, *count_lines(docs, t)) for t in terms]
+    if semantic is not None:
+        docs = list(index.docs())
+        hits = _with_meaning(hits, scored, idf, semantic.similar(query, docs), docs)
+    counts = [(t.text, *count_lines(index, t)) for t in terms]
     partial = tuple((t, p) for t, c, p in counts if c == 0 and p)
     return SearchResult(tuple((t, c) for t, c, _ in counts), hits, partial)
+
+
+def _with_meaning(
+    hits: tuple[Hit, ...],
+    scored: Sequence[Scored],
+    idf: dict[str, float],
+    meaning: Sequence[Meaning],
+    docs: Sequence[Doc],
+) -> tuple[Hit, ...]:
+    # Fusion is a step after `rank`: the lexical hits keep their snippets, and a file found
+    # by meaning only shows its closest chunk. Imported here: a search by words (every
+    # one-shot hook) has no use for it.
+    from memory.fusion import Lexical, fuse
+
+    total = sum(idf.values()) or 1.0
+    lexical = [
+        Lexical(s.doc.rel, s.score, sum(idf[k] for k in s.found) / total)
+        for s in scored
+    ]
+    by_rel = {h.rel: h for h in hits}
+    where = {m.rel: m for m in meaning}
+    doc_of = {d.rel: d for d in docs}
+    out: list[Hit] = []
+    for f in fuse(lexical, meaning):
+        if not f.by_meaning:
+            out.append(by_rel[f.rel])
+            continue
+        m, doc = where[f.rel], doc_of[f.rel]
+        centre = min(m.start + SEARCH_CONTEXT_LINES, m.end - 1)
+        out.append(Hit(f.rel, (), False, _snippet_at(doc, centre), by_meaning=True))
+    return tuple(out)
+
+
+def _snippet_at(doc: Doc, line: int) -> Callable[[], str]:
+    return lambda: _windows(doc, [line])
+
+
+def _snippet(
+    doc: Doc, found: Sequence[str], idf: dict[str, float], filename_only: bool
+) -> Callable[[], str]:
+    if filename_only:
+        return lambda: _filename_preview(doc)
+    return lambda: _windows(doc, focus(doc, found, idf))
 
 
 def _newer_first(doc: Doc) -> int:
@@ -219,8 +297,13 @@ def paginate(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> Page:
     return Page(tuple(shown), omitted, "\n\n".join(parts))
 
 
+def matched_label(hit: Hit) -> str:
+    """``[matched: redis, port]``, or ``[matched: by meaning]`` for a file no term reached."""
+    return f"[matched: {'by meaning' if hit.by_meaning else ', '.join(hit.matched)}]"
+
+
 def _block(hit: Hit) -> str:
-    return f"{hit.rel}  [matched: {', '.join(hit.matched)}]\n{neutralise(hit.snippet)}"
+    return f"{hit.rel}  {matched_label(hit)}\n{neutralise(hit.snippet)}"
 
 
 def _trailer(omitted: int) -> str:
@@ -251,6 +334,7 @@ def to_json(
                 "filename_only": h.filename_only,
                 "snippet": h.snippet,
             }
+            | ({"by_meaning": True} if h.by_meaning else {})
             for h in page.shown
         ],
     }

@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -33,16 +34,18 @@ from memory.constants import (
     STATE_DIR,
 )
 from memory.corpus import Doc, make_doc
+from memory.duplicates import drop_repeats
 from memory.errors import (
     EditError,
     StoreWriteError,
     TargetNotFoundError,
     UnsafeNameError,
 )
+from memory.forget import header_lines, visible
 from memory.text import cut
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping
 
     from memory.layout import Located
 
@@ -52,7 +55,10 @@ WriteMode = Literal["append", "overwrite"]
 
 _FILE_MODE = 0o600
 _DIR_MODE = 0o700
-_WS = re.compile(r"\s+")
+#: Temp files are ".<name>.<pid>.<8 hex>.tmp"; one this old whose writer is gone was left
+#: by a killed process (no write takes a minute).
+_TMP_NAME = re.compile(r"\..+\.(\d+)\.[0-9a-f]{8}\.tmp")
+_STALE_TMP_SECONDS = 60.0
 
 
 def default_root(
@@ -103,6 +109,16 @@ def _main_checkout(worktree: Path, dotgit: Path) -> Path:
 def today(now: dt.datetime | None = None) -> str:
     """Today's local date as YYYY-MM-DD (a UTC date would file evening work under tomorrow)."""
     return (now or dt.datetime.now().astimezone()).strftime("%Y-%m-%d")
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What `Store.scan` found: the documents kept, and counts over every file read."""
+
+    docs: list[Doc]
+    count: int  #: files read
+    total_size: int  #: their bytes
+    dailies: list[tuple[str, str]]  #: (date, path) of every daily log
 
 
 @dataclass(frozen=True)
@@ -171,34 +187,98 @@ class Store:
 
     def files(self) -> list[Located]:
         """Every memory file in scope for this project: MEMORY.md, scratchpad, logs, notes."""
-        found: list[Located] = []
-        base = f"{PROJECTS_DIR}/{self.slug}"
-        for rel in ("MEMORY.md", f"{base}/SCRATCHPAD.md"):
-            if (self.root / rel).is_file():
-                found.append(layout.kind_of(rel) or layout.memory_file())
-        for sub in (DAILY_DIR, NOTES_DIR):
-            folder = self.root / base / sub
-            with contextlib.suppress(OSError):
-                for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-                    loc = layout.kind_of(f"{base}/{sub}/{entry.name}")
-                    if loc and entry.is_file():
-                        found.append(loc)
-        return found
+        return [loc for loc, _ in self._entries()]
 
-    def load(self, loc: Located) -> Doc | None:
-        """One document, or None if the file vanished or points outside the root."""
+    def _entries(self) -> Iterator[tuple[Located, str]]:
+        # Folders are checked once against the root, their entries only when they are
+        # links: a realpath per file would cost more than reading ten thousand notes.
+        base = f"{PROJECTS_DIR}/{self.slug}"
+        for loc in (layout.memory_file(), layout.scratchpad(self.slug)):
+            with contextlib.suppress(UnsafeNameError):
+                path = self.path(loc.rel)
+                if path.is_file():
+                    yield loc, str(path)
+        for sub in (DAILY_DIR, NOTES_DIR):
+            try:
+                folder = self.path(f"{base}/{sub}")
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except (OSError, UnsafeNameError):
+                continue
+            for entry in entries:
+                found = layout.kind_of(f"{base}/{sub}/{entry.name}")
+                if found is None:
+                    continue
+                if entry.is_symlink():
+                    try:
+                        self.path(found.rel)
+                    except UnsafeNameError:
+                        continue
+                if entry.is_file():
+                    yield found, entry.path
+
+    def _read_doc(
+        self, loc: Located, path: str, read: tuple[bytes, int] | None = None
+    ) -> Doc | None:
         try:
-            return make_doc(loc, self.read_text(loc.rel))
-        except (TargetNotFoundError, UnsafeNameError):
+            raw, mtime = read or _slurp(path)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
         except OSError as e:
             logger.warning("skipping unreadable %s: %s", loc.rel, e)
             return None
+        text = raw.decode("utf-8", errors="replace")
+        # Forgotten lines and notes stay in the file for people, never for search (memory.forget).
+        shown = visible(loc.kind, text)
+        if shown is None:
+            return None
+        return make_doc(loc, shown, size=len(raw), mtime_ns=mtime)
+
+    def load(self, loc: Located) -> Doc | None:
+        """One document, or None if the file vanished or points outside the root."""
+        try:
+            path = self.path(loc.rel)
+        except UnsafeNameError:
+            return None
+        return self._read_doc(loc, str(path))
 
     def corpus(self) -> dict[str, Doc]:
         """Every document in scope, by root-relative path."""
-        docs = (self.load(loc) for loc in self.files())
+        docs = (self._read_doc(loc, path) for loc, path in self._entries())
         return {d.rel: d for d in docs if d is not None}
+
+    def scan(self, keep: Callable[[bytes, Located], bool]) -> Scan:
+        """Read every file in scope as bytes, parse only those `keep` accepts (it is given
+        the bytes with ASCII letters lowered, and the file's location).
+
+        The one-shot search reads ten thousand notes this way: checking bytes for a few
+        substrings costs far less than decoding and tokenizing every file, and the
+        counts it returns are what ranking needs of the files it skipped.
+        """
+        docs: list[Doc] = []
+        count = total = 0
+        dailies: list[tuple[str, str]] = []
+        for loc, path in self._entries():
+            try:
+                read = _slurp(path)
+            except OSError:
+                continue
+            raw = read[0]
+            low = raw.lower()
+            doc = None
+            if b"forgotten:" in low:
+                # Possibly a forgotten note: search must not count it, as the corpus doesn't.
+                doc = self._read_doc(loc, path, read)
+                if doc is None:
+                    continue
+            count += 1
+            total += len(raw)
+            if loc.kind == "daily":
+                dailies.append((loc.key, loc.rel))
+            if keep(low, loc):
+                doc = doc or self._read_doc(loc, path, read)
+                if doc is not None:
+                    docs.append(doc)
+        return Scan(docs, count, total, dailies)
 
     def config_text(self) -> str | None:
         """Text of config.toml, or None when there is none."""
@@ -210,11 +290,7 @@ class Store:
     # -- hook session state (hidden: never searched or injected) ------------------------
 
     def _state_rel(self, session_id: str) -> str:
-        # Hashed so that any session id a harness sends makes a safe file name.
-        digest = hashlib.sha256(
-            session_id.encode("utf-8", "surrogatepass")
-        ).hexdigest()[:24]
-        return f"{STATE_DIR}/{digest}.json"
+        return state_rel(session_id)
 
     def read_state(self, session_id: str) -> str | None:
         """Text of a session's state file, or None when there is none."""
@@ -235,8 +311,9 @@ class Store:
     # -- writing ----------------------------------------------------------------------
 
     def write_memory(self, text: str, *, mode: WriteMode = "append") -> WriteResult:
-        """Append to MEMORY.md, dropping lines already there (whitespace-normalised), or
-        overwrite it, keeping the previous version as MEMORY.md.bak.
+        """Append to MEMORY.md, dropping lines already there (whitespace and case
+        normalised, see `memory.duplicates`), or overwrite it, keeping the previous version
+        as MEMORY.md.bak.
         """
         loc = layout.memory_file()
         if mode == "overwrite":
@@ -277,7 +354,10 @@ class Store:
         mode: WriteMode = "append",
         aliases: str | None = None,
     ) -> WriteResult:
-        """Create, append to or overwrite a named note; `aliases` becomes its first line."""
+        """Create, append to or overwrite a named note; `aliases` becomes its first line.
+
+        An append drops lines the note already holds, as MEMORY.md appends do.
+        """
         loc = layout.note(self.slug, name)
         alias_line = (
             f"aliases: {', '.join(a.strip() for a in aliases.split(',') if a.strip())}"
@@ -295,7 +375,7 @@ class Store:
             return WriteResult(result.rel, created=not exists)
         if alias_line:
             self._set_aliases(loc.rel, alias_line)
-        return self._append(loc.rel, text, dedupe=False)
+        return self._append(loc.rel, text, dedupe=True)
 
     def edit(self, target: str, old: str, new: str) -> WriteResult:
         """Replace `old`, which must occur exactly once in the target, by `new` ("" deletes).
@@ -310,6 +390,26 @@ class Store:
             if count != 1:
                 raise EditError(loc.rel, count)
             self._atomic_write(loc.rel, text.replace(old, new, 1))
+        return WriteResult(loc.rel)
+
+    def rewrite(self, target: str, change: Callable[[str], str]) -> WriteResult:
+        """Replace a file's text by `change(text)`, under the lock, byte for byte.
+
+        The text is decoded with ``surrogateescape`` and written back the same way, so
+        bytes that `change` leaves alone stay identical (forget/restore rely on it).
+
+        Raises:
+            TargetNotFoundError: the file does not exist.
+        """
+        loc = self.locate(target)
+        with self.lock():
+            try:
+                raw = self.path(loc.rel).read_bytes()
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                raise TargetNotFoundError(loc.rel) from None
+            except OSError as e:
+                raise StoreWriteError(loc.rel, e) from e
+            self._atomic_write(loc.rel, change(raw.decode("utf-8", "surrogateescape")))
         return WriteResult(loc.rel)
 
     # -- mechanics --------------------------------------------------------------------
@@ -338,15 +438,7 @@ class Store:
                 current = ""
             dropped: list[str] = []
             if dedupe:
-                seen = {_norm(ln) for ln in current.splitlines() if ln.strip()}
-                keep = []
-                for ln in text.splitlines():
-                    if ln.strip() and _norm(ln) in seen:
-                        dropped.append(ln)
-                        continue
-                    seen.add(_norm(ln))
-                    keep.append(ln)
-                text = "\n".join(keep)
+                text, dropped = drop_repeats(current, text)
             if not text.strip():
                 return WriteResult(rel, tuple(dropped))
             body = current.rstrip("\n")
@@ -366,8 +458,14 @@ class Store:
     def _set_aliases(self, rel: str, alias_line: str) -> None:
         with self.lock():
             lines = self.read_text(rel).split("\n")
-            if lines and lines[0].lower().startswith("aliases:"):
-                lines[0] = alias_line
+            # The aliases line may sit below a forgotten: header (memory.forget).
+            at = [
+                i
+                for i in range(header_lines(lines))
+                if lines[i].lower().startswith("aliases:")
+            ]
+            if at:
+                lines[at[0]] = alias_line
             else:
                 lines.insert(0, alias_line)
             self._atomic_write(rel, "\n".join(lines))
@@ -396,6 +494,7 @@ class Store:
             tmp.unlink(missing_ok=True)
             raise StoreWriteError(rel, e) from e
         _fsync_dir(path.parent)
+        _sweep_stale_temps(path.parent)
 
     def _mkdir(self, folder: Path) -> None:
         # Created one level at a time so that every new folder is owner-only, not just the last.
@@ -405,6 +504,28 @@ class Store:
                 d.mkdir(mode=_DIR_MODE, exist_ok=True)
         except OSError as e:
             raise StoreWriteError(str(folder), e) from e
+
+
+def state_rel(session_id: str) -> str:
+    """Where a session's state file lives, relative to the root."""
+    # Hashed so that any session id a harness sends makes a safe file name.
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[
+        :24
+    ]
+    return f"{STATE_DIR}/{digest}.json"
+
+
+def _slurp(path: str) -> tuple[bytes, int]:
+    """A file's bytes and modification time (os-level: ~3x cheaper than open() per file)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        chunks = [os.read(fd, max(st.st_size, 1) + 1)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 20))
+        return b"".join(chunks), st.st_mtime_ns
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -417,8 +538,34 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def _norm(line: str) -> str:
-    return _WS.sub(" ", line).strip()
+def _sweep_stale_temps(folder: Path) -> None:
+    """Remove temp files that a killed writer left in `folder`.
+
+    They are hidden and end in .tmp, so search and injection never read them; this only
+    keeps the folder tidy. Only our own names, owned by us, old, and whose writer is gone.
+    """
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            m = _TMP_NAME.fullmatch(entry.name)
+            if m is None:
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if st.st_uid != os.getuid() or now - st.st_mtime < _STALE_TMP_SECONDS:
+                continue
+            if not _pid_alive(int(m[1])):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0 only asks whether the process exists
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        pass  # alive, but someone else's
+    return True
 
 
 def _ensure_nl(text: str) -> str:

@@ -48,14 +48,16 @@ def cut(text: str, max_bytes: int, marker: str = "") -> str:
 
 
 # Text a note could carry to close our wrapper, open a fake one, or pose as a harness
-# message. A candidate is "<" (or a full-width look-alike), then spaces or a slash, then a
-# name; invisible characters anywhere in it (`</mem\u200bory>`) and full-width letters
-# do not hide the name. The tag is defused by a zero-width joiner after "<", which keeps
-# it legible. Newlines end a candidate, so pieces neutralised apart and joined by
-# newlines stay inert.
+# message. A candidate is "<" (or a full-width look-alike), then spaces or a slash, then
+# a name that could start a forgeable one; invisible characters anywhere in it
+# (`</mem\u200bory>`) and full-width letters do not hide the name. The tag is defused by
+# a zero-width joiner after "<", which keeps it legible. Newlines end a candidate, so
+# pieces neutralised apart and joined by newlines stay inert. Possessive quantifiers
+# keep the scan linear.
 _INVISIBLE = "\u00ad\u034f\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff"
 _TAG = re.compile(
-    rf"[<\uff1c\ufe64](?P<lead>(?:[^\S\n]|[/{_INVISIBLE}])*+)(?P<name>[\w{_INVISIBLE}-]++)"
+    rf"[<\uff1c\ufe64](?P<lead>(?:[^\S\n]|[/{_INVISIBLE}])*+)"
+    rf"(?P<name>(?=[cChHiIlLmMsSuU]|[^\x00-\x7f])[\w{_INVISIBLE}-]++)"
 )
 _STRIP_INVISIBLE = re.compile(f"[{_INVISIBLE}]")
 _FORGEABLE = re.compile(
@@ -69,7 +71,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 def _defuse(m: re.Match[str]) -> str:
     if m["lead"].startswith("\u200d"):
         return m[0]  # already defused: neutralise is idempotent
-    name = unicodedata.normalize("NFKC", _STRIP_INVISIBLE.sub("", m["name"])).casefold()
+    name = m["name"].lower()
+    if not name.isascii():
+        name = unicodedata.normalize("NFKC", _STRIP_INVISIBLE.sub("", name)).casefold()
     if not _FORGEABLE.match(name.replace("_", "-")):
         return m[0]  # an ordinary "<": "a <b", "<div>", "<systemd>"
     return m[0][0] + "\u200d" + m[0][1:]
@@ -85,6 +89,18 @@ def neutralise(text: str) -> str:
     text = text.replace("\r\n", "\n")
     text = _CONTROL.sub("", text)
     return _TAG.sub(_defuse, text)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrub_surrogates(text: str) -> str:
+    """Replace lone surrogates by U+FFFD, so that the text can be encoded as UTF-8.
+
+    JSON may carry them (``"\\ud800"`` is valid JSON); one such character in a prompt or
+    a transcript line must not make a whole digest or state file unwritable.
+    """
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def wrap(body: str) -> str:

@@ -6,8 +6,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Property tests run a fixed, bounded set of examples in CI (same cases every run); the
+# longer fuzz run in the README's reliability section is `HYPOTHESIS_PROFILE=long`.
+settings.register_profile(
+    "ci", derandomize=True, database=None, max_examples=100, deadline=None
+)
+settings.register_profile("long", max_examples=5000, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True)
@@ -17,6 +26,12 @@ def memory_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEMHOOKS_HOME", str(root))
     monkeypatch.setenv("HOME", str(tmp_path / "no-home-for-tests"))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    # Search by words unless a test asks for meaning (tests/memory/test_semantic.py):
+    # with the [semantic] extra installed, `auto` would load a 150 MB model in every
+    # session and eval test.
+    monkeypatch.setenv("MEMHOOKS_SEMANTIC", "off")
+    # Hook commands run in-process unless a test is about the session process they start.
+    monkeypatch.setenv("MEMHOOKS_SESSION_PROCESS", "0")
     return root
 
 

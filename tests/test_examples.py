@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from hooks.install import install
+from hooks.mcp_config import is_ours
 from memory import Store
 from tests.conftest import REPO, run_cli
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from hooks.install import Harness
 
 EXAMPLES = REPO / "examples"
@@ -168,7 +173,97 @@ def test_examples_readme_names_every_example() -> None:
         "claude-code-settings.json",
         "gemini-settings.json",
         "harness.py",
+        "mcp",
         "session.jsonl",
     ]
     for name in examples:
         assert f"`{name}`" in readme
+
+
+MCP = EXAMPLES / "mcp"
+
+
+def _fenced(text: str, lang: str) -> list[str]:
+    return re.findall(rf"^```{lang}\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+
+
+def test_mcp_registration_examples_run_memhooks_mcp() -> None:
+    readme = (MCP / "README.md").read_text("utf-8")
+    claude = json.loads((MCP / "claude-code.mcp.json").read_text("utf-8"))
+    (codex,) = [tomllib.loads(block) for block in _fenced(readme, "toml")]
+    (gemini,) = [json.loads(block) for block in _fenced(readme, "json")]
+    entries = [
+        claude["mcpServers"]["memhooks"],
+        codex["mcp_servers"]["memhooks"],
+        gemini["mcpServers"]["memhooks"],
+    ]
+
+    for entry in entries:
+        assert is_ours(shlex.join([entry["command"], *entry["args"]]))
+    assert "    claude mcp add memhooks -- memhooks mcp\n" in readme
+    assert (
+        "`claude-code.mcp.json`" in readme
+        and "    pip install 'memhooks[mcp]'\n" in readme
+    )
+    assert sorted(p.name for p in MCP.iterdir()) == [
+        "README.md",
+        "claude-code.mcp.json",
+    ]
+
+
+def test_claude_code_mcp_json_starts_a_server(
+    tmp_path: Path, memory_root: Path
+) -> None:
+    pytest.importorskip("mcp", reason="the mcp extra is not installed")
+    entry = json.loads((MCP / "claude-code.mcp.json").read_text("utf-8"))
+    server = entry["mcpServers"]["memhooks"]
+    # As a harness would run it, with this install's `memhooks` first on PATH.
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    env["CLAUDE_PROJECT_DIR"] = str(tmp_path)
+    requests: list[dict[str, Any]] = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+    ]
+
+    argv = [shutil.which(server["command"], path=env["PATH"]) or "", *server["args"]]
+    replies: dict[int, Any] = {}
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        # One request at a time, each answer read before the next: a client that closed
+        # stdin early would see the server shut down before it answered.
+        for request in requests:
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            if "id" in request:
+                reply = json.loads(proc.stdout.readline())
+                replies[reply["id"]] = reply
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+
+    assert replies[1]["result"]["serverInfo"]["name"] == "memhooks"
+    names = [t["name"] for t in replies[2]["result"]["tools"]]
+    assert names == [
+        "memory_search",
+        "memory_read",
+        "memory_write",
+        "memory_edit",
+        "memory_forget",
+    ]

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memory import Store, render_text, search
-from memory.rank import index_of
 from memory.search import paginate, to_json
 from tests.conftest import run_cli
 
@@ -217,11 +216,6 @@ def test_term_counts(
 ) -> None:
     files = {"notes/a": "redis port 6379 — taken", "notes/b": "redis cli"}
     assert _search(memory_root, files, query).terms == terms
-
-
-def test_index_is_cached_per_document(memory_root: Path) -> None:
-    docs = list(_write(memory_root, {"notes/a": "alpha"}).corpus().values())
-    assert index_of(docs[0]) is index_of(docs[0])
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,127 @@
+"""The `memhooks` entry point, with a fast path for hook commands.
+
+A hook command runs before every prompt, so its start-up is paid on every turn. When the
+session-start hook has started a session process for this session, later hook commands
+are thin clients: they import nothing heavy (no pydantic, no anyio), forward the event
+over a private Unix socket and print the reply. Anything else — another command, no
+session process, a slow or broken one — goes to the full command line in-process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import sys
+
+#: How long a thin client waits for the session process before doing the work itself.
+FORWARD_TIMEOUT = 2.0
+MAX_REPLY = 1024 * 1024
+
+
+def default_root(explicit: str | None = None) -> str:
+    """The memory root exactly as `memory.store.default_root` resolves it (kept import-free)."""
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    if os.environ.get("MEMHOOKS_HOME"):
+        return os.path.abspath(os.path.expanduser(os.environ["MEMHOOKS_HOME"]))
+    if os.environ.get("XDG_DATA_HOME"):
+        return os.path.join(
+            os.path.abspath(os.path.expanduser(os.environ["XDG_DATA_HOME"])), "memhooks"
+        )
+    return os.path.join(os.path.expanduser("~"), ".local", "share", "memhooks")
+
+
+def socket_dir() -> str:
+    """A private folder for session sockets (Unix socket paths are limited to ~100 bytes)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = runtime if runtime and os.path.isdir(runtime) else "/tmp"
+    return os.path.join(base, f"memhooks-{os.getuid()}")
+
+
+def socket_path(root: str, session_id: str) -> str:
+    """Where the session process for (`root`, `session_id`) listens."""
+    key = hashlib.sha256(
+        f"{os.path.realpath(root)}\0{session_id}".encode("utf-8", "surrogatepass")
+    )
+    return os.path.join(socket_dir(), key.hexdigest()[:24] + ".sock")
+
+
+def _private_dir_ok(path: str) -> bool:
+    # In a shared /tmp, only a folder we own and nobody else can enter is trusted.
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        st.st_uid == os.getuid()
+        and (st.st_mode & 0o077) == 0
+        and not os.path.islink(path)
+    )
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def forward(argv: list[str], payload: bytes) -> str | None:
+    """Send a hook event to its session process; the text to print, or None to do it in-process."""
+    try:
+        data = json.loads(payload)
+    except (ValueError, RecursionError):  # RecursionError: absurdly nested input
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("session_id"), str):
+        return None
+    path = socket_path(default_root(_option(argv, "--root")), data["session_id"])
+    if not os.path.exists(path) or not _private_dir_ok(os.path.dirname(path)):
+        return None
+    header = json.dumps({"harness": _option(argv, "--harness")}).encode() + b"\n"
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(FORWARD_TIMEOUT)
+            s.connect(path)
+            s.sendall(header + payload)
+            s.shutdown(socket.SHUT_WR)
+            chunks = []
+            while chunk := s.recv(65536):
+                chunks.append(chunk)
+                if sum(map(len, chunks)) > MAX_REPLY:
+                    return None
+    except OSError:
+        return None
+    reply = b"".join(chunks).decode("utf-8", "replace")
+    # "0" + stdout: handled. Anything else (or nothing): the session could not; do it here.
+    return reply[1:] if reply.startswith("0") else None
+
+
+def main() -> int:
+    """Console entry point of `memhooks`."""
+    argv = sys.argv[1:]
+    if argv[:1] == ["hook"]:
+        payload = sys.stdin.buffer.read()
+        out = forward(argv, payload)
+        if out is not None:
+            if out:
+                sys.stdout.write(out + "\n")
+            return 0
+        return _full(argv, payload)
+    return _full(argv, None)
+
+
+def _full(argv: list[str], payload: bytes | None) -> int:
+    import io
+
+    from hooks.cli import main as cli_main
+
+    if payload is None:
+        return cli_main(argv)
+    stdin = io.TextIOWrapper(
+        io.BytesIO(payload), encoding="utf-8", errors="surrogateescape"
+    )
+    return cli_main(argv, stdin=stdin)

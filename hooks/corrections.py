@@ -1,0 +1,221 @@
+"""Correcting memory legibly: forget, supersede, restore, and listing duplicates (spec §7).
+
+The file format is `memory.forget`'s; this module resolves what a person or the model
+typed (``MEMORY.md --line TEXT``, ``PATH:N`` as printed by ``status --duplicates``,
+``notes/OLD --by NEW``) and writes through `Store.rewrite`. `memhooks forget` and the MCP
+tool ``memory_forget`` both call `forget`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, TextIO
+
+from hooks.commands import open_store
+from hooks.constants import EXIT_OK
+from hooks.errors import UsageError
+from memory import MemoryStoreError, TargetNotFoundError, today
+from memory.duplicates import find_duplicates
+from memory.errors import ForgetError
+from memory.forget import (
+    forget_line,
+    forget_note,
+    note_forgotten,
+    restore_line,
+    restore_note,
+    supersede_note,
+)
+
+if TYPE_CHECKING:
+    import argparse
+
+    from memory import Located, Store
+
+_NUMBERED = re.compile(r"(.+):(\d+)")
+_DUPLICATES_HINT = (
+    "keep one: `memhooks forget PATH:LINE --reason ...` the others, or merge them with "
+    "`memhooks edit`"
+)
+
+
+def _resolve(
+    store: Store, target: str, line: str | None
+) -> tuple[Located, int | str | None]:
+    """The file and the line chosen: ``PATH:N`` wins over --line when PATH is a file."""
+    m = _NUMBERED.fullmatch(target.strip())
+    if m:
+        try:
+            loc = store.locate(m[1])
+        except MemoryStoreError:
+            pass  # e.g. a note whose name ends in ":2"
+        else:
+            if line is not None:
+                raise UsageError(f"{target}: give a line number or --line, not both")
+            return loc, int(m[2])
+    return store.locate(target), line
+
+
+def _note_name(name: str) -> str:
+    return name.strip().removeprefix("notes/").removesuffix(".md")
+
+
+def forget(
+    store: Store,
+    target: str,
+    *,
+    line: str | None = None,
+    reason: str = "",
+    by: str | None = None,
+    date: str | None = None,
+) -> str:
+    """Forget a line or a whole note, or mark a note superseded by another.
+
+    Args:
+        store: the project's store.
+        target: a file (``MEMORY.md``, ``notes/NAME``, …) or ``PATH:N`` for one line.
+        line: text that occurs in exactly one line of the file (instead of ``:N``).
+        reason: why, written beside the mark.
+        by: a note name: mark the note `target` superseded by it instead of forgetting.
+        date: the date written (default: today).
+
+    Returns:
+        One line saying what was done.
+
+    Raises:
+        UsageError: the arguments do not fit together.
+        MemoryStoreError: no such file or line (ForgetError, TargetNotFoundError, …).
+    """
+    loc, select = _resolve(store, target, line)
+    day = date or today()
+    if by is not None:
+        if loc.kind != "note" or select is not None:
+            raise UsageError(
+                "--by marks a whole note superseded: forget notes/OLD --by NEW"
+            )
+        new = store.locate(f"notes/{_note_name(by)}")
+        if new.rel == loc.rel:
+            raise UsageError(f"{loc.rel} cannot supersede itself")
+        store.read_text(new.rel)  # the successor must exist
+        store.rewrite(
+            loc.rel,
+            lambda t: supersede_note(t, new.key, date=day, reason=reason, rel=loc.rel),
+        )
+        return f"superseded {loc.rel} by {new.rel}"
+    if select is None:
+        if loc.kind != "note":
+            raise UsageError(
+                f"forget {loc.rel}: name the line with --line TEXT or {target}:N "
+                "(only notes are forgotten whole)"
+            )
+        store.rewrite(
+            loc.rel, lambda t: forget_note(t, date=day, reason=reason, rel=loc.rel)
+        )
+        return f"forgot {loc.rel}"
+    original: list[str] = []
+
+    def change(text: str) -> str:
+        new_text, was = forget_line(text, select, date=day, reason=reason, rel=loc.rel)
+        original.append(was)
+        return new_text
+
+    store.rewrite(loc.rel, change)
+    return f"forgot a line of {loc.rel}: {original[0].strip()}"
+
+
+def restore(store: Store, target: str, *, line: str | None = None) -> str:
+    """Undo `forget` (or a supersede mark), giving back the file's exact earlier bytes.
+
+    Args:
+        store: the project's store.
+        target: as for `forget`; a note without a line has its header mark removed,
+            any other file its one forgotten line.
+        line: text in exactly one forgotten line of the file.
+
+    Returns:
+        One line saying what was restored.
+
+    Raises:
+        MemoryStoreError: nothing to restore there, or the choice is ambiguous.
+    """
+    loc, select = _resolve(store, target, line)
+    done: list[str] = []
+
+    def change(text: str) -> str:
+        if loc.kind == "note" and select is None:
+            try:
+                new_text, what = restore_note(text, rel=loc.rel)
+            except ForgetError:
+                pass  # no header mark: maybe a forgotten line
+            else:
+                done.append(f"{loc.rel} (no longer {what})")
+                return new_text
+        new_text, was = restore_line(text, select, rel=loc.rel)
+        done.append(f"a line of {loc.rel}: {was.strip()}")
+        return new_text
+
+    store.rewrite(loc.rel, change)
+    return f"restored {done[0]}"
+
+
+def duplicates_report(store: Store) -> list[str]:
+    """Lines of ``memhooks status --duplicates``: near-duplicate lines across MEMORY.md and
+    the project's notes, each group with ``path:line`` places (what `forget` accepts).
+    """
+    files: dict[str, str] = {}
+    for loc in store.files():
+        if loc.kind not in ("memory", "note"):
+            continue
+        try:
+            text = store.read_text(loc.rel)
+        except TargetNotFoundError:
+            continue
+        if loc.kind == "note" and note_forgotten(text.split("\n")):
+            continue
+        files[loc.rel] = text
+    groups = find_duplicates(files)
+    notes = sum(1 for rel in files if rel != "MEMORY.md")
+    scope = f"MEMORY.md and {notes} note{'s' if notes != 1 else ''}"
+    if not groups:
+        return [f"no near-duplicate lines in {scope}"]
+    head = (
+        f"{len(groups)} group{'s' if len(groups) != 1 else ''} of near-duplicate lines "
+        f"in {scope} (whitespace, case and punctuation ignored):"
+    )
+    out = [head]
+    for group in groups:
+        out.append("")
+        out += [f"{o.rel}:{o.line}: {o.text}" for o in group]
+    out += ["", _DUPLICATES_HINT]
+    return out
+
+
+def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
+    store, _ = open_store(args)
+    out.write(
+        forget(store, args.target, line=args.line, reason=args.reason or "", by=args.by)
+        + "\n"
+    )
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace, out: TextIO) -> int:
+    store, _ = open_store(args)
+    out.write(restore(store, args.target, line=args.line) + "\n")
+    return EXIT_OK
+
+
+def cmd_duplicates(args: argparse.Namespace, out: TextIO) -> int:
+    """`memhooks status --duplicates`."""
+    store, _ = open_store(args)
+    out.write("\n".join(duplicates_report(store)) + "\n")
+    return EXIT_OK
+
+
+__all__ = [
+    "cmd_duplicates",
+    "cmd_forget",
+    "cmd_restore",
+    "duplicates_report",
+    "forget",
+    "restore",
+]

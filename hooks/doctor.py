@@ -1,0 +1,251 @@
+"""`memhooks doctor`: check the memory root and the hook installation, say what to fix.
+
+Every check returns findings — a level and one line naming the problem and the fix — and
+only `cmd_doctor` prints them. Levels: ``ok``; ``warn`` (worth knowing, nothing broken);
+``fix`` (broken or unsafe: the exit code is 1). The memory root is checked here (read
+only: it is inspected, never written), the harnesses' settings in `hooks.harnesscheck`.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hooks.constants import EXIT_OK, EXIT_USER_ERROR
+from hooks.handlers import HARNESS_CONTEXT_LIMIT
+from hooks.harnesscheck import Finding, check_harness, check_mcp, installed
+from memory import ConfigError, default_root, parse_config, project_dir
+from memory.constants import (
+    BACKUP_SUFFIX,
+    CONFIG_FILE,
+    DAILY_DIR,
+    MEMORY_FILE,
+    NOTES_DIR,
+    PROJECTS_DIR,
+    SCRATCHPAD_FILE,
+)
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Iterator
+    from typing import TextIO
+
+#: A memory file larger than this is read whole by every search: split it.
+OVERSIZE_BYTES = 1024 * 1024
+_DATE_MD = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
+_SLUG = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}")
+_TEMP = re.compile(r"\..+\.tmp")
+
+
+# -- the memory root ------------------------------------------------------------------
+
+
+def _walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """(root-relative path, entry) of everything under the root that memhooks owns a
+    say in; hidden folders (session state, caches) are not entered.
+    """
+    queue = collections.deque([""])  # breadth first: the root's own entries first
+    while queue:
+        rel_dir = queue.popleft()
+        try:
+            entries = sorted(os.scandir(root / rel_dir), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            yield rel, entry
+            if (
+                entry.is_dir(follow_symlinks=False)
+                and not entry.name.startswith(".")
+                and rel.count("/") < 3
+            ):
+                queue.append(rel)
+
+
+def _stray(rel: str, is_dir: bool) -> str | None:
+    """Why `rel` is not a file memhooks reads, or None when it is (or is ours)."""
+    parts = rel.split("/")
+    name = parts[-1]
+    if _TEMP.fullmatch(name):
+        return "a temp file left by an interrupted write: delete it"
+    if name.startswith("."):
+        return None  # the lock, session state, caches
+    if len(parts) == 1:
+        ok_files = (MEMORY_FILE, MEMORY_FILE + BACKUP_SUFFIX, CONFIG_FILE)
+        if (is_dir and name == PROJECTS_DIR) or (not is_dir and name in ok_files):
+            return None
+        return "not part of the memory layout: move it out of the root"
+    if len(parts) == 2:
+        if is_dir and _SLUG.fullmatch(name):
+            return None
+        return "not a project folder (<name>-<8 hex digits>): never read"
+    if len(parts) == 3:
+        if is_dir and name in (DAILY_DIR, NOTES_DIR):
+            return None
+        if not is_dir and name in (SCRATCHPAD_FILE, SCRATCHPAD_FILE + BACKUP_SUFFIX):
+            return None
+        return "not part of a project's memory: never read"
+    if is_dir:
+        return "a folder here is never read: move its notes up one level"
+    if parts[2] == DAILY_DIR and (
+        _DATE_MD.fullmatch(name) or name.endswith(".md" + BACKUP_SUFFIX)
+    ):
+        return None
+    if parts[2] == NOTES_DIR and name.endswith((".md", ".md" + BACKUP_SUFFIX)):
+        return None
+    what = "YYYY-MM-DD.md" if parts[2] == DAILY_DIR else "NAME.md"
+    return f"not named {what}: never searched or injected; rename it"
+
+
+def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
+    """Permissions, stray and oversize files, files the budget can never hold, config."""
+    if not root.exists():
+        return [
+            Finding(
+                "warn",
+                f"memory root {root} does not exist yet (made on the first write)",
+            )
+        ]
+    found: list[Finding] = []
+    st = root.stat()
+    if st.st_uid != os.getuid():
+        found.append(
+            Finding("fix", f"memory root {root} belongs to another user: chown it")
+        )
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        found.append(
+            Finding(
+                "fix", f"memory root {root} is open to other users: chmod 700 {root}"
+            )
+        )
+    open_files: list[str] = []
+    budget = 0
+    try:
+        budget = parse_config(config_text, str(root / CONFIG_FILE)).inject.budget
+        if config_text is not None:
+            found.append(Finding("ok", f"{CONFIG_FILE} is valid"))
+    except ConfigError as e:
+        found.append(Finding("fix", f"{e}"))
+    for rel, entry in _walk(root):
+        is_dir = entry.is_dir(follow_symlinks=False)
+        why = _stray(rel, is_dir)
+        if why:
+            found.append(Finding("warn", f"{rel}{'/' if is_dir else ''}: {why}"))
+            continue
+        try:
+            est = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_IMODE(est.st_mode) & 0o077 and not entry.is_symlink():
+            open_files.append(rel)
+        if is_dir or not rel.endswith(".md"):
+            continue
+        if est.st_size > OVERSIZE_BYTES:
+            found.append(
+                Finding(
+                    "fix",
+                    f"{rel} is {est.st_size / 1024 / 1024:.1f} MB: every search reads it "
+                    "whole and `read` shows 64 KiB of it; split it into notes",
+                )
+            )
+        if rel == MEMORY_FILE and budget and est.st_size > budget:
+            found.append(
+                Finding(
+                    "fix",
+                    f"{rel} is {est.st_size} bytes, more than the injection budget "
+                    f"({budget}): its end is never injected; move detail into notes",
+                )
+            )
+        elif rel == MEMORY_FILE and est.st_size > HARNESS_CONTEXT_LIMIT:
+            found.append(
+                Finding(
+                    "warn",
+                    f"{rel} is {est.st_size} bytes: Claude Code, Codex and Gemini CLI "
+                    f"replies hold {HARNESS_CONTEXT_LIMIT}, so it is cut there",
+                )
+            )
+    if open_files:
+        n = len(open_files)
+        found.append(
+            Finding(
+                "fix",
+                f"{n} item{'s' if n != 1 else ''} open to other users (e.g. "
+                f"{open_files[0]}): chmod -R go-rwx {root}",
+            )
+        )
+    if not any(f.level == "fix" for f in found):
+        found.insert(
+            0, Finding("ok", f"memory root {root}: owner-only, layout as expected")
+        )
+    return found
+
+
+def run_checks(
+    root: Path,
+    project: Path,
+    home: Path,
+    *,
+    config_text: str | None,
+    which: Callable[[str], str | None] = shutil.which,
+) -> list[Finding]:
+    """Every check, in report order."""
+    found = check_root(root, config_text=config_text)
+    for harness in ("claude-code", "codex", "gemini"):
+        found += check_harness(harness, project, home, which)
+    if not installed(project, home):
+        found.append(
+            Finding(
+                "warn",
+                f"no hooks installed for {project}: run "
+                "`memhooks install claude-code --scope project` (or gemini) there",
+            )
+        )
+    return found + check_mcp(project, home, which)
+
+
+def summary(findings: list[Finding]) -> str:
+    """The last line: ``doctor: healthy`` or how many problems and warnings."""
+    fixes = sum(f.level == "fix" for f in findings)
+    warns = sum(f.level == "warn" for f in findings)
+    w = f"{warns} warning{'s' if warns != 1 else ''}"
+    if not fixes:
+        return "doctor: healthy" + (f" ({w})" if warns else "")
+    return f"doctor: {fixes} problem{'s' if fixes != 1 else ''} to fix" + (
+        f", {w}" if warns else ""
+    )
+
+
+def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
+    """`memhooks doctor`: one line per finding, a summary; exit 1 if anything needs fixing."""
+    root = default_root(args.root)
+    project = project_dir(args.project or Path.cwd())
+    unreadable: list[Finding] = []
+    try:
+        config_text: str | None = (root / CONFIG_FILE).read_text("utf-8")
+    except FileNotFoundError:
+        config_text = None
+    except (OSError, ValueError) as e:
+        config_text = None
+        unreadable.append(Finding("fix", f"{CONFIG_FILE} cannot be read: {e}"))
+    findings = unreadable + run_checks(
+        root, project, Path.home(), config_text=config_text
+    )
+    out.write("".join(f"{f.level}: {f.message}\n" for f in findings))
+    out.write(summary(findings) + "\n")
+    return EXIT_USER_ERROR if any(f.level == "fix" for f in findings) else EXIT_OK
+
+
+__all__ = [
+    "Finding",
+    "check_harness",
+    "check_mcp",
+    "check_root",
+    "cmd_doctor",
+    "run_checks",
+    "summary",
+]

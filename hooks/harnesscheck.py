@@ -1,0 +1,286 @@
+"""Checks of a harness's settings for `memhooks doctor`: our hooks and our MCP server.
+
+Each expected event must run `memhooks hook` exactly once, with a command that exists
+and a timeout that makes sense in the harness's unit. The layouts are those of
+hooks-protocol.md §1 (Claude Code, timeouts in seconds), §6.1 (Codex, the same shape in
+``hooks.json``) and §6.2 (Gemini CLI, timeouts in milliseconds). Pure but for reading
+the settings files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+from hooks import install
+from hooks.mcp_config import registrations
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+Level = Literal["ok", "warn", "fix"]
+
+_HARNESS_NAMES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+}
+#: Events we install, and the timeouts that make sense for each, in seconds.
+_RANGES: dict[str, dict[str, tuple[float, float]]] = {
+    "claude-code": {
+        "SessionStart": (1, 60),
+        "UserPromptSubmit": (1, 30),  # it runs before every prompt
+        "PreCompact": (1, 120),
+        "PostCompact": (1, 60),
+        "SessionEnd": (1, 5),  # all SessionEnd hooks share a 1.5 s budget
+    },
+    "codex": {
+        "SessionStart": (1, 60),
+        "UserPromptSubmit": (1, 30),
+        "PreCompact": (1, 120),
+        "PostCompact": (1, 60),
+    },
+    "gemini": {
+        "SessionStart": (1, 60),
+        "BeforeAgent": (1, 30),
+        "PreCompress": (1, 120),
+        "SessionEnd": (1, 5),
+    },
+}
+
+
+class Finding(NamedTuple):
+    """One line of the report."""
+
+    level: Level
+    message: str
+
+
+class _Handler(NamedTuple):
+    path: Path
+    event: str
+    spec: dict[str, Any]
+
+
+def _settings_files(harness: str, project: Path, home: Path) -> list[tuple[str, Path]]:
+    """(scope, path) of each file the harness reads hooks from, user level first."""
+    if harness == "codex":
+        return [
+            ("user", home / ".codex" / "hooks.json"),
+            ("project", project / ".codex" / "hooks.json"),
+        ]
+    scopes: tuple[install.Scope, ...] = (
+        ("user", "project") if harness == "gemini" else ("user", "project", "local")
+    )
+    h: install.Harness = "gemini" if harness == "gemini" else "claude-code"
+    return [
+        (s, install.settings_path(h, s, project_dir=project, home=home)) for s in scopes
+    ]
+
+
+def _fix(harness: str, scope: str, path: Path, home: Path) -> str:
+    """How to rewrite our hooks in one file."""
+    if harness == "codex":
+        return f"edit {_short(path, home)} (see the README)"
+    return f"run `memhooks install {harness} --scope {scope}`"
+
+
+def _our_handlers(path: Path) -> tuple[list[_Handler], str | None]:
+    """Our handlers in one settings file, or why the file cannot be read."""
+    try:
+        data = json.loads(path.read_text("utf-8-sig") or "{}")
+    except FileNotFoundError:
+        return [], None
+    except (OSError, ValueError) as e:
+        return [], f"cannot be read as JSON ({' '.join(str(e).split())})"
+    hooks = data.get("hooks", data) if isinstance(data, dict) else None
+    out: list[_Handler] = []
+    for event, groups in (hooks or {}).items() if isinstance(hooks, dict) else ():
+        for group in groups if isinstance(groups, list) else ():
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for h in handlers if isinstance(handlers, list) else ():
+                if isinstance(h, dict) and install.is_ours(str(h.get("command", ""))):
+                    out.append(_Handler(path, str(event), h))
+    return out, None
+
+
+def _executable_problem(
+    command: str, project: Path, which: Callable[[str], str | None]
+) -> str | None:
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return "cannot be split into words (unbalanced quotes)"
+    if not argv:
+        return "is empty"
+    exe = argv[0]
+    for var in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CODEX_PROJECT_DIR"):
+        exe = exe.replace(f"${{{var}}}", str(project)).replace(f"${var}", str(project))
+    exe = os.path.expanduser(exe)
+    if "/" in exe:
+        if not os.path.isfile(exe):
+            return f"runs {exe}, which does not exist"
+        if not os.access(exe, os.X_OK):
+            return f"runs {exe}, which is not executable"
+        return None
+    return None if which(exe) else f"runs `{exe}`, which is not on PATH"
+
+
+def _timeout_problem(
+    harness: str, event: str, value: object
+) -> tuple[Level, str] | None:
+    lo, hi = _RANGES[harness].get(event, (1, 600))
+    ms = harness == "gemini"
+    unit = "ms" if ms else "s"
+    if value is None:
+        return "warn", "has no timeout (the harness default applies)"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "fix", f"has timeout {value!r}, not a number"
+    seconds = value / 1000 if ms else value
+    if lo <= seconds <= hi:
+        return None
+    want = f"{int(lo * 1000)}-{int(hi * 1000)} ms" if ms else f"{lo:g}-{hi:g} s"
+    hint = ""
+    if not ms and value >= 1000:
+        hint = f" ({_HARNESS_NAMES[harness]} counts seconds)"
+    elif ms and value < 1000:
+        hint = " (Gemini CLI counts milliseconds)"
+    return "fix", f"has timeout {value:g} {unit}{hint}; use {want}"
+
+
+def check_harness(
+    harness: str, project: Path, home: Path, which: Callable[[str], str | None]
+) -> list[Finding]:
+    """Our hooks in one harness's settings: each expected event exactly once, a command
+    that exists, sensible timeouts. Nothing installed is not a problem here.
+    """
+    name = _HARNESS_NAMES[harness]
+    found: list[Finding] = []
+    handlers: list[_Handler] = []
+    scope_of: dict[Path, str] = {}
+    for scope, path in _settings_files(harness, project, home):
+        scope_of[path] = scope
+        hs, error = _our_handlers(path)
+        if error:
+            found.append(Finding("fix", f"{name}: {_short(path, home)} {error}"))
+        handlers += hs
+    if not handlers:
+        return found or [Finding("ok", f"{name}: no memhooks hooks for this project")]
+
+    def fix(path: Path) -> str:
+        return _fix(harness, scope_of[path], path, home)
+
+    expected = list(_RANGES[harness])
+    missing = [e for e in expected if not any(h.event == e for h in handlers)]
+    if missing:
+        found.append(
+            Finding(
+                "fix",
+                f"{name}: no memhooks hook on {', '.join(missing)}: "
+                f"{fix(handlers[0].path)}",
+            )
+        )
+    # Events run more than once, grouped by the files they come from: one line per cause.
+    doubled: dict[tuple[Path, ...], list[str]] = {}
+    for event in expected:
+        paths = tuple(h.path for h in handlers if h.event == event)
+        if len(paths) > 1:
+            doubled.setdefault(paths, []).append(event)
+    for paths, events in doubled.items():
+        files = list(dict.fromkeys(paths))
+        where = ", ".join(_short(p, home) for p in files)
+        if len(files) == 1:
+            how = f"{fix(files[0])} to keep one"
+        elif harness == "codex":
+            how = "remove ours from all but one of them"
+        else:
+            how = "keep one: run " + " and ".join(
+                f"`memhooks uninstall {harness} --scope {scope_of[p]}`"
+                for p in files[1:]
+            )
+        found.append(
+            Finding(
+                "fix",
+                f"{name}: memhooks runs {len(paths)} times on {', '.join(events)} "
+                f"({where}): {how}",
+            )
+        )
+    for event in dict.fromkeys(h.event for h in handlers if h.event not in expected):
+        found.append(
+            Finding(
+                "warn", f"{name}: memhooks hook on {event}, which it does not handle"
+            )
+        )
+    reported: set[tuple[Path, str]] = set()
+    for h in handlers:
+        command = str(h.spec.get("command", ""))
+        problem = _executable_problem(command, project, which)
+        if problem and (h.path, command) not in reported:
+            reported.add((h.path, command))
+            found.append(
+                Finding(
+                    "fix",
+                    f"{name}: hook in {_short(h.path, home)} {problem}: "
+                    f"{fix(h.path)} with the memhooks you use",
+                )
+            )
+        timeout = _timeout_problem(harness, h.event, h.spec.get("timeout"))
+        if timeout:
+            level, text = timeout
+            found.append(
+                Finding(
+                    level, f"{name}: {h.event} hook in {_short(h.path, home)} {text}"
+                )
+            )
+    if not any(f.level != "ok" for f in found):
+        where = ", ".join(dict.fromkeys(_short(h.path, home) for h in handlers))
+        found.append(
+            Finding(
+                "ok",
+                f"{name}: memhooks on {len(expected)} events, once each, "
+                f"command found, timeouts sensible ({where})",
+            )
+        )
+    return found
+
+
+def check_mcp(
+    project: Path, home: Path, which: Callable[[str], str | None]
+) -> list[Finding]:
+    """Registrations of `memhooks mcp`: the command each one runs must exist."""
+    found = []
+    for reg in registrations(project, home):
+        if not reg.ours:
+            continue
+        name = _HARNESS_NAMES.get(reg.harness, reg.harness)
+        problem = _executable_problem(shlex.join(reg.argv), project, which)
+        where = _short(reg.path, home)
+        if problem:
+            found.append(
+                Finding("fix", f"{name}: MCP server {reg.name!r} in {where} {problem}")
+            )
+        else:
+            found.append(Finding("ok", f"{name}: MCP server {reg.name!r} in {where}"))
+    return found
+
+
+def _short(path: Path, home: Path) -> str:
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def installed(project: Path, home: Path) -> bool:
+    """Whether any harness has a memhooks hook for `project`."""
+    return any(
+        _our_handlers(path)[0]
+        for harness in _RANGES
+        for _, path in _settings_files(harness, project, home)
+    )
+
+
+__all__ = ["Finding", "Level", "check_harness", "check_mcp", "installed"]

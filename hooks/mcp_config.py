@@ -1,0 +1,148 @@
+"""Where harnesses register MCP servers, and whether `memhooks mcp` is one of them.
+
+The injected block ends with a line naming the memory tools the model actually has
+(`memory.inject.USAGE` / `USAGE_MCP`); reading the harness's files to know that is I/O,
+so it happens here and the memory core only gets the line. `memhooks doctor` uses the
+same look-up. Locations: hooks-protocol.md §7 (Claude Code ``.mcp.json``, ``claude mcp
+add`` writing ``~/.claude.json``), §6.1 (Codex ``config.toml`` ``[mcp_servers.NAME]``),
+§6.2 (Gemini CLI ``settings.json`` ``mcpServers``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shlex
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from memory.inject import USAGE, USAGE_MCP
+from memory.store import project_dir as _project_dir
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+logger = logging.getLogger(__name__)
+
+#: `~/.claude.json` also holds history; one larger than this is not worth parsing per session.
+_MAX_CONFIG_BYTES = 16 * 1024 * 1024
+_OURS = re.compile(
+    r"""(?:^|[\s/\\'"])memhooks(?:\.exe)?['"]?\s+mcp\b|(?:^|\s)-m\s+hooks\s+mcp\b"""
+)
+
+
+class Registration(NamedTuple):
+    """One MCP server entry: the file, the harness, the server's name, its command line."""
+
+    path: Path
+    harness: str
+    name: str
+    argv: tuple[str, ...]
+
+    @property
+    def ours(self) -> bool:
+        """Whether the entry runs `memhooks mcp` (or `python -m hooks mcp`)."""
+        return is_ours(shlex.join(self.argv))
+
+
+def is_ours(command: str) -> bool:
+    """Whether a command line runs our MCP server."""
+    return _OURS.search(command) is not None
+
+
+def _read(path: Path) -> object:
+    try:
+        if path.stat().st_size > _MAX_CONFIG_BYTES:
+            return None
+        raw = path.read_bytes()
+        if path.suffix == ".toml":
+            return tomllib.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8-sig"))
+    except (OSError, ValueError) as e:  # ValueError: bad JSON, TOML or UTF-8
+        if not isinstance(e, FileNotFoundError):
+            logger.debug("cannot read %s: %s", path, e)
+        return None
+
+
+def _entries(servers: object) -> Iterator[tuple[str, tuple[str, ...]]]:
+    if not isinstance(servers, dict):
+        return
+    for name, spec in servers.items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("command"), str):
+            continue
+        args = spec.get("args", [])
+        extra = (
+            tuple(a for a in args if isinstance(a, str))
+            if isinstance(args, list)
+            else ()
+        )
+        yield str(name), (spec["command"], *extra)
+
+
+def _get(data: object, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def registrations(
+    project: Path, home: Path, harness: str | None = None
+) -> list[Registration]:
+    """Every MCP server registered for `project`, for one harness or (None) all of them.
+
+    Args:
+        project: the project directory (the main checkout, as for the memory slug).
+        home: the user's home directory.
+        harness: ``claude-code``, ``codex``, ``gemini``; None or ``generic`` for all.
+
+    Returns:
+        Entries in the order the files are listed above; unreadable files are skipped.
+    """
+    want = None if harness in (None, "generic") else harness
+    found: list[Registration] = []
+
+    def add(path: Path, who: str, servers: object) -> None:
+        found.extend(Registration(path, who, n, argv) for n, argv in _entries(servers))
+
+    if want in (None, "claude-code"):
+        for path in (project / ".mcp.json", home / ".claude" / "settings.json"):
+            add(path, "claude-code", _get(_read(path), "mcpServers"))
+        user = home / ".claude.json"
+        data = _read(user)
+        add(user, "claude-code", _get(data, "mcpServers"))
+        add(user, "claude-code", _get(data, "projects", str(project), "mcpServers"))
+    if want in (None, "codex"):
+        for path in (
+            home / ".codex" / "config.toml",
+            project / ".codex" / "config.toml",
+        ):
+            add(path, "codex", _get(_read(path), "mcp_servers"))
+    if want in (None, "gemini"):
+        for path in (
+            project / ".gemini" / "settings.json",
+            home / ".gemini" / "settings.json",
+        ):
+            add(path, "gemini", _get(_read(path), "mcpServers"))
+    return found
+
+
+def usage_line(cwd: str | Path | None, harness: str | None = None) -> str:
+    """The block's last line: the MCP tool names when `memhooks mcp` is registered for
+    the project containing `cwd` (for this harness), else the shell commands.
+    """
+    if cwd is None:
+        return USAGE
+    try:
+        project = _project_dir(cwd)
+        home = Path.home()
+    except (OSError, RuntimeError):  # RuntimeError: no home directory
+        return USAGE
+    regs = registrations(project, home, harness)
+    return USAGE_MCP if any(r.ours for r in regs) else USAGE
+
+
+__all__ = ["Registration", "is_ours", "registrations", "usage_line"]

@@ -1,0 +1,239 @@
+"""`memhooks mcp`: the memory tools as an MCP server over stdio (hooks-protocol.md §7).
+
+An optional extra (``pip install 'memhooks[mcp]'``) built on the official `mcp` package,
+imported only here and only when the command runs. Every tool calls the function the
+CLI command calls (`hooks.commands`, `hooks.corrections`), so a tool and its command
+never disagree. A bad target or a refused name comes back as a tool result with
+``isError: true`` and the same one-line message the CLI prints.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field
+
+from hooks import corrections
+from hooks.commands import run_search, write, write_warnings
+from hooks.errors import HookError
+from memory import (
+    Config,
+    MemoryStoreError,
+    Store,
+    default_root,
+    parse_config,
+    render_text,
+)
+from memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
+from memory.inject import USAGE_MCP
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+logger = logging.getLogger(__name__)
+
+NAME = "memhooks"
+MISSING_EXTRA = "memhooks mcp needs the mcp extra: pip install 'memhooks[mcp]'"
+#: Claude Code sets this for stdio MCP servers too (hooks-protocol.md §7).
+ENV_PROJECT_DIR = "CLAUDE_PROJECT_DIR"
+
+
+class MissingExtraError(HookError):
+    """Raised by `memhooks mcp` when the `mcp` package is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(MISSING_EXTRA)
+
+
+# Argument types: the descriptions become the tools' JSON schemas, read by the model.
+Query = Annotated[
+    str,
+    Field(description="Words to look for, separated by spaces; any word may match."),
+]
+Target = Annotated[
+    str,
+    Field(
+        description="MEMORY.md, scratchpad, daily/YYYY-MM-DD, notes/NAME, or a path "
+        "exactly as memory_search printed it."
+    ),
+]
+To = Annotated[
+    Literal["memory", "scratchpad", "daily", "note"],
+    Field(
+        description="memory: a lasting rule or preference for every project "
+        "(MEMORY.md); scratchpad: an open task; daily: what happened today; note: "
+        "reference knowledge about this project under a name."
+    ),
+]
+Text = Annotated[str, Field(description="What to write, Markdown.")]
+NoteName = Annotated[
+    str | None,
+    Field(description="Note name for to=note, e.g. redis-deploy (no folder, no .md)."),
+]
+Title = Annotated[str | None, Field(description="Short entry title for to=daily.")]
+Aliases = Annotated[
+    str | None,
+    Field(description='Other words to find a note by, comma-separated: "a, b, c".'),
+]
+Mode = Annotated[
+    Literal["append", "overwrite"],
+    Field(description="append (default) adds; overwrite replaces the file."),
+]
+Old = Annotated[str, Field(description="Text that occurs exactly once in the file.")]
+New = Annotated[str, Field(description='Replacement text ("" deletes).')]
+Line = Annotated[
+    str | None,
+    Field(
+        description="Text that occurs in exactly one line of the file: forget that "
+        "line. Leave out to forget a whole note."
+    ),
+]
+Reason = Annotated[
+    str | None, Field(description="Why, kept beside the mark for people to read.")
+]
+By = Annotated[
+    str | None,
+    Field(
+        description="Name of the newer note that replaces this one: the old note is "
+        "kept but marked superseded, instead of forgotten."
+    ),
+]
+
+_DESCRIPTIONS = {
+    "memory_search": "Find which memory files mention something (past decisions, "
+    "fixes, conventions, notes). Use before answering about earlier work or before "
+    "writing, then memory_read the best file; a term shown with (0) matched nothing, "
+    "so try other words.",
+    "memory_read": "Read one memory file whole: a path from memory_search, or "
+    "MEMORY.md, scratchpad, daily/YYYY-MM-DD, notes/NAME.",
+    "memory_write": "Save something worth remembering in a later session: a lasting "
+    "rule (memory), an open task (scratchpad), what happened (daily) or reference "
+    "knowledge (note). Lines already in MEMORY.md or the note are dropped.",
+    "memory_edit": "Correct a memory file by replacing text that occurs exactly once "
+    "in it (new may be empty to delete).",
+    "memory_forget": "Retire a wrong or outdated line or note: it disappears from "
+    "search and the injected block but stays in the file, marked with the date and "
+    "reason, for a person to restore. With superseded_by, mark a note replaced by a "
+    "newer one instead.",
+}
+
+
+def _default_project(value: str | None) -> Path:
+    if value:
+        return Path(value)
+    return Path(os.environ.get(ENV_PROJECT_DIR) or Path.cwd())
+
+
+def _load_server() -> tuple[Any, type[Exception], Any]:
+    """(server class, its ToolError, ToolAnnotations) from mcp 2.x, else mcp 1.x."""
+    try:
+        types = importlib.import_module("mcp.types")
+        try:
+            from mcp.server.mcpserver import MCPServer
+            from mcp.server.mcpserver.exceptions import ToolError
+        except ImportError:  # mcp 1.x: the same API under its old name
+            fast = importlib.import_module("mcp.server.fastmcp")
+            errors = importlib.import_module("mcp.server.fastmcp.exceptions")
+            return fast.FastMCP, errors.ToolError, types.ToolAnnotations
+    except ImportError as e:
+        if (e.name or "").split(".")[0] == "mcp":
+            raise MissingExtraError from None
+        raise
+    return MCPServer, ToolError, types.ToolAnnotations
+
+
+def build_server(store: Store) -> Any:
+    """The MCP server with the five memory tools, over `store`.
+
+    Raises:
+        MissingExtraError: the `mcp` package is not installed.
+    """
+    server_cls, tool_error, annotations = _load_server()
+    server = server_cls(NAME, instructions=USAGE_MCP, log_level="WARNING")
+
+    def tool(fn: Callable[..., str], *, read_only: bool) -> None:
+        # wraps() keeps fn's signature, which the SDK turns into the JSON schema.
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> str:
+            try:
+                return fn(*args, **kwargs)
+            except (MemoryStoreError, HookError) as e:
+                # The SDK's own error type: the message reaches the model (isError).
+                raise tool_error(" ".join(str(e).split())) from None
+
+        server.add_tool(
+            run,
+            name=fn.__name__,
+            description=_DESCRIPTIONS[fn.__name__],
+            annotations=annotations(readOnlyHint=read_only, openWorldHint=False),
+            structured_output=False,
+        )
+
+    def config() -> Config:
+        # Read per call, like the CLI: an edited config.toml counts at once.
+        return parse_config(store.config_text(), str(store.root / CONFIG_FILE))
+
+    def memory_search(query: Query) -> str:
+        cfg = config().search
+        result = run_search(store, query, ranking=cfg.ranking)
+        return render_text(result, cfg.budget)
+
+    def memory_read(target: Target) -> str:
+        return store.read(target, DEFAULT_READ_CAP)[1]
+
+    def memory_write(
+        to: To,
+        text: Text,
+        name: NoteName = None,
+        title: Title = None,
+        aliases: Aliases = None,
+        mode: Mode = "append",
+    ) -> str:
+        result = write(
+            store, to, text, name=name, title=title, mode=mode, aliases=aliases
+        )
+        notes = write_warnings(store, result, text, title=title, aliases=aliases)
+        return "\n".join([f"wrote {result.rel}", *notes])
+
+    def memory_edit(target: Target, old: Old, new: New) -> str:
+        return f"edited {store.edit(target, old, new).rel}"
+
+    def memory_forget(
+        target: Target,
+        line: Line = None,
+        reason: Reason = None,
+        superseded_by: By = None,
+    ) -> str:
+        return corrections.forget(
+            store, target, line=line, reason=reason or "", by=superseded_by
+        )
+
+    tool(memory_search, read_only=True)
+    tool(memory_read, read_only=True)
+    tool(memory_write, read_only=False)
+    tool(memory_edit, read_only=False)
+    tool(memory_forget, read_only=False)
+    return server
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """`memhooks mcp`: serve until the client closes stdin."""
+    root = default_root(args.root)
+    store = (
+        Store(root, args.slug)
+        if args.slug
+        else Store.for_project(root, _default_project(args.project))
+    )
+    server = build_server(store)
+    logger.debug("serving %s for %s", root, store.slug)
+    server.run("stdio")
+    return 0
+
+
+__all__ = ["MISSING_EXTRA", "MissingExtraError", "build_server", "cmd_mcp"]

@@ -1,0 +1,130 @@
+"""Whether a search also ranks by meaning (spec §4 ``[semantic]``, §6 processes).
+
+The encoder takes about a second and 150 MB to load, so only processes that live long
+enough to pay that back use it: a session process, which loads it once and keeps its
+vectors while the watcher reports edits, and ``memhooks eval``. A one-shot hook never
+loads it (it uses meaning only through a session process that serves it), and
+``memhooks search`` loads it only when asked (``--semantic on``, or ``semantic = "on"``).
+
+The mode is the command's ``--semantic``, else $MEMHOOKS_SEMANTIC, else ``[search]
+semantic`` in config.toml (default ``auto``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import TYPE_CHECKING, cast
+
+from hooks.constants import ENV_SEMANTIC
+from hooks.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from memory import Doc
+    from memory.config import SemanticMode
+    from memory.semantic import SemanticIndex
+
+logger = logging.getLogger(__name__)
+
+INSTALL = "pip install 'memhooks[semantic]'"
+_MODES = ("auto", "on", "off")
+_warned: set[str] = set()
+
+
+def mode_of(configured: SemanticMode, flag: str | None = None) -> SemanticMode:
+    """The mode in force: `flag`, else $MEMHOOKS_SEMANTIC (when valid), else `configured`."""
+    env = os.environ.get(ENV_SEMANTIC, "").strip().lower()
+    chosen = flag or (env if env in _MODES else configured)
+    return cast("SemanticMode", chosen)
+
+
+def open_meaning(
+    root: Path,
+    configured: SemanticMode,
+    *,
+    flag: str | None = None,
+    long_lived: bool = False,
+) -> SemanticIndex | None:
+    """A semantic index over `root`'s cache, or None when this search stays lexical.
+
+    Args:
+        root: the memory root (its ``.embeddings/`` holds the cache).
+        configured: ``[search] semantic`` of config.toml.
+        flag: the command's ``--semantic``, if given (a missing extra is then an error).
+        long_lived: a session process or eval, where ``auto`` means on.
+
+    Raises:
+        UsageError: ``--semantic on`` without the extra installed.
+    """
+    mode = mode_of(configured, flag)
+    if mode == "off" or (mode == "auto" and not long_lived):
+        return None
+    from memory.semantic import SemanticIndex, available, default_cache
+
+    if not available():
+        if mode == "on" and flag:
+            raise UsageError(f"--semantic on needs the [semantic] extra: {INSTALL}")
+        if mode == "on" and str(root) not in _warned:
+            _warned.add(str(root))
+            logger.warning(
+                "search.semantic is on, but the [semantic] extra is not installed "
+                "(%s); searching by words only",
+                INSTALL,
+            )
+        return None
+    return SemanticIndex(default_cache(root))
+
+
+class Warm:
+    """A session's semantic index, embedded in the background.
+
+    Until every document has its vectors (about a minute for 1,000 notes the first time,
+    a fraction of a second from the cache), searches stay lexical rather than wait: a
+    prompt must not stall. After that, an edited file is re-embedded as soon as the
+    watcher reports it (in the background), or at the next search, whichever is first;
+    only its chunks whose text changed go to the encoder.
+    """
+
+    def __init__(self, index: SemanticIndex) -> None:
+        self.index = index
+        self.ready = threading.Event()
+
+    def start(self, docs: Sequence[Doc]) -> None:
+        """Embed `docs` in a daemon thread (it never keeps a finished session alive)."""
+        self._spawn(list(docs), done=self.ready, first=True)
+
+    def usable(self) -> SemanticIndex | None:
+        """The index once warm, else None (search by words meanwhile)."""
+        return self.index if self.ready.is_set() else None
+
+    def changed(self, rel: str, doc: Doc | None) -> None:
+        """A file was edited (`doc`) or deleted (None)."""
+        if doc is None:
+            self.index.forget(rel)
+        elif self.ready.is_set():
+            self._spawn([doc])
+
+    def _spawn(
+        self, docs: list[Doc], done: threading.Event | None = None, first: bool = False
+    ) -> None:
+        def run() -> None:
+            try:
+                self.index.prepare(docs)
+                if first:
+                    # The first query also stacks the vectors and runs the encoder once
+                    # (~150 ms at 1,000 notes): better here than in the first prompt.
+                    self.index.similar("warm up", docs)
+            except Exception as e:  # noqa: BLE001 - the session goes on by words alone
+                logger.warning("semantic index: %s: %s", type(e).__name__, e)
+                return
+            if done is not None:
+                done.set()
+
+        threading.Thread(target=run, daemon=True, name="embed").start()
+
+
+__all__ = ["INSTALL", "Warm", "mode_of", "open_meaning"]

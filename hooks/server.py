@@ -1,0 +1,171 @@
+"""`memhooks session --listen SOCKET`: a session process that hook commands talk to.
+
+The session-start hook starts one per session (see `spawn`); later hook commands are
+thin clients (`hooks.client`) that forward their event over this private Unix socket,
+so a prompt pays for a socket round trip instead of importing and loading everything.
+
+It exits at session-end, when the harness process is gone, when its socket file is
+removed or replaced, or after an idle timeout: never an orphan.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from typing import TYPE_CHECKING
+
+import anyio
+
+from hooks.runner import Sessions
+from hooks.session import answer
+from hooks.watch import watch_root
+from memory.store import state_rel
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from anyio.abc import SocketStream
+
+    from hooks.events import Harness
+
+logger = logging.getLogger(__name__)
+
+MAX_REQUEST = 16 * 1024 * 1024
+#: How often the process checks that its harness and its socket are still there.
+CHECK_EVERY = 0.5
+
+
+def _alive(pid: int | None) -> bool:
+    if pid is None:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _exists(path: Path) -> bool:
+    return os.path.exists(path)
+
+
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def _claim(path: str) -> bool:
+    """Remove a stale socket at `path`; False when a live session process already listens there."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    if not os.path.exists(path):
+        return True
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(0.5)
+        try:
+            s.connect(path)
+        except OSError:
+            os.unlink(path)
+            return True
+    return False
+
+
+async def serve(
+    path: str,
+    *,
+    root: Path,
+    harness: Harness | None,
+    parent_pid: int | None,
+    idle_timeout: float,
+    session_id: str | None = None,
+) -> int:
+    """Listen on `path` until the session ends, the harness dies, the socket goes, or idle.
+
+    With `session_id`, it also leaves when that session's state file is gone: a
+    session-end handled in-process (no socket yet, or a slow one) has ended the session.
+    """
+    if not _claim(path):
+        logger.info("a session process already serves %s", path)
+        return 0
+    await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
+    sessions = Sessions(root, keep=True)
+    lock = anyio.Lock()
+    stop = anyio.Event()
+    last = anyio.current_time()
+
+    async def on_connect(stream: SocketStream) -> None:
+        nonlocal last
+        async with stream:
+            raw = await _read_all(stream)
+            header, _, payload = raw.partition(b"\n")
+            try:
+                wanted = json.loads(header).get("harness") or harness
+            except (ValueError, AttributeError):
+                wanted = harness
+            async with lock:  # one event at a time: handlers share the session's state
+                result = await answer(payload, wanted, sessions)
+            last = anyio.current_time()
+            # "0" + stdout text: handled (a failed event is answered with no context: fail open).
+            text = result.text if result.ok and result.text else ""
+            await stream.send(b"0" + text.encode("utf-8", "surrogatepass"))
+            if result.ended:
+                stop.set()
+
+    def on_change(rels: set[str]) -> None:
+        for view in sessions.views():
+            view.refresh(rels)
+
+    listener = await anyio.create_unix_listener(path)
+    ours = _private(path)
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, on_connect)
+        tg.start_soon(watch_root, root, on_change, stop)
+        while not stop.is_set():
+            with anyio.move_on_after(CHECK_EVERY):
+                await stop.wait()
+            if not _alive(parent_pid):
+                logger.info("harness process %s is gone; exiting", parent_pid)
+                break
+            if _inode(path) != ours:
+                logger.info("socket %s was removed or replaced; exiting", path)
+                ours = None
+                break
+            if session_id is not None and not _exists(root / state_rel(session_id)):
+                logger.info("session %s ended elsewhere; exiting", session_id)
+                break
+            if anyio.current_time() - last > idle_timeout:
+                logger.info("idle for %.0f s; exiting", idle_timeout)
+                break
+        stop.set()
+        tg.cancel_scope.cancel()
+    _release(path, ours)
+    return 0
+
+
+def _private(path: str) -> int | None:
+    os.chmod(path, 0o600)
+    return _inode(path)
+
+
+def _release(path: str, ours: int | None) -> None:
+    if ours is not None and _inode(path) == ours:
+        os.unlink(path)
+
+
+async def _read_all(stream: SocketStream) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.move_on_after(10):
+        try:
+            while size <= MAX_REQUEST:
+                chunk = await stream.receive()
+                chunks.append(chunk)
+                size += len(chunk)
+        except anyio.EndOfStream:
+            pass
+    return b"".join(chunks)

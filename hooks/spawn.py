@@ -1,0 +1,83 @@
+"""The one module that starts processes: session processes for hook commands and `simulate`."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import anyio
+
+from hooks.client import socket_path
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from anyio.abc import Process
+
+logger = logging.getLogger(__name__)
+
+_SHELLS = {"sh", "bash", "dash", "zsh", "fish", "ksh"}
+#: A session process with no event for this long exits; the next hook answers in-process
+#: and starts a new one.
+IDLE_TIMEOUT = 15 * 60
+
+
+def harness_pid() -> int:
+    """The harness that ran this hook: the parent, skipping shells that wrap the command."""
+    pid = os.getppid()
+    for _ in range(4):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read().decode("utf-8", "replace")
+        except OSError:
+            return pid  # not Linux: trust the parent
+        comm = stat[stat.find("(") + 1 : stat.rfind(")")]
+        parent = int(stat[stat.rfind(")") + 2 :].split()[1])
+        if comm not in _SHELLS or parent <= 1:
+            return pid
+        pid = parent
+    return pid
+
+
+def ensure_server(root: Path, session_id: str, harness: str) -> None:
+    """Start the session process for this session unless one is already listening."""
+    path = socket_path(str(root), session_id)
+    if os.path.exists(path):
+        return  # a live one answers; a stale one is replaced by the next session-start
+    cmd = [
+        sys.executable,
+        "-m",
+        "hooks",
+        "session",
+        "--listen",
+        path,
+        "--root",
+        str(root),
+        "--harness",
+        harness,
+        "--parent-pid",
+        str(harness_pid()),
+        "--session-id",
+        session_id,
+        "--idle-timeout",
+        str(IDLE_TIMEOUT),
+    ]
+    # Detached from the hook (which exits now) but watching the harness, so never an orphan.
+    subprocess.Popen(
+        cmd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
+    logger.debug("started a session process on %s", path)
+
+
+async def open_session(root: Path) -> Process:
+    """A `memhooks session` process over pipes (what `simulate` drives)."""
+    cmd = [sys.executable, "-m", "hooks", "session", "--root", str(root)]
+    return await anyio.open_process(cmd, stderr=None)

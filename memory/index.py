@@ -1,0 +1,253 @@
+"""An inverted index: for each key, the documents that hold it and how often. Pure.
+
+Ranking reads documents only through this index, so whoever builds it decides how much
+is read: the one-shot search indexes the few files that can match (see `Store.scan`), a
+session process indexes its whole corpus once and patches it per edited file. The
+numbers BM25 needs of the files left out — how many, how large, which daily logs — are
+passed in, so both give the same ranking.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import unicodedata
+from array import array
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memory.terms import cjk_chars, keys
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Sequence
+
+    from memory.corpus import Doc
+    from memory.layout import Located
+
+_ALIASES = "aliases:"
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One document's keys."""
+
+    tf: Counter[
+        str
+    ]  #: key -> occurrences in the content (CJK single characters included)
+    lines: Counter[str]  #: key -> lines holding it
+    fields: frozenset[str]  #: keys of the file name and the aliases line
+
+
+def analyze(doc: Doc, only: Query | None = None) -> Analysis:
+    """The keys of a document's content, per line, and of its name and aliases line.
+
+    Args:
+        doc: the document.
+        only: when given, just these keys are counted, and only lines holding one of
+            their needles are tokenized (a one-shot search needs nothing else).
+    """
+    tf: Counter[str] = Counter()
+    lines: Counter[str] = Counter()
+    text = doc.text.split("\n")
+    # Folding never adds or removes a newline, so line i of the folded text is line i.
+    wanted = None if only is None else only.lines(_fold(doc.text))
+    for i, line in enumerate(text):
+        if wanted is not None and i not in wanted:
+            continue
+        # Single CJK characters are filed too, for a one-character query.
+        ks = [*keys(line), *cjk_chars(line)]
+        if only is not None:
+            ks = [k for k in ks if k in only.keys]
+        tf.update(ks)
+        lines.update(set(ks))
+    fields = set(keys(doc.filename.removesuffix(".md")))
+    if text[0].casefold().startswith(_ALIASES):
+        fields.update(keys(text[0][len(_ALIASES) :]))
+    if only is not None:
+        fields &= only.keys
+    return Analysis(tf, lines, frozenset(fields))
+
+
+@dataclass(frozen=True)
+class Query:
+    """The keys a query looks for, and substrings that any line holding one contains."""
+
+    keys: frozenset[str]
+    needles: tuple[str, ...]
+
+    def lines(self, folded: str) -> set[int]:
+        """Indexes of the lines of `folded` text that hold a needle (may hold a key)."""
+        hits: set[int] = set()
+        starts: list[int] | None = None
+        for n in self.needles:
+            at = folded.find(n)
+            while at != -1:
+                if starts is None:
+                    starts = list(
+                        itertools.accumulate(len(x) + 1 for x in folded.split("\n"))
+                    )
+                hits.add(bisect.bisect_right(starts, at))
+                at = folded.find(n, at + 1)
+        return hits
+
+
+def line_keys(line: str) -> set[str]:
+    """The keys a single line holds (as `analyze` files them)."""
+    return {*keys(line), *cjk_chars(line)}
+
+
+def prefilter(needles: Sequence[str]) -> Callable[[bytes, Located], bool]:
+    """A test on a file's bytes (ASCII letters lowered) and location that every file able
+    to match a query with these `needles` (see `memory.rank.needles`) passes.
+
+    Plain ASCII files are checked as bytes; others are decoded and normalised the way
+    `memory.terms.keys` normalises text, so the test never drops a file that matches.
+    """
+    raw = [n.encode() for n in needles]
+
+    def keep(low: bytes, loc: Located) -> bool:
+        # `in` on bytes is a fast substring search; a regex alternation is ten times slower.
+        for n in raw:
+            if n in low:
+                return True
+        name = _fold(loc.rel.rsplit("/", 1)[-1])
+        if any(n in name for n in needles):
+            return True
+        if low.isascii():
+            return False
+        text = _fold(low.decode("utf-8", "replace"))
+        return any(n in text for n in needles)
+
+    return keep
+
+
+def _fold(text: str) -> str:
+    # What `memory.terms.keys` does to text before matching: NFKC, then casefold.
+    return (text if text.isascii() else unicodedata.normalize("NFKC", text)).casefold()
+
+
+class Index:
+    """Postings of a set of documents, plus the corpus-wide counts BM25 needs.
+
+    Args:
+        docs: the documents to index.
+        only: index just the keys of one query (a one-shot search), not every key.
+        count: how many documents the corpus holds in all (default: those indexed).
+        total_size: their bytes in all (default: of those indexed).
+        dailies: (date, path) of every daily log in the corpus (default: those indexed).
+    """
+
+    def __init__(
+        self,
+        docs: Iterable[Doc] = (),
+        *,
+        count: int | None = None,
+        total_size: int | None = None,
+        dailies: Iterable[tuple[str, str]] | None = None,
+        only: Query | None = None,
+    ) -> None:
+        self._ids: dict[str, int] = {}
+        self._docs: list[Doc | None] = []
+        self._free: list[int] = []
+        # key -> (id, tf, lines) triples, flat: 12 bytes a posting instead of ~150 in tuples
+        self._post: dict[str, array[int]] = {}
+        self._fields: dict[str, set[int]] = {}
+        self._size = 0
+        self._only = only
+        for doc in docs:
+            self.add(doc)
+        self._extra_count = 0 if count is None else count - len(self._ids)
+        self._extra_size = 0 if total_size is None else total_size - self._size
+        self._dailies = None if dailies is None else sorted(dailies)
+
+    # -- corpus-wide numbers ----------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        """Documents in the corpus."""
+        return len(self._ids) + self._extra_count
+
+    @property
+    def avg_size(self) -> float:
+        """Mean document size in bytes (BM25's average length)."""
+        return (self._size + self._extra_size) / (self.count or 1) or 1.0
+
+    def dailies(self) -> list[tuple[str, str]]:
+        """(date, path) of every daily log, oldest first."""
+        if self._dailies is not None:
+            return self._dailies
+        return sorted((d.key, d.rel) for d in self.docs() if d.kind == "daily")
+
+    # -- documents --------------------------------------------------------------------
+
+    def docs(self) -> Iterator[Doc]:
+        """The indexed documents."""
+        return (d for d in self._docs if d is not None)
+
+    def doc(self, doc_id: int) -> Doc:
+        """The document behind an id from `postings`."""
+        doc = self._docs[doc_id]
+        assert doc is not None, "postings never name a removed document"
+        return doc
+
+    def get(self, rel: str) -> Doc | None:
+        """The indexed document at `rel`, if any."""
+        i = self._ids.get(rel)
+        return None if i is None else self._docs[i]
+
+    def postings(self, key: str) -> array[int]:
+        """(id, tf, lines) triples, flat, of the documents whose content holds `key`."""
+        return self._post.get(key, _EMPTY)
+
+    def field_ids(self, key: str) -> set[int]:
+        """Ids of the documents whose name or aliases line holds `key`."""
+        return self._fields.get(key, set())
+
+    # -- changes ----------------------------------------------------------------------
+
+    def add(self, doc: Doc) -> None:
+        """Index `doc`, replacing the document at the same path."""
+        self.remove(doc.rel)
+        i = self._free.pop() if self._free else len(self._docs)
+        if i == len(self._docs):
+            self._docs.append(doc)
+        else:
+            self._docs[i] = doc
+        self._ids[doc.rel] = i
+        self._size += doc.size
+        a = analyze(doc, self._only)
+        for k, n in a.tf.items():
+            self._post.setdefault(k, array("I")).extend((i, n, a.lines[k]))
+        for k in a.fields:
+            self._fields.setdefault(k, set()).add(i)
+
+    def remove(self, rel: str) -> None:
+        """Forget the document at `rel` (no-op when absent)."""
+        i = self._ids.pop(rel, None)
+        if i is None:
+            return
+        doc = self._docs[i]
+        assert doc is not None
+        a = analyze(
+            doc, self._only
+        )  # re-derived, not stored: memory is what an index costs
+        for k in a.tf:
+            post = self._post[k]
+            for j in range(0, len(post), 3):
+                if post[j] == i:
+                    del post[j : j + 3]
+                    break
+            if not post:
+                del self._post[k]
+        for k in a.fields:
+            ids = self._fields[k]
+            ids.discard(i)
+            if not ids:
+                del self._fields[k]
+        self._size -= doc.size
+        self._docs[i] = None
+        self._free.append(i)
+
+
+_EMPTY: array[int] = array("I")

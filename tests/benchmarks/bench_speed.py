@@ -1,0 +1,309 @@
+"""How fast memhooks is where it counts; a script, not a test (pytest collects ``test_*.py``).
+
+    .venv/bin/python -m tests.benchmarks.bench_speed [--sizes 100,1000,10000] [--runs 15]
+
+For each size it generates a memory root of that many notes (~2 KB each, plus 60 daily
+logs) and measures, as medians over ``--runs`` interleaved runs, each next to a baseline
+measured in the same run:
+
+1. one-shot ``memhooks search`` vs ``grep -ril -E 'a|b|c'`` over the same files;
+2. search inside a running ``memhooks session`` (pre-prompt round trip per event);
+3. a Claude Code UserPromptSubmit hook command with auto-search (whole process, through the
+   session process that SessionStart starts) vs ``python -c pass`` of the same venv; the
+   same hook with no session process (in-process fallback); SessionStart;
+4. peak RSS of the hook command and of the session process;
+5. all of it per size, so growth shows.
+
+Python files are byte-compiled first and the environment's PYTHONDONTWRITEBYTECODE is
+dropped for the measured processes: a user's install has .pyc files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import string
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PY = sys.executable
+MEMHOOKS = str(Path(PY).parent / "memhooks")
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+COMMON = [
+    "redis",
+    "port",
+    "conflict",
+    "deploy",
+    "celery",
+    "pool",
+    "timeout",
+    "invoice",
+    "stripe",
+    "webhook",
+    "retry",
+    "cache",
+    "token",
+    "session",
+    "build",
+    "test",
+    "lint",
+    "docker",
+    "compose",
+    "kafka",
+    "queue",
+    "migration",
+    "schema",
+    "index",
+    "backup",
+]
+QUERIES = ["redis port conflict", "celery visibility timeout", "stripe webhook retry"]
+
+
+def _words(rng: random.Random, n: int) -> list[str]:
+    vocab = [
+        "".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 10)))
+        for _ in range(20_000)
+    ]
+    return vocab[:n]
+
+
+def make_root(base: Path, notes: int, seed: int = 7) -> tuple[Path, Path, str]:
+    """A root with `notes` notes of ~2 KB and 60 daily logs; returns (root, project, slug)."""
+    from memory import slug_for
+
+    rng = random.Random(seed)
+    vocab = _words(rng, 20_000)
+    project = base / "proj"
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    slug = slug_for(str(project))
+    root = base / "root"
+    folder = root / "projects" / slug
+    (folder / "notes").mkdir(parents=True, exist_ok=True)
+    (folder / "daily").mkdir(parents=True, exist_ok=True)
+
+    def body() -> str:
+        lines, size = [], 0
+        while size < 2000:
+            words = [
+                rng.choice(COMMON) if rng.random() < 0.02 else rng.choice(vocab)
+                for _ in range(12)
+            ]
+            line = " ".join(words)
+            lines.append(line)
+            size += len(line) + 1
+        return "\n".join(lines) + "\n"
+
+    for i in range(notes):
+        (folder / "notes" / f"{rng.choice(vocab)}-{i}.md").write_text(body())
+    for d in range(60):
+        (folder / "daily" / f"2026-{1 + d // 28:02d}-{1 + d % 28:02d}.md").write_text(
+            f"### 09:00 — work\n{body()}"
+        )
+    (root / "MEMORY.md").write_text(
+        "- Run the tests before pushing.\n- Prefer small commits.\n"
+    )
+    return root, project, slug
+
+
+def timed(
+    cmd: list[str], *, stdin: str | None = None, env: dict[str, str] | None = None
+) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        cmd, input=stdin, capture_output=True, text=True, env=env or ENV, check=False
+    )
+    return time.perf_counter() - start
+
+
+def peak_rss_kb(cmd: list[str], stdin: str | None, env: dict[str, str]) -> int:
+    """Peak RSS of one run of `cmd`, from /usr/bin/time -f %M."""
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *cmd],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    return int(out.stderr.strip().splitlines()[-1])
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def p95_ms(samples: list[float]) -> float:
+    return sorted(samples)[max(0, int(len(samples) * 0.95) - 1)] * 1000
+
+
+def bench_size(notes: int, runs: int) -> dict[str, float]:
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix=f"memhooks-bench-{notes}-") as tmp:
+        root, project, slug = make_root(Path(tmp), notes)
+        env = {**ENV, "MEMHOOKS_HOME": str(root)}
+        files = str(root / "projects" / slug)
+
+        # 1. one-shot search vs grep, interleaved
+        grep, search = [], []
+        for r in range(runs):
+            q = QUERIES[r % len(QUERIES)].split()
+            grep.append(
+                timed(
+                    ["grep", "-ril", "-E", "|".join(q), files, str(root / "MEMORY.md")]
+                )
+            )
+            search.append(
+                timed(
+                    [MEMHOOKS, "search", "--root", str(root), "--slug", slug, *q],
+                    env=env,
+                )
+            )
+        out["grep_ms"], out["search_ms"] = median_ms(grep), median_ms(search)
+
+        # 3. hook commands vs python -c pass
+        nop = [timed([PY, "-c", "pass"]) for _ in range(runs)]
+        out["python_ms"] = median_ms(nop)
+        fast_env = {**env, "MEMHOOKS_SESSION_PROCESS": "1"}
+        slow_env = {**env, "MEMHOOKS_SESSION_PROCESS": "0"}
+        start_times, prompt_fast, prompt_slow = [], [], []
+        for r in range(runs):
+            sid = f"bench-{notes}-{r}"
+            start = json.dumps(
+                {
+                    "session_id": sid,
+                    "cwd": str(project),
+                    "hook_event_name": "SessionStart",
+                    "source": "startup",
+                }
+            )
+            start_times.append(timed([MEMHOOKS, "hook"], stdin=start, env=fast_env))
+            _wait_socket(root, sid)
+            prompt = json.dumps(
+                {
+                    "session_id": sid,
+                    "cwd": str(project),
+                    "hook_event_name": "UserPromptSubmit",
+                    "prompt": f"why does the {QUERIES[r % 3]} happen again?",
+                }
+            )
+            prompt_fast.append(timed([MEMHOOKS, "hook"], stdin=prompt, env=fast_env))
+            prompt_slow.append(
+                timed(
+                    [MEMHOOKS, "hook"],
+                    stdin=prompt.replace(sid, sid + "-slow"),
+                    env=slow_env,
+                )
+            )
+            if r == 0:
+                out["hook_rss_kb"] = peak_rss_kb([MEMHOOKS, "hook"], prompt, fast_env)
+                out["hook_fallback_rss_kb"] = peak_rss_kb(
+                    [MEMHOOKS, "hook"], prompt, slow_env
+                )
+            end = json.dumps(
+                {
+                    "session_id": sid,
+                    "cwd": str(project),
+                    "hook_event_name": "SessionEnd",
+                    "reason": "other",
+                }
+            )
+            timed([MEMHOOKS, "hook"], stdin=end, env=fast_env)
+        out["start_ms"] = median_ms(start_times)
+        out["prompt_ms"], out["prompt_p95_ms"] = (
+            median_ms(prompt_fast),
+            p95_ms(prompt_fast),
+        )
+        out["prompt_fallback_ms"] = median_ms(prompt_slow)
+
+        # 2. + 4. inside a session process: per-event latency and its peak RSS
+        proc = subprocess.Popen(
+            [PY, "-m", "hooks", "session", "--root", str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert proc.stdin and proc.stdout
+        per_event = []
+        for r in range(runs * 4 + 1):
+            event = {
+                "event": "pre-prompt" if r else "session-start",
+                "session_id": "s",
+                "cwd": str(project),
+                "prompt": f"{QUERIES[r % 3]} {random.Random(r).choice(COMMON)} {r}",
+            }
+            t = time.perf_counter()
+            proc.stdin.write(json.dumps(event) + "\n")
+            proc.stdin.flush()
+            proc.stdout.readline()
+            if r:
+                per_event.append(time.perf_counter() - t)
+        out["session_event_ms"], out["session_event_p95_ms"] = (
+            median_ms(per_event),
+            p95_ms(per_event),
+        )
+        out["session_rss_kb"] = _vm_hwm(proc.pid)
+        proc.stdin.close()
+        proc.wait(timeout=10)
+        proc.stdout.close()
+    return out
+
+
+def _vm_hwm(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _wait_socket(root: Path, sid: str) -> None:
+    from hooks.client import socket_path
+
+    path = socket_path(str(root), sid)
+    deadline = time.monotonic() + 10
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="100,1000,10000")
+    ap.add_argument("--runs", type=int, default=15)
+    args = ap.parse_args()
+    subprocess.run(
+        [PY, "-m", "compileall", "-q", str(REPO / "hooks"), str(REPO / "memory")],
+        env=ENV,
+        capture_output=True,
+        check=False,
+    )
+    rows = {int(n): bench_size(int(n), args.runs) for n in args.sizes.split(",")}
+    print(
+        f"medians of {args.runs} runs; machine: {os.cpu_count()} cores; python {sys.version.split()[0]}"
+    )
+    print(
+        "| notes | search one-shot | grep -ril | ratio | search in session (p95) | "
+        "prompt hook (p95) | python -c pass | ratio (p95) | prompt hook, no session process | "
+        "SessionStart | ratio | RSS hook / fallback | RSS session |"
+    )
+    print("|" + "---|" * 13)
+    for n, r in rows.items():
+        print(
+            f"| {n:,} | {r['search_ms']:.0f} ms | {r['grep_ms']:.0f} ms | {r['search_ms'] / r['grep_ms']:.1f}× "
+            f"| {r['session_event_ms']:.1f} ms ({r['session_event_p95_ms']:.1f}) "
+            f"| {r['prompt_ms']:.0f} ms ({r['prompt_p95_ms']:.0f}) | {r['python_ms']:.0f} ms "
+            f"| {r['prompt_ms'] / r['python_ms']:.1f}× ({r['prompt_p95_ms'] / r['python_ms']:.1f}×) "
+            f"| {r['prompt_fallback_ms']:.0f} ms | {r['start_ms']:.0f} ms | {r['start_ms'] / r['python_ms']:.1f}× "
+            f"| {r['hook_rss_kb'] / 1024:.0f} / {r['hook_fallback_rss_kb'] / 1024:.0f} MB "
+            f"| {r['session_rss_kb'] / 1024:.0f} MB |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""`memhooks forget`, `restore` and `status --duplicates`, run as a person would."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from hooks.cli import main
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "proj-0123abcd"
+NOTES = f"projects/{SLUG}/notes"
+
+
+def cli(*argv: str) -> str:
+    proc = run_cli(*argv, "--slug", SLUG)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def call(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main([*argv, "--slug", SLUG], stdin=io.StringIO(""), stdout=out)
+    return code, out.getvalue()
+
+
+def test_forget_a_line_then_restore_it_byte_for_byte(memory_root: Path) -> None:
+    cli("write", "--to", "memory", "--text", "- Deploy with fabric.\n- Use uv.")
+    memory = memory_root / "MEMORY.md"
+    before = memory.read_bytes()
+
+    out = cli("forget", "MEMORY.md", "--line", "fabric", "--reason", "moved to ansible")
+
+    assert out == "forgot a line of MEMORY.md: - Deploy with fabric.\n"
+    text = memory.read_text()
+    assert re.search(
+        r"^<!-- forgotten \d{4}-\d\d-\d\d — moved to ansible -->~~- Deploy with fabric\.~~$",
+        text,
+        re.MULTILINE,
+    )
+    assert "fabric" not in cli("inject")
+    assert "0 files" in cli("search", "fabric")
+
+    assert cli("restore", "MEMORY.md") == (
+        "restored a line of MEMORY.md: - Deploy with fabric.\n"
+    )
+    assert memory.read_bytes() == before
+    assert "fabric" in cli("inject")
+
+
+def test_forget_a_note_then_restore_it(memory_root: Path) -> None:
+    cli("write", "--to", "note", "--name", "pool", "--text", "Pool size is 20.")
+    path = memory_root / NOTES / "pool.md"
+    before = path.read_bytes()
+
+    assert cli("forget", "notes/pool", "--reason", "wrong") == (
+        f"forgot {NOTES}/pool.md\n"
+    )
+
+    assert path.read_text().startswith("forgotten: ")
+    assert path.read_text().split("\n", 1)[0].endswith(" — wrong")
+    assert "pool" not in cli("inject")
+    assert "0 files" in cli("search", "pool")
+    assert cli("restore", "notes/pool") == (
+        f"restored {NOTES}/pool.md (no longer forgotten)\n"
+    )
+    assert path.read_bytes() == before
+
+
+def test_supersede_shows_the_newer_note_first(memory_root: Path) -> None:
+    cli("write", "--to", "note", "--name", "deploy", "--text", "Deploy with fabric.")
+    cli(
+        "write", "--to", "note", "--name", "deploy-v2", "--text", "Deploy with ansible."
+    )
+
+    assert cli("forget", "notes/deploy", "--by", "notes/deploy-v2.md") == (
+        f"superseded {NOTES}/deploy.md by {NOTES}/deploy-v2.md\n"
+    )
+
+    out = cli("search", "deploy")
+    assert out.index("deploy-v2.md") < out.index("deploy.md ")
+    assert "(superseded by notes/deploy-v2.md on " in out
+    assert "(superseded by notes/deploy-v2.md)" in cli("inject")
+    cli("restore", "notes/deploy")
+    assert "superseded" not in (memory_root / NOTES / "deploy.md").read_text()
+
+
+def test_duplicates_lists_places_forget_accepts(memory_root: Path) -> None:
+    cli("write", "--to", "memory", "--text", "- Prefer small, reviewable commits.")
+    cli(
+        "write",
+        "--to",
+        "note",
+        "--name",
+        "git",
+        "--text",
+        "prefer small reviewable commits",
+    )
+
+    out = cli("status", "--duplicates")
+
+    assert out.splitlines()[:4] == [
+        (
+            "1 group of near-duplicate lines in MEMORY.md and 1 note "
+            "(whitespace, case and punctuation ignored):"
+        ),
+        "",
+        "MEMORY.md:1: - Prefer small, reviewable commits.",
+        f"{NOTES}/git.md:1: prefer small reviewable commits",
+    ]
+    cli("forget", f"{NOTES}/git.md:1", "--reason", "in MEMORY.md")
+    assert cli("status", "--duplicates") == (
+        "no near-duplicate lines in MEMORY.md and 1 note\n"
+    )
+
+
+def test_write_says_what_it_dropped(memory_root: Path) -> None:
+    cli("write", "--to", "note", "--name", "pool", "--text", "Pool size is 20.")
+
+    proc = run_cli(
+        "write",
+        "--slug",
+        SLUG,
+        "--to",
+        "note",
+        "--name",
+        "pool",
+        "--text",
+        "POOL size is 20.",
+    )
+
+    assert proc.returncode == 0
+    assert proc.stderr == (
+        f"memhooks: dropped, already in {NOTES}/pool.md: POOL size is 20.\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        pytest.param(
+            ["forget", "MEMORY.md"], "name the line with --line TEXT", id="whole-memory"
+        ),
+        pytest.param(
+            ["forget", "MEMORY.md", "--line", "nope"],
+            "no line holds 'nope'",
+            id="no-line",
+        ),
+        pytest.param(
+            ["forget", "notes/a", "--by", "missing"],
+            "no such memory file",
+            id="missing-successor",
+        ),
+        pytest.param(
+            ["forget", "MEMORY.md:1", "--by", "a"],
+            "--by marks a whole note",
+            id="by-line",
+        ),
+        pytest.param(
+            ["restore", "notes/a"],
+            "nothing is forgotten in it",
+            id="nothing-to-restore",
+        ),
+        pytest.param(["forget", "../x", "--line", "x"], "refused name", id="unsafe"),
+    ],
+)
+def test_bad_requests_exit_1_with_one_line(argv: list[str], message: str) -> None:
+    cli("write", "--to", "memory", "--text", "- a rule")
+    cli("write", "--to", "note", "--name", "a", "--text", "a note")
+
+    proc = run_cli(*argv, "--slug", SLUG)
+
+    assert proc.returncode == 1
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("memhooks: error: ") and message in line
+    assert proc.stdout == ""
+
+
+def test_in_process_forget_and_restore(memory_root: Path) -> None:
+    assert call("write", "--to", "scratchpad", "--text", "fix the flaky test")[0] == 0
+    code, out = call("forget", "scratchpad:1")
+    assert (code, out) == (
+        0,
+        f"forgot a line of projects/{SLUG}/SCRATCHPAD.md: - [ ] fix the flaky test\n",
+    )
+    assert call("inject")[1] == ""
+    assert call("restore", "scratchpad", "--line", "flaky")[0] == 0
+    assert "fix the flaky test" in call("inject")[1]

@@ -1,0 +1,266 @@
+"""`memhooks doctor` on real files: a broken install, a healthy one, a messy memory root."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from hooks.doctor import Finding, check_harness, run_checks, summary
+from hooks.install import Harness, hook_command, install, settings_path
+from memory import Store
+from tests.conftest import run_cli
+
+SLUG = "proj-0123abcd"
+#: The memhooks of this very install, as `memhooks install` writes it.
+MEMHOOKS = Path(sys.executable).parent / "memhooks"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    p.mkdir()
+    return p
+
+
+@pytest.fixture
+def home() -> Path:
+    h = Path(os.environ["HOME"])  # the memory_root fixture points it at a temp folder
+    h.mkdir(exist_ok=True)
+    return h
+
+
+def _levels(findings: list[Finding], level: str) -> list[str]:
+    return [f.message for f in findings if f.level == level]
+
+
+def test_healthy_install_is_reported_healthy(
+    memory_root: Path, project: Path, home: Path
+) -> None:
+    Store.for_project(memory_root, project).write_memory("- Prefer small commits.")
+    settings = settings_path("claude-code", "project", project_dir=project, home=home)
+    install("claude-code", settings, hook_command("claude-code", MEMHOOKS))
+
+    proc = run_cli("doctor", "--project", str(project))
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == "doctor: healthy"
+    assert [ln for ln in lines if not ln.startswith("ok: ")] == ["doctor: healthy"]
+    assert any(
+        ln.startswith("ok: Claude Code: memhooks on 5 events, once each")
+        for ln in lines
+    )
+
+
+def test_broken_install_is_reported(
+    memory_root: Path, project: Path, home: Path
+) -> None:
+    Store.for_project(memory_root, project).write_memory("- a rule")
+    missing = project / "old-venv" / "bin" / "memhooks"
+    local = settings_path("claude-code", "local", project_dir=project, home=home)
+    install("claude-code", local, hook_command("claude-code", missing))
+    shared = settings_path("claude-code", "project", project_dir=project, home=home)
+    install("claude-code", shared, hook_command("claude-code", MEMHOOKS))
+
+    proc = run_cli("doctor", "--project", str(project))
+
+    assert proc.returncode == 1
+    fixes = [ln for ln in proc.stdout.splitlines() if ln.startswith("fix: ")]
+    assert fixes == [
+        (
+            "fix: Claude Code: memhooks runs 2 times on SessionStart, UserPromptSubmit, "
+            f"PreCompact, PostCompact, SessionEnd ({shared}, {local}): keep one: run "
+            "`memhooks uninstall claude-code --scope local`"
+        ),
+        (
+            f"fix: Claude Code: hook in {local} runs {missing}, which does not exist: "
+            "run `memhooks install claude-code --scope local` with the memhooks you use"
+        ),
+    ]
+    assert proc.stdout.splitlines()[-1] == "doctor: 2 problems to fix"
+
+
+def test_our_hook_twice_in_one_file(project: Path, home: Path) -> None:
+    settings = settings_path("claude-code", "user", project_dir=project, home=home)
+    install("claude-code", settings, hook_command("claude-code", MEMHOOKS))
+    data = json.loads(settings.read_text())
+    data["hooks"]["UserPromptSubmit"].append(data["hooks"]["UserPromptSubmit"][0])
+    settings.write_text(json.dumps(data))
+
+    found = check_harness("claude-code", project, home, shutil.which)
+
+    assert _levels(found, "fix") == [
+        (
+            "Claude Code: memhooks runs 2 times on UserPromptSubmit "
+            "(~/.claude/settings.json): run `memhooks install claude-code --scope user` "
+            "to keep one"
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("harness", "event", "timeout", "message"),
+    [
+        pytest.param(
+            "claude-code",
+            "SessionStart",
+            10_000,
+            "SessionStart hook in {path} has timeout 10000 s (Claude Code counts "
+            "seconds); use 1-60 s",
+            id="claude-milliseconds",
+        ),
+        pytest.param(
+            "claude-code",
+            "SessionEnd",
+            30,
+            "SessionEnd hook in {path} has timeout 30 s; use 1-5 s",
+            id="claude-session-end-too-long",
+        ),
+        pytest.param(
+            "gemini",
+            "BeforeAgent",
+            10,
+            "BeforeAgent hook in {path} has timeout 10 ms (Gemini CLI counts "
+            "milliseconds); use 1000-30000 ms",
+            id="gemini-seconds",
+        ),
+    ],
+)
+def test_timeouts_in_the_wrong_unit(
+    project: Path, home: Path, harness: str, event: str, timeout: int, message: str
+) -> None:
+    h: Harness = "gemini" if harness == "gemini" else "claude-code"
+    settings = settings_path(h, "project", project_dir=project, home=home)
+    install(h, settings, hook_command(h, MEMHOOKS))
+    data = json.loads(settings.read_text())
+    data["hooks"][event][0]["hooks"][0]["timeout"] = timeout
+    settings.write_text(json.dumps(data))
+
+    found = check_harness(harness, project, home, shutil.which)
+
+    name = "Gemini CLI" if harness == "gemini" else "Claude Code"
+    assert _levels(found, "fix") == [f"{name}: " + message.format(path=settings)]
+
+
+def test_codex_hooks_missing_events_and_command_not_on_path(
+    project: Path, home: Path
+) -> None:
+    codex = project / ".codex" / "hooks.json"
+    codex.parent.mkdir()
+    handler = {
+        "type": "command",
+        "command": "memhooks hook --harness codex",
+        "timeout": 10,
+    }
+    codex.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [handler]}]}}))
+
+    found = check_harness("codex", project, home, lambda name: None)
+
+    assert _levels(found, "fix") == [
+        (
+            "Codex: no memhooks hook on UserPromptSubmit, PreCompact, PostCompact: "
+            f"edit {codex} (see the README)"
+        ),
+        (
+            f"Codex: hook in {codex} runs `memhooks`, which is not on PATH: edit {codex} "
+            "(see the README) with the memhooks you use"
+        ),
+    ]
+
+
+def test_unreadable_settings_file(project: Path, home: Path) -> None:
+    settings = settings_path("gemini", "project", project_dir=project, home=home)
+    settings.parent.mkdir()
+    settings.write_text("{not json")
+
+    found = check_harness("gemini", project, home, shutil.which)
+
+    assert [f.level for f in found] == ["fix"]
+    assert found[0].message.startswith(f"Gemini CLI: {settings} cannot be read as JSON")
+
+
+def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_memory("- rule " + "x" * 2000)
+    store.write_note("big", "y" * (1024 * 1024 + 1))
+    notes = memory_root / "projects" / SLUG / "notes"
+    (notes / "todo.txt").write_text("not a note")
+    (notes / ".big.md.123.0123abcd.tmp").write_text("")
+    (memory_root / "stray.md").write_text("")
+    (memory_root / "projects" / "not-a-slug").mkdir()
+    os.chmod(memory_root, 0o755)
+    os.chmod(memory_root / "MEMORY.md", 0o644)
+
+    found = run_checks(
+        memory_root, project, home, config_text="[inject]\nbudget = 1024\n"
+    )
+
+    root = str(memory_root)
+    assert _levels(found, "fix") == [
+        f"memory root {root} is open to other users: chmod 700 {root}",
+        (
+            "MEMORY.md is 2008 bytes, more than the injection budget (1024): its end is "
+            "never injected; move detail into notes"
+        ),
+        (
+            f"projects/{SLUG}/notes/big.md is 1.0 MB: every search reads it whole and "
+            "`read` shows 64 KiB of it; split it into notes"
+        ),
+        f"1 item open to other users (e.g. MEMORY.md): chmod -R go-rwx {root}",
+    ]
+    assert _levels(found, "warn") == [
+        "stray.md: not part of the memory layout: move it out of the root",
+        "projects/not-a-slug/: not a project folder (<name>-<8 hex digits>): never read",
+        (
+            f"projects/{SLUG}/notes/.big.md.123.0123abcd.tmp: a temp file left by an "
+            "interrupted write: delete it"
+        ),
+        (
+            f"projects/{SLUG}/notes/todo.txt: not named NAME.md: never searched or "
+            "injected; rename it"
+        ),
+        (
+            f"no hooks installed for {project}: run `memhooks install claude-code --scope "
+            "project` (or gemini) there"
+        ),
+    ]
+    assert summary(found) == "doctor: 4 problems to fix, 5 warnings"
+
+
+def test_invalid_config_and_missing_root(
+    tmp_path: Path, project: Path, home: Path
+) -> None:
+    found = run_checks(tmp_path / "nowhere", project, home, config_text=None)
+    assert found[0] == Finding(
+        "warn",
+        f"memory root {tmp_path / 'nowhere'} does not exist yet (made on the first write)",
+    )
+
+    root = tmp_path / "root2"
+    root.mkdir(mode=0o700)
+    bad = run_checks(root, project, home, config_text="[inject]\nbudgett = 1\n")
+    assert any(f.level == "fix" and "budgett" in f.message for f in bad)
+
+
+def test_mcp_registration_with_a_missing_command(project: Path, home: Path) -> None:
+    (project / ".mcp.json").write_text(
+        json.dumps(
+            {"mcpServers": {"memory": {"command": "/gone/memhooks", "args": ["mcp"]}}}
+        )
+    )
+
+    found = run_checks(project / "root", project, home, config_text=None)
+
+    assert (
+        Finding(
+            "fix",
+            f"Claude Code: MCP server 'memory' in {project / '.mcp.json'} runs "
+            "/gone/memhooks, which does not exist",
+        )
+        in found
+    )

@@ -1,0 +1,239 @@
+"""The fast path: SessionStart starts a session process, later hook commands forward to it
+over a private socket, and the process never outlives its session."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hooks.client import default_root, socket_path
+from memory import Store, slug_for
+from memory import default_root as memory_default_root
+
+FAST = {"MEMHOOKS_SESSION_PROCESS": "1"}
+
+
+@pytest.fixture
+def project(tmp_path: Path, memory_root: Path) -> Path:
+    p = tmp_path / "shop"
+    (p / ".git").mkdir(parents=True)
+    store = Store(memory_root, slug_for(str(p)))
+    store.write_memory("- Run make test before pushing.")
+    store.write_note(
+        "payments", "The Stripe webhook secret lives in vault at kv/shop/stripe."
+    )
+    return p
+
+
+def _payload(event: str, project: Path, session: str, **extra: object) -> str:
+    return json.dumps(
+        {"session_id": session, "cwd": str(project), "hook_event_name": event, **extra}
+    )
+
+
+def _hook(payload: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hooks", "hook"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=30,
+        check=False,
+    )
+
+
+def _servers(root: Path) -> list[int]:
+    """Pids of session processes serving `root`."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--listen" in argv and str(root).encode() in argv:
+            pids.append(int(entry.name))
+    return pids
+
+
+def _wait(predicate: object, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _harness(script: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """A stand-in harness process that runs hook commands as its children, then waits."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env},
+    )
+
+
+HARNESS = """
+import subprocess, sys, time
+payload = sys.argv[1] if len(sys.argv) > 1 else None
+def hook(p):
+    return subprocess.run([sys.executable, "-m", "hooks", "hook"], input=p, capture_output=True, text=True).stdout
+print(json.dumps(hook(START)), flush=True)
+time.sleep(60)
+"""
+
+
+def test_client_resolves_the_root_like_the_core(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for env in (
+        {"MEMHOOKS_HOME": str(tmp_path / "a")},
+        {"XDG_DATA_HOME": str(tmp_path / "x")},
+        {},
+    ):
+        monkeypatch.delenv("MEMHOOKS_HOME", raising=False)
+        monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+        for k, v in env.items():
+            monkeypatch.setenv(k, v)
+        assert Path(default_root()) == memory_default_root()
+    assert Path(default_root("~/r")) == memory_default_root("~/r")
+
+
+def test_prompts_are_forwarded_and_answered_like_in_process(
+    memory_root: Path, project: Path
+) -> None:
+    start = _payload("SessionStart", project, "fast-1", source="startup")
+    assert "Run make test" in _hook(start, FAST).stdout
+    path = socket_path(str(memory_root), "fast-1")
+    assert _wait(lambda: os.path.exists(path)), "the session process never listened"
+    prompt = _payload(
+        "UserPromptSubmit",
+        project,
+        "fast-1",
+        prompt="where is the stripe webhook secret?",
+    )
+    forwarded = _hook(prompt, FAST)
+    assert forwarded.returncode == 0 and "kv/shop/stripe" in forwarded.stdout
+    # The same prompt in another session, with no session process: the same reply.
+    _hook(_payload("SessionStart", project, "slow-1", source="startup"), {})
+    in_process = _hook(
+        _payload(
+            "UserPromptSubmit",
+            project,
+            "slow-1",
+            prompt="where is the stripe webhook secret?",
+        ),
+        {},
+    )
+    assert json.loads(forwarded.stdout) == json.loads(in_process.stdout)
+    assert (
+        _hook(prompt, FAST).stdout == ""
+    )  # already surfaced: the session process kept the state
+    end = _hook(_payload("SessionEnd", project, "fast-1", reason="other"), FAST)
+    assert end.returncode == 0
+    assert _wait(lambda: not _servers(memory_root)), (
+        "session-end did not stop the session process"
+    )
+    assert not os.path.exists(path)
+
+
+def test_the_session_process_dies_with_its_harness(
+    memory_root: Path, project: Path
+) -> None:
+    script = (
+        "import json, subprocess, sys, time\n"
+        f"p = {_payload('SessionStart', project, 'orphan-1', source='startup')!r}\n"
+        "r = subprocess.run([sys.executable, '-m', 'hooks', 'hook'], input=p, capture_output=True, text=True)\n"
+        "print('started', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    harness = _harness(script, FAST)
+    try:
+        assert (
+            harness.stdout is not None
+            and harness.stdout.readline().strip() == "started"
+        )
+        assert _wait(lambda: len(_servers(memory_root)) == 1), (
+            "no session process was started"
+        )
+        harness.send_signal(signal.SIGKILL)
+        harness.wait(timeout=5)
+        assert _wait(lambda: not _servers(memory_root), timeout=5), (
+            "orphaned session process"
+        )
+    finally:
+        harness.kill()
+        if harness.stdout:
+            harness.stdout.close()
+        harness.wait()
+
+
+def test_twenty_sessions_leave_nothing_running(
+    memory_root: Path, project: Path
+) -> None:
+    for n in range(20):
+        sid = f"many-{n}"
+        _hook(_payload("SessionStart", project, sid, source="startup"), FAST)
+        _wait(
+            lambda sid=sid: os.path.exists(socket_path(str(memory_root), sid)),
+            timeout=3,
+        )
+        _hook(
+            _payload("UserPromptSubmit", project, sid, prompt="stripe webhook secret"),
+            FAST,
+        )
+        _hook(_payload("SessionEnd", project, sid, reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10), _servers(memory_root)
+
+
+def test_hooks_still_answer_when_the_socket_is_removed(
+    memory_root: Path, project: Path
+) -> None:
+    _hook(_payload("SessionStart", project, "gone-1", source="startup"), FAST)
+    path = socket_path(str(memory_root), "gone-1")
+    assert _wait(lambda: os.path.exists(path))
+    os.unlink(path)
+    reply = _hook(
+        _payload(
+            "UserPromptSubmit", project, "gone-1", prompt="stripe webhook secret vault"
+        ),
+        FAST,
+    )
+    assert (
+        reply.returncode == 0 and "kv/shop/stripe" in reply.stdout
+    )  # answered in-process
+    # The old process noticed its socket went away and left; the prompt started a new one.
+    _hook(_payload("SessionEnd", project, "gone-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=5), _servers(memory_root)
+
+
+def test_a_crashed_session_process_does_not_break_the_next_hook(
+    memory_root: Path, project: Path
+) -> None:
+    _hook(_payload("SessionStart", project, "crash-1", source="startup"), FAST)
+    assert _wait(lambda: len(_servers(memory_root)) == 1)
+    for pid in _servers(memory_root):
+        os.kill(pid, signal.SIGKILL)
+    assert _wait(lambda: not _servers(memory_root))
+    reply = _hook(
+        _payload(
+            "UserPromptSubmit", project, "crash-1", prompt="stripe webhook secret vault"
+        ),
+        {},
+    )
+    assert (
+        reply.returncode == 0
+        and "kv/shop/stripe" in reply.stdout
+        and reply.stderr == ""
+    )

@@ -1,0 +1,133 @@
+"""`memhooks mcp` driven as a real MCP client drives it: a subprocess over stdio."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import pytest
+
+from hooks.mcp_server import MISSING_EXTRA
+from tests.conftest import REPO
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+SLUG = "proj-0123abcd"
+TOOLS = ["memory_search", "memory_read", "memory_write", "memory_edit", "memory_forget"]
+
+
+def wire(model: Any) -> dict[str, Any]:
+    """A result as it travels (camelCase keys), whichever major version of mcp is installed."""
+    data: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True)
+    return data
+
+
+async def test_client_session(memory_root: Path, tmp_path: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hooks", "mcp", "--root", str(memory_root), "--slug", SLUG],
+        cwd=str(tmp_path),
+    )
+    log = tmp_path / "server-stderr.log"
+    with anyio.fail_after(30), log.open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            mcp.ClientSession(read, write) as session,
+        ):
+            init = wire(await session.initialize())
+            assert init["serverInfo"]["name"] == "memhooks"
+            assert "memory_search" in init["instructions"]
+
+            tools = {
+                t["name"]: t for t in map(wire, (await session.list_tools()).tools)
+            }
+            assert list(tools) == TOOLS
+            for tool in tools.values():
+                assert tool["inputSchema"]["type"] == "object"
+                assert len(tool["description"]) > 40  # written for a model
+            write_schema = tools["memory_write"]["inputSchema"]
+            assert write_schema["required"] == ["to", "text"]
+            assert write_schema["properties"]["to"]["enum"] == [
+                "memory",
+                "scratchpad",
+                "daily",
+                "note",
+            ]
+            assert tools["memory_search"]["annotations"]["readOnlyHint"] is True
+
+            async def call(tool: str, /, **args: Any) -> tuple[bool, str]:
+                result = wire(await session.call_tool(tool, args))
+                (content,) = result["content"]
+                return result.get("isError", False), content["text"]
+
+            note = f"projects/{SLUG}/notes/redis.md"
+            assert await call(
+                "memory_write", to="note", name="redis", text="Redis port 6380 on dev."
+            ) == (False, f"wrote {note}")
+            assert await call(
+                "memory_write", to="note", name="redis", text="redis port 6380 ON dev."
+            ) == (
+                False,
+                f"wrote {note}\ndropped, already in {note}: redis port 6380 ON dev.",
+            )
+            error, text = await call("memory_search", query="redis port")
+            assert not error
+            assert text.startswith("Searched 2 terms: redis(1) port(1) across 1 file.")
+            assert f"{note}  [matched: redis, port]" in text
+            assert await call("memory_read", target="notes/redis") == (
+                False,
+                "Redis port 6380 on dev.\n",
+            )
+            assert await call("memory_edit", target=note, old="6380", new="6381") == (
+                False,
+                f"edited {note}",
+            )
+            assert await call(
+                "memory_forget", target="notes/redis", reason="dev moved"
+            ) == (False, f"forgot {note}")
+            error, text = await call("memory_search", query="redis")
+            assert "across 0 files" in text
+
+            error, text = await call("memory_read", target="../etc/passwd")
+            assert error
+            assert "refused name '../etc/passwd'" in text
+            error, text = await call("memory_read", target="notes/none")
+            assert error and "no such memory file" in text
+            error, text = await call("memory_write", to="note", text="no name")
+            assert error and "needs --name NAME" in text
+    assert "Traceback" not in log.read_text()
+    assert (
+        (memory_root / "projects" / SLUG / "notes" / "redis.md")
+        .read_text()
+        .startswith("forgotten: ")
+    )
+
+
+def test_without_the_extra_one_line_and_exit_1(memory_root: Path) -> None:
+    # An interpreter where `import mcp` fails exactly as it does when it is not installed.
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from hooks.cli import main\n"
+        f"raise SystemExit(main(['mcp', '--root', {str(memory_root)!r}]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=30,
+        check=False,
+    )
+
+    assert proc.returncode == 1
+    assert proc.stderr == f"memhooks: error: {MISSING_EXTRA}\n"
+    assert (
+        MISSING_EXTRA == "memhooks mcp needs the mcp extra: pip install 'memhooks[mcp]'"
+    )
+    assert proc.stdout == ""

@@ -1,0 +1,131 @@
+"""The block's last line names the tools the model has: MCP tool names once `memhooks mcp`
+is registered for the project, the shell commands otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from hooks.mcp_config import is_ours, registrations, usage_line
+from memory import Store
+from memory.inject import USAGE, USAGE_MCP
+from tests.conftest import run_cli
+
+
+@pytest.fixture
+def project(tmp_path: Path, memory_root: Path) -> Path:
+    p = tmp_path / "proj"
+    p.mkdir()
+    Store.for_project(memory_root, p).write_memory("- Prefer small commits.")
+    return p
+
+
+@pytest.fixture
+def home() -> Path:
+    h = Path(os.environ["HOME"])
+    h.mkdir(exist_ok=True)
+    return h
+
+
+def _server(command: str, *args: str) -> dict[str, object]:
+    return {"command": command, "args": list(args)}
+
+
+@pytest.mark.parametrize(
+    ("command", "ours"),
+    [
+        pytest.param("memhooks mcp", True, id="console-script"),
+        pytest.param(
+            "'/opt/my venv/bin/memhooks' mcp --root /x", True, id="quoted-path"
+        ),
+        pytest.param("/usr/bin/python3 -m hooks mcp", True, id="module"),
+        pytest.param("memhooks hook --harness claude-code", False, id="hook"),
+        pytest.param("memhooks-lint mcp", False, id="other-tool"),
+        pytest.param("npx @modelcontextprotocol/server-memory", False, id="foreign"),
+    ],
+)
+def test_is_ours(command: str, ours: bool) -> None:
+    assert is_ours(command) is ours
+
+
+def test_project_mcp_json_switches_the_usage_line(project: Path) -> None:
+    proc = run_cli("inject", "--project", str(project))
+    assert proc.stdout.rstrip("\n").endswith("\n" + USAGE)
+
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"memhooks": _server("memhooks", "mcp")}})
+    )
+
+    proc = run_cli("inject", "--project", str(project))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip("\n").endswith("\n" + USAGE_MCP)
+
+
+def test_session_start_hook_uses_the_mcp_line(project: Path) -> None:
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"mem": _server("python3", "-m", "hooks", "mcp")}})
+    )
+    event = {
+        "session_id": "s1",
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+
+    proc = run_cli(
+        "hook",
+        input=json.dumps(event),
+        env={"MEMHOOKS_SESSION_PROCESS": "0"},
+    )
+
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Prefer small commits" in context
+    assert context.endswith("\n" + USAGE_MCP)
+
+
+def test_registrations_in_every_harness_file(project: Path, home: Path) -> None:
+    (home / ".claude.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {"other": _server("npx", "x")},
+                "projects": {
+                    str(project): {"mcpServers": {"m": _server("memhooks", "mcp")}}
+                },
+            }
+        )
+    )
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        '[mcp_servers.memhooks]\ncommand = "memhooks"\nargs = ["mcp"]\n'
+    )
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text(
+        json.dumps({"mcpServers": {"memhooks": _server("memhooks", "mcp")}})
+    )
+
+    found = [(r.harness, r.name, r.ours) for r in registrations(project, home)]
+
+    assert found == [
+        ("claude-code", "other", False),
+        ("claude-code", "m", True),
+        ("codex", "memhooks", True),
+        ("gemini", "memhooks", True),
+    ]
+    assert [r.name for r in registrations(project, home, "codex")] == ["memhooks"]
+    assert usage_line(project, "claude-code") == USAGE_MCP
+
+
+def test_unreadable_or_foreign_files_keep_the_cli_line(
+    project: Path, home: Path
+) -> None:
+    (project / ".mcp.json").write_text("{broken")
+    (home / ".claude.json").write_text(
+        json.dumps({"mcpServers": {"m": "not an object"}})
+    )
+
+    assert usage_line(project, "claude-code") == USAGE
+    assert usage_line(None) == USAGE

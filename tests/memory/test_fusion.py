@@ -1,0 +1,63 @@
+"""Fusion: strong lexical hits keep their place; meaning fills where words found nothing."""
+
+from __future__ import annotations
+
+from memory.fusion import FLOOR, MAX_MEANING, Fused, Lexical, Meaning, fuse
+
+
+def _m(rel: str, sim: float) -> Meaning:
+    return Meaning(rel, sim, 0, 1)
+
+
+def _flat(*pairs: tuple[str, float]) -> list[Meaning]:
+    # Plenty of unrelated files put the median low, as in a real corpus.
+    return [
+        *(_m(r, s) for r, s in pairs),
+        *(_m(f"other{i}.md", 0.1) for i in range(20)),
+    ]
+
+
+def test_without_meaning_the_lexical_order_is_kept() -> None:
+    lex = [Lexical("a.md", 9.0, 1.0), Lexical("b.md", 3.0, 0.4)]
+    assert fuse(lex, []) == [Fused("a.md", False), Fused("b.md", False)]
+
+
+def test_a_query_whose_words_were_all_found_keeps_its_lexical_order() -> None:
+    lex = [Lexical("a.md", 9.0, 1.0), Lexical("b.md", 8.0, 1.0)]
+    meaning = _flat(("b.md", 0.9), ("a.md", 0.2), ("c.md", 0.95))
+    got = fuse(lex, meaning)
+    assert [f.rel for f in got[:2]] == ["a.md", "b.md"]
+    # A file close in meaning still joins, after them, marked.
+    assert Fused("c.md", True) in got
+
+
+def test_a_paraphrase_is_ordered_by_meaning() -> None:
+    # Only common words matched: low coverage everywhere, so meaning decides.
+    lex = [Lexical("noise.md", 5.0, 0.2), Lexical("answer.md", 2.0, 0.1)]
+    meaning = _flat(("answer.md", 0.6), ("noise.md", 0.15), ("near.md", 0.5))
+    got = fuse(lex, meaning)
+    assert got[0] == Fused("answer.md", False)
+    assert got.index(Fused("near.md", True)) < got.index(Fused("noise.md", False))
+
+
+def test_the_first_lexical_hit_stays_first_when_it_holds_enough_of_the_query() -> None:
+    # A revised fact: the newest log wins lexically, the stale note wins by meaning.
+    lex = [Lexical("daily/new.md", 6.0, 0.5), Lexical("notes/old.md", 5.5, 0.5)]
+    meaning = _flat(("notes/old.md", 0.7), ("daily/new.md", 0.3))
+    assert fuse(lex, meaning)[0] == Fused("daily/new.md", False)
+
+
+def test_meaning_only_files_need_the_floor_and_are_capped() -> None:
+    close = [_m(f"close{i}.md", 0.9) for i in range(MAX_MEANING + 5)]
+    far = [_m(f"far{i}.md", 0.1) for i in range(30)]
+    got = fuse([], [*close, *far])
+    assert all(f.by_meaning for f in got)
+    assert len(got) == MAX_MEANING
+    assert {f.rel for f in got} <= {m.rel for m in close}
+    assert 0 < FLOOR <= 1
+
+
+def test_only_meaning_only_files_are_marked() -> None:
+    lex = [Lexical("a.md", 1.0, 0.1)]
+    got = fuse(lex, _flat(("a.md", 0.9), ("b.md", 0.8)))
+    assert {f.rel: f.by_meaning for f in got} == {"a.md": False, "b.md": True}

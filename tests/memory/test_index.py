@@ -1,0 +1,127 @@
+"""The index may speed up finding candidates, never change ranking (spec §6): the one-shot
+scan, a full index and a session's patched index give the same answer."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+import pytest
+
+from hooks.commands import run_search
+from memory import Store, search
+from memory.index import Index
+from memory.search import search_index, to_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "proj-0123abcd"
+WORDS = [
+    "deploy",
+    "deploys",
+    "deployed",
+    "deploying",
+    "retry",
+    "retries",
+    "retried",
+    "cache",
+    "caching",
+    "strictPort",
+    "default_pool_size",
+    "Redis",
+    "redis",
+    "REDIS",
+    "port",
+    "ports",
+    "conflict",
+    "pgbouncer",
+    "部署",
+    "部署腳本",
+    "腳本",
+    "稅",
+    "消費稅",
+    "ＡＰＩ",
+    "API",
+    "api",
+    "ｶﾀｶﾅ",
+    "カタカナ",
+    "the",
+    "a",
+    "of",
+    "straße",
+    "strasse",
+    "hop",
+    "hoping",
+    "running",
+    "run",
+]
+
+
+def _random_root(root: Path, rng: random.Random) -> Store:
+    store = Store(root, SLUG)
+    for n in range(rng.randint(3, 25)):
+        kind = rng.choice(["note", "note", "daily"])
+        lines = [
+            " ".join(rng.choices(WORDS, k=rng.randint(1, 8)))
+            for _ in range(rng.randint(1, 6))
+        ]
+        if kind == "note":
+            aliases = ", ".join(rng.choices(WORDS, k=2)) if rng.random() < 0.3 else None
+            store.write_note(
+                f"{rng.choice(WORDS)}-{n}", "\n".join(lines), aliases=aliases
+            )
+        else:
+            path = root / f"projects/{SLUG}/daily/2026-01-{n + 1:02d}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("### 09:00 — log\n" + "\n".join(lines) + "\n")
+    if rng.random() < 0.5:
+        store.write_memory(" ".join(rng.choices(WORDS, k=6)))
+    return store
+
+
+def _answer(result: object) -> dict[str, object]:
+    data = to_json(result, 1_000_000)  # type: ignore[arg-type]
+    return data
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_scan_full_and_patched_index_agree(memory_root: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    store = _random_root(memory_root, rng)
+    docs = store.corpus()
+    patched = Index(list(docs.values())[: len(docs) // 2])
+    for doc in list(docs.values())[len(docs) // 2 :]:
+        patched.add(doc)
+    victim = rng.choice(list(docs.values()))
+    patched.remove(victim.rel)
+    patched.add(victim)
+    for _ in range(8):
+        query = " ".join(rng.choices(WORDS, k=rng.randint(1, 4)))
+        full = _answer(search(docs.values(), query))
+        assert _answer(run_search(store, query)) == full, (
+            query
+        )  # one-shot: scan + prefilter
+        assert _answer(search_index(patched, query)) == full, (
+            query
+        )  # session: patched index
+
+
+def test_removed_and_edited_files_leave_the_index(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("a", "alpha beta")
+    store.write_note("b", "beta gamma")
+    index = Index(store.corpus().values())
+    assert [h.rel.rsplit("/", 1)[1] for h in search_index(index, "alpha").hits] == [
+        "a.md"
+    ]
+    index.remove(f"projects/{SLUG}/notes/a.md")
+    assert search_index(index, "alpha").hits == ()
+    store.write_note("b", "alpha now", mode="overwrite")
+    doc = store.corpus()[f"projects/{SLUG}/notes/b.md"]
+    index.add(doc)
+    assert [h.rel.rsplit("/", 1)[1] for h in search_index(index, "alpha").hits] == [
+        "b.md"
+    ]
+    assert search_index(index, "gamma").hits == ()
+    assert index.count == 1

