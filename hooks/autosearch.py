@@ -13,6 +13,8 @@ from memory.search import matched_label
 from memory.text import cut, nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from memory.search import Hit
 
 MAX_TERMS = 12
@@ -47,7 +49,7 @@ def significant_terms(prompt: str) -> list[str]:
 
 
 def render_hits(
-    hits: list[Hit], budget: int, notice: str | None = None
+    hits: Iterable[Hit], budget: int, notice: str | None = None
 ) -> tuple[str, list[Hit]]:
     """The wrapped context for auto-search hits (and an optional one-line notice) in `budget`
     bytes, and the hits that fit.

@@ -214,6 +214,9 @@ def _parser() -> _Parser:
     se.add_argument(
         "--session-id", help="with --listen: exit once this session's state is gone"
     )
+    se.add_argument(
+        "--project", help="with --listen: load this project's memory before listening"
+    )
 
     for verb in ("install", "uninstall"):
         ins = sub.add_parser(
@@ -253,7 +256,7 @@ def _cmd_hook(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         text = render(event, reply)
         if _wants_server(event):
             spawn.ensure_server(
-                default_root(args.root), event.session_id, event.harness
+                default_root(args.root), event.session_id, event.harness, event.cwd
             )
     except TimeoutError:
         sys.stderr.write(f"{PROG} hook: deadline exceeded; no context\n")
@@ -303,6 +306,7 @@ def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                 parent_pid=args.parent_pid,
                 idle_timeout=args.idle_timeout,
                 session_id=args.session_id,
+                project=args.project,
             )
         )
     binary = (

@@ -20,9 +20,11 @@ from memory.redact import redact
 from memory.text import cut, neutralise, scrub_surrogates
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from hooks.view import View
     from memory import Doc
-    from memory.search import Hit
+    from memory.search import Hit, SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +57,8 @@ def _block(event: Event, state: SessionState, view: View) -> str:
         _budget(event, view.config.inject.budget),
         usage_line(event.cwd, event.harness),
     )
-    state.seen = {rel: fingerprint(d) for rel, d in docs.items()}
+    state.noticed_at = max((d.mtime_ns for d in docs.values()), default=1)
+    state.own = {}
     state.injected = {
         rel: fingerprint(d)
         for rel, d in docs.items()
@@ -100,16 +103,14 @@ def _write(state: SessionState, view: View, title: str, body: str) -> str:
     result = view.store.append_daily(title, _safe(body))
     view.refresh([result.rel])
     doc = view.corpus().get(result.rel)
-    if doc is not None:
-        state.seen[result.rel] = fingerprint(
-            doc
-        )  # our own write is no news to the session
+    if doc is not None and state.noticed_at:
+        state.own[result.rel] = doc.mtime_ns  # our own write is no news to the session
     return result.rel
 
 
 def session_start(event: Event, state: SessionState, view: View) -> Reply:
     """Inject the memory block, once per conversation."""
-    if event.source in ("resume", "fork") and state.seen:
+    if event.source in ("resume", "fork") and state.noticed_at:
         # The resumed or forked conversation already holds this session's block.
         return Reply(notes=("block already injected in this session",))
     block = _block(event, state, view)
@@ -128,19 +129,11 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     docs = view.corpus()
     notice = _changes(state, docs)
     terms = significant_terms(prompt)
-    hits: list[Hit] = []
-    if terms:
-        need = min(2, len(terms))
-        result = view.search(" ".join(terms))
-        for hit in result.hits:
-            doc = docs[hit.rel]
-            fp = fingerprint(doc)
-            # A file found by meaning ([semantic], session only) matched no term by design.
-            if hit.filename_only or (len(hit.matched) < need and not hit.by_meaning):
-                continue
-            if state.injected.get(hit.rel) == fp or state.surfaced.get(hit.rel) == fp:
-                continue
-            hits.append(hit)
+    hits = (
+        _fresh_hits(view.search(" ".join(terms)), docs, state, min(2, len(terms)))
+        if terms
+        else iter(())
+    )
     context, shown = render_hits(hits, _budget(event, auto.budget), notice)
     for hit in shown:
         state.surfaced[hit.rel] = fingerprint(docs[hit.rel])
@@ -152,25 +145,38 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     )
 
 
+def _fresh_hits(
+    result: SearchResult, docs: dict[str, Doc], state: SessionState, need: int
+) -> Iterator[Hit]:
+    """Hits worth injecting, best first; lazy, since only the first few fit the budget."""
+    for hit in result.hits:
+        # A file found by meaning ([semantic], session only) matched no term by design.
+        if hit.filename_only or (len(hit.matched) < need and not hit.by_meaning):
+            continue
+        fp = fingerprint(docs[hit.rel])
+        if state.injected.get(hit.rel) != fp and state.surfaced.get(hit.rel) != fp:
+            yield hit
+
+
 def _changes(state: SessionState, docs: dict[str, Doc]) -> str | None:
-    """One line naming memory files edited, added or removed since the block was built (each
-    change is told once).
+    """One line naming memory files edited or added since the block was built (each change
+    is told once; our own writes are not news).
     """
-    if not state.seen:
+    if not state.noticed_at:
         return None
-    current = {rel: fingerprint(d) for rel, d in docs.items()}
-    changed = sorted(rel for rel, fp in current.items() if state.seen.get(rel) != fp)
-    removed = sorted(set(state.seen) - set(docs))
-    if not changed and not removed:
+    changed = sorted(
+        rel
+        for rel, d in docs.items()
+        if d.mtime_ns > state.noticed_at and state.own.get(rel) != d.mtime_ns
+    )
+    newest = max((d.mtime_ns for d in docs.values()), default=0)
+    state.noticed_at = max(state.noticed_at, newest)
+    state.own = {r: t for r, t in state.own.items() if t > state.noticed_at}
+    if not changed:
         return None
-    for rel in changed:
-        state.seen[rel] = current[rel]
-    for rel in removed:
-        del state.seen[rel]
-    parts = [*changed, *(f"{r} (removed)" for r in removed)]
     return (
         "Memory changed on disk since this session's block was built: "
-        + ", ".join(parts)
+        + ", ".join(changed)
         + "."
     )
 

@@ -18,6 +18,7 @@ from hooks.adapters import to_event
 from hooks.events import parse_payload
 from hooks.handlers import HANDLERS
 from hooks.view import View
+from memory import project_dir, slug_for
 
 if TYPE_CHECKING:
     from hooks.events import Event, Harness, Kind, Reply
@@ -46,9 +47,12 @@ class Sessions:
         self._states: dict[str, SessionState] = {}
 
     def view(self, cwd: str | None) -> View:
-        key = cwd or str(Path.cwd())
+        where = cwd or str(Path.cwd())
+        # One view per project, not per directory: a harness that cd's into a subfolder
+        # (or a worktree) keeps using the corpus and index already in memory.
+        key = slug_for(str(project_dir(where)))
         if key not in self._views or not self.keep:
-            self._views[key] = View.open(self.root, key, indexed=self.keep)
+            self._views[key] = View.open(self.root, where, indexed=self.keep)
         return self._views[key]
 
     def views(self) -> list[View]:

@@ -83,6 +83,7 @@ async def serve(
     parent_pid: int | None,
     idle_timeout: float,
     session_id: str | None = None,
+    project: str | None = None,
 ) -> int:
     """Listen on `path` until the session ends, the harness dies, the socket goes, or idle.
 
@@ -94,6 +95,10 @@ async def serve(
         return 0
     await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
     sessions = Sessions(root, keep=True)
+    if project is not None:
+        # Warm before listening: a hook finding no socket yet answers in-process, which is
+        # better than one waiting on a ten-thousand-note corpus being read.
+        await anyio.to_thread.run_sync(lambda: sessions.view(project).index())
     lock = anyio.Lock()
     stop = anyio.Event()
     last = anyio.current_time()

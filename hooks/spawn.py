@@ -42,8 +42,12 @@ def harness_pid() -> int:
     return pid
 
 
-def ensure_server(root: Path, session_id: str, harness: str) -> None:
-    """Start the session process for this session unless one is already listening."""
+def ensure_server(root: Path, session_id: str, harness: str, cwd: str | None) -> None:
+    """Start the session process for this session unless one is already listening.
+
+    It reads the project's memory and builds its index before it listens, so a hook never
+    waits on that: until the socket appears, hooks answer in-process.
+    """
     path = socket_path(str(root), session_id)
     if os.path.exists(path):
         return  # a live one answers; a stale one is replaced by the next session-start
@@ -54,6 +58,7 @@ def ensure_server(root: Path, session_id: str, harness: str) -> None:
         "session",
         "--listen",
         path,
+        *(["--project", cwd] if cwd else []),
         "--root",
         str(root),
         "--harness",

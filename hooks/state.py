@@ -27,14 +27,17 @@ class SessionState(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    version: int = 1
+    version: int = 2
     slug: str = ""
     injected: dict[str, str] = Field(
         default_factory=dict
     )  #: path → fingerprint, whole in the block
-    seen: dict[str, str] = Field(
+    #: Edits of files with a later mtime are news (0: no block built yet). A time, not a
+    #: map of every file: a session over ten thousand notes writes this file per event.
+    noticed_at: int = 0
+    own: dict[str, int] = Field(
         default_factory=dict
-    )  #: path → fingerprint when the block was built
+    )  #: path → mtime of our own writes since, which are no news
     surfaced: dict[str, str] = Field(
         default_factory=dict
     )  #: path → fingerprint, shown by auto-search

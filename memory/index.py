@@ -153,6 +153,8 @@ class Index:
         # key -> (id, tf, lines) triples, flat: 12 bytes a posting instead of ~150 in tuples
         self._post: dict[str, array[int]] = {}
         self._fields: dict[str, set[int]] = {}
+        self.sizes: list[int] = []  #: bytes of each document, by id
+        self._daily: dict[str, str] = {}  #: path -> date of each daily log
         self._size = 0
         self._only = only
         for doc in docs:
@@ -177,7 +179,7 @@ class Index:
         """(date, path) of every daily log, oldest first."""
         if self._dailies is not None:
             return self._dailies
-        return sorted((d.key, d.rel) for d in self.docs() if d.kind == "daily")
+        return sorted((date, rel) for rel, date in self._daily.items())
 
     # -- documents --------------------------------------------------------------------
 
@@ -196,6 +198,10 @@ class Index:
         i = self._ids.get(rel)
         return None if i is None else self._docs[i]
 
+    def id_of(self, rel: str) -> int | None:
+        """The id of the indexed document at `rel`, if any."""
+        return self._ids.get(rel)
+
     def postings(self, key: str) -> array[int]:
         """(id, tf, lines) triples, flat, of the documents whose content holds `key`."""
         return self._post.get(key, _EMPTY)
@@ -212,8 +218,12 @@ class Index:
         i = self._free.pop() if self._free else len(self._docs)
         if i == len(self._docs):
             self._docs.append(doc)
+            self.sizes.append(doc.size)
         else:
             self._docs[i] = doc
+            self.sizes[i] = doc.size
+        if doc.kind == "daily":
+            self._daily[doc.rel] = doc.key
         self._ids[doc.rel] = i
         self._size += doc.size
         a = analyze(doc, self._only)
@@ -246,6 +256,7 @@ class Index:
             if not ids:
                 del self._fields[k]
         self._size -= doc.size
+        self._daily.pop(rel, None)
         self._docs[i] = None
         self._free.append(i)
 

@@ -21,10 +21,11 @@ rule 6 (path) stay.
 
 from __future__ import annotations
 
+import heapq
 import math
 from typing import TYPE_CHECKING, NamedTuple
 
-from memory.constants import SEARCH_CONTEXT_LINES, SEARCH_MAX_WINDOWS
+from memory.constants import MEMORY_FILE, SEARCH_CONTEXT_LINES, SEARCH_MAX_WINDOWS
 from memory.index import Query, line_keys
 from memory.terms import keys
 
@@ -41,6 +42,8 @@ B = 0.75
 FIELD_WEIGHT = 2.0
 #: Score bonus of the newest daily log (and MEMORY.md), as a fraction; older logs get less.
 RECENCY = 0.25
+#: No output shows more files than this (a page, eval's top 10, auto-search's few).
+MAX_HITS = 200
 #: A line is shown in a snippet if its weight is at least this fraction of the best line's.
 FOCUS = 0.5
 
@@ -80,23 +83,36 @@ def query_terms(query: str) -> list[Term]:
     return list(seen.values())
 
 
-def rank(index: Index, terms: Sequence[Term]) -> tuple[list[Scored], dict[str, float]]:
-    """Score every indexed document that holds a query key, best first.
+class Ranking(NamedTuple):
+    """The best matching documents, how many matched in all, and each query key's idf."""
+
+    scored: list[Scored]
+    total: int
+    idf: dict[str, float]
+
+
+def rank(index: Index, terms: Sequence[Term], limit: int = MAX_HITS) -> Ranking:
+    """Score every indexed document that holds a query key; keep the best `limit`.
 
     Args:
         index: the corpus (or the part of it that can match, with corpus-wide counts).
         terms: the query, from `query_terms`.
+        limit: how many to return (no output shows more; the total is still counted).
 
     Returns:
-        The matching documents — content hits before filename-only ones, each group by
-        descending score, then path — and the idf of each query key (for `focus`).
+        The best matching documents — content hits before filename-only ones, each group
+        by descending score, then path —, the number that matched, and the idf of each
+        query key (for `focus`).
     """
     qkeys = list(dict.fromkeys(k for t in terms for k in t.keys))
     if not qkeys or not index.count:
-        return [], {}
+        return Ranking([], 0, {})
     n, avg = index.count, index.avg_size
+    sizes = index.sizes
+    # BM25's length norm, K1 * (1 - B + B * size / avg), as c0 + c1 * size: this loop runs
+    # once per posting, thousands of times for a common word in a large corpus.
+    c0, c1, k1p = K1 * (1 - B), K1 * B / avg, K1 + 1
     score: dict[int, float] = {}
-    found: dict[int, list[str]] = {}
     lines: dict[int, int] = {}
     content: set[int] = set()
     by_name: dict[int, list[float]] = {}
@@ -108,47 +124,44 @@ def rank(index: Index, terms: Sequence[Term]) -> tuple[list[Scored], dict[str, f
         # BM25's idf with +1 inside the log, so a key in every file weighs little but not < 0.
         idf[k] = w = math.log(1 + (n - df + 0.5) / (df + 0.5))
         for j in range(0, len(post), 3):
-            i, tf = post[j], post[j + 1]
-            _credit(
-                index.doc(i).size,
-                tf + (FIELD_WEIGHT if i in named else 0.0),
-                w,
-                avg,
-                score,
-                i,
-            )
-            found.setdefault(i, []).append(k)
+            i = post[j]
+            f = post[j + 1] + (FIELD_WEIGHT if i in named else 0.0)
+            score[i] = score.get(i, 0.0) + w * f * k1p / (f + c0 + c1 * sizes[i])
             lines[i] = lines.get(i, 0) + post[j + 2]
             content.add(i)
         for i in named.difference(ids):
             by_name.setdefault(i, []).append(w)
-            found.setdefault(i, []).append(k)
     for i, weights in by_name.items():
         # A file matched by its name alone is judged by the name, not by the length of a
         # body that holds no query word: its score is length-neutral (norm at the average).
-        size = index.doc(i).size if i in content else avg
+        norm = c0 + c1 * (sizes[i] if i in content else avg)
+        f = FIELD_WEIGHT
         for w in weights:
-            _credit(size, FIELD_WEIGHT, w, avg, score, i)
-    fresh = _freshness(index)
-    scored: list[Scored] = []
-    for i, total in score.items():
-        doc = index.doc(i)
-        hit = set(found[i])
+            score[i] = score.get(i, 0.0) + w * f * k1p / (f + norm)
+    for rel, place in _freshness(index).items():
+        at = index.id_of(rel)
+        if at is not None and at in score:
+            score[at] *= 1 + RECENCY * place
+    best = heapq.nsmallest(
+        limit, score, key=lambda i: (i not in content, -score[i], index.doc(i).rel)
+    )
+    holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
+    scored = []
+    for i in best:
+        hit = {k for k in qkeys if i in holders[k]}
         matched = tuple(t.text for t in terms if hit.intersection(t.keys))
-        total *= 1 + RECENCY * fresh.get(doc.rel, 0.0)
         ordered = tuple(k for k in qkeys if k in hit)
         scored.append(
-            Scored(doc, total, matched, lines.get(i, 0), ordered, i not in content)
+            Scored(
+                index.doc(i),
+                score[i],
+                matched,
+                lines.get(i, 0),
+                ordered,
+                i not in content,
+            )
         )
-    scored.sort(key=lambda s: (s.filename_only, -s.score, s.doc.rel))
-    return scored, idf
-
-
-def _credit(
-    size: float, f: float, w: float, avg: float, score: dict[int, float], i: int
-) -> None:
-    norm = K1 * (1 - B + B * size / avg)
-    score[i] = score.get(i, 0.0) + w * f * (K1 + 1) / (f + norm)
+    return Ranking(scored, len(score), idf)
 
 
 def _freshness(index: Index) -> dict[str, float]:
@@ -159,7 +172,9 @@ def _freshness(index: Index) -> dict[str, float]:
     dailies = index.dailies()
     last = max(len(dailies) - 1, 1)
     out = {rel: i / last for i, (_, rel) in enumerate(dailies)}
-    out.update((d.rel, 1.0) for d in index.docs() if d.kind == "memory")
+    memory = index.get(MEMORY_FILE)
+    if memory is not None:
+        out[memory.rel] = 1.0
     return out
 
 

@@ -64,6 +64,13 @@ class SearchResult:
     hits: tuple[Hit, ...]
     #: (term, lines holding only part of it), for terms whose count is 0; default ranking
     partial: tuple[tuple[str, int], ...] = ()
+    #: how many files matched, when `hits` holds only the best of them (default ranking)
+    total: int | None = None
+
+    @property
+    def files_matched(self) -> int:
+        """How many files matched the query (`hits` may hold only the best of them)."""
+        return len(self.hits) if self.total is None else max(self.total, len(self.hits))
 
     def zero_terms(self) -> tuple[str, ...]:
         """Typed terms reported with count 0: the model's sign to rephrase."""
@@ -154,7 +161,7 @@ def search_index(
     that holds no query key.
     """
     terms = query_terms(query)
-    scored, idf = rank(index, terms)
+    scored, total, idf = rank(index, terms)
     hits = tuple(
         Hit(
             s.doc.rel,
@@ -167,10 +174,12 @@ def search_index(
     )
     if semantic is not None:
         docs = list(index.docs())
+        lexical = len(hits)
         hits = _with_meaning(hits, scored, idf, semantic.similar(query, docs), docs)
+        total += len(hits) - lexical  # files only meaning found
     counts = [(t.text, *count_lines(index, t)) for t in terms]
     partial = tuple((t, p) for t, c, p in counts if c == 0 and p)
-    return SearchResult(tuple((t, c) for t, c, _ in counts), hits, partial)
+    return SearchResult(tuple((t, c) for t, c, _ in counts), hits, partial, total)
 
 
 def _with_meaning(
@@ -253,7 +262,7 @@ def summary_line(result: SearchResult, shown: int) -> str:
         f"{t}({c}, {partial[t]} partial)" if t in partial else f"{t}({c})"
         for t, c in result.terms
     )
-    files = len(result.hits)
+    files = result.files_matched
     head = f"Searched {n} term{'s' if n != 1 else ''}: {counts} across {files} file{'s' if files != 1 else ''}."
     if not files:
         return head + " No matches: try other words."
@@ -273,7 +282,7 @@ def paginate(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> Page:
     """Greedy fill in rank order within `budget` bytes; the first file is always shown."""
     blocks: list[str] = []
     shown: list[Hit] = []
-    total = len(result.hits)
+    total = result.files_matched
     for i, hit in enumerate(result.hits):
         block = _block(hit)
         trailer = _trailer(total - i - 1)
@@ -324,7 +333,7 @@ def to_json(
     page = paginate(result, budget)
     return {
         "terms": [_term_json(t, c, result) for t, c in result.terms],
-        "files_matched": len(result.hits),
+        "files_matched": result.files_matched,
         "shown": len(page.shown),
         "omitted": page.omitted,
         "results": [

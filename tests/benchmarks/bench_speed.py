@@ -15,7 +15,8 @@ measured in the same run:
 5. all of it per size, so growth shows.
 
 Python files are byte-compiled first and the environment's PYTHONDONTWRITEBYTECODE is
-dropped for the measured processes: a user's install has .pyc files.
+dropped for the measured processes: a user's install has .pyc files. MEMHOOKS_SEMANTIC=off
+measures the default install (without the [semantic] extra).
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PY = sys.executable
 MEMHOOKS = str(Path(PY).parent / "memhooks")
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+# The default install: no [semantic] extra at work (a session process would load a model).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {
+    "MEMHOOKS_SEMANTIC": "off"
+}
 COMMON = [
     "redis",
     "port",
