@@ -32,6 +32,7 @@ from memory.index import Index, prefilter
 from memory.rank import query_of, query_terms
 from memory.redact import find_secrets
 from memory.search import search_index
+from memory.store import Scan
 from memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -78,10 +79,24 @@ def run_search(
             h.rel: d for h in result.hits if (d := index.get(h.rel)) is not None
         }
         return mark_superseded(result, hit_docs)
-    if docs is None and ranking == "default" and semantic is None:
-        # Read every file as bytes, but parse and index only those that can match.
+    if ranking == "default" and semantic is None:
+        # Index only the files that can match, with the counts of all of them: read as
+        # bytes from disk (a one-shot search), or picked from a corpus already in memory.
         only = query_of(query_terms(query))
-        scan = store.scan(prefilter(only.needles))
+        keep = prefilter(only.needles)
+        if docs is None:
+            scan = store.scan(keep)
+        else:
+            scan = Scan(
+                [
+                    d
+                    for d in docs.values()
+                    if keep(d.text.encode("utf-8", "surrogatepass").lower(), d.loc)
+                ],
+                len(docs),
+                sum(d.size for d in docs.values()),
+                [(d.key, d.rel) for d in docs.values() if d.kind == "daily"],
+            )
         index = Index(
             scan.docs,
             count=scan.count,

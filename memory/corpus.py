@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from memory.layout import Located
+
 if TYPE_CHECKING:
-    from memory.layout import Kind, Located
+    from memory.layout import Kind
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,11 @@ class Doc:
     text: str = field(repr=False)
     size: int = 0  #: bytes of the file on disk (what BM25 counts as its length)
     mtime_ns: int = 0  #: when the file last changed, as read
+
+    @property
+    def loc(self) -> Located:
+        """Where the file lives (kind, path, key)."""
+        return Located(self.kind, self.rel, self.key)
 
     @property
     def filename(self) -> str:

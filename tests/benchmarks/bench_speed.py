@@ -207,8 +207,9 @@ def bench_size(notes: int, runs: int) -> dict[str, float]:
             )
             if r == 0:
                 out["hook_rss_kb"] = peak_rss_kb([MEMHOOKS, "hook"], prompt, fast_env)
+                fallback = prompt.replace(sid, sid + "-rss")  # no session process here
                 out["hook_fallback_rss_kb"] = peak_rss_kb(
-                    [MEMHOOKS, "hook"], prompt, slow_env
+                    [MEMHOOKS, "hook"], fallback, slow_env
                 )
             end = json.dumps(
                 {

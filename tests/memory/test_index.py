@@ -99,12 +99,10 @@ def test_scan_full_and_patched_index_agree(memory_root: Path, seed: int) -> None
     for _ in range(8):
         query = " ".join(rng.choices(WORDS, k=rng.randint(1, 4)))
         full = _answer(search(docs.values(), query))
-        assert _answer(run_search(store, query)) == full, (
-            query
-        )  # one-shot: scan + prefilter
-        assert _answer(search_index(patched, query)) == full, (
-            query
-        )  # session: patched index
+        # one-shot: scan + prefilter; corpus in memory + prefilter; session: patched index
+        assert _answer(run_search(store, query)) == full, query
+        assert _answer(run_search(store, query, docs=docs)) == full, query
+        assert _answer(search_index(patched, query)) == full, query
 
 
 def test_removed_and_edited_files_leave_the_index(memory_root: Path) -> None:
