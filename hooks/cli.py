@@ -242,17 +242,15 @@ def _parser() -> _Parser:
 def _cmd_hook(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     """One event in, one reply out; fails open: exit 0 and no context on any failure."""
     try:
-        import anyio
-
         from hooks import spawn
         from hooks.adapters import render
-        from hooks.runner import Sessions, decode, handle
+        from hooks.runner import Sessions, decode, handle_now
 
         raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
         event = decode(raw, args.harness)
         if event is None:
             return EXIT_OK
-        reply = anyio.run(handle, event, Sessions(args.root, keep=False))
+        reply = handle_now(event, Sessions(args.root, keep=False))
         text = render(event, reply)
         if _wants_server(event):
             spawn.ensure_server(

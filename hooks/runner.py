@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import anyio
 
 from hooks import state as state_io
 from hooks.adapters import to_event
@@ -104,12 +103,45 @@ def _run_sync(event: Event, sessions: Sessions) -> Reply:
     return reply
 
 
-async def handle(event: Event, sessions: Sessions) -> Reply:
-    """Run the event's handler in a worker thread under its deadline.
+def handle_now(event: Event, sessions: Sessions) -> Reply:
+    """Run the event's handler under its deadline, with no event loop (a one-shot hook).
+
+    A hook command runs one event and exits: a daemon thread and a timed join give it the
+    same deadline as `handle` without importing asyncio and anyio, which would cost more
+    start-up than the handler itself (README, "Speed").
 
     Raises:
         TimeoutError: the deadline passed (the thread is abandoned; writes stay atomic).
     """
+    out: list[Reply] = []
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            out.append(_run_sync(event, sessions))
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+            failed.append(e)
+
+    worker = threading.Thread(target=work, daemon=True, name="hook")
+    worker.start()
+    worker.join(DEADLINES[event.kind])
+    if failed:
+        raise failed[0]
+    if not out:
+        raise TimeoutError(
+            f"{event.kind} handler missed its {DEADLINES[event.kind]} s deadline"
+        )
+    return out[0]
+
+
+async def handle(event: Event, sessions: Sessions) -> Reply:
+    """Run the event's handler in a worker thread under its deadline (a session process).
+
+    Raises:
+        TimeoutError: the deadline passed (the thread is abandoned; writes stay atomic).
+    """
+    import anyio
+
     with anyio.fail_after(DEADLINES[event.kind]):
         return await anyio.to_thread.run_sync(
             _run_sync, event, sessions, abandon_on_cancel=True

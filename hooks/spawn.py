@@ -8,8 +8,6 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-import anyio
-
 from hooks.client import socket_path
 
 if TYPE_CHECKING:
@@ -84,5 +82,7 @@ def ensure_server(root: Path, session_id: str, harness: str, cwd: str | None) ->
 
 async def open_session(root: Path) -> Process:
     """A `memhooks session` process over pipes (what `simulate` drives)."""
+    import anyio
+
     cmd = [sys.executable, "-m", "hooks", "session", "--root", str(root)]
     return await anyio.open_process(cmd, stderr=None)

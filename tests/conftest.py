@@ -35,6 +35,14 @@ def memory_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A git checkout (so worktree rules apply) that a session can run in."""
+    p = tmp_path / "shop"
+    (p / ".git").mkdir(parents=True)
+    return p
+
+
 def run_cli(
     *args: str,
     input: str | None = None,

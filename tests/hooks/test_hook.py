@@ -17,13 +17,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    p = tmp_path / "shop"
-    (p / ".git").mkdir(parents=True)
-    return p
-
-
 def store_for(memory_root: Path, project: Path) -> Store:
     return Store(memory_root, slug_for(str(project)))
 

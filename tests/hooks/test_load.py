@@ -67,13 +67,6 @@ _WORDS = [
 ]
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    p = tmp_path / "shop"
-    (p / ".git").mkdir(parents=True)
-    return p
-
-
 def _session(root: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "hooks", "session", "--root", str(root)],

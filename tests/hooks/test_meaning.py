@@ -20,13 +20,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    p = tmp_path / "shop"
-    (p / ".git").mkdir(parents=True)
-    return p
-
-
 def _wait(check: Callable[[], bool], seconds: float = 30.0) -> None:
     deadline = time.monotonic() + seconds
     while not check():

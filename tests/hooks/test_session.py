@@ -8,8 +8,6 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, Self
 
-import pytest
-
 from memory import Store, slug_for
 
 if TYPE_CHECKING:
@@ -59,13 +57,6 @@ class Session:
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    p = tmp_path / "shop"
-    (p / ".git").mkdir(parents=True)
-    return p
 
 
 def test_an_edit_on_disk_is_found_by_the_next_event(
