@@ -15,8 +15,8 @@ import os
 import socket
 import sys
 
-#: How long a thin client waits for the session process before doing the work itself.
-FORWARD_TIMEOUT = 2.0
+#: How long a thin client waits to reach the session process before doing the work itself.
+CONNECT_TIMEOUT = 0.5
 MAX_REPLY = 1024 * 1024
 
 
@@ -48,8 +48,8 @@ def socket_path(root: str, session_id: str) -> str:
     return os.path.join(socket_dir(), key.hexdigest()[:24] + ".sock")
 
 
-def _private_dir_ok(path: str) -> bool:
-    # In a shared /tmp, only a folder we own and nobody else can enter is trusted.
+def private_dir_ok(path: str) -> bool:
+    """True for a folder we own that nobody else can enter (sockets live in a shared /tmp)."""
     try:
         st = os.lstat(path)
     except OSError:
@@ -79,25 +79,41 @@ def forward(argv: list[str], payload: bytes) -> str | None:
     if not isinstance(data, dict) or not isinstance(data.get("session_id"), str):
         return None
     path = socket_path(default_root(_option(argv, "--root")), data["session_id"])
-    if not os.path.exists(path) or not _private_dir_ok(os.path.dirname(path)):
+    if not os.path.exists(path) or not private_dir_ok(os.path.dirname(path)):
         return None
     header = json.dumps({"harness": _option(argv, "--harness")}).encode() + b"\n"
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(FORWARD_TIMEOUT)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(CONNECT_TIMEOUT)
+        try:
             s.connect(path)
+        except OSError:
+            return None  # gone or stale: do the work here
+        # Once connected, the session process does the work (and its writes) whatever we
+        # do: past the deadline the reply is dropped, never done twice (fail open).
+        s.settimeout(_deadline(data.get("hook_event_name")))
+        try:
             s.sendall(header + payload)
             s.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := s.recv(65536):
                 chunks.append(chunk)
                 if sum(map(len, chunks)) > MAX_REPLY:
-                    return None
-    except OSError:
-        return None
+                    raise OSError("reply too large")
+        except OSError as e:
+            sys.stderr.write(
+                f"memhooks hook: session process did not answer ({e}); no context\n"
+            )
+            return ""
     reply = b"".join(chunks).decode("utf-8", "replace")
-    # "0" + stdout: handled. Anything else (or nothing): the session could not; do it here.
-    return reply[1:] if reply.startswith("0") else None
+    # "0" + stdout: handled; a failed event is answered "0" with nothing (fail open).
+    return reply[1:] if reply.startswith("0") else ""
+
+
+def _deadline(event: object) -> float:
+    # The handler deadlines of hooks.runner.DEADLINES, plus a margin for the round trip.
+    return {"PreCompact": 26.0, "PreCompress": 26.0, "SessionEnd": 1.3}.get(
+        str(event), 9.0
+    )
 
 
 def main() -> int:

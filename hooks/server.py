@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from hooks.client import private_dir_ok
 from hooks.runner import Sessions
 from hooks.session import answer
 from hooks.watch import watch_root
@@ -62,7 +63,11 @@ def _inode(path: str) -> int | None:
 
 def _claim(path: str) -> bool:
     """Remove a stale socket at `path`; False when a live session process already listens there."""
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if not private_dir_ok(folder):
+        logger.warning("%s is not a private folder of ours; not listening", folder)
+        return False
     if not os.path.exists(path):
         return True
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
