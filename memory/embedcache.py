@@ -12,21 +12,19 @@ line (``{"rel", "dim", "digests"}``, a digest per chunk, see `memory.chunks`) an
 float32 vectors, little-endian, one row per digest. Its vectors are looked up by digest,
 so a chunk whose text did not change is never embedded again.
 
-Why not `memory.store`: this is bytes, not Markdown, and a cache — written without the
-root's lock or fsync (a torn or missing file only costs a re-embed) — while the store's
-writes are the memory itself. The pattern is the same: a temp file in the same folder,
-then `os.replace`, so a reader sees the old file or the new one, never half of one.
+The bytes go through `memory.store` (the one module of the core that touches files), but
+without the root's lock or fsync: a torn or missing cache file only costs a re-embed. The
+replace is still atomic, so a reader sees the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
-import os
-import secrets
 from typing import TYPE_CHECKING, NamedTuple
+
+from memory.store import private_folder, read_bytes, remove, write_atomic
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -34,8 +32,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _SUFFIX = ".vec"
-_DIR_MODE = 0o700
-_FILE_MODE = 0o600
 
 
 class Record(NamedTuple):
@@ -72,9 +68,8 @@ class EmbeddingCache:
         Returns:
             Its digests and vectors, if a whole, well-formed record for it exists.
         """
-        try:
-            raw = self._path(rel).read_bytes()
-        except OSError:
+        raw = read_bytes(self._path(rel))
+        if raw is None:
             return None
         head, sep, data = raw.partition(b"\n")
         try:
@@ -99,33 +94,20 @@ class EmbeddingCache:
             {"rel": rel, "dim": record.dim, "digests": list(record.digests)},
             ensure_ascii=False,
         ).encode("utf-8", "surrogatepass")
-        path = self._path(rel)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             self._mkdirs()
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
-            with os.fdopen(fd, "wb") as f:
-                f.write(head + b"\n" + record.data)
-            os.replace(tmp, path)
+            write_atomic(self._path(rel), head + b"\n" + record.data, durable=False)
         except OSError as e:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             logger.debug("embedding cache not written for %s: %s", rel, e)
 
     def drop(self, rel: str) -> None:
         """Remove the record of `rel` (its file was deleted)."""
-        with contextlib.suppress(OSError):
-            self._path(rel).unlink()
+        remove(self._path(rel))
 
     def _mkdirs(self) -> None:
-        if self._dir.is_dir():
-            return
-        self.folder.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
-        ignore = self.folder / ".gitignore"
-        if not ignore.exists():
-            # A root kept in git must not commit a cache that any machine can rebuild.
-            ignore.write_text("*\n", encoding="utf-8")
-        self._dir.mkdir(exist_ok=True, mode=_DIR_MODE)
+        # A root kept in git must not commit a cache that any machine can rebuild.
+        private_folder(self.folder, gitignore=True)
+        private_folder(self._dir)
 
 
 def _safe(name: str) -> str:

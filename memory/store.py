@@ -476,24 +476,10 @@ class Store:
         if path.is_symlink():
             raise UnsafeNameError(rel, "refusing to replace a symlink")
         self._mkdir(path.parent)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
-            try:
-                with os.fdopen(
-                    fd, "w", encoding="utf-8", errors="surrogateescape", newline=""
-                ) as f:
-                    f.write(text)
-                    f.flush()
-                    os.fsync(f.fileno())
-            except BaseException:
-                tmp.unlink(missing_ok=True)
-                raise
-            os.replace(tmp, path)
+            write_atomic(path, text.encode("utf-8", "surrogateescape"), durable=True)
         except OSError as e:
-            tmp.unlink(missing_ok=True)
             raise StoreWriteError(rel, e) from e
-        _fsync_dir(path.parent)
         _sweep_stale_temps(path.parent)
 
     def _mkdir(self, folder: Path) -> None:
@@ -513,6 +499,62 @@ def state_rel(session_id: str) -> str:
         :24
     ]
     return f"{STATE_DIR}/{digest}.json"
+
+
+def write_atomic(path: Path, data: bytes, *, durable: bool) -> None:
+    """Replace `path` by `data` through a hidden temp file in the same folder and a rename,
+    so a reader (or a crash) sees the old bytes or the new ones, never half of them.
+
+    Args:
+        path: the file to replace.
+        data: its new bytes.
+        durable: fsync the file and its folder (memory files); a rebuildable cache skips it.
+
+    Raises:
+        OSError: the disk refused; the temp file is removed and `path` is unchanged.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    if durable:
+        _fsync_dir(path.parent)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """A file's bytes, or None when it cannot be read (for caches, where absent is normal)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def remove(path: Path) -> None:
+    """Remove a file if it is there."""
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def private_folder(folder: Path, *, gitignore: bool = False) -> None:
+    """Create an owner-only folder (and its parents); with `gitignore`, one git skips whole.
+
+    Raises:
+        OSError: the disk refused.
+    """
+    if folder.is_dir():
+        return
+    folder.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
+    ignore = folder / ".gitignore"
+    if gitignore and not ignore.exists():
+        ignore.write_text("*\n", encoding="utf-8")
 
 
 def _slurp(path: str) -> tuple[bytes, int]:
