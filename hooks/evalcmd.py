@@ -18,6 +18,7 @@ from hooks.constants import EXIT_OK
 from hooks.errors import UsageError
 from hooks.meaning import open_meaning
 from memory import Store, default_root, parse_config
+from memory.index import Index
 
 if TYPE_CHECKING:
     import argparse
@@ -66,14 +67,19 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         flag=getattr(args, "semantic", None),
         long_lived=True,
     )
-    stores: dict[str, tuple[Store, dict[str, Doc]]] = {}
+    stores: dict[str, tuple[Store, dict[str, Doc], Index]] = {}
 
     def run(q: Query) -> SearchResult:
+        # Each project is read and indexed once, as a session process holds it: thousands
+        # of queries must not tokenize the same files thousands of times.
         if q.project not in stores:
             store = Store(root, q.project)
-            stores[q.project] = (store, store.corpus())
-        store, docs = stores[q.project]
-        return run_search(store, q.query, ranking=ranking, docs=docs, semantic=semantic)
+            docs = store.corpus()
+            stores[q.project] = (store, docs, Index(docs.values()))
+        store, docs, index = stores[q.project]
+        if ranking == "default":
+            return run_search(store, q.query, index=index, semantic=semantic)
+        return run_search(store, q.query, ranking=ranking, docs=docs)
 
     report = evaluate(queries, run, ks)
     _warn_unknown(queries, root)

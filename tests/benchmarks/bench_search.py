@@ -144,7 +144,15 @@ def bench_eval(runs: int) -> None:
         )
         for ranking in ("baseline", "default"):
             times = [
-                _memhooks("eval", str(qfile), "--json", "--ranking", ranking)
+                _memhooks(
+                    "eval",
+                    str(qfile),
+                    "--json",
+                    "--ranking",
+                    ranking,
+                    "--semantic",
+                    "off",
+                )
                 for _ in range(max(1, runs // 5))
             ]
             out = subprocess.run(
@@ -157,6 +165,8 @@ def bench_eval(runs: int) -> None:
                     "--json",
                     "--ranking",
                     ranking,
+                    "--semantic",
+                    "off",
                 ],
                 check=True,
                 capture_output=True,
