@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import socket
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -48,7 +50,11 @@ def ensure_server(root: Path, session_id: str, harness: str, cwd: str | None) ->
     """
     path = socket_path(str(root), session_id)
     if os.path.exists(path):
-        return  # a live one answers; a stale one is replaced by the next session-start
+        if _answers(path):
+            return
+        # Left by a session process that crashed: nobody listens, so start a new one.
+        with contextlib.suppress(OSError):
+            os.unlink(path)
     cmd = [
         sys.executable,
         "-m",
@@ -78,6 +84,16 @@ def ensure_server(root: Path, session_id: str, harness: str, cwd: str | None) ->
         close_fds=True,
     )
     logger.debug("started a session process on %s", path)
+
+
+def _answers(path: str) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(0.2)
+        try:
+            s.connect(path)
+        except OSError:
+            return False
+    return True
 
 
 async def open_session(root: Path) -> Process:

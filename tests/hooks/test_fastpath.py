@@ -222,18 +222,18 @@ def test_a_crashed_session_process_does_not_break_the_next_hook(
     memory_root: Path, project: Path
 ) -> None:
     _hook(_payload("SessionStart", project, "crash-1", source="startup"), FAST)
-    assert _wait(lambda: len(_servers(memory_root)) == 1)
+    assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "crash-1")))
     for pid in _servers(memory_root):
         os.kill(pid, signal.SIGKILL)
     assert _wait(lambda: not _servers(memory_root))
-    reply = _hook(
-        _payload(
-            "UserPromptSubmit", project, "crash-1", prompt="stripe webhook secret vault"
-        ),
-        {},
+    assert os.path.exists(socket_path(str(memory_root), "crash-1"))  # left behind
+    prompt = _payload(
+        "UserPromptSubmit", project, "crash-1", prompt="stripe webhook secret vault"
     )
-    assert (
-        reply.returncode == 0
-        and "kv/shop/stripe" in reply.stdout
-        and reply.stderr == ""
-    )
+    reply = _hook(prompt, FAST)
+    assert reply.returncode == 0 and "kv/shop/stripe" in reply.stdout
+    assert reply.stderr == ""
+    # The stale socket was replaced: a new session process serves the session again.
+    assert _wait(lambda: len(_servers(memory_root)) == 1)
+    _hook(_payload("SessionEnd", project, "crash-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root))
