@@ -72,16 +72,23 @@ def first_line(doc: Doc) -> str:
     """A note's first meaningful line: not blank, not a header line (``aliases:``,
     ``superseded-by:``), heading marks dropped.
     """
-    for ln in doc.lines[header_lines(doc.lines) :]:
+    head = _head(doc)
+    for ln in head[header_lines(head) :]:
         s = ln.strip()
         if s:
             return s.lstrip("#").strip()[:120]
     return ""
 
 
+def _head(doc: Doc, lines: int = 12) -> list[str]:
+    # The first lines only: the index is built over every note, and `Doc.lines` would keep
+    # a split copy of each one in a session process for the rest of the session.
+    return doc.text.split("\n", lines)[:lines]
+
+
 def _index_line(doc: Doc) -> str:
     # Forgotten notes never reach here (Store.load drops them); superseded ones say so.
-    newer = superseded_by(doc.lines)
+    newer = superseded_by(_head(doc))
     mark = f"(superseded by notes/{newer.by}.md) " if newer else ""
     return f"- notes/{doc.filename} — {mark}{first_line(doc)}".rstrip(" —")
 

@@ -250,7 +250,9 @@ def count_lines(index: Index, term: Term) -> tuple[int, int]:
 def _count(doc: Doc, ks: Sequence[str], *, every: bool) -> int:
     wanted = set(ks)
     n = 0
-    for line in doc.lines:
+    for line in doc.text.split(
+        "\n"
+    ):  # not `Doc.lines`: that would stay cached on the doc
         here = wanted.intersection(line_keys(line))
         n += (here == wanted) if every else bool(here)
     return n
