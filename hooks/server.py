@@ -130,11 +130,20 @@ async def serve(
         for view in sessions.views():
             view.refresh(rels)
 
-    listener = await anyio.create_unix_listener(path)
+    try:
+        listener = await anyio.create_unix_listener(path)
+    except OSError as e:  # another session process for this session won the race
+        logger.info("not listening on %s: %s", path, e)
+        return 0
     ours = _private(path)
     async with listener, anyio.create_task_group() as tg:
         tg.start_soon(listener.serve, on_connect)
         tg.start_soon(watch_root, root, on_change, stop)
+        await anyio.sleep(
+            0.1
+        )  # the watcher is up: now catch up with edits made meanwhile
+        for view in sessions.views():
+            await anyio.to_thread.run_sync(view.catch_up)
         while not stop.is_set():
             with anyio.move_on_after(CHECK_EVERY):
                 await stop.wait()

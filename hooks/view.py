@@ -83,6 +83,22 @@ class View:
             self.store, query, ranking=ranking, docs=docs, semantic=semantic
         )
 
+    def catch_up(self) -> None:
+        """Re-read files that changed (or appeared, or went) since the corpus was read.
+
+        For the moment between reading the corpus and the watcher starting: a session
+        process reads first, then watches.
+        """
+        if self._docs is None:
+            return
+        now = self.store.stamps()
+        stale = [
+            rel
+            for rel, t in now.items()
+            if (d := self._docs.get(rel)) is None or d.mtime_ns != t
+        ]
+        self.refresh([*stale, *(rel for rel in self._docs if rel not in now)])
+
     def refresh(self, rels: Iterable[str]) -> None:
         """Re-read just these root-relative files (edited, created or deleted)."""
         if self._docs is None:

@@ -241,6 +241,14 @@ class Store:
             return None
         return self._read_doc(loc, str(path))
 
+    def stamps(self) -> dict[str, int]:
+        """Modification time of every file in scope, by path (stat only, nothing read)."""
+        out: dict[str, int] = {}
+        for loc, path in self._entries():
+            with contextlib.suppress(OSError):
+                out[loc.rel] = os.stat(path).st_mtime_ns
+        return out
+
     def corpus(self) -> dict[str, Doc]:
         """Every document in scope, by root-relative path."""
         docs = (self._read_doc(loc, path) for loc, path in self._entries())

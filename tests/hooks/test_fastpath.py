@@ -237,3 +237,24 @@ def test_a_crashed_session_process_does_not_break_the_next_hook(
     assert _wait(lambda: len(_servers(memory_root)) == 1)
     _hook(_payload("SessionEnd", project, "crash-1", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root))
+
+
+def test_catch_up_rereads_files_changed_before_the_watcher_started(
+    memory_root: Path, project: Path
+) -> None:
+    from hooks.view import View
+
+    view = View.open(memory_root, project, indexed=True)
+    assert "kafka" not in str(view.search("kafka lag").hits)
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("kafka", "Kafka consumer lag alerts fire at 10k messages.")
+    store.write_note("payments", "moved to the billing service", mode="overwrite")
+    view.catch_up()
+    assert [h.rel.rsplit("/", 1)[1] for h in view.search("kafka lag").hits] == [
+        "kafka.md"
+    ]
+    assert view.search("stripe webhook").hits == ()
+    assert sorted(r.rsplit("/", 1)[1] for r in view.take_reread()) == [
+        "kafka.md",
+        "payments.md",
+    ]
