@@ -32,9 +32,8 @@ _ALIASES = "aliases:"
 class Analysis:
     """One document's keys."""
 
-    tf: Counter[
-        str
-    ]  #: key -> occurrences in the content (CJK single characters included)
+    #: key -> occurrences in the content (CJK single characters included)
+    tf: Counter[str]
     lines: Counter[str]  #: key -> lines holding it
     fields: frozenset[str]  #: keys of the file name and the aliases line
 
