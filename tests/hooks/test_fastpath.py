@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hooks.client import default_root, socket_path
+from hooks.client import answers, default_root, socket_path
 from memory import Store, slug_for
 from memory import default_root as memory_default_root
 
@@ -225,8 +225,10 @@ def test_a_crashed_session_process_does_not_break_the_next_hook(
     assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "crash-1")))
     for pid in _servers(memory_root):
         os.kill(pid, signal.SIGKILL)
-    assert _wait(lambda: not _servers(memory_root))
-    assert os.path.exists(socket_path(str(memory_root), "crash-1"))  # left behind
+    # A killed process's command line goes before its socket does: wait for both.
+    path = socket_path(str(memory_root), "crash-1")
+    assert _wait(lambda: not _servers(memory_root) and not answers(path))
+    assert os.path.exists(path)  # left behind
     prompt = _payload(
         "UserPromptSubmit", project, "crash-1", prompt="stripe webhook secret vault"
     )
