@@ -61,6 +61,17 @@ def private_dir_ok(path: str) -> bool:
     )
 
 
+def answers(path: str, timeout: float = 0.2) -> bool:
+    """True when a session process accepts connections on `path` (False: none, or stale)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        try:
+            s.connect(path)
+        except OSError:
+            return False
+    return True
+
+
 def _option(argv: list[str], name: str) -> str | None:
     for i, arg in enumerate(argv):
         if arg == name and i + 1 < len(argv):

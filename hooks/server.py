@@ -13,16 +13,15 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 from typing import TYPE_CHECKING
 
 import anyio
 
-from hooks.client import private_dir_ok
+from hooks.client import answers, private_dir_ok
 from hooks.runner import Sessions
 from hooks.session import answer
 from hooks.watch import watch_root
-from memory.store import state_rel
+from memory.store import pid_alive, state_rel
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,18 +35,6 @@ logger = logging.getLogger(__name__)
 MAX_REQUEST = 16 * 1024 * 1024
 #: How often the process checks that its harness and its socket are still there.
 CHECK_EVERY = 0.5
-
-
-def _alive(pid: int | None) -> bool:
-    if pid is None:
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _exists(path: Path) -> bool:
@@ -70,14 +57,10 @@ def _claim(path: str) -> bool:
         return False
     if not os.path.exists(path):
         return True
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(0.5)
-        try:
-            s.connect(path)
-        except OSError:
-            os.unlink(path)
-            return True
-    return False
+    if answers(path, timeout=0.5):
+        return False
+    os.unlink(path)
+    return True
 
 
 async def serve(
@@ -147,7 +130,7 @@ async def serve(
         while not stop.is_set():
             with anyio.move_on_after(CHECK_EVERY):
                 await stop.wait()
-            if not _alive(parent_pid):
+            if parent_pid is not None and not pid_alive(parent_pid):
                 logger.info("harness process %s is gone; exiting", parent_pid)
                 break
             if _inode(path) != ours:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from anyio.streams.memory import MemoryObjectSendStream
 
-    from hooks.events import Harness
+    from hooks.events import Event, Harness
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +131,7 @@ class Answer(NamedTuple):
 
 async def answer(line: bytes, harness: Harness | None, sessions: Sessions) -> Answer:
     """Answer one event line; failures become an error reply (generic dialect), never raise."""
-    request_id = _request_id(line)
+    event = None
     try:
         event = decode(line, harness)
         if event is None:
@@ -140,10 +140,13 @@ async def answer(line: bytes, harness: Harness | None, sessions: Sessions) -> An
         reply = await handle(event, sessions)
     except TimeoutError:
         logger.warning("event deadline exceeded; answered with no context")
-        return Answer(render_error(request_id, "deadline exceeded"), ok=False)
+        return Answer(
+            render_error(_request_id(line, event), "deadline exceeded"), ok=False
+        )
     except Exception as e:  # noqa: BLE001 - fail open: one bad event must not end the session
         logger.warning("event failed: %s: %s", type(e).__name__, e)
-        return Answer(render_error(request_id, f"{type(e).__name__}: {e}"), ok=False)
+        error = f"{type(e).__name__}: {e}"
+        return Answer(render_error(_request_id(line, event), error), ok=False)
     reread = [r for v in sessions.views() for r in v.take_reread()]
     if reread:
         # Which files the watcher re-read for this event: the proof that nothing was rescanned.
@@ -151,8 +154,10 @@ async def answer(line: bytes, harness: Harness | None, sessions: Sessions) -> An
     return Answer(render(event, reply), event.kind == "session-end")
 
 
-def _request_id(line: bytes) -> str | int | None:
+def _request_id(line: bytes, event: Event | None) -> str | int | None:
     """The `id` of a request, if it has one, even when the rest of it is unusable."""
+    if event is not None:
+        return event.request_id  # parsed already; only a failed line is parsed again
     try:
         data = json.loads(line)
     except (ValueError, RecursionError):

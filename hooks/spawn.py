@@ -5,12 +5,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import socket
 import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from hooks.client import socket_path
+from hooks.client import answers, socket_path
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -50,7 +49,7 @@ def ensure_server(root: Path, session_id: str, harness: str, cwd: str | None) ->
     """
     path = socket_path(str(root), session_id)
     if os.path.exists(path):
-        if _answers(path):
+        if answers(path):
             return
         # Left by a session process that crashed: nobody listens, so start a new one.
         with contextlib.suppress(OSError):
@@ -84,16 +83,6 @@ def ensure_server(root: Path, session_id: str, harness: str, cwd: str | None) ->
         close_fds=True,
     )
     logger.debug("started a session process on %s", path)
-
-
-def _answers(path: str) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(0.2)
-        try:
-            s.connect(path)
-        except OSError:
-            return False
-    return True
 
 
 async def open_session(root: Path) -> Process:

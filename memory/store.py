@@ -603,12 +603,13 @@ def _sweep_stale_temps(folder: Path) -> None:
             st = entry.stat(follow_symlinks=False)
             if st.st_uid != os.getuid() or now - st.st_mtime < _STALE_TMP_SECONDS:
                 continue
-            if not _pid_alive(int(m[1])):
+            if not pid_alive(int(m[1])):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (ours or someone else's)."""
     try:
         os.kill(pid, 0)  # signal 0 only asks whether the process exists
     except (ProcessLookupError, OverflowError):

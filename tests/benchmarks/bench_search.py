@@ -36,11 +36,18 @@ _HAN = [chr(c) for c in range(0x4E00, 0x4E00 + 400)]
 
 
 def _memhooks(*args: str) -> float:
+    return _timed_run(*args)[0]
+
+
+def _timed_run(*args: str) -> tuple[float, str]:
     start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "hooks", *args], check=True, capture_output=True
-    )
-    return time.perf_counter() - start
+    out = subprocess.run(
+        [sys.executable, "-m", "hooks", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return time.perf_counter() - start, out
 
 
 def bench_one_shot(dev: Path, runs: int) -> None:
@@ -143,35 +150,18 @@ def bench_eval(runs: int) -> None:
             f"\nmemhooks eval, {len(queries)} queries over {files} files, one process (s):"
         )
         for ranking in ("baseline", "default"):
-            times = [
-                _memhooks(
-                    "eval",
-                    str(qfile),
-                    "--json",
-                    "--ranking",
-                    ranking,
-                    "--semantic",
-                    "off",
-                )
-                for _ in range(max(1, runs // 5))
-            ]
-            out = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "hooks",
-                    "eval",
-                    str(qfile),
-                    "--json",
-                    "--ranking",
-                    ranking,
-                    "--semantic",
-                    "off",
-                ],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
+            args = (
+                "eval",
+                str(qfile),
+                "--json",
+                "--ranking",
+                ranking,
+                "--semantic",
+                "off",
+            )
+            runs_of = [_timed_run(*args) for _ in range(max(1, runs // 5))]
+            times = [t for t, _ in runs_of]
+            out = runs_of[-1][1]
             recall = json.loads(out)["recall"]
             print(f"  {ranking:9} {statistics.median(times):6.2f} s   recall {recall}")
 
