@@ -15,6 +15,14 @@ Markdown punctuation is dropped, because the encoder's vocabulary knows words, n
 snake case. Measured with ``memhooks eval`` on the dev set (README): paraphrase R@5 of
 the encoder alone 0.63 → 0.73 with the name, aliases and word splitting.
 
+A file with a title and a body also gets its title alone as one more chunk (the first).
+Notes are dense with identifiers, commands and tables, and a passage's vector drifts
+toward them; the title is the writer's own one-line summary of the file, the one vector
+that says only what it is about ("Error handling (front end)" for a question about a
+crash blanking the app). Section headings alone were tried as chunks too and hurt: they
+are short and generic ("Rotation", "Steps") and so come close to many queries by chance.
+A daily log gets none: its title is a date.
+
 A chunk's `digest` hashes exactly the text that is embedded, so the cache (see
 `memory.semantic`) re-embeds a chunk only when that text changes.
 """
@@ -64,9 +72,9 @@ def chunks(doc: Doc) -> list[Chunk]:
     Example:
         A daily log with two ``###`` entries gives two chunks, one per entry.
     """
-    title = _title(doc) if doc.kind != "daily" else ""
+    at, title = _title(doc) if doc.kind != "daily" else (0, "")
     label = _label(doc)
-    out: list[Chunk] = []
+    spans: list[tuple[int, int, str]] = []
     for start, end in _pieces(doc.lines):
         body = "\n".join(doc.lines[start:end]).strip()
         if not body:
@@ -75,7 +83,14 @@ def chunks(doc: Doc) -> list[Chunk]:
         head = [label] if label else []
         if title and not own:
             head.append(title)
-        text = embed_text("\n".join([*head, body]))
+        spans.append((start, end, embed_text("\n".join([*head, body]))))
+    # The title alone, as its writer's one-line summary of the file: beside passages
+    # thick with identifiers it is the one vector that says what the file is about.
+    heading = embed_text(title) if title else ""
+    if heading and _has_body(doc.lines) and all(heading != t for _, _, t in spans):
+        spans.insert(0, (at, at + 1, heading))
+    out: list[Chunk] = []
+    for start, end, text in spans:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         out.append(Chunk(f"{doc.rel}#{len(out)}", start, end, text, digest[:32]))
     return out
@@ -95,11 +110,12 @@ def embed_text(text: str) -> str:
     return "\n".join(_SPACES.sub(" ", ln).strip() for ln in text.split("\n")).strip()
 
 
-def _title(doc: Doc) -> str:
-    for line in doc.lines[:5]:
+def _title(doc: Doc) -> tuple[int, str]:
+    # The ``# `` heading near the top and its line, or (0, "").
+    for i, line in enumerate(doc.lines[:5]):
         if line.startswith("# "):
-            return line.strip()
-    return ""
+            return i, line.strip()
+    return 0, ""
 
 
 def _label(doc: Doc) -> str:

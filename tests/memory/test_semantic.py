@@ -66,7 +66,7 @@ def test_the_cache_survives_a_restart(memory_root: Path) -> None:
     docs = list(_root(memory_root).corpus().values())
     first = _index(memory_root)
     before = first.similar("retry celery jobs", docs)
-    assert first.embedded == 3
+    assert first.embedded == 6  # each note: its title alone, and its one section
 
     again = _index(memory_root)  # a new process: nothing in memory
     assert again.similar("retry celery jobs", docs) == before
@@ -82,7 +82,7 @@ def test_the_cache_is_rebuilt_after_deletion(memory_root: Path) -> None:
 
     again = _index(memory_root)
     assert again.similar("freeze the clock", docs) == before
-    assert again.embedded == 3
+    assert again.embedded == 6
     assert (memory_root / ".embeddings" / ".gitignore").is_file()
 
 
@@ -118,12 +118,13 @@ def test_a_removed_section_leaves_the_record_without_it(memory_root: Path) -> No
         "queue", "# Queue\n\n## Limits\ncap retries at five\n", mode="overwrite"
     )
     index.similar("prod", list(store.corpus().values()))
-    assert index.embedded == 5  # three notes, the new section, then the rewritten note
+    # Three notes (title and section each), the new section, then the rewritten one.
+    assert index.embedded == 8
 
     record = EmbeddingCache(memory_root / ".embeddings", "fake-1").load(
         f"projects/{SLUG}/notes/queue.md"
     )
-    assert record is not None and len(record.digests) == 1
+    assert record is not None and len(record.digests) == 2  # the title, Limits
 
 
 def test_a_deleted_file_loses_its_record(memory_root: Path) -> None:
@@ -143,7 +144,41 @@ def test_a_torn_record_is_ignored(memory_root: Path) -> None:
         p.write_bytes(p.read_bytes()[:-3])
     again = _index(memory_root)
     again.similar("prod", docs)
-    assert again.embedded == 3
+    assert again.embedded == 6
+
+
+class Topics:
+    """A fake encoder: one axis per topic word a text contains (none: a last axis)."""
+
+    name = "topics-1"
+    words = ("refund", "deploy", "clock")
+
+    def encode(self, texts: list[str]):
+        out = np.zeros((len(texts), len(self.words) + 1), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for j, word in enumerate(self.words):
+                out[i, j] = word in text.lower()
+            out[i, -1] = not out[i].any()
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def test_a_file_close_in_two_places_beats_one_close_in_one(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("a", "# Refund rules\n\n## Who\nrefund on request\n")
+    store.write_note("b", "# Misc\n\n## Money\nrefund on request\n\n## Other\nlunch\n")
+    store.write_note("c", "# Deploy\n\n## Steps\ndeploy with helm\n")
+    docs = {d.rel.rsplit("/", 1)[-1]: d for d in store.corpus().values()}
+    index = SemanticIndex(None, Topics())
+    got = {
+        m.rel.rsplit("/", 1)[-1]: m for m in index.similar("refund", [*docs.values()])
+    }
+    # Both have a chunk right on the query; a's title is about it as well.
+    assert got["a.md"].similarity == pytest.approx(1.0)
+    assert got["c.md"].similarity < got["b.md"].similarity < got["a.md"].similarity
+    # The place shown is the closest chunk.
+    b = got["b.md"]
+    assert "refund on request" in docs["b.md"].lines[b.start : b.end]
+    assert "lunch" not in docs["b.md"].lines[b.start : b.end]
 
 
 def test_by_meaning_marks_only_files_no_term_reached(memory_root: Path) -> None:
