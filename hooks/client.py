@@ -9,10 +9,7 @@ session process, a slow or broken one — goes to the full command line in-proce
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import socket
 import sys
 
 #: How long a thin client waits to reach the session process before doing the work itself.
@@ -42,6 +39,8 @@ def socket_dir() -> str:
 
 def socket_path(root: str, session_id: str) -> str:
     """Where the session process for (`root`, `session_id`) listens."""
+    import hashlib  # here and below: `memhooks search` and the like never use them
+
     key = hashlib.sha256(
         f"{os.path.realpath(root)}\0{session_id}".encode("utf-8", "surrogatepass")
     )
@@ -63,6 +62,8 @@ def private_dir_ok(path: str) -> bool:
 
 def answers(path: str, timeout: float = 0.2) -> bool:
     """True when a session process accepts connections on `path` (False: none, or stale)."""
+    import socket
+
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
         try:
@@ -83,6 +84,9 @@ def _option(argv: list[str], name: str) -> str | None:
 
 def forward(argv: list[str], payload: bytes) -> str | None:
     """Send a hook event to its session process; the text to print, or None to do it in-process."""
+    import json
+    import socket
+
     try:
         data = json.loads(payload)
     except (ValueError, RecursionError):  # RecursionError: absurdly nested input

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, TextIO
 
 from hooks.constants import EXIT_OK
 from hooks.errors import UsageError
-from hooks.mcp_config import usage_line
 from hooks.meaning import open_meaning
 from memory import (
     Config,
@@ -27,12 +26,12 @@ from memory import (
     today,
 )
 from memory.constants import DEFAULT_READ_CAP
-from memory.forget import mark_superseded, note_forgotten
+from memory.forget import mark_superseded
 from memory.index import Index, prefilter
+from memory.layered import open_index
 from memory.rank import query_of, query_terms
-from memory.redact import find_secrets
 from memory.search import search_index
-from memory.store import Scan
+from memory.segment import CorruptSegment
 from memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -41,6 +40,7 @@ if TYPE_CHECKING:
 
     from memory import Doc, WriteResult
     from memory.fusion import MeaningSource
+    from memory.index import Query, Searchable
     from memory.search import Ranking, SearchResult
     from memory.store import WriteMode
 
@@ -64,7 +64,7 @@ def run_search(
     *,
     ranking: Ranking = "default",
     docs: Mapping[str, Doc] | None = None,
-    index: Index | None = None,
+    index: Searchable | None = None,
     semantic: MeaningSource | None = None,
 ) -> SearchResult:
     """The one search path shared by the CLI, auto-search and eval.
@@ -73,43 +73,49 @@ def run_search(
     project once for thousands of queries, as a session process would); else it is read.
     `semantic` adds files found by meaning (`hooks.meaning`); it needs the whole corpus.
     """
-    if index is not None and ranking == "default":
-        result = search_index(index, query, semantic=semantic)
-        hit_docs = {
-            h.rel: d for h in result.hits if (d := index.get(h.rel)) is not None
-        }
-        return mark_superseded(result, hit_docs)
-    if ranking == "default" and semantic is None:
-        # Index only the files that can match, with the counts of all of them: read as
-        # bytes from disk (a one-shot search), or picked from a corpus already in memory.
-        only = query_of(query_terms(query))
-        keep = prefilter(only.needles)
-        if docs is None:
-            scan = store.scan(keep)
-        else:
-            scan = Scan(
-                [
-                    d
-                    for d in docs.values()
-                    if keep(d.text.encode("utf-8", "surrogatepass").lower(), d.loc)
-                ],
-                len(docs),
-                sum(d.size for d in docs.values()),
-                [(d.key, d.rel) for d in docs.values() if d.kind == "daily"],
-            )
-        index = Index(
-            scan.docs,
-            count=scan.count,
-            total_size=scan.total_size,
-            dailies=scan.dailies,
-            only=only,
-        )
-        return mark_superseded(
-            search_index(index, query), {d.rel: d for d in scan.docs}
-        )
+    if ranking == "default" and (index is not None or semantic is None):
+        try:
+            if index is None:
+                # Index only the files that can match, with the counts of all: from the
+                # index file and the files changed since (a one-shot search), or picked
+                # from a corpus already in memory.
+                only = query_of(query_terms(query))
+                index = open_index(store, only) if docs is None else _picked(docs, only)
+            return _search_marked(index, query, semantic, docs)
+        except CorruptSegment as e:  # damaged after it was opened: read the notes
+            logger.warning("search index damaged (%s); rebuilt on the next search", e)
+            store.drop_index()
     corpus = store.corpus() if docs is None else docs
     result = search(corpus.values(), query, ranking=ranking, semantic=semantic)
     return mark_superseded(result, corpus)
+
+
+def _picked(docs: Mapping[str, Doc], only: Query) -> Index:
+    # The documents that can match a query, with the corpus-wide counts ranking needs.
+    keep = prefilter(only.needles)
+    return Index(
+        [
+            d
+            for d in docs.values()
+            if keep(d.text.encode("utf-8", "surrogatepass").lower(), d.loc)
+        ],
+        count=len(docs),
+        total_size=sum(d.size for d in docs.values()),
+        dailies=[(d.key, d.rel) for d in docs.values() if d.kind == "daily"],
+        only=only,
+    )
+
+
+def _search_marked(
+    index: Searchable,
+    query: str,
+    semantic: MeaningSource | None,
+    docs: Mapping[str, Doc] | None,
+) -> SearchResult:
+    in_scope = None if docs is None else list(docs.values())
+    result = search_index(index, query, semantic=semantic, docs=in_scope)
+    marked = {h.rel: d for h in result.hits if (d := index.marked(h.rel)) is not None}
+    return mark_superseded(result, marked)
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
@@ -172,6 +178,10 @@ def write_warnings(
     aliases: str | None = None,
 ) -> list[str]:
     """What a writer should be told after a write: lines dropped, secrets, forgotten notes."""
+    # Imported here: a search, the commonest command, needs neither.
+    from memory.forget import note_forgotten
+    from memory.redact import find_secrets
+
     notes = [f"dropped, already in {result.rel}: {ln.strip()}" for ln in result.dropped]
     # Explicit writes are stored as given (only automatic digests are redacted), so say so.
     kinds = find_secrets("\n".join(filter(None, (title, aliases, text))))
@@ -224,6 +234,8 @@ def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_inject(args: argparse.Namespace, out: TextIO) -> int:
     store, config = open_store(args)
+    from hooks.mcp_config import usage_line
+
     usage = usage_line(args.project or Path.cwd())
     block = build_block(
         store.corpus(), today(), args.budget or config.inject.budget, usage

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from hooks.commands import run_search
 from hooks.meaning import Warm, open_meaning
 from memory import Config, Store, default_root, parse_config
-from memory.index import Index
+from memory.layered import Layered, open_index
 from memory.layout import kind_of
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class View:
             indexed  #: keep an inverted index (a session process), not just the corpus
         )
         self._docs: dict[str, Doc] | None = None
-        self._index: Index | None = None
+        self._index: Layered | None = None
         #: meaning (the [semantic] extra), in a session process only: see `hooks.meaning`
         self.meaning: Warm | None = None
         self.reread: list[str] = []  #: files re-read since the last `take_reread`
@@ -66,10 +66,10 @@ class View:
             self.meaning = Warm(index)
             self.meaning.start(docs)
 
-    def index(self) -> Index:
-        """The corpus's inverted index, built once and patched per re-read file."""
+    def index(self) -> Layered:
+        """The corpus's inverted index: the index file, patched per re-read file."""
         if self._index is None:
-            self._index = Index(self.corpus().values())
+            self._index = open_index(self.store, docs=self.corpus())
         return self._index
 
     def search(self, query: str) -> SearchResult:
@@ -78,7 +78,13 @@ class View:
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
         if self.indexed and ranking == "default":
-            return run_search(self.store, query, index=self.index(), semantic=semantic)
+            index = self.index()
+            result = run_search(
+                self.store, query, index=index, semantic=semantic, docs=docs
+            )
+            if index.damaged:
+                self._index = None  # its file was dropped: the next search rebuilds it
+            return result
         return run_search(
             self.store, query, ranking=ranking, docs=docs, semantic=semantic
         )

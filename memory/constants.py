@@ -18,6 +18,8 @@ LOCK_FILE: Final = ".memhooks.lock"
 STATE_DIR: Final = ".sessions"
 #: The rebuildable embedding cache of the `[semantic]` extra (spec §4); never searched.
 EMBEDDINGS_DIR: Final = ".embeddings"
+#: The search index of each project (`memory.segment`), a cache beside the notes.
+INDEX_DIR: Final = ".index"
 #: Put that cache elsewhere (e.g. beside a read-only root).
 ENV_EMBEDDINGS: Final = "MEMHOOKS_EMBEDDINGS"
 BACKUP_SUFFIX: Final = ".bak"

@@ -303,6 +303,11 @@ def _marked(hit: Hit, mark: str) -> Callable[[], str]:
     return lambda: f"{mark}\n{hit.snippet}"
 
 
+def may_be_superseded(doc: Doc) -> bool:
+    """Whether `doc` may be a superseded note (a substring test; `superseded_by` decides)."""
+    return doc.kind == "note" and "superseded-by: " in doc.text
+
+
 def mark_superseded(result: SearchResult, docs: Mapping[str, Doc]) -> SearchResult:
     """Mark superseded notes in a search result and rank each below its successor.
 
@@ -319,9 +324,7 @@ def mark_superseded(result: SearchResult, docs: Mapping[str, Doc]) -> SearchResu
     for hit in result.hits:
         doc = docs.get(hit.rel)
         # The substring test first: a search over thousands of notes splits none of them.
-        marked_here = (
-            doc is not None and doc.kind == "note" and "superseded-by: " in doc.text
-        )
+        marked_here = doc is not None and may_be_superseded(doc)
         newer = superseded_by(doc.lines) if doc is not None and marked_here else None
         if newer is None:
             continue

@@ -15,8 +15,9 @@ import unicodedata
 from array import array
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from memory.forget import may_be_superseded
 from memory.terms import cjk_chars, keys
 
 if TYPE_CHECKING:
@@ -126,6 +127,26 @@ def _fold(text: str) -> str:
     return (text if text.isascii() else unicodedata.normalize("NFKC", text)).casefold()
 
 
+class Searchable(Protocol):
+    """What `memory.rank` reads of an index: an `Index`, or `memory.layered.Layered`."""
+
+    @property
+    def count(self) -> int: ...
+    @property
+    def avg_size(self) -> float: ...
+    @property
+    def sizes(self) -> Sequence[int]: ...
+    def dailies(self) -> list[tuple[str, str]]: ...
+    def docs(self) -> Iterator[Doc]: ...
+    def doc(self, doc_id: int) -> Doc: ...
+    def rel(self, doc_id: int) -> str: ...
+    def get(self, rel: str) -> Doc | None: ...
+    def id_of(self, rel: str) -> int | None: ...
+    def marked(self, rel: str) -> Doc | None: ...
+    def postings(self, key: str) -> array[int]: ...
+    def field_ids(self, key: str) -> set[int]: ...
+
+
 class Index:
     """Postings of a set of documents, plus the corpus-wide counts BM25 needs.
 
@@ -170,9 +191,14 @@ class Index:
         return len(self._ids) + self._extra_count
 
     @property
+    def total_size(self) -> int:
+        """Bytes of the documents in the corpus."""
+        return self._size + self._extra_size
+
+    @property
     def avg_size(self) -> float:
         """Mean document size in bytes (BM25's average length)."""
-        return (self._size + self._extra_size) / (self.count or 1) or 1.0
+        return self.total_size / (self.count or 1) or 1.0
 
     def dailies(self) -> list[tuple[str, str]]:
         """(date, path) of every daily log, oldest first."""
@@ -192,6 +218,10 @@ class Index:
         assert doc is not None, "postings never name a removed document"
         return doc
 
+    def rel(self, doc_id: int) -> str:
+        """The path of the document behind an id from `postings`."""
+        return self.doc(doc_id).rel
+
     def get(self, rel: str) -> Doc | None:
         """The indexed document at `rel`, if any."""
         i = self._ids.get(rel)
@@ -200,6 +230,11 @@ class Index:
     def id_of(self, rel: str) -> int | None:
         """The id of the indexed document at `rel`, if any."""
         return self._ids.get(rel)
+
+    def marked(self, rel: str) -> Doc | None:
+        """The note at `rel` if it may be superseded (`memory.forget.may_be_superseded`)."""
+        doc = self.get(rel)
+        return doc if doc is not None and may_be_superseded(doc) else None
 
     def postings(self, key: str) -> array[int]:
         """(id, tf, lines) triples, flat, of the documents whose content holds `key`."""

@@ -171,11 +171,28 @@ def kind_of(rel: str) -> Located | None:
         return None
     if len(parts) == 3 and parts[2] == SCRATCHPAD_FILE:
         return Located("scratchpad", rel, "")
-    if len(parts) != 4 or not parts[3].endswith(".md") or parts[3].startswith("."):
+    if len(parts) != 4:
         return None
-    stem = parts[3][:-3]
-    if parts[2] == DAILY_DIR and _DATE.match(stem):
-        return Located("daily", rel, stem)
-    if parts[2] == NOTES_DIR and stem:
-        return Located("note", rel, stem)
+    return in_folder(parts[2], parts[3], rel)
+
+
+def in_folder(folder: str, name: str, rel: str) -> Located | None:
+    """Classify file `name` of a project's ``daily`` or ``notes`` folder, at `rel`."""
+    key = key_in(folder, name)
+    if key is None:
+        return None
+    return Located("daily" if folder == DAILY_DIR else "note", rel, key)
+
+
+def key_in(folder: str, name: str) -> str | None:
+    """The date or note name of file `name` in a project's ``daily`` or ``notes``
+    folder; None for a file that is not memory there.
+    """
+    if not name.endswith(".md") or name.startswith("."):
+        return None
+    stem = name[:-3]
+    if folder == DAILY_DIR and _DATE.match(stem):
+        return stem
+    if folder == NOTES_DIR and stem:
+        return stem
     return None

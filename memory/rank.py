@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from memory.corpus import Doc
-    from memory.index import Index
+    from memory.index import Searchable
 
 # BM25's usual constants; the dev set showed no gain away from them (README).
 K1 = 1.2
@@ -58,7 +58,8 @@ class Term(NamedTuple):
 class Scored(NamedTuple):
     """One matching document, its score and what it matched."""
 
-    doc: Doc
+    rel: str
+    id: int  #: its id in the index (`doc` reads it only when a snippet is made)
     score: float
     matched: tuple[str, ...]  #: typed terms, in query order
     lines: int  #: lines holding a query key, counted per key
@@ -91,7 +92,7 @@ class Ranking(NamedTuple):
     idf: dict[str, float]
 
 
-def rank(index: Index, terms: Sequence[Term], limit: int = MAX_HITS) -> Ranking:
+def rank(index: Searchable, terms: Sequence[Term], limit: int = MAX_HITS) -> Ranking:
     """Score every indexed document that holds a query key; keep the best `limit`.
 
     Args:
@@ -143,7 +144,7 @@ def rank(index: Index, terms: Sequence[Term], limit: int = MAX_HITS) -> Ranking:
         if at is not None and at in score:
             score[at] *= 1 + RECENCY * place
     best = heapq.nsmallest(
-        limit, score, key=lambda i: (i not in content, -score[i], index.doc(i).rel)
+        limit, score, key=lambda i: (i not in content, -score[i], index.rel(i))
     )
     holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
     scored = []
@@ -153,7 +154,8 @@ def rank(index: Index, terms: Sequence[Term], limit: int = MAX_HITS) -> Ranking:
         ordered = tuple(k for k in qkeys if k in hit)
         scored.append(
             Scored(
-                index.doc(i),
+                index.rel(i),
+                i,
                 score[i],
                 matched,
                 lines.get(i, 0),
@@ -164,7 +166,7 @@ def rank(index: Index, terms: Sequence[Term], limit: int = MAX_HITS) -> Ranking:
     return Ranking(scored, len(score), idf)
 
 
-def _freshness(index: Index) -> dict[str, float]:
+def _freshness(index: Searchable) -> dict[str, float]:
     # Place in the timeline, 0 (oldest log) .. 1 (newest): by order, not by days, so a
     # gap of a month between two logs counts like a gap of a day. MEMORY.md holds the
     # standing rules, as current as the newest log: this is rule 1 made soft (it wins
@@ -172,9 +174,8 @@ def _freshness(index: Index) -> dict[str, float]:
     dailies = index.dailies()
     last = max(len(dailies) - 1, 1)
     out = {rel: i / last for i, (_, rel) in enumerate(dailies)}
-    memory = index.get(MEMORY_FILE)
-    if memory is not None:
-        out[memory.rel] = 1.0
+    if index.id_of(MEMORY_FILE) is not None:
+        out[MEMORY_FILE] = 1.0
     return out
 
 
@@ -217,7 +218,7 @@ def _fit(best_first: list[int]) -> tuple[int, ...]:
     return tuple(sorted(chosen))
 
 
-def count_lines(index: Index, term: Term) -> tuple[int, int]:
+def count_lines(index: Searchable, term: Term) -> tuple[int, int]:
     """How many lines hold `term` whole, and (when none does) how many hold part of it.
 
     A line holds a term whole when it holds all of the term's keys: the word up to

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from memory.corpus import Doc
     from memory.fusion import Meaning, MeaningSource
+    from memory.index import Searchable
     from memory.rank import Scored
 
 
@@ -153,27 +154,31 @@ def _ranked(
 
 
 def search_index(
-    index: Index, query: str, *, semantic: MeaningSource | None = None
+    index: Searchable,
+    query: str,
+    *,
+    semantic: MeaningSource | None = None,
+    docs: Sequence[Doc] | None = None,
 ) -> SearchResult:
     """The default ranking over an index (see `memory.index`): what `search` does, for
     callers that keep an index (a session) or build one of the files that can match.
-    With `semantic`, the index must hold every document in scope: meaning can rank a file
-    that holds no query key.
+    With `semantic`, the index must hold every document in scope (or `docs` must be
+    them): meaning can rank a file that holds no query key.
     """
     terms = query_terms(query)
     scored, total, idf = rank(index, terms)
     hits = tuple(
         Hit(
-            s.doc.rel,
+            s.rel,
             s.matched,
             s.filename_only,
-            _snippet(s.doc, s.found, idf, s.filename_only),
+            _snippet(index, s.id, s.found, idf, s.filename_only),
             s.lines,
         )
         for s in scored
     )
     if semantic is not None:
-        docs = list(index.docs())
+        docs = list(index.docs()) if docs is None else docs
         lexical = len(hits)
         hits = _with_meaning(hits, scored, idf, semantic.similar(query, docs), docs)
         total += len(hits) - lexical  # files only meaning found
@@ -196,8 +201,7 @@ def _with_meaning(
 
     total = sum(idf.values()) or 1.0
     lexical = [
-        Lexical(s.doc.rel, s.score, sum(idf[k] for k in s.found) / total)
-        for s in scored
+        Lexical(s.rel, s.score, sum(idf[k] for k in s.found) / total) for s in scored
     ]
     by_rel = {h.rel: h for h in hits}
     where = {m.rel: m for m in meaning}
@@ -218,11 +222,20 @@ def _snippet_at(doc: Doc, line: int) -> Callable[[], str]:
 
 
 def _snippet(
-    doc: Doc, found: Sequence[str], idf: dict[str, float], filename_only: bool
+    index: Searchable,
+    doc_id: int,
+    found: Sequence[str],
+    idf: dict[str, float],
+    filename_only: bool,
 ) -> Callable[[], str]:
-    if filename_only:
-        return lambda: _filename_preview(doc)
-    return lambda: _windows(doc, focus(doc, found, idf))
+    # The document is read only if the snippet is made (an index may hold no text).
+    def make() -> str:
+        doc = index.doc(doc_id)
+        if filename_only:
+            return _filename_preview(doc)
+        return _windows(doc, focus(doc, found, idf))
+
+    return make
 
 
 def _newer_first(doc: Doc) -> int:

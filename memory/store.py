@@ -12,13 +12,14 @@ import datetime as dt
 import fcntl
 import hashlib
 import logging
+import mmap
 import os
 import re
 import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from memory import layout
 from memory.constants import (
@@ -28,6 +29,7 @@ from memory.constants import (
     DAILY_DIR,
     ENV_HOME,
     ENV_XDG_DATA_HOME,
+    INDEX_DIR,
     LOCK_FILE,
     NOTES_DIR,
     PROJECTS_DIR,
@@ -42,12 +44,14 @@ from memory.errors import (
     UnsafeNameError,
 )
 from memory.forget import header_lines, visible
+from memory.layout import Located
+from memory.segment import Entry
 from memory.text import cut
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
 
-    from memory.layout import Located
+    from memory.layout import Kind
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +125,22 @@ class Scan:
     dailies: list[tuple[str, str]]  #: (date, path) of every daily log
 
 
+class Found(NamedTuple):
+    """A file in scope, as a stat saw it (nothing read)."""
+
+    kind: Kind
+    rel: str
+    key: str  #: date of a daily log, name of a note, "" otherwise
+    path: str
+    size: int
+    mtime_ns: int
+
+    @property
+    def loc(self) -> Located:
+        """Where the file lives (kind, path, key)."""
+        return Located(self.kind, self.rel, self.key)
+
+
 @dataclass(frozen=True)
 class WriteResult:
     """What a write did: the file, and lines it dropped as already present."""
@@ -190,31 +210,55 @@ class Store:
         return [loc for loc, _ in self._entries()]
 
     def _entries(self) -> Iterator[tuple[Located, str]]:
-        # Folders are checked once against the root, their entries only when they are
-        # links: a realpath per file would cost more than reading ten thousand notes.
+        return (
+            (Located(kind, rel, key), path)
+            for kind, rel, key, path, _ in self._listing()
+        )
+
+    def _listing(
+        self, *, ordered: bool = True
+    ) -> Iterator[tuple[Kind, str, str, str, os.DirEntry[str] | None]]:
+        # (kind, rel, key, path, directory entry) of each file in scope. Folders are
+        # checked once against the root, their entries only when they are links: a
+        # realpath per file would cost more than reading ten thousand notes.
         base = f"{PROJECTS_DIR}/{self.slug}"
         for loc in (layout.memory_file(), layout.scratchpad(self.slug)):
             with contextlib.suppress(UnsafeNameError):
                 path = self.path(loc.rel)
                 if path.is_file():
-                    yield loc, str(path)
-        for sub in (DAILY_DIR, NOTES_DIR):
+                    yield loc.kind, loc.rel, loc.key, str(path), None
+        folders: tuple[tuple[str, Kind], ...] = (
+            (DAILY_DIR, "daily"),
+            (NOTES_DIR, "note"),
+        )
+        for sub, kind in folders:
             try:
-                folder = self.path(f"{base}/{sub}")
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+                folder = str(self.path(f"{base}/{sub}"))
+                # Listed through a folder descriptor: a stat of each entry then resolves
+                # its name alone, not the whole path (a fifth of a walk's time).
+                fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
             except (OSError, UnsafeNameError):
                 continue
-            for entry in entries:
-                found = layout.kind_of(f"{base}/{sub}/{entry.name}")
-                if found is None:
-                    continue
-                if entry.is_symlink():
-                    try:
-                        self.path(found.rel)
-                    except UnsafeNameError:
-                        continue
-                if entry.is_file():
-                    yield found, entry.path
+            try:
+                with os.scandir(fd) as listed:
+                    entries = (
+                        sorted(listed, key=lambda e: e.name) if ordered else listed
+                    )
+                    prefix = f"{base}/{sub}/"
+                    for entry in entries:
+                        name = entry.name
+                        key = layout.key_in(sub, name)
+                        if key is None:
+                            continue
+                        if entry.is_symlink():
+                            try:
+                                self.path(prefix + name)
+                            except UnsafeNameError:
+                                continue
+                        if entry.is_file():
+                            yield kind, prefix + name, key, f"{folder}/{name}", entry
+            finally:
+                os.close(fd)
 
     def _read_doc(
         self, loc: Located, path: str, read: tuple[bytes, int] | None = None
@@ -249,14 +293,68 @@ class Store:
                 out[loc.rel] = os.stat(path).st_mtime_ns
         return out
 
+    def walk(self) -> list[Found]:
+        """Every file in scope with its size and modification time (stat only)."""
+        out: list[Found] = []
+        for kind, rel, key, path, entry in self._listing(ordered=False):
+            try:
+                st = os.stat(path) if entry is None else entry.stat()
+            except OSError:
+                continue
+            out.append(Found(kind, rel, key, path, st.st_size, st.st_mtime_ns))
+        return out
+
+    def entries(self) -> Iterator[Entry]:
+        """Every file in scope, read, as the on-disk index records it (`memory.segment`)."""
+        for loc, path in self._entries():
+            try:
+                read = _slurp(path)
+            except OSError:
+                continue
+            doc = self._read_doc(loc, path, read)
+            yield Entry(loc.rel, len(read[0]), read[1], doc)
+
+    def read_found(self, found: Found) -> Doc | None:
+        """The document of a file `walk` found (None if it vanished or is forgotten)."""
+        return self._read_doc(found.loc, found.path)
+
+    def map_index(self) -> mmap.mmap | None:
+        """The on-disk index of this project's scope, mapped read-only; None if absent."""
+        try:
+            with open(self._index_path(), "rb") as f:
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+            return None
+
+    def save_index(self, chunks: Iterable[bytes]) -> None:
+        """Replace the on-disk index by `chunks`, written as they come (see `write_atomic`).
+
+        Raises:
+            OSError: the disk refused (a read-only root); the old index, if any, stays.
+        """
+        path = self._index_path()
+        private_folder(path.parent, gitignore=True)
+        write_atomic(path, chunks, durable=False)
+
+    def drop_index(self) -> None:
+        """Remove the on-disk index (a damaged one); the next search builds it anew."""
+        remove(self._index_path())
+
+    def _index_path(self) -> Path:
+        return self.root / INDEX_DIR / f"{self.slug}.mhix"
+
     def corpus(self) -> dict[str, Doc]:
         """Every document in scope, by root-relative path."""
         docs = (self._read_doc(loc, path) for loc, path in self._entries())
         return {d.rel: d for d in docs if d is not None}
 
-    def scan(self, keep: Callable[[bytes, Located], bool]) -> Scan:
-        """Read every file in scope as bytes, parse only those `keep` accepts (it is given
-        the bytes with ASCII letters lowered, and the file's location).
+    def scan(
+        self,
+        keep: Callable[[bytes, Located], bool],
+        files: Iterable[Found] | None = None,
+    ) -> Scan:
+        """Read every file in scope (or just `files`) as bytes, parse only those `keep`
+        accepts (it is given the bytes with ASCII letters lowered, and the file's location).
 
         The one-shot search reads ten thousand notes this way: checking bytes for a few
         substrings costs far less than decoding and tokenizing every file, and the
@@ -265,7 +363,8 @@ class Store:
         docs: list[Doc] = []
         count = total = 0
         dailies: list[tuple[str, str]] = []
-        for loc, path in self._entries():
+        todo = self._entries() if files is None else ((f.loc, f.path) for f in files)
+        for loc, path in todo:
             try:
                 read = _slurp(path)
             except OSError:
@@ -509,13 +608,13 @@ def state_rel(session_id: str) -> str:
     return f"{STATE_DIR}/{digest}.json"
 
 
-def write_atomic(path: Path, data: bytes, *, durable: bool) -> None:
+def write_atomic(path: Path, data: bytes | Iterable[bytes], *, durable: bool) -> None:
     """Replace `path` by `data` through a hidden temp file in the same folder and a rename,
     so a reader (or a crash) sees the old bytes or the new ones, never half of them.
 
     Args:
         path: the file to replace.
-        data: its new bytes.
+        data: its new bytes, whole or in pieces (made only once the temp file is open).
         durable: fsync the file and its folder (memory files); a rebuildable cache skips it.
 
     Raises:
@@ -525,7 +624,8 @@ def write_atomic(path: Path, data: bytes, *, durable: bool) -> None:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                f.write(piece)
             if durable:
                 f.flush()
                 os.fsync(f.fileno())

@@ -1,0 +1,308 @@
+"""The on-disk index plus what changed since it was written: what a one-shot search and a
+session process rank over.
+
+`open_index` stats every file in scope (nothing is read), compares each with the index
+file (`memory.segment`): a file of the same size and modification time is ranked from
+the file's postings, any other is read and indexed in memory, and the index file's
+postings of files changed or gone are skipped. When too many files changed, or there is
+no index file yet, it is built anew first. The ranking is the same as over an `Index`
+of every file (tests/memory/test_layered.py), while a one-shot search at 10,000 notes
+reads a few postings instead of 40 MB of notes (README, "Speed").
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from array import array
+from typing import TYPE_CHECKING
+
+from memory.corpus import make_doc
+from memory.index import Index, prefilter
+from memory.segment import HIDDEN, MARKED, CorruptSegment, Segment, encode
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+
+    from memory.corpus import Doc
+    from memory.index import Query
+    from memory.store import Found, Store
+
+logger = logging.getLogger(__name__)
+
+#: A file changed this soon before a build began may have changed again after it was
+#: read with the same modification time (file systems stamp times with a coarse
+#: clock), so it is read again rather than trusted.
+RACY_NS = 2_000_000_000
+#: Rebuild the index file when more files than this changed since it was written, or
+#: more than `REBUILD_SHARE` of them; fewer are read and indexed per search.
+REBUILD_MIN = 64
+REBUILD_SHARE = 0.05
+#: Keys whose postings are kept from one read to the next (a query's keys).
+_RECENT = 64
+
+
+def open_index(
+    store: Store, only: Query | None = None, docs: Mapping[str, Doc] | None = None
+) -> Layered:
+    """The index of `store`'s scope, current to the last modification of every file.
+
+    Args:
+        store: the project's memory.
+        only: a one-shot search's query: changed files are read only if they can match
+            it, and indexed only for its keys.
+        docs: the documents already in memory (a session's corpus), used for changed
+            files and the documents hits show instead of reading them again.
+    """
+    built_at = time.time_ns()
+    files = store.walk()
+    seg = _segment(store)
+    fresh, stale = _compare(seg, files)
+    changed = len(seg) - len(fresh) + len(stale) if seg is not None else len(stale)
+    if files and (
+        seg is None or changed > max(REBUILD_MIN, REBUILD_SHARE * len(files))
+    ):
+        try:
+            store.save_index(encode(store.entries(), built_at))
+        except OSError as e:
+            logger.info("search index not written (%s); reading the notes", e)
+        else:
+            seg = _segment(store)
+            fresh, stale = _compare(seg, files)
+    if docs is not None:
+        overlay = Index(d for f in stale if (d := docs.get(f.rel)) is not None)
+    else:
+        scan = store.scan(
+            prefilter(only.needles) if only else lambda _raw, _loc: True, stale
+        )
+        overlay = Index(
+            scan.docs,
+            count=scan.count,
+            total_size=scan.total_size,
+            dailies=scan.dailies,
+            only=only,
+        )
+
+    def load(f: Found) -> Doc:
+        doc = docs.get(f.rel) if docs is not None else store.read_found(f)
+        # A file gone since the stat matches nothing more; its hit shows no lines.
+        return doc or make_doc(f.loc, "", size=f.size)
+
+    return Layered(seg, fresh, overlay, load)
+
+
+def _segment(store: Store) -> Segment | None:
+    buf = store.map_index()
+    if buf is None:
+        return None
+    try:
+        return Segment(buf)
+    except CorruptSegment as e:
+        logger.info("search index unreadable (%s); rebuilding it", e)
+        return None
+
+
+def _compare(
+    seg: Segment | None, files: list[Found]
+) -> tuple[dict[str, tuple[int, Found]], list[Found]]:
+    # (path -> (id, file)) of the files the index holds as they are now; the others.
+    if seg is None:
+        return {}, files
+    ids, sizes, mtimes = seg.ids, seg.sizes, seg.mtimes
+    trusted = seg.built_at - RACY_NS
+    fresh: dict[str, tuple[int, Found]] = {}
+    stale: list[Found] = []
+    for f in files:
+        i = ids.get(f.rel)
+        if (
+            i is not None
+            and mtimes[i] == f.mtime_ns
+            and sizes[i] == f.size
+            and f.mtime_ns < trusted
+        ):
+            fresh[f.rel] = (i, f)
+        else:
+            stale.append(f)
+    return fresh, stale
+
+
+class Layered:
+    """An index file's postings of unchanged files, plus an in-memory `Index` of the rest.
+
+    It answers what `memory.rank` asks of an `Index` (same ids for the same postings:
+    the file's first, then the in-memory ones after them), and a session process
+    patches it per edited file with `add` and `remove`.
+    """
+
+    def __init__(
+        self,
+        seg: Segment | None,
+        fresh: dict[str, tuple[int, Found]],
+        overlay: Index,
+        load: Callable[[Found], Doc],
+    ) -> None:
+        self._seg = seg
+        self._n = len(seg) if seg is not None else 0
+        #: rel -> (id, file) of the unchanged, searchable files ranked from the file
+        self._live = fresh
+        #: ids whose postings are skipped: files changed or gone since the file was built
+        self._dead: set[int] = set()
+        if seg is not None:
+            if len(fresh) < len(seg):
+                self._dead.update(range(len(seg)))
+                self._dead.difference_update(i for i, _ in fresh.values())
+            hidden = [rel for rel, (i, _) in fresh.items() if seg.flags[i] & HIDDEN]
+            for rel in hidden:
+                del self._live[rel]
+        self._live_size = sum(f.size for _, f in self._live.values())
+        self._over = overlay
+        self._load = load
+        self._loaded: dict[int, Doc] = {}
+        self._sizes: array[int] | None = None
+        self._dailies: list[tuple[str, str]] | None = None
+        self._recent: dict[str, tuple[array[int], array[int]]] = {}
+        #: the index file proved damaged (`CorruptSegment` was raised): open it anew
+        self.damaged = False
+
+    # -- corpus-wide numbers ----------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        """Documents in the corpus."""
+        return len(self._live) + self._over.count
+
+    @property
+    def avg_size(self) -> float:
+        """Mean document size in bytes (BM25's average length)."""
+        total = self._live_size + self._over.total_size
+        return total / (self.count or 1) or 1.0
+
+    @property
+    def sizes(self) -> array[int]:
+        """Bytes of each document, by id."""
+        if self._sizes is None:
+            self._sizes = array("Q", self._seg.sizes if self._seg else ())
+            self._sizes.extend(self._over.sizes)
+        return self._sizes
+
+    def dailies(self) -> list[tuple[str, str]]:
+        """(date, path) of every daily log, oldest first."""
+        if self._dailies is None:
+            self._dailies = sorted(
+                [
+                    *self._over.dailies(),
+                    *(
+                        (f.key, rel)
+                        for rel, (_, f) in self._live.items()
+                        if f.kind == "daily"
+                    ),
+                ]
+            )
+        return self._dailies
+
+    # -- documents --------------------------------------------------------------------
+
+    def docs(self) -> Iterator[Doc]:
+        """Every document (those ranked from the file are read)."""
+        yield from (self.doc(i) for i, _ in self._live.values())
+        yield from self._over.docs()
+
+    def doc(self, doc_id: int) -> Doc:
+        """The document behind an id from `postings` (read on first use)."""
+        if doc_id >= self._n:
+            return self._over.doc(doc_id - self._n)
+        doc = self._loaded.get(doc_id)
+        if doc is None:
+            assert self._seg is not None
+            _, found = self._live[self._seg.rels[doc_id]]
+            doc = self._loaded[doc_id] = self._load(found)
+        return doc
+
+    def rel(self, doc_id: int) -> str:
+        """The path of the document behind an id from `postings`."""
+        if doc_id >= self._n:
+            return self._over.rel(doc_id - self._n)
+        assert self._seg is not None
+        return self._seg.rels[doc_id]
+
+    def get(self, rel: str) -> Doc | None:
+        """The document at `rel`, if any."""
+        i = self.id_of(rel)
+        return None if i is None else self.doc(i)
+
+    def id_of(self, rel: str) -> int | None:
+        """The id of the document at `rel`, if any."""
+        i = self._over.id_of(rel)
+        if i is not None:
+            return i + self._n
+        live = self._live.get(rel)
+        return None if live is None else live[0]
+
+    def marked(self, rel: str) -> Doc | None:
+        """The note at `rel` if it may be superseded (`memory.forget.may_be_superseded`)."""
+        live = self._live.get(rel)
+        if live is None:
+            return self._over.marked(rel)
+        assert self._seg is not None
+        return self.doc(live[0]) if self._seg.flags[live[0]] & MARKED else None
+
+    def postings(self, key: str) -> array[int]:
+        """(id, tf, lines) triples, flat, of the documents whose content holds `key`."""
+        out = self._read(key)[0][:]  # a copy: it is extended below, and kept by callers
+        if self._dead and not self._dead.isdisjoint(out[0::3]):
+            dead, kept = self._dead, array("I")
+            for j in range(0, len(out), 3):
+                if out[j] not in dead:
+                    kept.extend(out[j : j + 3])
+            out = kept
+        more = self._over.postings(key)
+        if more:
+            at = len(out)
+            out.extend(more)
+            for j in range(at, len(out), 3):
+                out[j] += self._n
+        return out
+
+    def field_ids(self, key: str) -> set[int]:
+        """Ids of the documents whose name or aliases line holds `key`."""
+        ids = set(self._read(key)[1])
+        ids.difference_update(self._dead)
+        ids.update(i + self._n for i in self._over.field_ids(key))
+        return ids
+
+    def _read(self, key: str) -> tuple[array[int], array[int]]:
+        # Ranking asks for a key's postings and field ids, then again for its holders.
+        if key in self._recent:
+            return self._recent[key]
+        if self._seg is None:
+            return array("I"), array("I")
+        try:
+            read = self._seg.read(key)
+        except CorruptSegment:
+            self.damaged = True
+            raise
+        if len(self._recent) >= _RECENT:
+            self._recent.clear()
+        self._recent[key] = read
+        return read
+
+    # -- changes ----------------------------------------------------------------------
+
+    def add(self, doc: Doc) -> None:
+        """Index `doc` (in memory), replacing the document at the same path."""
+        self._drop_live(doc.rel)
+        self._over.add(doc)
+        self._sizes = self._dailies = None
+
+    def remove(self, rel: str) -> None:
+        """Forget the document at `rel` (no-op when absent)."""
+        self._drop_live(rel)
+        self._over.remove(rel)
+        self._sizes = self._dailies = None
+
+    def _drop_live(self, rel: str) -> None:
+        live = self._live.pop(rel, None)
+        if live is not None:
+            self._dead.add(live[0])
+            self._loaded.pop(live[0], None)
+            self._live_size -= live[1].size

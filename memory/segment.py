@@ -1,0 +1,279 @@
+"""An inverted index kept in one file beside the notes, so that a one-shot search reads
+the postings of its few keys instead of every note. Pure: `encode` yields the file's
+bytes, `Segment` reads them from a buffer (an mmap); `memory.store` does the I/O.
+
+The file is a cache: deleting it loses nothing, and a reader that finds it missing, of
+another version or damaged builds it anew (`memory.layered`). It holds, per file in scope,
+its path, size and modification time (to tell which files changed since), and per key
+the (id, tf, lines) postings and the ids whose name or aliases line holds it — the same
+numbers `memory.index.Index` keeps, so both rank alike.
+
+Layout (little-endian): runs of at most `BATCH` documents, each a sorted key table with
+the postings of those documents; then the document table; then a fixed footer. Runs are
+written one after another as they are built, so building never holds more than one run
+in memory, and a lookup binary-searches each run. Every byte a search reads is checked
+against a CRC-32 (the tables when the file is opened, a key's postings when they are
+read), so a damaged file is rebuilt rather than trusted.
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+import zlib
+from array import array
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memory.forget import may_be_superseded
+from memory.index import analyze
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from mmap import mmap
+
+    from memory.corpus import Doc
+
+    Buffer = bytes | mmap  #: what a segment is read from
+
+MAGIC = b"MHIX"
+#: Bump when the layout or what `memory.index.analyze` files changes.
+VERSION = 1
+#: Documents per run: what building holds in memory at once (~7 MB at 2 KB a note).
+BATCH = 2048
+#: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.
+HIDDEN = 1
+#: A note that may be superseded (`memory.forget.may_be_superseded`): read to mark hits.
+MARKED = 2
+
+# magic, version, documents, runs, bytes of the path table, when the build began,
+# where the document table starts, CRC-32 of the document table
+_FOOTER = struct.Struct("<4sIIIIqQI")
+# keys, bytes of the key names, postings and field ids (in 4-byte units), CRC-32 of
+# the key table (offsets, per-key CRC-32s of postings and field ids, names)
+_RUN = struct.Struct("<IIIII")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file in scope as the index records it."""
+
+    rel: str
+    size: int  #: bytes on disk
+    mtime_ns: int
+    doc: Doc | None  #: its document; None when search must not see it (forgotten)
+
+
+class CorruptSegment(ValueError):
+    """Raised by `Segment`, when opened or when a key is read, for bytes that are not an
+    index this version wrote (damaged, cut short, or of another version)."""
+
+
+def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
+    """The bytes of an index of `entries`, in pieces (write them in order).
+
+    Args:
+        entries: every file in scope.
+        built_at: when reading them began (ns since the epoch): a file changed within the
+            clock's resolution of it may hold other bytes than those indexed.
+    """
+    rels: list[str] = []
+    sizes, mtimes, flags = array("Q"), array("q"), bytearray()
+    starts: list[int] = []
+    offset = 0
+    batch: list[tuple[int, Doc]] = []
+    for e in entries:
+        if e.doc is not None:
+            batch.append((len(rels), e.doc))
+        rels.append(e.rel)
+        sizes.append(e.size)
+        mtimes.append(e.mtime_ns)
+        if e.doc is None:
+            flags.append(HIDDEN)
+        else:
+            flags.append(MARKED if may_be_superseded(e.doc) else 0)
+        if len(batch) == BATCH:
+            starts.append(offset)
+            chunk = _run(batch)
+            offset += len(chunk)
+            yield chunk
+            batch = []
+    if batch:
+        starts.append(offset)
+        chunk = _run(batch)
+        offset += len(chunk)
+        yield chunk
+    paths = "\0".join(rels).encode("utf-8", "surrogatepass")
+    table = b"".join(
+        [
+            paths,
+            sizes.tobytes(),
+            mtimes.tobytes(),
+            bytes(flags),
+            array("Q", starts).tobytes(),
+        ]
+    )
+    yield table + _FOOTER.pack(
+        MAGIC,
+        VERSION,
+        len(rels),
+        len(starts),
+        len(paths),
+        built_at,
+        offset,
+        zlib.crc32(table),
+    )
+
+
+def _run(batch: list[tuple[int, Doc]]) -> bytes:
+    post: dict[str, array[int]] = {}
+    fields: dict[str, array[int]] = {}
+    for i, doc in batch:
+        a = analyze(doc)
+        for k, n in a.tf.items():
+            post.setdefault(k, array("I")).extend((i, n, a.lines[k]))
+        for k in a.fields:
+            fields.setdefault(k, array("I")).append(i)
+    keys = sorted(post.keys() | fields.keys())
+    names = [k.encode("utf-8", "surrogatepass") for k in keys]
+    key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
+    sums, postings, field_ids = array("I"), array("I"), array("I")
+    for k, name in zip(keys, names, strict=True):
+        key_at.append(key_at[-1] + len(name))
+        p, f = post.get(k, _EMPTY), fields.get(k, _EMPTY)
+        postings.extend(p)
+        post_at.append(len(postings))
+        field_ids.extend(f)
+        field_at.append(len(field_ids))
+        sums.append(zlib.crc32(f.tobytes(), zlib.crc32(p.tobytes())))
+    table = b"".join(
+        [
+            key_at.tobytes(),
+            post_at.tobytes(),
+            field_at.tobytes(),
+            sums.tobytes(),
+            *names,
+        ]
+    )
+    head = _RUN.pack(
+        len(keys), key_at[-1], len(postings), len(field_ids), zlib.crc32(table)
+    )
+    return b"".join([head, table, postings.tobytes(), field_ids.tobytes()])
+
+
+class _Run:
+    """One run's key table, read from the buffer; postings are read per key."""
+
+    def __init__(self, buf: Buffer, at: int, end: int) -> None:
+        n, name_bytes, n_post, n_field, crc = _RUN.unpack_from(buf, at)
+        at += _RUN.size
+        self.names = at + 16 * (n + 1) - 4
+        if zlib.crc32(buf[at : self.names + name_bytes]) != crc:
+            raise CorruptSegment("key table checksum")
+        self.key_at = _ints(buf, at, n + 1)
+        self.post_at = _ints(buf, at + 4 * (n + 1), n + 1)
+        self.field_at = _ints(buf, at + 8 * (n + 1), n + 1)
+        self.sums = _ints(buf, at + 12 * (n + 1), n)
+        self.post_base = self.names + name_bytes
+        self.field_base = self.post_base + 4 * n_post
+        if (
+            self.field_base + 4 * n_field != end
+            or self.key_at[-1] != name_bytes
+            or self.post_at[-1] != n_post
+            or self.field_at[-1] != n_field
+        ):
+            raise CorruptSegment("run sizes do not add up")
+        self.n = n
+        self._buf = buf
+
+    def find(self, name: bytes) -> int | None:
+        """The position of key `name` in this run, if it holds it."""
+        buf, key_at, base = self._buf, self.key_at, self.names
+        lo, hi = 0, self.n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if buf[base + key_at[mid] : base + key_at[mid + 1]] < name:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < self.n and buf[base + key_at[lo] : base + key_at[lo + 1]] == name:
+            return lo
+        return None
+
+    def entry(self, at: int) -> tuple[Buffer, Buffer]:
+        """The postings and field ids of the key at `at`, checked."""
+        lo, hi = self.post_at[at], self.post_at[at + 1]
+        post = self._buf[self.post_base + 4 * lo : self.post_base + 4 * hi]
+        lo, hi = self.field_at[at], self.field_at[at + 1]
+        fields = self._buf[self.field_base + 4 * lo : self.field_base + 4 * hi]
+        if zlib.crc32(fields, zlib.crc32(post)) != self.sums[at]:
+            raise CorruptSegment("postings checksum")
+        return post, fields
+
+
+class Segment:
+    """An index file, read from `buf` (which must stay open while the segment is used).
+
+    Raises:
+        CorruptSegment: the bytes are not an index of this `VERSION`.
+    """
+
+    def __init__(self, buf: Buffer) -> None:
+        if len(buf) < _FOOTER.size:
+            raise CorruptSegment("too short")
+        footer = _FOOTER.unpack_from(buf, len(buf) - _FOOTER.size)
+        magic, version, n, n_runs, path_bytes, built_at, table, crc = footer
+        if magic != MAGIC or version != VERSION:
+            raise CorruptSegment("not an index of this version")
+        at = table + path_bytes
+        if at + 17 * n + 8 * n_runs + _FOOTER.size != len(buf):
+            raise CorruptSegment("document table does not add up")
+        if zlib.crc32(buf[table : len(buf) - _FOOTER.size]) != crc:
+            raise CorruptSegment("document table checksum")
+        try:
+            paths = bytes(buf[table:at]).decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError as e:
+            raise CorruptSegment("paths are not UTF-8") from e
+        self.rels: list[str] = paths.split("\0") if n else []
+        if len(self.rels) != n:
+            raise CorruptSegment("path count")
+        self.sizes = _ints(buf, at, n, "Q")
+        self.mtimes = _ints(buf, at + 8 * n, n, "q")
+        self.flags = bytes(buf[at + 16 * n : at + 17 * n])
+        starts = [*_ints(buf, at + 17 * n, n_runs, "Q"), table]
+        if any(b <= a for a, b in itertools.pairwise(starts)):
+            raise CorruptSegment("runs out of order")
+        try:
+            self._runs = [_Run(buf, a, b) for a, b in itertools.pairwise(starts)]
+        except struct.error as e:
+            raise CorruptSegment("run header") from e
+        self.built_at: int = built_at
+        self.ids = {rel: i for i, rel in enumerate(self.rels)}
+
+    def __len__(self) -> int:
+        return len(self.rels)
+
+    def read(self, key: str) -> tuple[array[int], array[int]]:
+        """The (id, tf, lines) triples, flat, of the documents whose content holds `key`,
+        and the ids of those whose name or aliases line holds it.
+        """
+        post, fields = array("I"), array("I")
+        name = key.encode("utf-8", "surrogatepass")
+        for run in self._runs:
+            at = run.find(name)
+            if at is not None:
+                p, f = run.entry(at)
+                post.frombytes(p)
+                fields.frombytes(f)
+        return post, fields
+
+
+def _ints(buf: Buffer, at: int, n: int, code: str = "I") -> array[int]:
+    out = array(code)
+    out.frombytes(buf[at : at + out.itemsize * n])
+    if len(out) != n:
+        raise CorruptSegment("cut short")
+    return out
+
+
+_EMPTY: array[int] = array("I")

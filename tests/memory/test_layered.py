@@ -1,0 +1,180 @@
+"""The on-disk index (memory.segment) plus the files changed since it was written
+(memory.layered) rank exactly as an index of every file read afresh, whatever changed."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import TYPE_CHECKING
+
+import pytest
+
+from hooks.commands import run_search
+from memory import Store, search, segment
+from memory import layered as layered_mod
+from memory.layered import open_index
+from memory.search import search_index, to_json
+from memory.segment import CorruptSegment, Segment, encode
+from tests.memory.test_index import SLUG, WORDS, _random_root
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@pytest.fixture
+def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Files written a moment ago are normally re-read (RACY_NS): trust them, so that the
+    # index file's postings are what is ranked; several runs per file (BATCH).
+    monkeypatch.setattr(layered_mod, "RACY_NS", 0)
+    monkeypatch.setattr(segment, "BATCH", 3)
+
+
+def _answer(result: object) -> object:
+    return to_json(result, 1_000_000)  # type: ignore[arg-type]
+
+
+def _bump(path: Path, rng: random.Random) -> None:
+    # A modification time the index cannot have seen (file systems stamp coarsely).
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + rng.randint(1, 10**9)))
+
+
+def _edit(store: Store, rng: random.Random) -> None:
+    """Change, delete, add and forget a few files, as a person or agent would."""
+    root = store.root
+    files = sorted((root / "projects" / SLUG).rglob("*.md"))
+    for path in rng.sample(files, k=min(len(files), rng.randint(1, 4))):
+        action = rng.choice(["rewrite", "append", "delete"])
+        if action == "delete":
+            path.unlink()
+            continue
+        text = path.read_text() if action == "append" else ""
+        path.write_text(text + " ".join(rng.choices(WORDS, k=5)) + "\n")
+        _bump(path, rng)
+    for n in range(rng.randint(0, 3)):
+        store.write_note(
+            f"new-{rng.choice(WORDS)}-{n}", " ".join(rng.choices(WORDS, k=6))
+        )
+    notes = sorted((root / "projects" / SLUG / "notes").glob("*.md"))
+    if notes and rng.random() < 0.5:
+        victim = rng.choice(notes)
+        victim.write_text("forgotten: 2026-11-30 — stale\n" + victim.read_text())
+        _bump(victim, rng)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_index_file_and_changes_rank_as_a_fresh_read(
+    memory_root: Path, seed: int, trusting: None
+) -> None:
+    rng = random.Random(seed)
+    store = _random_root(memory_root, rng)
+    run_search(store, "deploy")  # builds the index file
+    assert (memory_root / ".index" / f"{SLUG}.mhix").is_file()
+    _edit(store, rng)
+    docs = store.corpus()
+    session = open_index(store, docs=docs)  # a session process opens it the same way
+    for _ in range(6):
+        query = " ".join(rng.choices(WORDS, k=rng.randint(1, 4)))
+        fresh = _answer(search(docs.values(), query))
+        assert _answer(run_search(store, query)) == fresh, query
+        assert _answer(search_index(session, query)) == fresh, query
+    # ... and keeps doing so as the session patches it per edited file
+    _edit(store, rng)
+    now = store.corpus()
+    for rel in docs.keys() | now.keys():
+        if rel not in now:
+            session.remove(rel)
+        elif docs.get(rel) != now[rel]:
+            session.add(now[rel])
+    for _ in range(6):
+        query = " ".join(rng.choices(WORDS, k=rng.randint(1, 4)))
+        assert _answer(search_index(session, query)) == _answer(
+            search(now.values(), query)
+        ), query
+
+
+def test_many_changes_rebuild_the_file_few_do_not(
+    memory_root: Path, trusting: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(layered_mod, "REBUILD_MIN", 3)
+    monkeypatch.setattr(layered_mod, "REBUILD_SHARE", 0.0)
+    store = Store(memory_root, SLUG)
+    for n in range(10):
+        store.write_note(f"n{n}", f"alpha {n}")
+    index_file = memory_root / ".index" / f"{SLUG}.mhix"
+    run_search(store, "alpha")
+    built = index_file.stat().st_mtime_ns
+    store.write_note("n0", "beta", mode="overwrite")
+    assert [h.rel for h in run_search(store, "beta").hits] == [
+        f"projects/{SLUG}/notes/n0.md"
+    ]
+    assert index_file.stat().st_mtime_ns == built  # one change: read, not rebuilt
+    for n in range(1, 5):
+        store.write_note(f"n{n}", "beta", mode="overwrite")
+    assert len(run_search(store, "beta").hits) == 5
+    assert index_file.stat().st_mtime_ns != built
+
+
+def test_a_file_rewritten_just_after_the_build_is_read_again(memory_root: Path) -> None:
+    # Same size, same modification time (a coarse clock): only its age tells.
+    store = Store(memory_root, SLUG)
+    store.write_note("n", "alpha")
+    path = memory_root / "projects" / SLUG / "notes" / "n.md"
+    run_search(store, "alpha")
+    stamp = path.stat().st_mtime_ns
+    path.write_text(path.read_text().replace("alpha", "gamma"))
+    os.utime(path, ns=(stamp, stamp))
+    assert [h.rel for h in run_search(store, "gamma").hits] == [
+        f"projects/{SLUG}/notes/n.md"
+    ]
+    assert run_search(store, "alpha").hits == ()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[: len(b) // 2],
+        lambda b: b[:-1],
+        lambda b: b"",
+        lambda b: b"\0" * len(b),
+        lambda b: bytes(reversed(b)),
+        lambda b: b[:40] + b"\xff" * 64 + b[104:],
+    ],
+)
+def test_a_damaged_index_file_changes_no_answer(
+    memory_root: Path, trusting: None, damage: object
+) -> None:
+    rng = random.Random(7)
+    store = _random_root(memory_root, rng)
+    queries = [" ".join(rng.choices(WORDS, k=3)) for _ in range(5)]
+    expected = [_answer(search(store.corpus().values(), q)) for q in queries]
+    run_search(store, queries[0])
+    index_file = memory_root / ".index" / f"{SLUG}.mhix"
+    index_file.write_bytes(damage(index_file.read_bytes()))  # type: ignore[operator]
+    assert [_answer(run_search(store, q)) for q in queries] == expected
+    Segment(index_file.read_bytes())  # rebuilt whole, or never trusted again
+
+
+def test_segment_refuses_what_it_did_not_write() -> None:
+    for junk in (b"", b"MHIX", b"x" * 100, bytes(range(256)) * 3):
+        with pytest.raises(CorruptSegment):
+            Segment(junk)
+    whole = b"".join(encode([], 0))
+    assert len(Segment(whole)) == 0
+
+
+def test_an_unwritable_index_folder_still_answers(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("n", "alpha beta")
+    (memory_root / ".index").write_text("not a folder")
+    hits = run_search(store, "alpha").hits
+    assert [h.rel for h in hits] == [f"projects/{SLUG}/notes/n.md"]
+
+
+def test_the_index_folder_is_private_and_ignored_by_git(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("n", "alpha")
+    run_search(store, "alpha")
+    folder = memory_root / ".index"
+    assert folder.stat().st_mode & 0o077 == 0
+    assert (folder / ".gitignore").read_text() == "*\n"
