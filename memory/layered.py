@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from memory.corpus import make_doc
 from memory.index import Index, prefilter
+from memory.layout import Located, kind_of
 from memory.segment import HIDDEN, MARKED, CorruptSegment, Segment, encode
 
 if TYPE_CHECKING:
@@ -77,26 +78,26 @@ def open_index(
         )
         overlay = Index(
             scan.docs,
-            count=scan.count,
+            count=scan.files,
             total_size=scan.total_size,
             dailies=scan.dailies,
             only=only,
         )
 
-    def load(f: Found) -> Doc:
-        doc = docs.get(f.rel) if docs is not None else store.read_found(f)
+    def load(rel: str) -> Doc:
+        doc = docs.get(rel) if docs is not None else store.read_listed(rel)
         # A file gone since the stat matches nothing more; its hit shows no lines.
-        return doc or make_doc(f.loc, "", size=f.size)
+        return doc or make_doc(kind_of(rel) or Located("note", rel, ""), "")
 
     return Layered(seg, fresh, overlay, load)
 
 
 def _segment(store: Store) -> Segment | None:
-    buf = store.map_index()
-    if buf is None:
+    src = store.open_index()
+    if src is None:
         return None
     try:
-        return Segment(buf)
+        return Segment(src)
     except CorruptSegment as e:
         logger.info("search index unreadable (%s); rebuilding it", e)
         return None
@@ -104,13 +105,13 @@ def _segment(store: Store) -> Segment | None:
 
 def _compare(
     seg: Segment | None, files: list[Found]
-) -> tuple[dict[str, tuple[int, Found]], list[Found]]:
-    # (path -> (id, file)) of the files the index holds as they are now; the others.
+) -> tuple[list[Found], list[Found]]:
+    # The files the index file holds as they are now, and the others.
     if seg is None:
-        return {}, files
+        return [], files
     ids, sizes, mtimes = seg.ids, seg.sizes, seg.mtimes
     trusted = seg.built_at - RACY_NS
-    fresh: dict[str, tuple[int, Found]] = {}
+    fresh: list[Found] = []
     stale: list[Found] = []
     for f in files:
         i = ids.get(f.rel)
@@ -120,7 +121,7 @@ def _compare(
             and sizes[i] == f.size
             and f.mtime_ns < trusted
         ):
-            fresh[f.rel] = (i, f)
+            fresh.append(f)
         else:
             stale.append(f)
     return fresh, stale
@@ -137,24 +138,33 @@ class Layered:
     def __init__(
         self,
         seg: Segment | None,
-        fresh: dict[str, tuple[int, Found]],
+        fresh: list[Found],
         overlay: Index,
-        load: Callable[[Found], Doc],
+        load: Callable[[str], Doc],
     ) -> None:
         self._seg = seg
-        self._n = len(seg) if seg is not None else 0
-        #: rel -> (id, file) of the unchanged, searchable files ranked from the file
-        self._live = fresh
-        #: ids whose postings are skipped: files changed or gone since the file was built
-        self._dead: set[int] = set()
+        self._n = n = len(seg) if seg is not None else 0
+        #: 1 for each id of the index file whose file is unchanged and searchable
+        self._live = bytearray(n)
+        self._live_count = self._live_size = 0
+        #: path -> date of those that are daily logs
+        self._live_daily: dict[str, str] = {}
         if seg is not None:
-            if len(fresh) < len(seg):
-                self._dead.update(range(len(seg)))
-                self._dead.difference_update(i for i, _ in fresh.values())
-            hidden = [rel for rel, (i, _) in fresh.items() if seg.flags[i] & HIDDEN]
-            for rel in hidden:
-                del self._live[rel]
-        self._live_size = sum(f.size for _, f in self._live.values())
+            flags, sizes, ids = seg.flags, seg.sizes, seg.ids
+            for f in fresh:
+                i = ids[f.rel]
+                if not flags[i] & HIDDEN:
+                    self._live[i] = 1
+                    self._live_count += 1
+                    self._live_size += sizes[i]
+                    if f.kind == "daily":
+                        self._live_daily[f.rel] = f.key
+        #: ids whose postings are skipped: files changed or gone since the file was built
+        self._dead = (
+            {i for i in range(n) if not self._live[i]}
+            if self._live_count < n
+            else set()
+        )
         self._over = overlay
         self._load = load
         self._loaded: dict[int, Doc] = {}
@@ -169,7 +179,7 @@ class Layered:
     @property
     def count(self) -> int:
         """Documents in the corpus."""
-        return len(self._live) + self._over.count
+        return self._live_count + self._over.count
 
     @property
     def avg_size(self) -> float:
@@ -191,11 +201,7 @@ class Layered:
             self._dailies = sorted(
                 [
                     *self._over.dailies(),
-                    *(
-                        (f.key, rel)
-                        for rel, (_, f) in self._live.items()
-                        if f.kind == "daily"
-                    ),
+                    *((date, rel) for rel, date in self._live_daily.items()),
                 ]
             )
         return self._dailies
@@ -204,7 +210,7 @@ class Layered:
 
     def docs(self) -> Iterator[Doc]:
         """Every document (those ranked from the file are read)."""
-        yield from (self.doc(i) for i, _ in self._live.values())
+        yield from (self.doc(i) for i in range(self._n) if self._live[i])
         yield from self._over.docs()
 
     def doc(self, doc_id: int) -> Doc:
@@ -214,8 +220,7 @@ class Layered:
         doc = self._loaded.get(doc_id)
         if doc is None:
             assert self._seg is not None
-            _, found = self._live[self._seg.rels[doc_id]]
-            doc = self._loaded[doc_id] = self._load(found)
+            doc = self._loaded[doc_id] = self._load(self._seg.rels[doc_id])
         return doc
 
     def rel(self, doc_id: int) -> str:
@@ -235,16 +240,15 @@ class Layered:
         i = self._over.id_of(rel)
         if i is not None:
             return i + self._n
-        live = self._live.get(rel)
-        return None if live is None else live[0]
+        return self._live_id(rel)
 
     def marked(self, rel: str) -> Doc | None:
         """The note at `rel` if it may be superseded (`memory.forget.may_be_superseded`)."""
-        live = self._live.get(rel)
-        if live is None:
+        i = self._live_id(rel)
+        if i is None:
             return self._over.marked(rel)
         assert self._seg is not None
-        return self.doc(live[0]) if self._seg.flags[live[0]] & MARKED else None
+        return self.doc(i) if self._seg.flags[i] & MARKED else None
 
     def postings(self, key: str) -> array[int]:
         """(id, tf, lines) triples, flat, of the documents whose content holds `key`."""
@@ -300,9 +304,17 @@ class Layered:
         self._over.remove(rel)
         self._sizes = self._dailies = None
 
+    def _live_id(self, rel: str) -> int | None:
+        i = self._seg.ids.get(rel) if self._seg is not None else None
+        return i if i is not None and self._live[i] else None
+
     def _drop_live(self, rel: str) -> None:
-        live = self._live.pop(rel, None)
-        if live is not None:
-            self._dead.add(live[0])
-            self._loaded.pop(live[0], None)
-            self._live_size -= live[1].size
+        i = self._live_id(rel)
+        if i is not None:
+            assert self._seg is not None
+            self._live[i] = 0
+            self._live_count -= 1
+            self._live_size -= self._seg.sizes[i]
+            self._live_daily.pop(rel, None)
+            self._dead.add(i)
+            self._loaded.pop(i, None)

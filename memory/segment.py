@@ -1,6 +1,6 @@
 """An inverted index kept in one file beside the notes, so that a one-shot search reads
 the postings of its few keys instead of every note. Pure: `encode` yields the file's
-bytes, `Segment` reads them from a buffer (an mmap); `memory.store` does the I/O.
+bytes, `Segment` reads them by offset from a `Source`; `memory.store` does the I/O.
 
 The file is a cache: deleting it loses nothing, and a reader that finds it missing, of
 another version or damaged builds it anew (`memory.layered`). It holds, per file in scope,
@@ -22,25 +22,21 @@ import itertools
 import struct
 import zlib
 from array import array
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memory.forget import may_be_superseded
 from memory.index import analyze
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
-    from mmap import mmap
 
     from memory.corpus import Doc
-
-    Buffer = bytes | mmap  #: what a segment is read from
 
 MAGIC = b"MHIX"
 #: Bump when the layout or what `memory.index.analyze` files changes.
 VERSION = 1
-#: Documents per run: what building holds in memory at once (~7 MB at 2 KB a note).
-BATCH = 2048
+#: Documents per run: what building holds in memory at once (~4 MB at 2 KB a note).
+BATCH = 1024
 #: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.
 HIDDEN = 1
 #: A note that may be superseded (`memory.forget.may_be_superseded`): read to mark hits.
@@ -54,8 +50,7 @@ _FOOTER = struct.Struct("<4sIIIIqQI")
 _RUN = struct.Struct("<IIIII")
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One file in scope as the index records it."""
 
     rel: str
@@ -81,10 +76,11 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
     sizes, mtimes, flags = array("Q"), array("q"), bytearray()
     starts: list[int] = []
     offset = 0
-    batch: list[tuple[int, Doc]] = []
+    run = _Builder()
     for e in entries:
         if e.doc is not None:
-            batch.append((len(rels), e.doc))
+            # Analysed as read, so that no more than one run's postings are held.
+            run.add(len(rels), e.doc)
         rels.append(e.rel)
         sizes.append(e.size)
         mtimes.append(e.mtime_ns)
@@ -92,17 +88,17 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
             flags.append(HIDDEN)
         else:
             flags.append(MARKED if may_be_superseded(e.doc) else 0)
-        if len(batch) == BATCH:
+        if run.docs == BATCH:
             starts.append(offset)
-            chunk = _run(batch)
-            offset += len(chunk)
-            yield chunk
-            batch = []
-    if batch:
+            for piece in run.pieces():
+                offset += len(piece)
+                yield piece
+            run = _Builder()
+    if run.docs:
         starts.append(offset)
-        chunk = _run(batch)
-        offset += len(chunk)
-        yield chunk
+        for piece in run.pieces():
+            offset += len(piece)
+            yield piece
     paths = "\0".join(rels).encode("utf-8", "surrogatepass")
     table = b"".join(
         [
@@ -125,56 +121,88 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
     )
 
 
-def _run(batch: list[tuple[int, Doc]]) -> bytes:
-    post: dict[str, array[int]] = {}
-    fields: dict[str, array[int]] = {}
-    for i, doc in batch:
+class _Builder:
+    """The postings of one run, as its documents are analysed."""
+
+    def __init__(self) -> None:
+        self.docs = 0
+        self._post: dict[str, array[int]] = {}
+        self._fields: dict[str, array[int]] = {}
+
+    def add(self, i: int, doc: Doc) -> None:
         a = analyze(doc)
         for k, n in a.tf.items():
-            post.setdefault(k, array("I")).extend((i, n, a.lines[k]))
+            self._post.setdefault(k, array("I")).extend((i, n, a.lines[k]))
         for k in a.fields:
-            fields.setdefault(k, array("I")).append(i)
-    keys = sorted(post.keys() | fields.keys())
-    names = [k.encode("utf-8", "surrogatepass") for k in keys]
-    key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
-    sums, postings, field_ids = array("I"), array("I"), array("I")
-    for k, name in zip(keys, names, strict=True):
-        key_at.append(key_at[-1] + len(name))
-        p, f = post.get(k, _EMPTY), fields.get(k, _EMPTY)
-        postings.extend(p)
-        post_at.append(len(postings))
-        field_ids.extend(f)
-        field_at.append(len(field_ids))
-        sums.append(zlib.crc32(f.tobytes(), zlib.crc32(p.tobytes())))
-    table = b"".join(
-        [
-            key_at.tobytes(),
-            post_at.tobytes(),
-            field_at.tobytes(),
-            sums.tobytes(),
-            *names,
-        ]
-    )
-    head = _RUN.pack(
-        len(keys), key_at[-1], len(postings), len(field_ids), zlib.crc32(table)
-    )
-    return b"".join([head, table, postings.tobytes(), field_ids.tobytes()])
+            self._fields.setdefault(k, array("I")).append(i)
+        self.docs += 1
+
+    def pieces(self) -> Iterator[bytes]:
+        """The run's bytes: header, key table, then each key's postings and field ids."""
+        post, fields = self._post, self._fields
+        keys = sorted(post.keys() | fields.keys())
+        names = [k.encode("utf-8", "surrogatepass") for k in keys]
+        key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
+        sums = array("I")
+        for k, name in zip(keys, names, strict=True):
+            p, f = post.get(k, _EMPTY), fields.get(k, _EMPTY)
+            key_at.append(key_at[-1] + len(name))
+            post_at.append(post_at[-1] + len(p))
+            field_at.append(field_at[-1] + len(f))
+            sums.append(zlib.crc32(f.tobytes(), zlib.crc32(p.tobytes())))
+        table = b"".join(
+            [
+                key_at.tobytes(),
+                post_at.tobytes(),
+                field_at.tobytes(),
+                sums.tobytes(),
+                *names,
+            ]
+        )
+        yield _RUN.pack(
+            len(keys), key_at[-1], post_at[-1], field_at[-1], zlib.crc32(table)
+        )
+        yield table
+        yield from (post[k].tobytes() for k in keys if k in post)
+        yield from (fields[k].tobytes() for k in keys if k in fields)
+
+
+class Source(Protocol):
+    """An index file, read by offset (`memory.store.IndexFile`, or `Bytes`)."""
+
+    @property
+    def size(self) -> int: ...
+    def read(self, at: int, n: int) -> bytes: ...
+
+
+class Bytes:
+    """Index bytes already in memory."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self.size = len(data)
+
+    def read(self, at: int, n: int) -> bytes:
+        """`n` bytes from offset `at` (fewer at the end)."""
+        return self._data[at : at + n]
 
 
 class _Run:
-    """One run's key table, read from the buffer; postings are read per key."""
+    """One run's key table, read whole; postings are read per key."""
 
-    def __init__(self, buf: Buffer, at: int, end: int) -> None:
-        n, name_bytes, n_post, n_field, crc = _RUN.unpack_from(buf, at)
+    def __init__(self, src: Source, at: int, end: int) -> None:
+        n, name_bytes, n_post, n_field, crc = _RUN.unpack(_exactly(src, at, _RUN.size))
         at += _RUN.size
-        self.names = at + 16 * (n + 1) - 4
-        if zlib.crc32(buf[at : self.names + name_bytes]) != crc:
+        tables = 16 * (n + 1) - 4
+        table = _exactly(src, at, tables + name_bytes)
+        if zlib.crc32(table) != crc:
             raise CorruptSegment("key table checksum")
-        self.key_at = _ints(buf, at, n + 1)
-        self.post_at = _ints(buf, at + 4 * (n + 1), n + 1)
-        self.field_at = _ints(buf, at + 8 * (n + 1), n + 1)
-        self.sums = _ints(buf, at + 12 * (n + 1), n)
-        self.post_base = self.names + name_bytes
+        self.key_at = _ints(table, 0, n + 1)
+        self.post_at = _ints(table, 4 * (n + 1), n + 1)
+        self.field_at = _ints(table, 8 * (n + 1), n + 1)
+        self.sums = _ints(table, 12 * (n + 1), n)
+        self.names = table[tables:]
+        self.post_base = at + tables + name_bytes
         self.field_base = self.post_base + 4 * n_post
         if (
             self.field_base + 4 * n_field != end
@@ -184,54 +212,56 @@ class _Run:
         ):
             raise CorruptSegment("run sizes do not add up")
         self.n = n
-        self._buf = buf
+        self._src = src
 
     def find(self, name: bytes) -> int | None:
         """The position of key `name` in this run, if it holds it."""
-        buf, key_at, base = self._buf, self.key_at, self.names
+        names, key_at = self.names, self.key_at
         lo, hi = 0, self.n
         while lo < hi:
             mid = (lo + hi) // 2
-            if buf[base + key_at[mid] : base + key_at[mid + 1]] < name:
+            if names[key_at[mid] : key_at[mid + 1]] < name:
                 lo = mid + 1
             else:
                 hi = mid
-        if lo < self.n and buf[base + key_at[lo] : base + key_at[lo + 1]] == name:
+        if lo < self.n and names[key_at[lo] : key_at[lo + 1]] == name:
             return lo
         return None
 
-    def entry(self, at: int) -> tuple[Buffer, Buffer]:
+    def entry(self, at: int) -> tuple[bytes, bytes]:
         """The postings and field ids of the key at `at`, checked."""
         lo, hi = self.post_at[at], self.post_at[at + 1]
-        post = self._buf[self.post_base + 4 * lo : self.post_base + 4 * hi]
+        post = _exactly(self._src, self.post_base + 4 * lo, 4 * (hi - lo))
         lo, hi = self.field_at[at], self.field_at[at + 1]
-        fields = self._buf[self.field_base + 4 * lo : self.field_base + 4 * hi]
+        fields = _exactly(self._src, self.field_base + 4 * lo, 4 * (hi - lo))
         if zlib.crc32(fields, zlib.crc32(post)) != self.sums[at]:
             raise CorruptSegment("postings checksum")
         return post, fields
 
 
 class Segment:
-    """An index file, read from `buf` (which must stay open while the segment is used).
+    """An index file, read from `src`: its tables when opened, postings per key.
 
     Raises:
         CorruptSegment: the bytes are not an index of this `VERSION`.
     """
 
-    def __init__(self, buf: Buffer) -> None:
-        if len(buf) < _FOOTER.size:
+    def __init__(self, src: Source) -> None:
+        size = src.size
+        if size < _FOOTER.size:
             raise CorruptSegment("too short")
-        footer = _FOOTER.unpack_from(buf, len(buf) - _FOOTER.size)
+        footer = _FOOTER.unpack(_exactly(src, size - _FOOTER.size, _FOOTER.size))
         magic, version, n, n_runs, path_bytes, built_at, table, crc = footer
         if magic != MAGIC or version != VERSION:
             raise CorruptSegment("not an index of this version")
-        at = table + path_bytes
-        if at + 17 * n + 8 * n_runs + _FOOTER.size != len(buf):
+        at = path_bytes
+        if table + at + 17 * n + 8 * n_runs + _FOOTER.size != size:
             raise CorruptSegment("document table does not add up")
-        if zlib.crc32(buf[table : len(buf) - _FOOTER.size]) != crc:
+        buf = _exactly(src, table, size - _FOOTER.size - table)
+        if zlib.crc32(buf) != crc:
             raise CorruptSegment("document table checksum")
         try:
-            paths = bytes(buf[table:at]).decode("utf-8", "surrogatepass")
+            paths = buf[:at].decode("utf-8", "surrogatepass")
         except UnicodeDecodeError as e:
             raise CorruptSegment("paths are not UTF-8") from e
         self.rels: list[str] = paths.split("\0") if n else []
@@ -239,12 +269,12 @@ class Segment:
             raise CorruptSegment("path count")
         self.sizes = _ints(buf, at, n, "Q")
         self.mtimes = _ints(buf, at + 8 * n, n, "q")
-        self.flags = bytes(buf[at + 16 * n : at + 17 * n])
+        self.flags = buf[at + 16 * n : at + 17 * n]
         starts = [*_ints(buf, at + 17 * n, n_runs, "Q"), table]
         if any(b <= a for a, b in itertools.pairwise(starts)):
             raise CorruptSegment("runs out of order")
         try:
-            self._runs = [_Run(buf, a, b) for a, b in itertools.pairwise(starts)]
+            self._runs = [_Run(src, a, b) for a, b in itertools.pairwise(starts)]
         except struct.error as e:
             raise CorruptSegment("run header") from e
         self.built_at: int = built_at
@@ -268,7 +298,14 @@ class Segment:
         return post, fields
 
 
-def _ints(buf: Buffer, at: int, n: int, code: str = "I") -> array[int]:
+def _exactly(src: Source, at: int, n: int) -> bytes:
+    data = src.read(at, n)
+    if len(data) != n or at < 0:
+        raise CorruptSegment("cut short")
+    return data
+
+
+def _ints(buf: bytes, at: int, n: int, code: str = "I") -> array[int]:
     out = array(code)
     out.frombytes(buf[at : at + out.itemsize * n])
     if len(out) != n:

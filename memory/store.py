@@ -12,12 +12,10 @@ import datetime as dt
 import fcntl
 import hashlib
 import logging
-import mmap
 import os
 import re
 import secrets
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -115,12 +113,11 @@ def today(now: dt.datetime | None = None) -> str:
     return (now or dt.datetime.now().astimezone()).strftime("%Y-%m-%d")
 
 
-@dataclass(frozen=True)
-class Scan:
+class Scan(NamedTuple):
     """What `Store.scan` found: the documents kept, and counts over every file read."""
 
     docs: list[Doc]
-    count: int  #: files read
+    files: int  #: files read (and not forgotten)
     total_size: int  #: their bytes
     dailies: list[tuple[str, str]]  #: (date, path) of every daily log
 
@@ -141,8 +138,27 @@ class Found(NamedTuple):
         return Located(self.kind, self.rel, self.key)
 
 
-@dataclass(frozen=True)
-class WriteResult:
+class IndexFile:
+    """An open index file (`memory.segment`), read by offset; closed when dropped.
+
+    Read, not mapped: a mapping's pages would count in the process's memory as a search
+    touches them, and a replaced file stays readable through the open descriptor.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self.size = os.fstat(fd).st_size
+
+    def read(self, at: int, n: int) -> bytes:
+        """`n` bytes from offset `at` (fewer at the end of the file)."""
+        return os.pread(self._fd, n, at)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+
+class WriteResult(NamedTuple):
     """What a write did: the file, and lines it dropped as already present."""
 
     rel: str
@@ -314,17 +330,23 @@ class Store:
             doc = self._read_doc(loc, path, read)
             yield Entry(loc.rel, len(read[0]), read[1], doc)
 
-    def read_found(self, found: Found) -> Doc | None:
-        """The document of a file `walk` found (None if it vanished or is forgotten)."""
-        return self._read_doc(found.loc, found.path)
+    def read_listed(self, rel: str) -> Doc | None:
+        """The document of a file `walk` listed (None if it vanished or is forgotten).
 
-    def map_index(self) -> mmap.mmap | None:
-        """The on-disk index of this project's scope, mapped read-only; None if absent."""
-        try:
-            with open(self._index_path(), "rb") as f:
-                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+        Its folder was checked against the root when listed, so no path is resolved.
+        """
+        loc = layout.kind_of(rel)
+        if loc is None:
             return None
+        return self._read_doc(loc, os.path.join(self.root, rel))
+
+    def open_index(self) -> IndexFile | None:
+        """The on-disk index of this project's scope, open for reading; None if absent."""
+        try:
+            fd = os.open(self._index_path(), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        return IndexFile(fd)
 
     def save_index(self, chunks: Iterable[bytes]) -> None:
         """Replace the on-disk index by `chunks`, written as they come (see `write_atomic`).

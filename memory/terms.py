@@ -79,7 +79,7 @@ def cjk_chars(text: str) -> list[str]:
     return [c for run, _ in _TOKEN.findall(text) if len(run) > 1 for c in run]
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def _word_keys(word: str) -> tuple[str, ...]:
     low = word.casefold()
     if low == word or word.isupper():
@@ -91,7 +91,7 @@ def _word_keys(word: str) -> tuple[str, ...]:
     return (stem(low), *(stem(p.casefold()) for p in parts))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """Light English stemming: plurals and -ed/-ing go, a final -e goes (Porter step 1).
 

@@ -14,7 +14,7 @@ from memory import Store, search, segment
 from memory import layered as layered_mod
 from memory.layered import open_index
 from memory.search import search_index, to_json
-from memory.segment import CorruptSegment, Segment, encode
+from memory.segment import Bytes, CorruptSegment, Segment, encode
 from tests.memory.test_index import SLUG, WORDS, _random_root
 
 if TYPE_CHECKING:
@@ -152,15 +152,15 @@ def test_a_damaged_index_file_changes_no_answer(
     index_file = memory_root / ".index" / f"{SLUG}.mhix"
     index_file.write_bytes(damage(index_file.read_bytes()))  # type: ignore[operator]
     assert [_answer(run_search(store, q)) for q in queries] == expected
-    Segment(index_file.read_bytes())  # rebuilt whole, or never trusted again
+    Segment(Bytes(index_file.read_bytes()))  # rebuilt whole, or never trusted again
 
 
 def test_segment_refuses_what_it_did_not_write() -> None:
     for junk in (b"", b"MHIX", b"x" * 100, bytes(range(256)) * 3):
         with pytest.raises(CorruptSegment):
-            Segment(junk)
+            Segment(Bytes(junk))
     whole = b"".join(encode([], 0))
-    assert len(Segment(whole)) == 0
+    assert len(Segment(Bytes(whole))) == 0
 
 
 def test_an_unwritable_index_folder_still_answers(memory_root: Path) -> None:
