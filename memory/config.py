@@ -7,8 +7,7 @@ needs, and most roots have no config file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
 from memory.errors import ConfigError
@@ -19,15 +18,13 @@ Ranking = Literal["default", "baseline"]
 SemanticMode = Literal["auto", "on", "off"]
 
 
-@dataclass(frozen=True)
-class InjectConfig:
+class InjectConfig(NamedTuple):
     """[inject]"""
 
     budget: int = DEFAULT_INJECT_BUDGET
 
 
-@dataclass(frozen=True)
-class SearchConfig:
+class SearchConfig(NamedTuple):
     """[search]"""
 
     budget: int = DEFAULT_SEARCH_BUDGET
@@ -35,21 +32,19 @@ class SearchConfig:
     semantic: SemanticMode = "auto"
 
 
-@dataclass(frozen=True)
-class AutoSearchConfig:
+class AutoSearchConfig(NamedTuple):
     """[auto_search]: the pre-prompt hook."""
 
     enabled: bool = True
     budget: int = 2048
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """The whole file; every table is optional."""
 
-    inject: InjectConfig = field(default_factory=InjectConfig)
-    search: SearchConfig = field(default_factory=SearchConfig)
-    auto_search: AutoSearchConfig = field(default_factory=AutoSearchConfig)
+    inject: InjectConfig = InjectConfig()
+    search: SearchConfig = SearchConfig()
+    auto_search: AutoSearchConfig = AutoSearchConfig()
 
 
 def parse_config(text: str | None, path: str = "config.toml") -> Config:

@@ -7,8 +7,6 @@ documents with the same code, so their answers are identical.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from memory.layout import Located
@@ -17,21 +15,57 @@ if TYPE_CHECKING:
     from memory.layout import Kind
 
 
-@dataclass(frozen=True)
 class Doc:
-    """One memory file as search and injection see it.
+    """One memory file as search and injection see it (treat it as immutable).
 
     Only the text is kept; its lines are derived when asked for and cached on the few
     documents that need them (those shown), so that a session holding ten thousand notes
     keeps each one's text once, not three times.
+
+    Args:
+        rel: POSIX path relative to the root.
+        kind: memory, scratchpad, daily or note.
+        key: date of a daily log, name of a note, "" otherwise.
+        text: its text.
+        size: bytes of the file on disk (what BM25 counts as its length).
+        mtime_ns: when the file last changed, as read.
     """
 
-    rel: str  #: POSIX path relative to the root
-    kind: Kind
-    key: str  #: date of a daily log, name of a note, "" otherwise
-    text: str = field(repr=False)
-    size: int = 0  #: bytes of the file on disk (what BM25 counts as its length)
-    mtime_ns: int = 0  #: when the file last changed, as read
+    # A plain class, not a dataclass: importing dataclasses costs a one-shot search
+    # more than its ranking does (README, "Speed").
+    __slots__ = ("_lines", "key", "kind", "mtime_ns", "rel", "size", "text")
+
+    def __init__(
+        self,
+        rel: str,
+        kind: Kind,
+        key: str,
+        text: str,
+        size: int = 0,
+        mtime_ns: int = 0,
+    ) -> None:
+        self.rel = rel
+        self.kind: Kind = kind
+        self.key = key
+        self.text = text
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self._lines: tuple[str, ...] | None = None
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.rel, self.kind, self.key, self.text, self.size, self.mtime_ns)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Doc) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"Doc(rel={self.rel!r}, kind={self.kind!r}, key={self.key!r}, "
+            f"size={self.size!r}, mtime_ns={self.mtime_ns!r})"
+        )
 
     @property
     def loc(self) -> Located:
@@ -43,13 +77,15 @@ class Doc:
         """Last path component, e.g. ``redis-deploy.md``."""
         return self.rel.rsplit("/", 1)[-1]
 
-    @cached_property
+    @property
     def lines(self) -> tuple[str, ...]:
-        """The text's lines, without a final empty one."""
-        lines = self.text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        return tuple(lines)
+        """The text's lines, without a final empty one (made once, when first asked)."""
+        if self._lines is None:
+            lines = self.text.split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            self._lines = tuple(lines)
+        return self._lines
 
     @property
     def lower(self) -> tuple[str, ...]:

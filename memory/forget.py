@@ -21,7 +21,6 @@ superseded note stays searchable and is marked with its successor (`superseded_b
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -332,14 +331,14 @@ def mark_superseded(result: SearchResult, docs: Mapping[str, Doc]) -> SearchResu
         why = f"{_SEP}{newer.reason}" if newer.reason else ""
         mark = f"(superseded by notes/{newer.by}.md on {newer.date}{why})"
         # The snippet is made lazily (only for the files shown), and so is the mark.
-        new = dataclasses.replace(hit, source=_marked(hit, mark))
+        new = hit.with_source(_marked(hit, mark))
         at = hits.index(hit)
         hits[at] = new
         successor = f"{hit.rel.rsplit('/', 1)[0]}/{newer.by}.md"
         later = [i for i, h in enumerate(hits) if h.rel == successor and i > at]
         if later:
             hits.insert(later[0], hits.pop(at))
-    return dataclasses.replace(result, hits=tuple(hits)) if marked else result
+    return result._replace(hits=tuple(hits)) if marked else result
 
 
 __all__ = [

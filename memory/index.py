@@ -14,8 +14,7 @@ import itertools
 import unicodedata
 from array import array
 from collections import Counter
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memory.forget import may_be_superseded
 from memory.terms import cjk_chars, keys
@@ -29,8 +28,7 @@ if TYPE_CHECKING:
 _ALIASES = "aliases:"
 
 
-@dataclass(frozen=True)
-class Analysis:
+class Analysis(NamedTuple):
     """One document's keys."""
 
     #: key -> occurrences in the content (CJK single characters included)
@@ -69,8 +67,7 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
     return Analysis(tf, lines, frozenset(fields))
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(NamedTuple):
     """The keys a query looks for, and substrings that any line holding one contains."""
 
     keys: frozenset[str]

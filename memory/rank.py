@@ -124,12 +124,11 @@ def rank(index: Searchable, terms: Sequence[Term], limit: int = MAX_HITS) -> Ran
         df = len(named.union(ids))
         # BM25's idf with +1 inside the log, so a key in every file weighs little but not < 0.
         idf[k] = w = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        for j in range(0, len(post), 3):
-            i = post[j]
-            f = post[j + 1] + (FIELD_WEIGHT if i in named else 0.0)
+        content.update(ids)
+        for i, tf, n_lines in zip(ids, post[1::3], post[2::3], strict=True):
+            f = tf + (FIELD_WEIGHT if i in named else 0.0)
             score[i] = score.get(i, 0.0) + w * f * k1p / (f + c0 + c1 * sizes[i])
-            lines[i] = lines.get(i, 0) + post[j + 2]
-            content.add(i)
+            lines[i] = lines.get(i, 0) + n_lines
         for i in named.difference(ids):
             by_name.setdefault(i, []).append(w)
     for i, weights in by_name.items():
@@ -143,9 +142,7 @@ def rank(index: Searchable, terms: Sequence[Term], limit: int = MAX_HITS) -> Ran
         at = index.id_of(rel)
         if at is not None and at in score:
             score[at] *= 1 + RECENCY * place
-    best = heapq.nsmallest(
-        limit, score, key=lambda i: (i not in content, -score[i], index.rel(i))
-    )
+    best = _best(index, score, content, limit)
     holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
     scored = []
     for i in best:
@@ -164,6 +161,22 @@ def rank(index: Searchable, terms: Sequence[Term], limit: int = MAX_HITS) -> Ran
             )
         )
     return Ranking(scored, len(score), idf)
+
+
+def _best(
+    index: Searchable, score: dict[int, float], content: set[int], limit: int
+) -> list[int]:
+    # The `limit` best ids: content hits before filename-only ones, by descending score,
+    # then by path. Paths are looked up only where scores tie at the cut and among the
+    # chosen: a common word matches thousands of files.
+    keyed = {i: (i not in content, -s) for i, s in score.items()}
+    top = heapq.nsmallest(limit, keyed, key=keyed.__getitem__)
+    if len(keyed) > limit:
+        edge = keyed[top[-1]]
+        top = [i for i in top if keyed[i] != edge]
+        tied = sorted((i for i, k in keyed.items() if k == edge), key=index.rel)
+        top += tied[: limit - len(top)]
+    return sorted(top, key=lambda i: (*keyed[i], index.rel(i)))
 
 
 def _freshness(index: Searchable) -> dict[str, float]:

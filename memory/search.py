@@ -15,9 +15,7 @@ model should know that before it trusts the files ranked by the parts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from memory.constants import (
     DEFAULT_SEARCH_BUDGET,
@@ -38,27 +36,92 @@ if TYPE_CHECKING:
     from memory.rank import Scored
 
 
-@dataclass(frozen=True)
 class Hit:
-    """One file in the ranking."""
+    """One file in the ranking (equal to another by all but how its snippet is made).
 
-    rel: str
-    matched: tuple[str, ...]  #: query terms it matched, in query order
-    filename_only: bool
-    #: the snippet, or how to make it: only the files shown need one, so it is made when asked
-    source: str | Callable[[], str] = field(repr=False, compare=False)
-    lines_matched: int = 0
-    #: found by meaning only (the ``[semantic]`` extra): no query key in it, `matched` empty
-    by_meaning: bool = False
+    Args:
+        rel: its path.
+        matched: query terms it matched, in query order.
+        filename_only: only its name (or aliases line) matched.
+        source: the snippet, or how to make it: only the files shown need one, so it is
+            made when asked.
+        lines_matched: lines holding a query key, counted per key.
+        by_meaning: found by meaning only (the ``[semantic]`` extra): no query key in
+            it, `matched` empty.
+    """
 
-    @cached_property
+    # A plain class, not a dataclass: importing dataclasses costs a one-shot search
+    # more than its ranking does (README, "Speed").
+    __slots__ = (
+        "_snippet",
+        "by_meaning",
+        "filename_only",
+        "lines_matched",
+        "matched",
+        "rel",
+        "source",
+    )
+
+    def __init__(
+        self,
+        rel: str,
+        matched: tuple[str, ...],
+        filename_only: bool,
+        source: str | Callable[[], str],
+        lines_matched: int = 0,
+        by_meaning: bool = False,
+    ) -> None:
+        self.rel = rel
+        self.matched = matched
+        self.filename_only = filename_only
+        self.source = source
+        self.lines_matched = lines_matched
+        self.by_meaning = by_meaning
+        self._snippet: str | None = None
+
+    @property
     def snippet(self) -> str:
         """Matching lines with ±3 lines of context (or the first lines, for a name match)."""
-        return self.source if isinstance(self.source, str) else self.source()
+        if self._snippet is None:
+            src = self.source
+            self._snippet = src if isinstance(src, str) else src()
+        return self._snippet
+
+    def with_source(self, source: str | Callable[[], str]) -> Hit:
+        """The same hit with another snippet (or way to make it)."""
+        return Hit(
+            self.rel,
+            self.matched,
+            self.filename_only,
+            source,
+            self.lines_matched,
+            self.by_meaning,
+        )
+
+    def _key(self) -> tuple[object, ...]:
+        return (
+            self.rel,
+            self.matched,
+            self.filename_only,
+            self.lines_matched,
+            self.by_meaning,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Hit) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"Hit(rel={self.rel!r}, matched={self.matched!r}, "
+            f"filename_only={self.filename_only!r}, "
+            f"lines_matched={self.lines_matched!r}, by_meaning={self.by_meaning!r})"
+        )
 
 
-@dataclass(frozen=True)
-class SearchResult:
+class SearchResult(NamedTuple):
     """Every ranked file plus the per-term line counts; rendering picks how many fit."""
 
     terms: tuple[tuple[str, int], ...]  #: (term, matching lines across the corpus)
@@ -282,8 +345,7 @@ def summary_line(result: SearchResult, shown: int) -> str:
     return f"{head} Showing top {shown} by relevance."
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(NamedTuple):
     """What fits in a budget: the hits shown (the first possibly cut) and how many were left."""
 
     shown: tuple[Hit, ...]
