@@ -1,10 +1,11 @@
 """An inverted index: for each key, the documents that hold it and how often. Pure.
 
-Ranking reads documents only through this index, so whoever builds it decides how much
-is read: the one-shot search indexes the few files that can match (see `Store.scan`), a
-session process indexes its whole corpus once and patches it per edited file. The
-numbers BM25 needs of the files left out — how many, how large, which daily logs — are
-passed in, so both give the same ranking.
+Ranking reads documents only through this interface (`Searchable`), so whoever builds
+the index decides how much is read: the index file (`memory.segment`) holds every file's
+postings, and `memory.layered` adds an `Index` of the files changed since it was written
+— for a one-shot search only those that can match (see `Store.scan`), with the numbers
+BM25 needs of the ones left out (how many, how large, which daily logs) passed in, so
+every way gives the same ranking.
 """
 
 from __future__ import annotations

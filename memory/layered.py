@@ -58,8 +58,7 @@ def open_index(
     built_at = time.time_ns()
     files = store.walk()
     seg = _segment(store)
-    fresh, stale = _compare(seg, files)
-    changed = len(seg) - len(fresh) + len(stale) if seg is not None else len(stale)
+    fresh, stale, changed = _compare(seg, files, built_at)
     if files and (
         seg is None or changed > max(REBUILD_MIN, REBUILD_SHARE * len(files))
     ):
@@ -69,7 +68,7 @@ def open_index(
             logger.info("search index not written (%s); reading the notes", e)
         else:
             seg = _segment(store)
-            fresh, stale = _compare(seg, files)
+            fresh, stale, _ = _compare(seg, files, built_at)
     if docs is not None:
         overlay = Index(d for f in stale if (d := docs.get(f.rel)) is not None)
     else:
@@ -104,27 +103,31 @@ def _segment(store: Store) -> Segment | None:
 
 
 def _compare(
-    seg: Segment | None, files: list[Found]
-) -> tuple[list[Found], list[Found]]:
-    # The files the index file holds as they are now, and the others.
+    seg: Segment | None, files: list[Found], now: int
+) -> tuple[list[Found], list[Found], int]:
+    # The files the index file holds as they are now; the others (to be read); and how
+    # many a build now would spare reading: changed, new, gone, or changed just before
+    # the last build but not just before now.
     if seg is None:
-        return [], files
+        return [], files, len(files)
     ids, sizes, mtimes = seg.ids, seg.sizes, seg.mtimes
-    trusted = seg.built_at - RACY_NS
+    trusted, settled = seg.built_at - RACY_NS, now - RACY_NS
     fresh: list[Found] = []
     stale: list[Found] = []
+    same = known = 0
     for f in files:
         i = ids.get(f.rel)
-        if (
-            i is not None
-            and mtimes[i] == f.mtime_ns
-            and sizes[i] == f.size
-            and f.mtime_ns < trusted
-        ):
-            fresh.append(f)
-        else:
-            stale.append(f)
-    return fresh, stale
+        if i is not None:
+            known += 1
+            if mtimes[i] == f.mtime_ns and sizes[i] == f.size:
+                if f.mtime_ns < trusted:
+                    same += 1
+                    fresh.append(f)
+                    continue
+                if f.mtime_ns >= settled:
+                    same += 1  # a build now would not trust it either
+        stale.append(f)
+    return fresh, stale, len(files) - same + len(seg) - known
 
 
 class Layered:

@@ -378,9 +378,10 @@ class Store:
         """Read every file in scope (or just `files`) as bytes, parse only those `keep`
         accepts (it is given the bytes with ASCII letters lowered, and the file's location).
 
-        The one-shot search reads ten thousand notes this way: checking bytes for a few
-        substrings costs far less than decoding and tokenizing every file, and the
-        counts it returns are what ranking needs of the files it skipped.
+        A one-shot search reads the files changed since the index file was written this
+        way (`memory.layered`): checking bytes for a few substrings costs far less than
+        decoding and tokenizing every file, and the counts it returns are what ranking
+        needs of the files it skipped.
         """
         docs: list[Doc] = []
         count = total = 0

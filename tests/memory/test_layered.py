@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -178,3 +179,28 @@ def test_the_index_folder_is_private_and_ignored_by_git(memory_root: Path) -> No
     folder = memory_root / ".index"
     assert folder.stat().st_mode & 0o077 == 0
     assert (folder / ".gitignore").read_text() == "*\n"
+
+
+def test_files_written_just_before_the_build_are_trusted_after_one_more_build(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # They are read on every search while a new build would not trust them either
+    # (younger than RACY_NS), then one build makes them trusted.
+    monkeypatch.setattr(layered_mod, "RACY_NS", 1_000_000_000)
+    store = Store(memory_root, SLUG)
+    for n in range(layered_mod.REBUILD_MIN * 2):
+        store.write_note(f"n{n}", f"alpha {n}")
+    now = time.time_ns()
+    for path in (memory_root / "projects" / SLUG / "notes").iterdir():
+        os.utime(path, ns=(now, now))  # all written this very moment
+    index_file = memory_root / ".index" / f"{SLUG}.mhix"
+    first = _answer(run_search(store, "alpha"))
+    built = index_file.stat().st_mtime_ns
+    assert _answer(run_search(store, "alpha")) == first
+    assert index_file.stat().st_mtime_ns == built
+    time.sleep(1.1)
+    assert _answer(run_search(store, "alpha")) == first
+    rebuilt = index_file.stat().st_mtime_ns
+    assert rebuilt != built
+    assert _answer(run_search(store, "alpha")) == first
+    assert index_file.stat().st_mtime_ns == rebuilt
