@@ -26,12 +26,12 @@ from memory import (
     today,
 )
 from memory.constants import DEFAULT_READ_CAP
+from memory.errors import CorruptSegment
 from memory.forget import mark_superseded
 from memory.index import Index, prefilter
 from memory.layered import open_index
 from memory.rank import query_of, query_terms
 from memory.search import search_index
-from memory.segment import CorruptSegment
 from memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def run_search(
                 index = open_index(store, only) if docs is None else _picked(docs, only)
             return _search_marked(index, query, semantic, docs)
         except CorruptSegment as e:  # damaged after it was opened: read the notes
-            logger.warning("search index damaged (%s); rebuilt on the next search", e)
+            logger.warning("%s; rebuilt on the next search", e)
             store.drop_index()
     corpus = store.corpus() if docs is None else docs
     result = search(corpus.values(), query, ranking=ranking, semantic=semantic)

@@ -8,6 +8,7 @@ MemoryStoreError
  ├── ConfigError
  ├── QueriesFileError     (also ValueError)
  ├── ForgetError
+ ├── CorruptSegment       (also ValueError)
  └── StoreWriteError      (also OSError)
 """
 
@@ -16,6 +17,17 @@ from __future__ import annotations
 
 class MemoryStoreError(Exception):
     """Base class: every error the memory core raises on purpose."""
+
+
+class CorruptSegment(MemoryStoreError, ValueError):
+    """Raised by `memory.segment.Segment`, when opened or when a key is read, for bytes
+    that are not a search index this version wrote (damaged, cut short, or of another
+    version); the index is a cache, so callers rebuild it.
+    """
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        super().__init__(f"search index: {problem}")
 
 
 class UnsafeNameError(MemoryStoreError, ValueError):

@@ -18,9 +18,10 @@ from array import array
 from typing import TYPE_CHECKING
 
 from memory.corpus import make_doc
+from memory.errors import CorruptSegment
 from memory.index import Index, prefilter
 from memory.layout import Located, kind_of
-from memory.segment import HIDDEN, MARKED, CorruptSegment, Segment, encode
+from memory.segment import HIDDEN, MARKED, Segment, encode
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
@@ -98,7 +99,7 @@ def _segment(store: Store) -> Segment | None:
     try:
         return Segment(src)
     except CorruptSegment as e:
-        logger.info("search index unreadable (%s); rebuilding it", e)
+        logger.info("%s; rebuilding it", e)
         return None
 
 

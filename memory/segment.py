@@ -24,6 +24,7 @@ import zlib
 from array import array
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from memory.errors import CorruptSegment
 from memory.forget import may_be_superseded
 from memory.index import analyze
 
@@ -57,11 +58,6 @@ class Entry(NamedTuple):
     size: int  #: bytes on disk
     mtime_ns: int
     doc: Doc | None  #: its document; None when search must not see it (forgotten)
-
-
-class CorruptSegment(ValueError):
-    """Raised by `Segment`, when opened or when a key is read, for bytes that are not an
-    index this version wrote (damaged, cut short, or of another version)."""
 
 
 def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:

@@ -13,9 +13,10 @@ import pytest
 from hooks.commands import run_search
 from memory import Store, search, segment
 from memory import layered as layered_mod
+from memory.errors import CorruptSegment
 from memory.layered import open_index
 from memory.search import search_index, to_json
-from memory.segment import Bytes, CorruptSegment, Segment, encode
+from memory.segment import Bytes, Segment, encode
 from tests.memory.test_index import SLUG, WORDS, _random_root
 
 if TYPE_CHECKING:
@@ -204,3 +205,26 @@ def test_files_written_just_before_the_build_are_trusted_after_one_more_build(
     assert rebuilt != built
     assert _answer(run_search(store, "alpha")) == first
     assert index_file.stat().st_mtime_ns == rebuilt
+
+
+def test_a_session_whose_index_file_is_damaged_answers_and_reopens_it(
+    memory_root: Path, trusting: None
+) -> None:
+    from hooks.view import View
+
+    rng = random.Random(3)
+    _random_root(memory_root, rng)
+    view = View.open(memory_root, memory_root, indexed=True)
+    view.store = Store(memory_root, SLUG)
+    view.index()
+    index_file = memory_root / ".index" / f"{SLUG}.mhix"
+    data = bytearray(index_file.read_bytes())
+    table = segment._FOOTER.unpack_from(data, len(data) - segment._FOOTER.size)[6]
+    # The last run's postings, just before the document table (the key tables are read
+    # when the file is opened; postings when a search asks, and a CRC tells then).
+    data[table - 40 : table] = bytes(b ^ 0xFF for b in data[table - 40 : table])
+    index_file.write_bytes(bytes(data))  # in place: the session's descriptor sees it
+    docs = view.corpus()
+    for word in WORDS:
+        assert _answer(view.search(word)) == _answer(search(docs.values(), word)), word
+    Segment(Bytes(index_file.read_bytes()))  # dropped and built anew
