@@ -61,8 +61,10 @@ _TAG = re.compile(
 )
 _STRIP_INVISIBLE = re.compile(f"[{_INVISIBLE}]")
 _FORGEABLE = re.compile(
-    r"(memory|system-reminder|system|user-prompt-submit-hook|hook|instructions?"
-    r"|command-[a-z]+|local-command-[a-z]+)(?![a-z0-9])"
+    r"(?:memory|system-reminder|system|user-prompt-submit-hook|hook|instructions?)"
+    # Claude Code's <command-name>, <local-command-stdout>, ...: any such name, even cut
+    # short after its dash ("<command-" at the end of a note).
+    r"(?![a-z0-9])|(?:local-)?command-"
 )
 # C0/C1 controls except tab and newline, DEL, bidi overrides and isolates.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
