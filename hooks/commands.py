@@ -233,9 +233,9 @@ def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_inject(args: argparse.Namespace, out: TextIO) -> int:
-    store, config = open_store(args)
-    from hooks.mcp_config import usage_line
+    from hooks.mcp_config import usage_line  # here: a search needs none of it
 
+    store, config = open_store(args)
     usage = usage_line(args.project or Path.cwd())
     block = build_block(
         store.corpus(), today(), args.budget or config.inject.budget, usage
