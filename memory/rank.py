@@ -59,7 +59,7 @@ class Scored(NamedTuple):
     """One matching document, its score and what it matched."""
 
     rel: str
-    id: int  #: its id in the index (`doc` reads it only when a snippet is made)
+    id: int  #: its id in the index (the document is read only if its snippet is made)
     score: float
     matched: tuple[str, ...]  #: typed terms, in query order
     lines: int  #: lines holding a query key, counted per key
