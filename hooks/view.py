@@ -97,7 +97,7 @@ class View:
         """
         if self._docs is None:
             return
-        now = self.store.stamps()
+        now = {f.rel: f.mtime_ns for f in self.store.walk()}
         stale = [
             rel
             for rel, t in now.items()

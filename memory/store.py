@@ -301,14 +301,6 @@ class Store:
             return None
         return self._read_doc(loc, str(path))
 
-    def stamps(self) -> dict[str, int]:
-        """Modification time of every file in scope, by path (stat only, nothing read)."""
-        out: dict[str, int] = {}
-        for loc, path in self._entries():
-            with contextlib.suppress(OSError):
-                out[loc.rel] = os.stat(path).st_mtime_ns
-        return out
-
     def walk(self) -> list[Found]:
         """Every file in scope with its size and modification time (stat only)."""
         out: list[Found] = []
