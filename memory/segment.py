@@ -74,16 +74,15 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
     offset = 0
     run = _Builder()
     for e in entries:
-        if e.doc is not None:
-            # Analysed as read, so that no more than one run's postings are held.
-            run.add(len(rels), e.doc)
-        rels.append(e.rel)
-        sizes.append(e.size)
-        mtimes.append(e.mtime_ns)
         if e.doc is None:
             flags.append(HIDDEN)
         else:
+            # Analysed as read, so that no more than one run's postings are held.
+            run.add(len(rels), e.doc)
             flags.append(MARKED if may_be_superseded(e.doc) else 0)
+        rels.append(e.rel)
+        sizes.append(e.size)
+        mtimes.append(e.mtime_ns)
         if run.docs == BATCH:
             starts.append(offset)
             for piece in run.pieces():
