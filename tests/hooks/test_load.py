@@ -76,6 +76,16 @@ def _session(root: Path) -> subprocess.Popen[bytes]:
     )
 
 
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the session process if it still runs (a failed test), and close its pipes."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        if stream:
+            stream.close()
+
+
 def _rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -140,12 +150,7 @@ def test_a_flood_of_events_is_answered_in_order_in_bounded_memory(
         proc.stdin.close()
         assert proc.wait(timeout=10) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream:
-                stream.close()
+        _reap(proc)
     # Figures for the README's reliability section (shown with `pytest -s`).
     sys.stderr.write(
         f"\n{EVENTS} events in {elapsed:.1f} s ({EVENTS / elapsed:.0f}/s); "
@@ -182,12 +187,7 @@ def _drive(root: Path, project: Path, tmp: Path, w: int, failures: list[str]) ->
         proc.stdin.close()
         proc.wait(timeout=10)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream:
-                stream.close()
+        _reap(proc)
 
 
 def test_concurrent_sessions_on_one_project_keep_every_entry(
