@@ -365,10 +365,10 @@ class Store:
     def scan(
         self,
         keep: Callable[[bytes, Located], bool],
-        files: Iterable[Found] | None = None,
+        files: Iterable[Found],
     ) -> Scan:
-        """Read every file in scope (or just `files`) as bytes, parse only those `keep`
-        accepts (it is given the bytes with ASCII letters lowered, and the file's location).
+        """Read `files` (from `walk`) as bytes, parse only those `keep` accepts (it is
+        given the bytes with ASCII letters lowered, and the file's location).
 
         A one-shot search reads the files changed since the index file was written this
         way (`memory.layered`): checking bytes for a few substrings costs far less than
@@ -378,8 +378,8 @@ class Store:
         docs: list[Doc] = []
         count = total = 0
         dailies: list[tuple[str, str]] = []
-        todo = self._entries() if files is None else ((f.loc, f.path) for f in files)
-        for loc, path in todo:
+        for f in files:
+            loc, path = f.loc, f.path
             try:
                 read = _slurp(path)
             except OSError:
