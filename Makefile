@@ -21,7 +21,11 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# mypy sees the folders under their installed names through a link tree (see pyproject.toml).
 typecheck: install
+	mkdir -p .typecheck/memhooks
+	ln -sfn ../../memory .typecheck/memhooks/memory
+	ln -sfn ../../hooks .typecheck/memhooks/hooks
 	$(BIN)/mypy
 
 test: lint typecheck

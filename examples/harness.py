@@ -30,9 +30,11 @@ EVENTS = [
 def main() -> int:
     parser = argparse.ArgumentParser(description="Drive one `memhooks session`.")
     parser.add_argument("--root", help="memory root, passed on to the session")
-    parser.add_argument("--command", help="session command (default: python -m hooks)")
+    parser.add_argument(
+        "--command", help="session command (default: python -m memhooks.hooks)"
+    )
     args = parser.parse_args()
-    cmd = shlex.split(args.command or f"{sys.executable} -m hooks session")
+    cmd = shlex.split(args.command or f"{sys.executable} -m memhooks.hooks session")
     cmd += ["--root", args.root] if args.root else []
 
     # stdout is the protocol (one reply line per event line); logs go to stderr.

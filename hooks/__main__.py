@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from hooks.client import main
+from memhooks.hooks.client import main
 
 raise SystemExit(main())

@@ -13,10 +13,10 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from hooks.events import KINDS, Event, Harness, Kind, Payload
+from memhooks.hooks.events import KINDS, Event, Harness, Kind, Payload
 
 if TYPE_CHECKING:
-    from hooks.events import Reply
+    from memhooks.hooks.events import Reply
 
 _CLAUDE: dict[str, Kind] = {
     "SessionStart": "session-start",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from hooks.constants import (
+from memhooks.hooks.constants import (
     ENV_SESSION_PROCESS,
     EXIT_INTERNAL_ERROR,
     EXIT_INTERRUPTED,
@@ -22,11 +22,11 @@ from hooks.constants import (
     EXIT_USER_ERROR,
     PROG,
 )
-from hooks.errors import HookError, UsageError
-from memory import MemoryStoreError, default_root
+from memhooks.hooks.errors import HookError, UsageError
+from memhooks.memory import MemoryStoreError, default_root
 
 if TYPE_CHECKING:
-    from hooks.events import Event
+    from memhooks.hooks.events import Event
 
 logger = logging.getLogger(__name__)
 
@@ -242,9 +242,9 @@ def _parser() -> _Parser:
 def _cmd_hook(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     """One event in, one reply out; fails open: exit 0 and no context on any failure."""
     try:
-        from hooks import spawn
-        from hooks.adapters import render
-        from hooks.runner import Sessions, decode, handle_now
+        from memhooks.hooks import spawn
+        from memhooks.hooks.adapters import render
+        from memhooks.hooks.runner import Sessions, decode, handle_now
 
         raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
         event = decode(raw, args.harness)
@@ -287,8 +287,8 @@ def _one_line(e: BaseException) -> str:
 def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     import anyio
 
-    from hooks import server
-    from hooks.session import run_session
+    from memhooks.hooks import server
+    from memhooks.hooks.session import run_session
 
     def write(line: str) -> None:
         out.write(line + "\n")
@@ -322,7 +322,7 @@ def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 
 def _cmd_install(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    from hooks import install
+    from memhooks.hooks import install
 
     path = install.settings_path(
         args.harness,
@@ -341,20 +341,22 @@ def _cmd_install(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 
 def _hook_command(harness: str) -> str:
-    """How a harness should run us: this install's `memhooks` script, else `python -m hooks`."""
-    from hooks import install
+    """How a harness should run us: this install's `memhooks` script, else `python -m memhooks.hooks`."""
+    from memhooks.hooks import install
 
     script = Path(sys.executable).parent / "memhooks"
     if script.exists():
         return install.hook_command(harness, script)  # type: ignore[arg-type]
-    return f"{shlex.quote(sys.executable)} -m hooks hook --harness {harness}"
+    return (
+        f"{shlex.quote(sys.executable)} -P -m memhooks.hooks hook --harness {harness}"
+    )
 
 
 # Each command imports what it needs when it runs: a hook command must not pay for the
 # MCP server, the evaluator or pydantic models it never uses (README, "Speed").
 def _memory_cmd(name: str) -> Command:
     def run(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
-        from hooks import commands
+        from memhooks.hooks import commands
 
         if name == "write":
             return commands.cmd_write(a, o, i)
@@ -367,7 +369,7 @@ def _memory_cmd(name: str) -> Command:
 
 
 def _status(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
-    from hooks import commands, corrections
+    from memhooks.hooks import commands, corrections
 
     return (
         corrections.cmd_duplicates(a, o) if a.duplicates else commands.cmd_status(a, o)
@@ -375,37 +377,37 @@ def _status(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
 
 
 def _forget(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
-    from hooks import corrections
+    from memhooks.hooks import corrections
 
     return corrections.cmd_forget(a, o)
 
 
 def _restore(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
-    from hooks import corrections
+    from memhooks.hooks import corrections
 
     return corrections.cmd_restore(a, o)
 
 
 def _doctor(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
-    from hooks import doctor
+    from memhooks.hooks import doctor
 
     return doctor.cmd_doctor(a, o)
 
 
 def _mcp(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
-    from hooks import mcp_server
+    from memhooks.hooks import mcp_server
 
     return mcp_server.cmd_mcp(a)
 
 
 def _eval(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
-    from hooks import evalcmd
+    from memhooks.hooks import evalcmd
 
     return evalcmd.cmd_eval(a, o)
 
 
 def _simulate(a: argparse.Namespace, o: TextIO, i: TextIO) -> int:
-    from hooks import simulate
+    from memhooks.hooks import simulate
 
     return simulate.cmd_simulate(a.script, a.root, o)
 
@@ -453,7 +455,7 @@ def main(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
 ) -> int:
-    """Entry point of `memhooks` and `python -m hooks`; returns the exit code."""
+    """Entry point of `memhooks` and `python -m memhooks.hooks`; returns the exit code."""
     logging.basicConfig(
         level=logging.WARNING, format=f"{PROG}: %(message)s", stream=sys.stderr
     )

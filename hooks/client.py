@@ -148,7 +148,7 @@ def main() -> int:
 def _full(argv: list[str], payload: bytes | None) -> int:
     import io
 
-    from hooks.cli import main as cli_main
+    from memhooks.hooks.cli import main as cli_main
 
     if payload is None:
         return cli_main(argv)

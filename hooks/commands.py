@@ -11,10 +11,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from hooks.constants import EXIT_OK
-from hooks.errors import UsageError
-from hooks.meaning import open_meaning
-from memory import (
+from memhooks.hooks.constants import EXIT_OK
+from memhooks.hooks.errors import UsageError
+from memhooks.hooks.meaning import open_meaning
+from memhooks.memory import (
     Config,
     Store,
     build_block,
@@ -25,24 +25,24 @@ from memory import (
     to_json,
     today,
 )
-from memory.constants import DEFAULT_READ_CAP
-from memory.errors import CorruptSegment
-from memory.forget import mark_superseded
-from memory.index import Index, prefilter
-from memory.layered import open_index
-from memory.rank import query_of, query_terms
-from memory.search import search_index
-from memory.text import nbytes
+from memhooks.memory.constants import DEFAULT_READ_CAP
+from memhooks.memory.errors import CorruptSegment
+from memhooks.memory.forget import mark_superseded
+from memhooks.memory.index import Index, prefilter
+from memhooks.memory.layered import open_index
+from memhooks.memory.rank import query_of, query_terms
+from memhooks.memory.search import search_index
+from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Mapping
 
-    from memory import Doc, WriteResult
-    from memory.fusion import MeaningSource
-    from memory.index import Query, Searchable
-    from memory.search import Ranking, SearchResult
-    from memory.store import WriteMode
+    from memhooks.memory import Doc, WriteResult
+    from memhooks.memory.fusion import MeaningSource
+    from memhooks.memory.index import Query, Searchable
+    from memhooks.memory.search import Ranking, SearchResult
+    from memhooks.memory.store import WriteMode
 
 logger = logging.getLogger(__name__)
 
@@ -179,8 +179,8 @@ def write_warnings(
 ) -> list[str]:
     """What a writer should be told after a write: lines dropped, secrets, forgotten notes."""
     # Imported here: a search, the commonest command, needs neither.
-    from memory.forget import note_forgotten
-    from memory.redact import find_secrets
+    from memhooks.memory.forget import note_forgotten
+    from memhooks.memory.redact import find_secrets
 
     notes = [f"dropped, already in {result.rel}: {ln.strip()}" for ln in result.dropped]
     # Explicit writes are stored as given (only automatic digests are redacted), so say so.
@@ -233,7 +233,7 @@ def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_inject(args: argparse.Namespace, out: TextIO) -> int:
-    from hooks.mcp_config import usage_line  # here: a search needs none of it
+    from memhooks.hooks.mcp_config import usage_line  # here: a search needs none of it
 
     store, config = open_store(args)
     usage = usage_line(args.project or Path.cwd())

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, TextIO
 
-from hooks.commands import open_store
-from hooks.constants import EXIT_OK
-from hooks.errors import UsageError
-from memory import MemoryStoreError, TargetNotFoundError, today
-from memory.duplicates import find_duplicates
-from memory.errors import ForgetError
-from memory.forget import (
+from memhooks.hooks.commands import open_store
+from memhooks.hooks.constants import EXIT_OK
+from memhooks.hooks.errors import UsageError
+from memhooks.memory import MemoryStoreError, TargetNotFoundError, today
+from memhooks.memory.duplicates import find_duplicates
+from memhooks.memory.errors import ForgetError
+from memhooks.memory.forget import (
     forget_line,
     forget_note,
     note_forgotten,
@@ -29,7 +29,7 @@ from memory.forget import (
 if TYPE_CHECKING:
     import argparse
 
-    from memory import Located, Store
+    from memhooks.memory import Located, Store
 
 _NUMBERED = re.compile(r"(.+):(\d+)")
 _DUPLICATES_HINT = (

@@ -16,11 +16,11 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hooks.constants import EXIT_OK, EXIT_USER_ERROR
-from hooks.handlers import HARNESS_CONTEXT_LIMIT
-from hooks.harnesscheck import Finding, check_harness, check_mcp, installed
-from memory import ConfigError, default_root, parse_config, project_dir
-from memory.constants import (
+from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR
+from memhooks.hooks.handlers import HARNESS_CONTEXT_LIMIT
+from memhooks.hooks.harnesscheck import Finding, check_harness, check_mcp, installed
+from memhooks.memory import ConfigError, default_root, parse_config, project_dir
+from memhooks.memory.constants import (
     BACKUP_SUFFIX,
     CONFIG_FILE,
     DAILY_DIR,

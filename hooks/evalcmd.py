@@ -13,20 +13,20 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from hooks.commands import run_search
-from hooks.constants import EXIT_OK
-from hooks.errors import UsageError
-from hooks.meaning import open_meaning
-from memory import Store, default_root, parse_config
-from memory.index import Index
+from memhooks.hooks.commands import run_search
+from memhooks.hooks.constants import EXIT_OK
+from memhooks.hooks.errors import UsageError
+from memhooks.hooks.meaning import open_meaning
+from memhooks.memory import Store, default_root, parse_config
+from memhooks.memory.index import Index
 
 if TYPE_CHECKING:
     import argparse
 
-    from memory import Doc
-    from memory.evaluate import Query
-    from memory.search import SearchResult
-    from memory.semantic import SemanticIndex
+    from memhooks.memory import Doc
+    from memhooks.memory.evaluate import Query
+    from memhooks.memory.search import SearchResult
+    from memhooks.memory.semantic import SemanticIndex
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +42,13 @@ def eval_root(queries: Path, explicit: str | None) -> Path:
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     # Imported here: building its pydantic model costs every `memhooks` start ~6 ms, and
     # the hooks run on every prompt.
-    from memory.evaluate import evaluate, parse_ks, parse_queries, render, to_json
+    from memhooks.memory.evaluate import (
+        evaluate,
+        parse_ks,
+        parse_queries,
+        render,
+        to_json,
+    )
 
     path = Path(args.queries)
     try:

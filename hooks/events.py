@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from memory.text import scrub_surrogates
+from memhooks.memory.text import scrub_surrogates
 
 logger = logging.getLogger(__name__)
 

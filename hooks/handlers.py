@@ -10,21 +10,26 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hooks.autosearch import render_hits, significant_terms
-from hooks.events import Event, Kind, Reply
-from hooks.mcp_config import usage_line
-from hooks.state import MAX_PROMPTS, SessionState, fingerprint, text_fingerprint
-from hooks.transcript import TranscriptDigest, read_transcript, render_digest
-from memory import build_block, today
-from memory.redact import redact
-from memory.text import cut, neutralise, scrub_surrogates
+from memhooks.hooks.autosearch import render_hits, significant_terms
+from memhooks.hooks.events import Event, Kind, Reply
+from memhooks.hooks.mcp_config import usage_line
+from memhooks.hooks.state import (
+    MAX_PROMPTS,
+    SessionState,
+    fingerprint,
+    text_fingerprint,
+)
+from memhooks.hooks.transcript import TranscriptDigest, read_transcript, render_digest
+from memhooks.memory import build_block, today
+from memhooks.memory.redact import redact
+from memhooks.memory.text import cut, neutralise, scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from hooks.view import View
-    from memory import Doc
-    from memory.search import Hit, SearchResult
+    from memhooks.hooks.view import View
+    from memhooks.memory import Doc
+    from memhooks.memory.search import Hit, SearchResult
 
 logger = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import os
 import shlex
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from hooks import install
-from hooks.mcp_config import registrations
+from memhooks.hooks import install
+from memhooks.hooks.mcp_config import registrations
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from hooks.errors import HookError
+from memhooks.hooks.errors import HookError
 
 Harness = Literal["claude-code", "gemini"]
 Scope = Literal["user", "project", "local"]
@@ -48,10 +48,10 @@ _SPECS: dict[str, tuple[_HookSpec, ...]] = {
     ),
 }
 
-# Our handler runs the console script's `hook` subcommand, or `python -m hooks hook`.
+# Our handler runs the console script's `hook` subcommand, or `python -m memhooks.hooks hook`.
 # Matching on tokens rather than a bare substring keeps e.g. `memhooks-lint hook` foreign.
 _OURS_RE = re.compile(
-    r"""(?:^|[\s/\\'"])memhooks(?:\.exe)?['"]?\s+hook\b|(?:^|\s)-m\s+hooks\s+hook\b"""
+    r"""(?:^|[\s/\\'"])memhooks(?:\.exe)?['"]?\s+hook\b|(?:^|\s)-m\s+(?:memhooks\.)?hooks\s+hook\b"""
 )
 
 
@@ -134,7 +134,7 @@ def hook_command(harness: Harness, executable: str | os.PathLike[str]) -> str:
 
 
 def is_ours(handler_command: str) -> bool:
-    """Return True if a handler's ``command`` runs ``memhooks hook`` (or ``python -m hooks hook``)."""
+    """Return True if a handler's ``command`` runs ``memhooks hook`` (or ``python -m memhooks.hooks hook``)."""
     return _OURS_RE.search(handler_command) is not None
 
 

@@ -18,8 +18,8 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memory.inject import USAGE, USAGE_MCP
-from memory.store import project_dir as _project_dir
+from memhooks.memory.inject import USAGE, USAGE_MCP
+from memhooks.memory.store import project_dir as _project_dir
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 #: `~/.claude.json` also holds history; one larger than this is not worth parsing per session.
 _MAX_CONFIG_BYTES = 16 * 1024 * 1024
 _OURS = re.compile(
-    r"""(?:^|[\s/\\'"])memhooks(?:\.exe)?['"]?\s+mcp\b|(?:^|\s)-m\s+hooks\s+mcp\b"""
+    r"""(?:^|[\s/\\'"])memhooks(?:\.exe)?['"]?\s+mcp\b|(?:^|\s)-m\s+(?:memhooks\.)?hooks\s+mcp\b"""
 )
 
 
@@ -43,7 +43,7 @@ class Registration(NamedTuple):
 
     @property
     def ours(self) -> bool:
-        """Whether the entry runs `memhooks mcp` (or `python -m hooks mcp`)."""
+        """Whether the entry runs `memhooks mcp` (or `python -m memhooks.hooks mcp`)."""
         return is_ours(shlex.join(self.argv))
 
 

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from hooks import corrections
-from hooks.commands import run_search, write, write_warnings
-from hooks.errors import HookError
-from memory import (
+from memhooks.hooks import corrections
+from memhooks.hooks.commands import run_search, write, write_warnings
+from memhooks.hooks.errors import HookError
+from memhooks.memory import (
     Config,
     MemoryStoreError,
     Store,
@@ -29,8 +29,8 @@ from memory import (
     parse_config,
     render_text,
 )
-from memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
-from memory.inject import USAGE_MCP
+from memhooks.memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
+from memhooks.memory.inject import USAGE_MCP
 
 if TYPE_CHECKING:
     import argparse

@@ -17,16 +17,16 @@ import os
 import threading
 from typing import TYPE_CHECKING, cast
 
-from hooks.constants import ENV_SEMANTIC
-from hooks.errors import UsageError
+from memhooks.hooks.constants import ENV_SEMANTIC
+from memhooks.hooks.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from memory import Doc
-    from memory.config import SemanticMode
-    from memory.semantic import SemanticIndex
+    from memhooks.memory import Doc
+    from memhooks.memory.config import SemanticMode
+    from memhooks.memory.semantic import SemanticIndex
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def open_meaning(
     mode = mode_of(configured, flag)
     if mode == "off" or (mode == "auto" and not long_lived):
         return None
-    from memory.semantic import SemanticIndex, available, default_cache
+    from memhooks.memory.semantic import SemanticIndex, available, default_cache
 
     if not available():
         if mode == "on" and flag:

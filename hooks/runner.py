@@ -12,16 +12,16 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hooks import state as state_io
-from hooks.adapters import to_event
-from hooks.events import parse_payload
-from hooks.handlers import HANDLERS
-from hooks.view import View
-from memory import project_dir, slug_for
+from memhooks.hooks import state as state_io
+from memhooks.hooks.adapters import to_event
+from memhooks.hooks.events import parse_payload
+from memhooks.hooks.handlers import HANDLERS
+from memhooks.hooks.view import View
+from memhooks.memory import project_dir, slug_for
 
 if TYPE_CHECKING:
-    from hooks.events import Event, Harness, Kind, Reply
-    from hooks.state import SessionState
+    from memhooks.hooks.events import Event, Harness, Kind, Reply
+    from memhooks.hooks.state import SessionState
 
 logger = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 import anyio
 from anyio.lowlevel import EventLoopToken, checkpoint, current_token
 
-from hooks.adapters import render, render_error
-from hooks.runner import Sessions, decode, handle
-from hooks.watch import watch_root
+from memhooks.hooks.adapters import render, render_error
+from memhooks.hooks.runner import Sessions, decode, handle
+from memhooks.hooks.watch import watch_root
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from anyio.streams.memory import MemoryObjectSendStream
 
-    from hooks.events import Event, Harness
+    from memhooks.hooks.events import Event, Harness
 
 logger = logging.getLogger(__name__)
 

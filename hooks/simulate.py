@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from hooks.errors import UsageError
-from hooks.spawn import open_session
-from memory import Store
+from memhooks.hooks.errors import UsageError
+from memhooks.hooks.spawn import open_session
+from memhooks.memory import Store
 
 if TYPE_CHECKING:
     from anyio.abc import Process
 
-    from memory.store import WriteMode
+    from memhooks.memory.store import WriteMode
 
 #: Time a watcher gets to see an edit before the next event, as it would in a real session.
 SETTLE = 0.3

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from hooks.client import answers, socket_path
+from memhooks.hooks.client import answers, socket_path
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from anyio.abc import Process
 
 logger = logging.getLogger(__name__)
+
+#: How memhooks starts itself: `-P` keeps the working directory (the user's project, which may
+#: hold its own `memory/` or `hooks/`) off `sys.path`.
+SELF = (sys.executable, "-P", "-m", "memhooks.hooks")
 
 _SHELLS = {"sh", "bash", "dash", "zsh", "fish", "ksh"}
 #: A session process with no event for this long exits; the next hook answers in-process
@@ -55,9 +59,7 @@ def ensure_server(root: Path, session_id: str, harness: str, cwd: str | None) ->
         with contextlib.suppress(OSError):
             os.unlink(path)
     cmd = [
-        sys.executable,
-        "-m",
-        "hooks",
+        *SELF,
         "session",
         "--listen",
         path,
@@ -89,5 +91,5 @@ async def open_session(root: Path) -> Process:
     """A `memhooks session` process over pipes (what `simulate` drives)."""
     import anyio
 
-    cmd = [sys.executable, "-m", "hooks", "session", "--root", str(root)]
+    cmd = [*SELF, "session", "--root", str(root)]
     return await anyio.open_process(cmd, stderr=None)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 if TYPE_CHECKING:
-    from memory import Doc, Store
+    from memhooks.memory import Doc, Store
 
 logger = logging.getLogger(__name__)
 

@@ -9,18 +9,18 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from hooks.commands import run_search
-from hooks.meaning import Warm, open_meaning
-from memory import Config, Store, default_root, parse_config
-from memory.layered import Layered, open_index
-from memory.layout import kind_of
+from memhooks.hooks.commands import run_search
+from memhooks.hooks.meaning import Warm, open_meaning
+from memhooks.memory import Config, Store, default_root, parse_config
+from memhooks.memory.layered import Layered, open_index
+from memhooks.memory.layout import kind_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
-    from memory import Doc
-    from memory.search import SearchResult
+    from memhooks.memory import Doc
+    from memhooks.memory.search import SearchResult
 
 logger = logging.getLogger(__name__)
 

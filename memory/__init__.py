@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from memory.config import Config, parse_config
-from memory.corpus import Doc, make_doc
-from memory.errors import (
+from memhooks.memory.config import Config, parse_config
+from memhooks.memory.corpus import Doc, make_doc
+from memhooks.memory.errors import (
     ConfigError,
     EditError,
     InvalidTargetError,
@@ -13,10 +13,10 @@ from memory.errors import (
     TargetNotFoundError,
     UnsafeNameError,
 )
-from memory.inject import build as build_block
-from memory.layout import Located, slug_for
-from memory.search import SearchResult, render_text, search, to_json
-from memory.store import Store, WriteResult, default_root, project_dir, today
+from memhooks.memory.inject import build as build_block
+from memhooks.memory.layout import Located, slug_for
+from memhooks.memory.search import SearchResult, render_text, search, to_json
+from memhooks.memory.store import Store, WriteResult, default_root, project_dir, today
 
 __all__ = [
     "Config",

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
-from memory.errors import ConfigError
+from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
+from memhooks.memory.errors import ConfigError
 
 
 class _Strict(BaseModel):

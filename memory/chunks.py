@@ -34,7 +34,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from memory.corpus import Doc
+    from memhooks.memory.corpus import Doc
 
 #: A section longer than this (in characters) is packed into several chunks.
 MAX_CHARS = 700

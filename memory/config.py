@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
-from memory.errors import ConfigError
+from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
+from memhooks.memory.errors import ConfigError
 
 Ranking = Literal["default", "baseline"]
 #: ``[search] semantic``: "auto" uses meaning in long-lived processes (session, eval)
@@ -56,7 +56,7 @@ def parse_config(text: str | None, path: str = "config.toml") -> Config:
     """
     if text is None:
         return Config()
-    from memory._config_schema import validate
+    from memhooks.memory._config_schema import validate
 
     data = validate(text, path)
     return Config(

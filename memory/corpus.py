@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory.layout import Located
+from memhooks.memory.layout import Located
 
 if TYPE_CHECKING:
-    from memory.layout import Kind
+    from memhooks.memory.layout import Kind
 
 
 class Doc:

@@ -24,7 +24,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, NamedTuple
 
-from memory.store import private_folder, read_bytes, remove, write_atomic
+from memhooks.memory.store import private_folder, read_bytes, remove, write_atomic
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from memory.errors import QueriesFileError
+from memhooks.memory.errors import QueriesFileError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-    from memory.search import SearchResult
+    from memhooks.memory.search import SearchResult
 
 #: How many returned paths a miss lists.
 MISS_SHOWN = 5

@@ -24,14 +24,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from memory.errors import ForgetError
+from memhooks.memory.errors import ForgetError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from memory.corpus import Doc
-    from memory.layout import Kind
-    from memory.search import Hit, SearchResult
+    from memhooks.memory.corpus import Doc
+    from memhooks.memory.layout import Kind
+    from memhooks.memory.search import Hit, SearchResult
 
 _DATE = r"\d{4}-\d{2}-\d{2}"
 _SEP = " — "

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from memory.corpus import Doc
+    from memhooks.memory.corpus import Doc
 
 #: How much meaning weighs against lexical score when the query's words were not found.
 WEIGHT = 1.5

@@ -17,14 +17,14 @@ from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from memory.forget import may_be_superseded
-from memory.terms import cjk_chars, keys
+from memhooks.memory.forget import may_be_superseded
+from memhooks.memory.terms import cjk_chars, keys
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
-    from memory.corpus import Doc
-    from memory.layout import Located
+    from memhooks.memory.corpus import Doc
+    from memhooks.memory.layout import Located
 
 _ALIASES = "aliases:"
 

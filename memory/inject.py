@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from memory.constants import DEFAULT_INJECT_BUDGET, WRAPPER_CLOSE, WRAPPER_OPEN
-from memory.corpus import Doc, newest_dailies
-from memory.forget import header_lines, superseded_by
-from memory.text import cut, nbytes, neutralise, wrap
+from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, WRAPPER_CLOSE, WRAPPER_OPEN
+from memhooks.memory.corpus import Doc, newest_dailies
+from memhooks.memory.forget import header_lines, superseded_by
+from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 _OPEN_ITEM = re.compile(r"^\s*[-*] \[ \]")
 

@@ -17,18 +17,18 @@ import time
 from array import array
 from typing import TYPE_CHECKING
 
-from memory.corpus import make_doc
-from memory.errors import CorruptSegment
-from memory.index import Index, prefilter
-from memory.layout import Located, kind_of
-from memory.segment import HIDDEN, MARKED, Segment, encode
+from memhooks.memory.corpus import make_doc
+from memhooks.memory.errors import CorruptSegment
+from memhooks.memory.index import Index, prefilter
+from memhooks.memory.layout import Located, kind_of
+from memhooks.memory.segment import HIDDEN, MARKED, Segment, encode
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
 
-    from memory.corpus import Doc
-    from memory.index import Query
-    from memory.store import Found, Store
+    from memhooks.memory.corpus import Doc
+    from memhooks.memory.index import Query
+    from memhooks.memory.store import Found, Store
 
 logger = logging.getLogger(__name__)
 

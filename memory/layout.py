@@ -11,7 +11,7 @@ import hashlib
 import re
 from typing import Literal, NamedTuple
 
-from memory.constants import (
+from memhooks.memory.constants import (
     DAILY_DIR,
     MEMORY_FILE,
     NOTES_DIR,
@@ -19,7 +19,7 @@ from memory.constants import (
     SCRATCHPAD_FILE,
     SLUG_BASENAME_MAX,
 )
-from memory.errors import InvalidTargetError, UnsafeNameError
+from memhooks.memory.errors import InvalidTargetError, UnsafeNameError
 
 Kind = Literal["memory", "scratchpad", "daily", "note"]
 

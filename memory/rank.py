@@ -25,15 +25,19 @@ import heapq
 import math
 from typing import TYPE_CHECKING, NamedTuple
 
-from memory.constants import MEMORY_FILE, SEARCH_CONTEXT_LINES, SEARCH_MAX_WINDOWS
-from memory.index import Query, line_keys
-from memory.terms import keys
+from memhooks.memory.constants import (
+    MEMORY_FILE,
+    SEARCH_CONTEXT_LINES,
+    SEARCH_MAX_WINDOWS,
+)
+from memhooks.memory.index import Query, line_keys
+from memhooks.memory.terms import keys
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from memory.corpus import Doc
-    from memory.index import Searchable
+    from memhooks.memory.corpus import Doc
+    from memhooks.memory.index import Searchable
 
 # BM25's usual constants; the dev set showed no gain away from them (README).
 K1 = 1.2

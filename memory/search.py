@@ -17,23 +17,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from memory.constants import (
+from memhooks.memory.constants import (
     DEFAULT_SEARCH_BUDGET,
     FILENAME_PREVIEW_LINES,
     SEARCH_CONTEXT_LINES,
     SEARCH_MAX_WINDOWS,
 )
-from memory.index import Index
-from memory.rank import count_lines, focus, query_terms, rank
-from memory.text import cut, nbytes, neutralise
+from memhooks.memory.index import Index
+from memhooks.memory.rank import count_lines, focus, query_terms, rank
+from memhooks.memory.text import cut, nbytes, neutralise
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-    from memory.corpus import Doc
-    from memory.fusion import Meaning, MeaningSource
-    from memory.index import Searchable
-    from memory.rank import Scored
+    from memhooks.memory.corpus import Doc
+    from memhooks.memory.fusion import Meaning, MeaningSource
+    from memhooks.memory.index import Searchable
+    from memhooks.memory.rank import Scored
 
 
 class Hit:
@@ -260,7 +260,7 @@ def _with_meaning(
     # Fusion is a step after `rank`: the lexical hits keep their snippets, and a file found
     # by meaning only shows its closest chunk. Imported here: a search by words (every
     # one-shot hook) has no use for it.
-    from memory.fusion import Lexical, fuse
+    from memhooks.memory.fusion import Lexical, fuse
 
     total = sum(idf.values()) or 1.0
     lexical = [

@@ -24,14 +24,14 @@ import zlib
 from array import array
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from memory.errors import CorruptSegment
-from memory.forget import may_be_superseded
-from memory.index import analyze
+from memhooks.memory.errors import CorruptSegment
+from memhooks.memory.forget import may_be_superseded
+from memhooks.memory.index import analyze
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from memory.corpus import Doc
+    from memhooks.memory.corpus import Doc
 
 MAGIC = b"MHIX"
 #: Bump when the layout or what `memory.index.analyze` files changes.

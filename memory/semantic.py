@@ -28,17 +28,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from memory.chunks import chunks as chunks_of
-from memory.chunks import embed_text
-from memory.constants import EMBEDDINGS_DIR, ENV_EMBEDDINGS
-from memory.embedcache import EmbeddingCache, Record
-from memory.fusion import Meaning
+from memhooks.memory.chunks import chunks as chunks_of
+from memhooks.memory.chunks import embed_text
+from memhooks.memory.constants import EMBEDDINGS_DIR, ENV_EMBEDDINGS
+from memhooks.memory.embedcache import EmbeddingCache, Record
+from memhooks.memory.fusion import Meaning
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from memory.chunks import Chunk
-    from memory.corpus import Doc
+    from memhooks.memory.chunks import Chunk
+    from memhooks.memory.corpus import Doc
 
 logger = logging.getLogger(__name__)
 

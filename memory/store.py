@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from memory import layout
-from memory.constants import (
+from memhooks.memory import layout
+from memhooks.memory.constants import (
     APP_DIR,
     BACKUP_SUFFIX,
     CONFIG_FILE,
@@ -33,23 +33,23 @@ from memory.constants import (
     PROJECTS_DIR,
     STATE_DIR,
 )
-from memory.corpus import Doc, make_doc
-from memory.duplicates import drop_repeats
-from memory.errors import (
+from memhooks.memory.corpus import Doc, make_doc
+from memhooks.memory.duplicates import drop_repeats
+from memhooks.memory.errors import (
     EditError,
     StoreWriteError,
     TargetNotFoundError,
     UnsafeNameError,
 )
-from memory.forget import header_lines, visible
-from memory.layout import Located
-from memory.segment import Entry
-from memory.text import cut
+from memhooks.memory.forget import header_lines, visible
+from memhooks.memory.layout import Located
+from memhooks.memory.segment import Entry
+from memhooks.memory.text import cut
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
 
-    from memory.layout import Kind
+    from memhooks.memory.layout import Kind
 
 logger = logging.getLogger(__name__)
 

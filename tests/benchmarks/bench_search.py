@@ -42,7 +42,7 @@ def _memhooks(*args: str) -> float:
 def _timed_run(*args: str) -> tuple[float, str]:
     start = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-m", "hooks", *args],
+        [sys.executable, "-m", "memhooks.hooks", *args],
         check=True,
         capture_output=True,
         text=True,

@@ -65,7 +65,7 @@ def _note(rng: random.Random, i: int) -> tuple[str, str]:
 
 
 def make_root(base: Path, notes: int) -> tuple[Path, Path, str]:
-    from memory import Store, slug_for
+    from memhooks.memory import Store, slug_for
 
     project = base / "proj"
     (project / ".git").mkdir(parents=True)
@@ -84,8 +84,8 @@ def make_root(base: Path, notes: int) -> tuple[Path, Path, str]:
 PREPARE = """
 import json, sys, time
 t0 = time.perf_counter()
-from memory import Store
-from memory.semantic import SemanticIndex, default_cache
+from memhooks.memory import Store
+from memhooks.memory.semantic import SemanticIndex, default_cache
 root = sys.argv[1]; slug = sys.argv[2]
 docs = list(Store(__import__("pathlib").Path(root), slug).corpus().values())
 index = SemanticIndex(default_cache(__import__("pathlib").Path(root)))
@@ -119,7 +119,7 @@ class Session:
     def __init__(self, root: Path, semantic: str) -> None:
         env = {**os.environ, "MEMHOOKS_SEMANTIC": semantic}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hooks", "session", "--root", str(root)],
+            [sys.executable, "-m", "memhooks.hooks", "session", "--root", str(root)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

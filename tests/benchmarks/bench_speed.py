@@ -81,7 +81,7 @@ def _words(rng: random.Random, n: int) -> list[str]:
 
 def make_root(base: Path, notes: int, seed: int = 7) -> tuple[Path, Path, str]:
     """A root with `notes` notes of ~2 KB and 60 daily logs; returns (root, project, slug)."""
-    from memory import slug_for
+    from memhooks.memory import slug_for
 
     rng = random.Random(seed)
     vocab = _words(rng, 20_000)
@@ -249,7 +249,7 @@ def _session(
 ) -> tuple[float, float, int]:
     """Median and p95 of a pre-prompt event in a `memhooks session`, and its peak RSS."""
     proc = subprocess.Popen(
-        [PY, "-m", "hooks", "session", "--root", str(root)],
+        [PY, "-m", "memhooks.hooks", "session", "--root", str(root)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -285,7 +285,7 @@ def _vm_hwm(pid: int) -> int:
 
 
 def _wait_socket(root: Path, sid: str) -> None:
-    from hooks.client import socket_path
+    from memhooks.hooks.client import socket_path
 
     path = socket_path(str(root), sid)
     deadline = time.monotonic() + 10

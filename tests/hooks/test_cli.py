@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from hooks.cli import main
-from memory import Store
+from memhooks.hooks.cli import main
+from memhooks.memory import Store
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from hooks.cli import main
+from memhooks.hooks.cli import main
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hooks.doctor import Finding, check_harness, run_checks, summary
-from hooks.install import Harness, hook_command, install, settings_path
-from memory import Store
+from memhooks.hooks.doctor import Finding, check_harness, run_checks, summary
+from memhooks.hooks.install import Harness, hook_command, install, settings_path
+from memhooks.memory import Store
 from tests.conftest import run_cli
 
 SLUG = "proj-0123abcd"

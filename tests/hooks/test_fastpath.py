@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from hooks.client import answers, default_root, socket_path
-from memory import Store, slug_for
-from memory import default_root as memory_default_root
+from memhooks.hooks.client import answers, default_root, socket_path
+from memhooks.memory import Store, slug_for
+from memhooks.memory import default_root as memory_default_root
 
 FAST = {"MEMHOOKS_SESSION_PROCESS": "1"}
 
@@ -40,7 +40,7 @@ def _payload(event: str, project: Path, session: str, **extra: object) -> str:
 
 def _hook(payload: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "hooks", "hook"],
+        [sys.executable, "-m", "memhooks.hooks", "hook"],
         input=payload,
         capture_output=True,
         text=True,
@@ -88,7 +88,7 @@ HARNESS = """
 import subprocess, sys, time
 payload = sys.argv[1] if len(sys.argv) > 1 else None
 def hook(p):
-    return subprocess.run([sys.executable, "-m", "hooks", "hook"], input=p, capture_output=True, text=True).stdout
+    return subprocess.run([sys.executable, "-m", "memhooks.hooks", "hook"], input=p, capture_output=True, text=True).stdout
 print(json.dumps(hook(START)), flush=True)
 time.sleep(60)
 """
@@ -244,7 +244,7 @@ def test_a_crashed_session_process_does_not_break_the_next_hook(
 def test_catch_up_rereads_files_changed_before_the_watcher_started(
     memory_root: Path, project: Path
 ) -> None:
-    from hooks.view import View
+    from memhooks.hooks.view import View
 
     view = View.open(memory_root, project, indexed=True)
     assert "kafka" not in str(view.search("kafka lag").hits)
@@ -260,3 +260,4 @@ def test_catch_up_rereads_files_changed_before_the_watcher_started(
         "kafka.md",
         "payments.md",
     ]
+

@@ -24,9 +24,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from hooks.cli import main
-from hooks.runner import DEADLINES, decode
-from memory import Store
+from memhooks.hooks.cli import main
+from memhooks.hooks.runner import DEADLINES, decode
+from memhooks.memory import Store
 from tests.hooks.test_reliability import ADVERSARIAL, assert_contained
 
 if TYPE_CHECKING:
@@ -564,7 +564,7 @@ def test_hostile_payload_as_a_real_hook(
     args = ["--root", str(world["root"]), *(["--harness", harness] if harness else [])]
     start = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "hooks", "hook", *args],
+        [sys.executable, "-m", "memhooks.hooks", "hook", *args],
         input=data,
         capture_output=True,
         timeout=30,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memory import Store, slug_for
+from memhooks.memory import Store, slug_for
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:

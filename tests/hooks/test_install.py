@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from hooks.install import (
+from memhooks.hooks.install import (
     InstallError,
     InstallResult,
     hook_command,
@@ -357,7 +357,9 @@ def test_settings_path(tmp_path: Path, harness: Any, scope: Any, expected: str) 
             "/home/me/memhooks/.venv/bin/memhooks hook", True, id="repo-named-memhooks"
         ),
         pytest.param(
-            "/home/me/memhooks/.venv/bin/python -m hooks hook", True, id="python-m"
+            "/home/me/memhooks/.venv/bin/python -m memhooks.hooks hook",
+            True,
+            id="python-m",
         ),
         pytest.param('"C:\\Tools\\memhooks.exe" hook', True, id="windows-exe"),
         pytest.param("echo hi", False, id="foreign"),

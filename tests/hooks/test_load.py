@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING
 
 import pytest
 
-from memory import Store, slug_for
+from memhooks.memory import Store, slug_for
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -69,7 +69,7 @@ _WORDS = [
 
 def _session(root: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "hooks", "session", "--root", str(root)],
+        [sys.executable, "-m", "memhooks.hooks", "session", "--root", str(root)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import pytest
 
-from hooks.mcp_server import MISSING_EXTRA
+from memhooks.hooks.mcp_server import MISSING_EXTRA
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
@@ -31,7 +31,15 @@ def wire(model: Any) -> dict[str, Any]:
 async def test_client_session(memory_root: Path, tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "hooks", "mcp", "--root", str(memory_root), "--slug", SLUG],
+        args=[
+            "-m",
+            "memhooks.hooks",
+            "mcp",
+            "--root",
+            str(memory_root),
+            "--slug",
+            SLUG,
+        ],
         cwd=str(tmp_path),
     )
     log = tmp_path / "server-stderr.log"
@@ -113,7 +121,7 @@ def test_without_the_extra_one_line_and_exit_1(memory_root: Path) -> None:
     # An interpreter where `import mcp` fails exactly as it does when it is not installed.
     code = (
         "import sys; sys.modules['mcp'] = None\n"
-        "from hooks.cli import main\n"
+        "from memhooks.hooks.cli import main\n"
         f"raise SystemExit(main(['mcp', '--root', {str(memory_root)!r}]))\n"
     )
     proc = subprocess.run(

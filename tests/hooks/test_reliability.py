@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from hooks.cli import main
-from hooks.runner import DEADLINES
-from memory import Store, slug_for
-from memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
-from memory.inject import USAGE
+from memhooks.hooks.cli import main
+from memhooks.hooks.runner import DEADLINES
+from memhooks.memory import Store, slug_for
+from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
+from memhooks.memory.inject import USAGE
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
@@ -570,7 +570,7 @@ def test_session_process_exits_when_its_parent_dies(memory_root: Path) -> None:
 def test_idle_session_process_exits(memory_root: Path) -> None:
     argv = ["session", "--root", str(memory_root), "--idle-timeout", "1"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hooks", *argv],
+        [sys.executable, "-m", "memhooks.hooks", *argv],
         stdin=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -604,7 +604,7 @@ def test_a_hook_past_its_deadline_exits_at_once(tmp_path: Path, project: Path) -
     (tmp_path / "slow").mkdir()
     (tmp_path / "slow" / "sitecustomize.py").write_text(
         "import time\n"
-        "from hooks import runner\n"
+        "from memhooks.hooks import runner\n"
         "runner.HANDLERS['session-end'] = lambda *a: time.sleep(60)\n"
     )
     env = {"PYTHONPATH": str(tmp_path / "slow")}

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, Self
 
-from memory import Store, slug_for
+from memhooks.memory import Store, slug_for
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -19,7 +19,15 @@ class Session:
 
     def __init__(self, root: Path, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hooks", "session", "--root", str(root), *args],
+            [
+                sys.executable,
+                "-m",
+                "memhooks.hooks",
+                "session",
+                "--root",
+                str(root),
+                *args,
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hooks.transcript import (
+from memhooks.hooks.transcript import (
     TranscriptDigest,
     parse_lines,
     read_transcript,

@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
-from memory.chunks import MAX_CHARS, chunks, embed_text
-from memory.corpus import make_doc
-from memory.layout import Located
+from memhooks.memory.chunks import MAX_CHARS, chunks, embed_text
+from memhooks.memory.corpus import make_doc
+from memhooks.memory.layout import Located
 
 DAILY = """# 2026-03-01
 

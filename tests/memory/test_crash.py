@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 import pytest
 
-from hooks.cli import main
-from memory import Store, StoreWriteError, build_block, search
+from memhooks.hooks.cli import main
+from memhooks.memory import Store, StoreWriteError, build_block, search
 from tests.conftest import REPO
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memory import Store
-from memory.duplicates import Occurrence, drop_repeats, find_duplicates
+from memhooks.memory import Store
+from memhooks.memory.duplicates import Occurrence, drop_repeats, find_duplicates
 
 if TYPE_CHECKING:
     from pathlib import Path

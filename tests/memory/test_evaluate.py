@@ -6,9 +6,16 @@ import json
 
 import pytest
 
-from memory.errors import MemoryStoreError, QueriesFileError
-from memory.evaluate import Query, evaluate, parse_ks, parse_queries, render, to_json
-from memory.search import Hit, SearchResult
+from memhooks.memory.errors import MemoryStoreError, QueriesFileError
+from memhooks.memory.evaluate import (
+    Query,
+    evaluate,
+    parse_ks,
+    parse_queries,
+    render,
+    to_json,
+)
+from memhooks.memory.search import Hit, SearchResult
 
 
 def _q(qid: str, expect: str, category: str = "exact", query: str = "q") -> Query:

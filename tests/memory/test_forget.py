@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory import Store, build_block, search
-from memory.errors import ForgetError
-from memory.forget import (
+from memhooks.memory import Store, build_block, search
+from memhooks.memory.errors import ForgetError
+from memhooks.memory.forget import (
     forget_line,
     forget_note,
     forgotten_lines,
@@ -21,8 +21,8 @@ from memory.forget import (
     superseded_by,
     visible,
 )
-from memory.inject import first_line
-from memory.search import render_text
+from memhooks.memory.inject import first_line
+from memhooks.memory.search import render_text
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.fusion import FLOOR, MAX_MEANING, Fused, Lexical, Meaning, fuse
+from memhooks.memory.fusion import FLOOR, MAX_MEANING, Fused, Lexical, Meaning, fuse
 
 
 def _m(rel: str, sim: float) -> Meaning:

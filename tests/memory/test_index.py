@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from hooks.commands import run_search
-from memory import Store, search
-from memory.index import Index
-from memory.search import search_index, to_json
+from memhooks.hooks.commands import run_search
+from memhooks.memory import Store, search
+from memhooks.memory.index import Index
+from memhooks.memory.search import search_index, to_json
 
 if TYPE_CHECKING:
     from pathlib import Path

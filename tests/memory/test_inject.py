@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from memory import Store, build_block
-from memory.text import cut
+from memhooks.memory import Store, build_block
+from memhooks.memory.text import cut
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:

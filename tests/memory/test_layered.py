@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from hooks.commands import run_search
-from memory import Store, search, segment
-from memory import layered as layered_mod
-from memory.errors import CorruptSegment
-from memory.layered import open_index
-from memory.search import search_index, to_json
-from memory.segment import Bytes, Segment, encode
+from memhooks.hooks.commands import run_search
+from memhooks.memory import Store, search, segment
+from memhooks.memory import layered as layered_mod
+from memhooks.memory.errors import CorruptSegment
+from memhooks.memory.layered import open_index
+from memhooks.memory.search import search_index, to_json
+from memhooks.memory.segment import Bytes, Segment, encode
 from tests.memory.test_index import SLUG, WORDS, _random_root
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ def test_files_written_just_before_the_build_are_trusted_after_one_more_build(
 def test_a_session_whose_index_file_is_damaged_answers_and_reopens_it(
     memory_root: Path, trusting: None
 ) -> None:
-    from hooks.view import View
+    from memhooks.hooks.view import View
 
     rng = random.Random(3)
     _random_root(memory_root, rng)

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memory import Store, render_text, search
-from memory.search import paginate, to_json
+from memhooks.memory import Store, render_text, search
+from memhooks.memory.search import paginate, to_json
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from memory.search import SearchResult
+    from memhooks.memory.search import SearchResult
 
 SLUG = "myapp-1a2b3c4d"
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.redact import REDACTED, find_secrets, redact, strip_private
+from memhooks.memory.redact import REDACTED, find_secrets, redact, strip_private
 
 # Fake credentials in realistic shapes:
 # (kind that find_secrets reports, text, the part that must vanish).

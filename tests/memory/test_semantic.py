@@ -17,11 +17,11 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the [semantic] extra is not installed")
 
-from hooks.cli import main
-from memory import Store, render_text, search
-from memory.embedcache import EmbeddingCache
-from memory.search import to_json
-from memory.semantic import SemanticIndex, default_cache
+from memhooks.hooks.cli import main
+from memhooks.memory import Store, render_text, search
+from memhooks.memory.embedcache import EmbeddingCache
+from memhooks.memory.search import to_json
+from memhooks.memory.semantic import SemanticIndex, default_cache
 
 if TYPE_CHECKING:
     from pathlib import Path

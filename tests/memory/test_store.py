@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import (
+from memhooks.memory import (
     EditError,
     InvalidTargetError,
     Store,

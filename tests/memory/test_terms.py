@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.terms import cjk_chars, keys, stem
+from memhooks.memory.terms import cjk_chars, keys, stem
 
 
 @pytest.mark.parametrize(

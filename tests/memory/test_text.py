@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.text import neutralise, scrub_surrogates
+from memhooks.memory.text import neutralise, scrub_surrogates
 
 ZWJ = "\u200d"
 
