@@ -17,18 +17,19 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from hooks.client import answers, private_dir_ok
-from hooks.runner import Sessions
-from hooks.session import answer
-from hooks.watch import watch_root
-from memory.store import pid_alive, state_rel
+from memhooks.hooks.client import answers, private_dir_ok
+from memhooks.hooks.runner import Sessions
+from memhooks.hooks.session import answer
+from memhooks.hooks.watch import watch_root
+from memhooks.memory.store import pid_alive, state_rel
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from anyio.abc import SocketStream
 
-    from hooks.events import Harness
+    from memhooks.hooks.events import Harness
 
 logger = logging.getLogger(__name__)
 
@@ -92,9 +93,21 @@ async def serve(
     last = anyio.current_time()
 
     async def on_connect(stream: SocketStream) -> None:
+        # One client's trouble (a liveness probe that hangs up, a hook killed mid-reply)
+        # never ends the process: listener.serve would take the whole task group down.
+        try:
+            await _exchange(stream)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as e:
+            logger.info("a client hung up before its reply: %s", e)
+        except Exception:
+            logger.exception("a request failed; still serving")
+
+    async def _exchange(stream: SocketStream) -> None:
         nonlocal last
         async with stream:
             raw = await _read_all(stream)
+            if not raw:  # a liveness probe (client.answers): connect, hang up
+                return
             header, _, payload = raw.partition(b"\n")
             try:
                 wanted = json.loads(header).get("harness") or harness
@@ -103,11 +116,11 @@ async def serve(
             async with lock:  # one event at a time: handlers share the session's state
                 result = await answer(payload, wanted, sessions)
             last = anyio.current_time()
+            if result.ended:
+                stop.set()
             # "0" + stdout text: handled (a failed event is answered with no context: fail open).
             text = result.text if result.ok and result.text else ""
             await stream.send(b"0" + text.encode("utf-8", "surrogatepass"))
-            if result.ended:
-                stop.set()
 
     def on_change(rels: set[str]) -> None:
         for view in sessions.views():
@@ -119,34 +132,62 @@ async def serve(
         logger.info("not listening on %s: %s", path, e)
         return 0
     ours = _private(path)
-    async with listener, anyio.create_task_group() as tg:
-        tg.start_soon(listener.serve, on_connect)
-        tg.start_soon(watch_root, root, on_change, stop)
-        await anyio.sleep(
-            0.1
-        )  # the watcher is up: now catch up with edits made meanwhile
-        for view in sessions.views():
-            await anyio.to_thread.run_sync(view.catch_up)
-        while not stop.is_set():
-            with anyio.move_on_after(CHECK_EVERY):
-                await stop.wait()
-            if parent_pid is not None and not pid_alive(parent_pid):
-                logger.info("harness process %s is gone; exiting", parent_pid)
-                break
-            if _inode(path) != ours:
-                logger.info("socket %s was removed or replaced; exiting", path)
-                ours = None
-                break
-            if session_id is not None and not _exists(root / state_rel(session_id)):
-                logger.info("session %s ended elsewhere; exiting", session_id)
-                break
-            if anyio.current_time() - last > idle_timeout:
-                logger.info("idle for %.0f s; exiting", idle_timeout)
-                break
+    try:
+        async with listener, anyio.create_task_group() as tg:
+            tg.start_soon(listener.serve, on_connect)
+            tg.start_soon(watch_root, root, on_change, stop)
+            await anyio.sleep(
+                0.1
+            )  # the watcher is up: catch up with edits made meanwhile
+            for view in sessions.views():
+                await anyio.to_thread.run_sync(view.catch_up)
+            ours = await _watch_over(
+                path,
+                ours,
+                root,
+                parent_pid,
+                session_id,
+                stop,
+                lambda: last,
+                idle_timeout,
+            )
+            stop.set()  # the watcher's thread returns on it; cancelling alone waits for it
+            tg.cancel_scope.cancel()
+    finally:
+        # Every way out releases the socket at once: a hook must never wait on a process
+        # that is going away.
         stop.set()
-        tg.cancel_scope.cancel()
-    _release(path, ours)
+        _release(path, ours)
     return 0
+
+
+async def _watch_over(
+    path: str,
+    ours: int | None,
+    root: Path,
+    parent_pid: int | None,
+    session_id: str | None,
+    stop: anyio.Event,
+    last: Callable[[], float],
+    idle_timeout: float,
+) -> int | None:
+    """Wait until it is time to leave; returns the socket's inode if it is still ours."""
+    while not stop.is_set():
+        with anyio.move_on_after(CHECK_EVERY):
+            await stop.wait()
+        if parent_pid is not None and not pid_alive(parent_pid):
+            logger.info("harness process %s is gone; exiting", parent_pid)
+            break
+        if _inode(path) != ours:
+            logger.info("socket %s was removed or replaced; exiting", path)
+            return None
+        if session_id is not None and not _exists(root / state_rel(session_id)):
+            logger.info("session %s ended elsewhere; exiting", session_id)
+            break
+        if anyio.current_time() - last() > idle_timeout:
+            logger.info("idle for %.0f s; exiting", idle_timeout)
+            break
+    return ours
 
 
 def _private(path: str) -> int | None:

@@ -261,3 +261,26 @@ def test_catch_up_rereads_files_changed_before_the_watcher_started(
         "payments.md",
     ]
 
+
+def test_clients_that_hang_up_do_not_end_the_session_process(
+    memory_root: Path, project: Path
+) -> None:
+    _hook(_payload("SessionStart", project, "probe-1", source="startup"), FAST)
+    path = socket_path(str(memory_root), "probe-1")
+    assert _wait(lambda: answers(path), timeout=30), (
+        "the session process never listened"
+    )
+    (pid,) = _servers(memory_root)
+    for _ in range(20):  # what a liveness probe does: connect, hang up
+        assert answers(path)
+    prompt = _payload(
+        "UserPromptSubmit",
+        project,
+        "probe-1",
+        prompt="where is the stripe webhook secret?",
+    )
+    forwarded = _hook(prompt, FAST)
+    assert "kv/shop/stripe" in forwarded.stdout and forwarded.stderr == ""
+    assert _servers(memory_root) == [pid]
+    _hook(_payload("SessionEnd", project, "probe-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root)) and not os.path.exists(path)
