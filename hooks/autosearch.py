@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from memhooks.memory.search import matched_label
+from memhooks.memory.render import matched_label
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from memhooks.memory.search import Hit
+    from memhooks.memory.results import Hit
 
 MAX_TERMS = 12
 _WORD = re.compile(r"[\w][\w.\-/:]*[\w]|\w", re.UNICODE)

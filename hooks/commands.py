@@ -26,22 +26,12 @@ from memhooks.memory import (
     today,
 )
 from memhooks.memory.constants import DEFAULT_READ_CAP
-from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.forget import mark_superseded
-from memhooks.memory.index import Index, prefilter
-from memhooks.memory.layered import open_index
-from memhooks.memory.rank import query_of, query_terms
-from memhooks.memory.search import search_index
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Mapping
 
-    from memhooks.memory import Doc, WriteResult
-    from memhooks.memory.fusion import MeaningSource
-    from memhooks.memory.index import Query, Searchable
-    from memhooks.memory.search import Ranking, SearchResult
+    from memhooks.memory import WriteResult
     from memhooks.memory.store import WriteMode
 
 logger = logging.getLogger(__name__)
@@ -58,66 +48,6 @@ def open_store(args: argparse.Namespace) -> tuple[Store, Config]:
     return store, parse_config(store.config_text(), str(root / "config.toml"))
 
 
-def run_search(
-    store: Store,
-    query: str,
-    *,
-    ranking: Ranking = "default",
-    docs: Mapping[str, Doc] | None = None,
-    index: Searchable | None = None,
-    semantic: MeaningSource | None = None,
-) -> SearchResult:
-    """The one search path shared by the CLI, auto-search and eval.
-
-    `docs` is the store's corpus when the caller already holds it (eval loads each
-    project once for thousands of queries, as a session process would); else it is read.
-    `semantic` adds files found by meaning (`hooks.meaning`); it needs the whole corpus.
-    """
-    if ranking == "default" and (index is not None or semantic is None):
-        try:
-            if index is None:
-                # Index only the files that can match, with the counts of all: from the
-                # index file and the files changed since (a one-shot search), or picked
-                # from a corpus already in memory.
-                only = query_of(query_terms(query))
-                index = open_index(store, only) if docs is None else _picked(docs, only)
-            return _search_marked(index, query, semantic, docs)
-        except CorruptSegment as e:  # damaged after it was opened: read the notes
-            logger.warning("%s; rebuilt on the next search", e)
-            store.drop_index()
-    corpus = store.corpus() if docs is None else docs
-    result = search(corpus.values(), query, ranking=ranking, semantic=semantic)
-    return mark_superseded(result, corpus)
-
-
-def _picked(docs: Mapping[str, Doc], only: Query) -> Index:
-    # The documents that can match a query, with the corpus-wide counts ranking needs.
-    keep = prefilter(only.needles)
-    return Index(
-        [
-            d
-            for d in docs.values()
-            if keep(d.text.encode("utf-8", "surrogatepass").lower(), d.loc)
-        ],
-        count=len(docs),
-        total_size=sum(d.size for d in docs.values()),
-        dailies=[(d.key, d.rel) for d in docs.values() if d.kind == "daily"],
-        only=only,
-    )
-
-
-def _search_marked(
-    index: Searchable,
-    query: str,
-    semantic: MeaningSource | None,
-    docs: Mapping[str, Doc] | None,
-) -> SearchResult:
-    in_scope = None if docs is None else list(docs.values())
-    result = search_index(index, query, semantic=semantic, docs=in_scope)
-    marked = {h.rel: d for h in result.hits if (d := index.marked(h.rel)) is not None}
-    return mark_superseded(result, marked)
-
-
 def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     store, config = open_store(args)
     budget = args.budget or config.search.budget
@@ -125,7 +55,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     semantic = open_meaning(
         store.root, config.search.semantic, flag=getattr(args, "semantic", None)
     )
-    result = run_search(store, " ".join(args.terms), ranking=ranking, semantic=semantic)
+    result = search(store, " ".join(args.terms), ranking=ranking, semantic=semantic)
     if args.json:
         out.write(
             json.dumps(to_json(result, budget), ensure_ascii=False, indent=2) + "\n"
@@ -179,7 +109,7 @@ def write_warnings(
 ) -> list[str]:
     """What a writer should be told after a write: lines dropped, secrets, forgotten notes."""
     # Imported here: a search, the commonest command, needs neither.
-    from memhooks.memory.forget import note_forgotten
+    from memhooks.memory.note_format import note_forgotten
     from memhooks.memory.redact import find_secrets
 
     notes = [f"dropped, already in {result.rel}: {ln.strip()}" for ln in result.dropped]
@@ -272,7 +202,6 @@ __all__ = [
     "cmd_status",
     "cmd_write",
     "open_store",
-    "run_search",
     "write",
     "write_warnings",
 ]

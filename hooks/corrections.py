@@ -20,11 +20,11 @@ from memhooks.memory.errors import ForgetError
 from memhooks.memory.forget import (
     forget_line,
     forget_note,
-    note_forgotten,
     restore_line,
     restore_note,
     supersede_note,
 )
+from memhooks.memory.note_format import note_forgotten
 
 if TYPE_CHECKING:
     import argparse

@@ -1,7 +1,7 @@
 """`memhooks eval`: run labelled queries through the real search and score them (spec §8).
 
 Each query runs in its own project, ``Store(root, query.project)``, through
-`commands.run_search` — the function behind ``memhooks search`` — so a number printed
+`memory.search.search` — the function behind ``memhooks search`` — so a number printed
 here is a number the model would see. Each project's corpus is read once and reused,
 as a session process does, which keeps 2,000 queries within seconds.
 """
@@ -13,19 +13,19 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from memhooks.hooks.commands import run_search
 from memhooks.hooks.constants import EXIT_OK
 from memhooks.hooks.errors import UsageError
 from memhooks.hooks.meaning import open_meaning
 from memhooks.memory import Store, default_root, parse_config
 from memhooks.memory.index import Index
+from memhooks.memory.search import search
 
 if TYPE_CHECKING:
     import argparse
 
     from memhooks.memory import Doc
     from memhooks.memory.evaluate import Query
-    from memhooks.memory.search import SearchResult
+    from memhooks.memory.results import SearchResult
     from memhooks.memory.semantic import SemanticIndex
 
 logger = logging.getLogger(__name__)
@@ -84,8 +84,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
             stores[q.project] = (store, docs, Index(docs.values()))
         store, docs, index = stores[q.project]
         if ranking == "default":
-            return run_search(store, q.query, index=index, semantic=semantic)
-        return run_search(store, q.query, ranking=ranking, docs=docs)
+            return search(store, q.query, index=index, semantic=semantic)
+        return search(store, q.query, ranking=ranking, docs=docs)
 
     report = evaluate(queries, run, ks)
     _warn_unknown(queries, root)

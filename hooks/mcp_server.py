@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field
 
 from memhooks.hooks import corrections
-from memhooks.hooks.commands import run_search, write, write_warnings
+from memhooks.hooks.commands import write, write_warnings
 from memhooks.hooks.errors import HookError
 from memhooks.memory import (
     Config,
@@ -31,6 +31,7 @@ from memhooks.memory import (
 )
 from memhooks.memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
 from memhooks.memory.inject import USAGE_MCP
+from memhooks.memory.search import search
 
 if TYPE_CHECKING:
     import argparse
@@ -181,7 +182,7 @@ def build_server(store: Store) -> Any:
 
     def memory_search(query: Query) -> str:
         cfg = config().search
-        result = run_search(store, query, ranking=cfg.ranking)
+        result = search(store, query, ranking=cfg.ranking)
         return render_text(result, cfg.budget)
 
     def memory_read(target: Target) -> str:

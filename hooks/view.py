@@ -9,18 +9,18 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.commands import run_search
 from memhooks.hooks.meaning import Warm, open_meaning
 from memhooks.memory import Config, Store, default_root, parse_config
 from memhooks.memory.layered import Layered, open_index
 from memhooks.memory.layout import kind_of
+from memhooks.memory.search import search
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
     from memhooks.memory import Doc
-    from memhooks.memory.search import SearchResult
+    from memhooks.memory.results import SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -73,21 +73,19 @@ class View:
         return self._index
 
     def search(self, query: str) -> SearchResult:
-        """`run_search` over what this view holds: the index in a session, else the corpus."""
+        """`memory.search.search` over what this view holds: the index in a session, else the corpus."""
         ranking = self.config.search.ranking
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
         if self.indexed and ranking == "default":
             index = self.index()
-            result = run_search(
+            result = search(
                 self.store, query, index=index, semantic=semantic, docs=docs
             )
             if index.damaged:
                 self._index = None  # its file was dropped: the next search rebuilds it
             return result
-        return run_search(
-            self.store, query, ranking=ranking, docs=docs, semantic=semantic
-        )
+        return search(self.store, query, ranking=ranking, docs=docs, semantic=semantic)
 
     def catch_up(self) -> None:
         """Re-read files that changed (or appeared, or went) since the corpus was read.

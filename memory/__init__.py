@@ -15,7 +15,9 @@ from memhooks.memory.errors import (
 )
 from memhooks.memory.inject import build as build_block
 from memhooks.memory.layout import Located, slug_for
-from memhooks.memory.search import SearchResult, render_text, search, to_json
+from memhooks.memory.render import render_text, to_json
+from memhooks.memory.results import Hit, SearchResult
+from memhooks.memory.search import search, search_docs
 from memhooks.memory.store import Store, WriteResult, default_root, project_dir, today
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "ConfigError",
     "Doc",
     "EditError",
+    "Hit",
     "InvalidTargetError",
     "Located",
     "MemoryStoreError",
@@ -39,6 +42,7 @@ __all__ = [
     "project_dir",
     "render_text",
     "search",
+    "search_docs",
     "slug_for",
     "to_json",
     "today",

@@ -33,6 +33,8 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from memhooks.memory.note_format import ALIASES
+
 if TYPE_CHECKING:
     from memhooks.memory.corpus import Doc
 
@@ -41,7 +43,6 @@ MAX_CHARS = 700
 
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_ALIASES = "aliases:"
 _CODE = re.compile(r"`([^`\n]*)`")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _MARKUP = re.compile(r"[_*#>|=`]+")
@@ -123,8 +124,8 @@ def _label(doc: Doc) -> str:
     if doc.kind != "note":
         return ""
     parts = [doc.key.replace("-", " ").replace("_", " ").strip()]
-    if doc.lines and doc.lower[0].startswith(_ALIASES):
-        parts.append(doc.lines[0][len(_ALIASES) :].strip())
+    if doc.lines and doc.lower[0].startswith(ALIASES):
+        parts.append(doc.lines[0][len(ALIASES) :].strip())
     return " — ".join(p for p in parts if p)
 
 
@@ -154,7 +155,7 @@ def _sections(lines: tuple[str, ...]) -> list[tuple[int, int]]:
 def _has_body(lines: tuple[str, ...]) -> bool:
     # A heading, the aliases line and blank lines alone are not a passage.
     return any(
-        ln.strip() and not _HEADING.match(ln) and not ln.casefold().startswith(_ALIASES)
+        ln.strip() and not _HEADING.match(ln) and not ln.casefold().startswith(ALIASES)
         for ln in lines
     )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.memory.forget import header_lines, is_forgotten_line
+from memhooks.memory.note_format import header_lines, is_forgotten_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping

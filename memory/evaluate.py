@@ -23,7 +23,7 @@ from memhooks.memory.errors import QueriesFileError
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-    from memhooks.memory.search import SearchResult
+    from memhooks.memory.results import SearchResult
 
 #: How many returned paths a miss lists.
 MISS_SHOWN = 5

@@ -17,7 +17,7 @@ from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from memhooks.memory.forget import may_be_superseded
+from memhooks.memory.note_format import ALIASES, may_be_superseded
 from memhooks.memory.terms import cjk_chars, keys
 
 if TYPE_CHECKING:
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.layout import Located
-
-_ALIASES = "aliases:"
 
 
 class Analysis(NamedTuple):
@@ -61,8 +59,8 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
         tf.update(ks)
         lines.update(set(ks))
     fields = set(keys(doc.filename.removesuffix(".md")))
-    if text[0].casefold().startswith(_ALIASES):
-        fields.update(keys(text[0][len(_ALIASES) :]))
+    if text[0].casefold().startswith(ALIASES):
+        fields.update(keys(text[0][len(ALIASES) :]))
     if only is not None:
         fields &= only.keys
     return Analysis(tf, lines, frozenset(fields))

@@ -8,15 +8,12 @@ freshest, most actionable text.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.corpus import Doc, newest_dailies
-from memhooks.memory.forget import header_lines, superseded_by
+from memhooks.memory.note_format import OPEN_ITEM, header_lines, superseded_by
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
-
-_OPEN_ITEM = re.compile(r"^\s*[-*] \[ \]")
 
 #: The line the block ends with when the model reaches memory through the shell.
 USAGE = (
@@ -47,7 +44,7 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
     out: list[Section] = []
     for d in docs.values():
         if d.kind == "scratchpad":
-            items = [ln for ln in d.lines if _OPEN_ITEM.match(ln)]
+            items = [ln for ln in d.lines if OPEN_ITEM.match(ln)]
             if items:
                 out.append(Section("Scratchpad (open items)", "\n".join(items)))
     logs = newest_dailies(docs, 2)

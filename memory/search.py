@@ -1,5 +1,5 @@
 """Search as discovery (spec §4): which files to read, ranked so truncation drops the least
-relevant. Pure: a corpus and a query in, a result out; `render_text` and `to_json` format it.
+relevant. `search` is the one entry point; `memory.render` formats what it returns.
 
 Baseline semantics are zerostack's: the query splits on whitespace into literal,
 case-insensitive terms; a line matches if it contains any term; each file shows its
@@ -15,130 +15,31 @@ model should know that before it trusts the files ranked by the parts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, NamedTuple
+import logging
+from typing import TYPE_CHECKING, Literal
 
 from memhooks.memory.constants import (
-    DEFAULT_SEARCH_BUDGET,
     FILENAME_PREVIEW_LINES,
     SEARCH_CONTEXT_LINES,
     SEARCH_MAX_WINDOWS,
 )
-from memhooks.memory.index import Index
-from memhooks.memory.rank import count_lines, focus, query_terms, rank
-from memhooks.memory.text import cut, nbytes, neutralise
+from memhooks.memory.errors import CorruptSegment
+from memhooks.memory.index import Index, prefilter
+from memhooks.memory.layered import open_index
+from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
+from memhooks.memory.rank import count_lines, focus, query_of, query_terms, rank
+from memhooks.memory.results import Hit, SearchResult
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.fusion import Meaning, MeaningSource
-    from memhooks.memory.index import Searchable
+    from memhooks.memory.index import Query, Searchable
     from memhooks.memory.rank import Scored
+    from memhooks.memory.store import Store
 
-
-class Hit:
-    """One file in the ranking (equal to another by all but how its snippet is made).
-
-    Args:
-        rel: its path.
-        matched: query terms it matched, in query order.
-        filename_only: only its name (or aliases line) matched.
-        source: the snippet, or how to make it: only the files shown need one, so it is
-            made when asked.
-        lines_matched: lines holding a query key, counted per key.
-        by_meaning: found by meaning only (the ``[semantic]`` extra): no query key in
-            it, `matched` empty.
-    """
-
-    # A plain class, not a dataclass: importing dataclasses costs a one-shot search
-    # more than its ranking does (README, "Speed").
-    __slots__ = (
-        "_snippet",
-        "by_meaning",
-        "filename_only",
-        "lines_matched",
-        "matched",
-        "rel",
-        "source",
-    )
-
-    def __init__(
-        self,
-        rel: str,
-        matched: tuple[str, ...],
-        filename_only: bool,
-        source: str | Callable[[], str],
-        lines_matched: int = 0,
-        by_meaning: bool = False,
-    ) -> None:
-        self.rel = rel
-        self.matched = matched
-        self.filename_only = filename_only
-        self.source = source
-        self.lines_matched = lines_matched
-        self.by_meaning = by_meaning
-        self._snippet: str | None = None
-
-    @property
-    def snippet(self) -> str:
-        """Matching lines with ±3 lines of context (or the first lines, for a name match)."""
-        if self._snippet is None:
-            src = self.source
-            self._snippet = src if isinstance(src, str) else src()
-        return self._snippet
-
-    def with_source(self, source: str | Callable[[], str]) -> Hit:
-        """The same hit with another snippet (or way to make it)."""
-        return Hit(
-            self.rel,
-            self.matched,
-            self.filename_only,
-            source,
-            self.lines_matched,
-            self.by_meaning,
-        )
-
-    def _key(self) -> tuple[object, ...]:
-        return (
-            self.rel,
-            self.matched,
-            self.filename_only,
-            self.lines_matched,
-            self.by_meaning,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        return self._key() == other._key() if isinstance(other, Hit) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (
-            f"Hit(rel={self.rel!r}, matched={self.matched!r}, "
-            f"filename_only={self.filename_only!r}, "
-            f"lines_matched={self.lines_matched!r}, by_meaning={self.by_meaning!r})"
-        )
-
-
-class SearchResult(NamedTuple):
-    """Every ranked file plus the per-term line counts; rendering picks how many fit."""
-
-    terms: tuple[tuple[str, int], ...]  #: (term, matching lines across the corpus)
-    hits: tuple[Hit, ...]
-    #: (term, lines holding only part of it), for terms whose count is 0; default ranking
-    partial: tuple[tuple[str, int], ...] = ()
-    #: how many files matched, when `hits` holds only the best of them (default ranking)
-    total: int | None = None
-
-    @property
-    def files_matched(self) -> int:
-        """How many files matched the query (`hits` may hold only the best of them)."""
-        return len(self.hits) if self.total is None else max(self.total, len(self.hits))
-
-    def zero_terms(self) -> tuple[str, ...]:
-        """Typed terms reported with count 0: the model's sign to rephrase."""
-        return tuple(t for t, c in self.terms if c == 0)
+logger = logging.getLogger(__name__)
 
 
 def terms_of(query: str) -> list[str]:
@@ -153,13 +54,77 @@ Ranking = Literal["default", "baseline"]
 
 
 def search(
+    store: Store,
+    query: str,
+    *,
+    ranking: Ranking = "default",
+    docs: Mapping[str, Doc] | None = None,
+    index: Searchable | None = None,
+    semantic: MeaningSource | None = None,
+) -> SearchResult:
+    """Search a project's memory: what `memhooks search`, auto-search, MCP and eval all call.
+
+    Args:
+        store: the memory root and project to search (MEMORY.md and the project's files).
+        query: what was typed; whitespace separates the terms.
+        ranking: ``"default"`` (BM25 over stemmed keys, see `memory.rank`) or
+            ``"baseline"`` (spec §4 rules 1-6 on literal terms).
+        docs: the project's corpus when the caller already holds it (a session process,
+            eval over thousands of queries); else the on-disk index is used, and only the
+            files changed since it was written are read.
+        index: an index the caller keeps (a session process).
+        semantic: adds files found by meaning (the ``[semantic]`` extra); needs the
+            whole corpus, so it reads it unless `docs` or `index` is given.
+
+    Returns:
+        Every matching file, best first, with the per-term line counts; a superseded note
+        is marked with its successor and ranked just below it.
+    """
+    if ranking == "default" and (index is not None or semantic is None):
+        try:
+            if index is None:
+                # Index only the files that can match, with the counts of all: from the
+                # index file and the files changed since (a one-shot search), or picked
+                # from a corpus already in memory.
+                only = query_of(query_terms(query))
+                index = open_index(store, only) if docs is None else _picked(docs, only)
+            in_scope = None if docs is None else list(docs.values())
+            result = search_index(index, query, semantic=semantic, docs=in_scope)
+            marked = {
+                h.rel: d for h in result.hits if (d := index.marked(h.rel)) is not None
+            }
+            return mark_superseded(result, marked)
+        except CorruptSegment as e:  # damaged after it was opened: read the notes
+            logger.warning("%s; rebuilt on the next search", e)
+            store.drop_index()
+    corpus = store.corpus() if docs is None else docs
+    return search_docs(corpus.values(), query, ranking=ranking, semantic=semantic)
+
+
+def _picked(docs: Mapping[str, Doc], only: Query) -> Index:
+    # The documents that can match a query, with the corpus-wide counts ranking needs.
+    keep = prefilter(only.needles)
+    return Index(
+        [
+            d
+            for d in docs.values()
+            if keep(d.text.encode("utf-8", "surrogatepass").lower(), d.loc)
+        ],
+        count=len(docs),
+        total_size=sum(d.size for d in docs.values()),
+        dailies=[(d.key, d.rel) for d in docs.values() if d.kind == "daily"],
+        only=only,
+    )
+
+
+def search_docs(
     docs: Iterable[Doc],
     query: str,
     *,
     ranking: Ranking = "default",
     semantic: MeaningSource | None = None,
 ) -> SearchResult:
-    """Rank the documents for `query`.
+    """Rank the documents of a corpus already read for `query` (see `search`).
 
     Args:
         docs: the corpus in scope (MEMORY.md and the current project's files).
@@ -172,10 +137,13 @@ def search(
             (`memory.fusion`); the baseline ignores it.
 
     Returns:
-        Every matching file, best first, with the per-term line counts.
+        Every matching file, best first, with the per-term line counts; superseded notes
+        marked (`mark_superseded`).
     """
+    docs = list(docs)
     if ranking == "default":
-        return _ranked(list(docs), query, semantic)
+        result = search_index(Index(docs), query, semantic=semantic)
+        return mark_superseded(result, {d.rel: d for d in docs})
     terms = terms_of(query)
     counts = dict.fromkeys(terms, 0)
     ranked: list[tuple[tuple[object, ...], Hit]] = []
@@ -207,13 +175,8 @@ def search(
         )
         ranked.append((key, hit))
     ranked.sort(key=lambda kh: kh[0])
-    return SearchResult(tuple(counts.items()), tuple(h for _, h in ranked))
-
-
-def _ranked(
-    docs: list[Doc], query: str, semantic: MeaningSource | None = None
-) -> SearchResult:
-    return search_index(Index(docs), query, semantic=semantic)
+    result = SearchResult(tuple(counts.items()), tuple(h for _, h in ranked))
+    return mark_superseded(result, {d.rel: d for d in docs})
 
 
 def search_index(
@@ -223,7 +186,7 @@ def search_index(
     semantic: MeaningSource | None = None,
     docs: Sequence[Doc] | None = None,
 ) -> SearchResult:
-    """The default ranking over an index (see `memory.index`): what `search` does, for
+    """The default ranking over an index (see `memory.index`): what `search_docs` does, for
     callers that keep an index (a session) or build one of the files that can match.
     With `semantic`, the index must hold every document in scope (or `docs` must be
     them): meaning can rank a file that holds no query key.
@@ -330,101 +293,39 @@ def _filename_preview(doc: Doc) -> str:
     return "\n".join(["(filename match)", *head])
 
 
-def summary_line(result: SearchResult, shown: int) -> str:
-    """``Searched 3 terms: redis(2) port(3) conflict(1) across 4 files. Showing top 3 by relevance.``"""
-    n = len(result.terms)
-    partial = dict(result.partial)
-    counts = " ".join(
-        f"{t}({c}, {partial[t]} partial)" if t in partial else f"{t}({c})"
-        for t, c in result.terms
-    )
-    files = result.files_matched
-    head = f"Searched {n} term{'s' if n != 1 else ''}: {counts} across {files} file{'s' if files != 1 else ''}."
-    if not files:
-        return head + " No matches: try other words."
-    return f"{head} Showing top {shown} by relevance."
+def _marked(hit: Hit, mark: str) -> Callable[[], str]:
+    return lambda: f"{mark}\n{hit.snippet}"
 
 
-class Page(NamedTuple):
-    """What fits in a budget: the hits shown (the first possibly cut) and how many were left."""
+def mark_superseded(result: SearchResult, docs: Mapping[str, Doc]) -> SearchResult:
+    """Mark superseded notes in a search result and rank each below its successor.
 
-    shown: tuple[Hit, ...]
-    omitted: int
-    text: str
+    A superseded note stays findable (it may hold the only trace of a word), but its
+    snippet starts with ``(superseded by notes/NEW.md …)``, and when the successor
+    matched too, the older note moves to just below it.
 
-
-def paginate(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> Page:
-    """Greedy fill in rank order within `budget` bytes; the first file is always shown."""
-    blocks: list[str] = []
-    shown: list[Hit] = []
-    total = result.files_matched
-    for i, hit in enumerate(result.hits):
-        block = _block(hit)
-        trailer = _trailer(total - i - 1)
-        used = (
-            nbytes(summary_line(result, i + 1)) + sum(nbytes(b) + 2 for b in blocks) + 2
-        )
-        room = budget - used - (nbytes(trailer) + 2 if i + 1 < total else 0)
-        if nbytes(block) > room:
-            if blocks:
-                break
-            # The first file is always shown, cut to the space there is.
-            tail = _trailer(total - 1)
-            room = budget - used - (nbytes(tail) + 2 if total > 1 else 0)
-            block = cut(block, max(room, 0), "…[snippet truncated]") or f"{hit.rel}"
-        blocks.append(block)
-        shown.append(hit)
-    omitted = total - len(shown)
-    parts = [summary_line(result, len(shown)), *blocks]
-    if omitted:
-        parts.append(_trailer(omitted))
-    return Page(tuple(shown), omitted, "\n\n".join(parts))
-
-
-def matched_label(hit: Hit) -> str:
-    """``[matched: redis, port]``, or ``[matched: by meaning]`` for a file no term reached."""
-    return f"[matched: {'by meaning' if hit.by_meaning else ', '.join(hit.matched)}]"
-
-
-def _block(hit: Hit) -> str:
-    return f"{hit.rel}  {matched_label(hit)}\n{neutralise(hit.snippet)}"
-
-
-def _trailer(omitted: int) -> str:
-    return (
-        f"…[search truncated, {omitted} more file{'s' if omitted != 1 else ''} omitted]"
-    )
-
-
-def render_text(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> str:
-    """The text the model reads (see the spec §4 example)."""
-    return paginate(result, budget).text
-
-
-def to_json(
-    result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET
-) -> dict[str, object]:
-    """The same page as a JSON-ready dict (`memhooks search --json`)."""
-    page = paginate(result, budget)
-    return {
-        "terms": [_term_json(t, c, result) for t, c in result.terms],
-        "files_matched": result.files_matched,
-        "shown": len(page.shown),
-        "omitted": page.omitted,
-        "results": [
-            {
-                "path": h.rel,
-                "matched": list(h.matched),
-                "filename_only": h.filename_only,
-                "snippet": h.snippet,
-            }
-            | ({"by_meaning": True} if h.by_meaning else {})
-            for h in page.shown
-        ],
-    }
-
-
-def _term_json(term: str, count: int, result: SearchResult) -> dict[str, object]:
-    partial = dict(result.partial).get(term)
-    out: dict[str, object] = {"term": term, "count": count}
-    return out | {"partial": partial} if partial else out
+    Args:
+        result: a ranked search result.
+        docs: the corpus it was ranked from, to read the notes' header lines.
+    """
+    hits = list(result.hits)
+    marked = False
+    for hit in result.hits:
+        doc = docs.get(hit.rel)
+        # The substring test first: a search over thousands of notes splits none of them.
+        marked_here = doc is not None and may_be_superseded(doc)
+        newer = superseded_by(doc.lines) if doc is not None and marked_here else None
+        if newer is None:
+            continue
+        marked = True
+        why = f"{SEP}{newer.reason}" if newer.reason else ""
+        mark = f"(superseded by notes/{newer.by}.md on {newer.date}{why})"
+        # The snippet is made lazily (only for the files shown), and so is the mark.
+        new = hit.with_source(_marked(hit, mark))
+        at = hits.index(hit)
+        hits[at] = new
+        successor = f"{hit.rel.rsplit('/', 1)[0]}/{newer.by}.md"
+        later = [i for i, h in enumerate(hits) if h.rel == successor and i > at]
+        if later:
+            hits.insert(later[0], hits.pop(at))
+    return result._replace(hits=tuple(hits)) if marked else result

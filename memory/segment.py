@@ -25,8 +25,8 @@ from array import array
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.forget import may_be_superseded
 from memhooks.memory.index import analyze
+from memhooks.memory.note_format import may_be_superseded
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator

@@ -41,8 +41,14 @@ from memhooks.memory.errors import (
     TargetNotFoundError,
     UnsafeNameError,
 )
-from memhooks.memory.forget import header_lines, visible
 from memhooks.memory.layout import Located
+from memhooks.memory.note_format import (
+    alias_line,
+    checklist_item,
+    header_lines,
+    is_aliases_line,
+    visible,
+)
 from memhooks.memory.segment import Entry
 from memhooks.memory.text import cut
 
@@ -447,11 +453,7 @@ class Store:
         loc = layout.scratchpad(self.slug)
         if mode == "overwrite":
             return self._replace(loc.rel, _ensure_nl(text))
-        items = [
-            ln if re.match(r"\s*[-*] \[[ xX]\]", ln) else f"- [ ] {ln.strip()}"
-            for ln in text.splitlines()
-            if ln.strip()
-        ]
+        items = [checklist_item(ln) for ln in text.splitlines() if ln.strip()]
         return self._append(loc.rel, "\n".join(items), dedupe=False, separate=False)
 
     def append_daily(
@@ -481,22 +483,18 @@ class Store:
         An append drops lines the note already holds, as MEMORY.md appends do.
         """
         loc = layout.note(self.slug, name)
-        alias_line = (
-            f"aliases: {', '.join(a.strip() for a in aliases.split(',') if a.strip())}"
-            if aliases
-            else ""
-        )
+        aliases_line = alias_line(aliases) if aliases else ""
         exists = self.path(loc.rel).is_file()
         if mode == "overwrite" or not exists:
             content = (
-                f"{alias_line}\n{text.strip()}\n"
-                if alias_line
+                f"{aliases_line}\n{text.strip()}\n"
+                if aliases_line
                 else _ensure_nl(text.strip())
             )
             result = self._replace(loc.rel, content, backup=exists)
             return WriteResult(result.rel, created=not exists)
-        if alias_line:
-            self._set_aliases(loc.rel, alias_line)
+        if aliases_line:
+            self._set_aliases(loc.rel, aliases_line)
         return self._append(loc.rel, text, dedupe=True)
 
     def edit(self, target: str, old: str, new: str) -> WriteResult:
@@ -577,19 +575,15 @@ class Store:
             self._atomic_write(rel, text)
         return WriteResult(rel, created=not existed)
 
-    def _set_aliases(self, rel: str, alias_line: str) -> None:
+    def _set_aliases(self, rel: str, line: str) -> None:
         with self.lock():
             lines = self.read_text(rel).split("\n")
             # The aliases line may sit below a forgotten: header (memory.forget).
-            at = [
-                i
-                for i in range(header_lines(lines))
-                if lines[i].lower().startswith("aliases:")
-            ]
+            at = [i for i in range(header_lines(lines)) if is_aliases_line(lines[i])]
             if at:
-                lines[at[0]] = alias_line
+                lines[at[0]] = line
             else:
-                lines.insert(0, alias_line)
+                lines.insert(0, line)
             self._atomic_write(rel, "\n".join(lines))
 
     def _atomic_write(self, rel: str, text: str) -> None:

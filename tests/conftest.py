@@ -36,6 +36,16 @@ def memory_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Files written a moment ago are normally re-read (RACY_NS): trust them, so that the
+    # index file's postings are what is ranked; several runs per file (BATCH).
+    from memhooks.memory import layered, segment
+
+    monkeypatch.setattr(layered, "RACY_NS", 0)
+    monkeypatch.setattr(segment, "BATCH", 3)
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A git checkout (so worktree rules apply) that a session can run in."""
     p = tmp_path / "shop"

@@ -15,7 +15,7 @@ from memhooks.memory.evaluate import (
     render,
     to_json,
 )
-from memhooks.memory.search import Hit, SearchResult
+from memhooks.memory.results import Hit, SearchResult
 
 
 def _q(qid: str, expect: str, category: str = "exact", query: str = "q") -> Query:

@@ -8,21 +8,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memhooks.memory import Store, build_block, search
+from memhooks.memory import Store, build_block, search_docs
 from memhooks.memory.errors import ForgetError
 from memhooks.memory.forget import (
     forget_line,
     forget_note,
-    forgotten_lines,
-    mark_superseded,
     restore_line,
     restore_note,
     supersede_note,
-    superseded_by,
-    visible,
 )
 from memhooks.memory.inject import first_line
-from memhooks.memory.search import render_text
+from memhooks.memory.note_format import forgotten_lines, superseded_by, visible
+from memhooks.memory.render import render_text
+from memhooks.memory.search import mark_superseded
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -160,7 +158,7 @@ def test_store_hides_forgotten_lines_and_notes(memory_root: Path) -> None:
     assert "fabric" not in block and "Prefer small commits" in block
     assert "pool" not in block
     assert f"projects/{SLUG}/notes/pool.md" not in docs
-    assert search(docs.values(), "fabric pool").hits == ()
+    assert search_docs(docs.values(), "fabric pool").hits == ()
     assert "~~- Deploy with fabric.~~" in (memory_root / "MEMORY.md").read_text()
 
 
@@ -175,7 +173,7 @@ def test_superseded_note_ranks_below_its_successor(memory_root: Path) -> None:
     )
     docs = store.corpus()
 
-    result = mark_superseded(search(docs.values(), "deploy fabric"), docs)
+    result = mark_superseded(search_docs(docs.values(), "deploy fabric"), docs)
 
     assert [h.rel.rsplit("/", 1)[1] for h in result.hits] == [
         "deploy-v2.md",

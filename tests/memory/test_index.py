@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.hooks.commands import run_search
-from memhooks.memory import Store, search
+from memhooks.memory import Store, search, search_docs
 from memhooks.memory.index import Index
-from memhooks.memory.search import search_index, to_json
+from memhooks.memory.render import to_json
+from memhooks.memory.search import search_index
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -98,10 +98,10 @@ def test_scan_full_and_patched_index_agree(memory_root: Path, seed: int) -> None
     patched.add(victim)
     for _ in range(8):
         query = " ".join(rng.choices(WORDS, k=rng.randint(1, 4)))
-        full = _answer(search(docs.values(), query))
+        full = _answer(search_docs(docs.values(), query))
         # one-shot: scan + prefilter; corpus in memory + prefilter; session: patched index
-        assert _answer(run_search(store, query)) == full, query
-        assert _answer(run_search(store, query, docs=docs)) == full, query
+        assert _answer(search(store, query)) == full, query
+        assert _answer(search(store, query, docs=docs)) == full, query
         assert _answer(search_index(patched, query)) == full, query
 
 

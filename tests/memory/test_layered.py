@@ -10,25 +10,17 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.hooks.commands import run_search
-from memhooks.memory import Store, search, segment
+from memhooks.memory import Store, search, search_docs
 from memhooks.memory import layered as layered_mod
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.layered import open_index
-from memhooks.memory.search import search_index, to_json
+from memhooks.memory.render import to_json
+from memhooks.memory.search import search_index
 from memhooks.memory.segment import Bytes, Segment, encode
 from tests.memory.test_index import SLUG, WORDS, _random_root
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-@pytest.fixture
-def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Files written a moment ago are normally re-read (RACY_NS): trust them, so that the
-    # index file's postings are what is ranked; several runs per file (BATCH).
-    monkeypatch.setattr(layered_mod, "RACY_NS", 0)
-    monkeypatch.setattr(segment, "BATCH", 3)
 
 
 def _answer(result: object) -> object:
@@ -70,15 +62,15 @@ def test_index_file_and_changes_rank_as_a_fresh_read(
 ) -> None:
     rng = random.Random(seed)
     store = _random_root(memory_root, rng)
-    run_search(store, "deploy")  # builds the index file
+    search(store, "deploy")  # builds the index file
     assert (memory_root / ".index" / f"{SLUG}.mhix").is_file()
     _edit(store, rng)
     docs = store.corpus()
     session = open_index(store, docs=docs)  # a session process opens it the same way
     for _ in range(6):
         query = " ".join(rng.choices(WORDS, k=rng.randint(1, 4)))
-        fresh = _answer(search(docs.values(), query))
-        assert _answer(run_search(store, query)) == fresh, query
+        fresh = _answer(search_docs(docs.values(), query))
+        assert _answer(search(store, query)) == fresh, query
         assert _answer(search_index(session, query)) == fresh, query
     # ... and keeps doing so as the session patches it per edited file
     _edit(store, rng)
@@ -91,7 +83,7 @@ def test_index_file_and_changes_rank_as_a_fresh_read(
     for _ in range(6):
         query = " ".join(rng.choices(WORDS, k=rng.randint(1, 4)))
         assert _answer(search_index(session, query)) == _answer(
-            search(now.values(), query)
+            search_docs(now.values(), query)
         ), query
 
 
@@ -104,16 +96,16 @@ def test_many_changes_rebuild_the_file_few_do_not(
     for n in range(10):
         store.write_note(f"n{n}", f"alpha {n}")
     index_file = memory_root / ".index" / f"{SLUG}.mhix"
-    run_search(store, "alpha")
+    search(store, "alpha")
     built = index_file.stat().st_mtime_ns
     store.write_note("n0", "beta", mode="overwrite")
-    assert [h.rel for h in run_search(store, "beta").hits] == [
+    assert [h.rel for h in search(store, "beta").hits] == [
         f"projects/{SLUG}/notes/n0.md"
     ]
     assert index_file.stat().st_mtime_ns == built  # one change: read, not rebuilt
     for n in range(1, 5):
         store.write_note(f"n{n}", "beta", mode="overwrite")
-    assert len(run_search(store, "beta").hits) == 5
+    assert len(search(store, "beta").hits) == 5
     assert index_file.stat().st_mtime_ns != built
 
 
@@ -122,14 +114,14 @@ def test_a_file_rewritten_just_after_the_build_is_read_again(memory_root: Path) 
     store = Store(memory_root, SLUG)
     store.write_note("n", "alpha")
     path = memory_root / "projects" / SLUG / "notes" / "n.md"
-    run_search(store, "alpha")
+    search(store, "alpha")
     stamp = path.stat().st_mtime_ns
     path.write_text(path.read_text().replace("alpha", "gamma"))
     os.utime(path, ns=(stamp, stamp))
-    assert [h.rel for h in run_search(store, "gamma").hits] == [
+    assert [h.rel for h in search(store, "gamma").hits] == [
         f"projects/{SLUG}/notes/n.md"
     ]
-    assert run_search(store, "alpha").hits == ()
+    assert search(store, "alpha").hits == ()
 
 
 @pytest.mark.parametrize(
@@ -149,11 +141,11 @@ def test_a_damaged_index_file_changes_no_answer(
     rng = random.Random(7)
     store = _random_root(memory_root, rng)
     queries = [" ".join(rng.choices(WORDS, k=3)) for _ in range(5)]
-    expected = [_answer(search(store.corpus().values(), q)) for q in queries]
-    run_search(store, queries[0])
+    expected = [_answer(search_docs(store.corpus().values(), q)) for q in queries]
+    search(store, queries[0])
     index_file = memory_root / ".index" / f"{SLUG}.mhix"
     index_file.write_bytes(damage(index_file.read_bytes()))  # type: ignore[operator]
-    assert [_answer(run_search(store, q)) for q in queries] == expected
+    assert [_answer(search(store, q)) for q in queries] == expected
     Segment(Bytes(index_file.read_bytes()))  # rebuilt whole, or never trusted again
 
 
@@ -169,14 +161,14 @@ def test_an_unwritable_index_folder_still_answers(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_note("n", "alpha beta")
     (memory_root / ".index").write_text("not a folder")
-    hits = run_search(store, "alpha").hits
+    hits = search(store, "alpha").hits
     assert [h.rel for h in hits] == [f"projects/{SLUG}/notes/n.md"]
 
 
 def test_the_index_folder_is_private_and_ignored_by_git(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_note("n", "alpha")
-    run_search(store, "alpha")
+    search(store, "alpha")
     folder = memory_root / ".index"
     assert folder.stat().st_mode & 0o077 == 0
     assert (folder / ".gitignore").read_text() == "*\n"
@@ -195,36 +187,13 @@ def test_files_written_just_before_the_build_are_trusted_after_one_more_build(
     for path in (memory_root / "projects" / SLUG / "notes").iterdir():
         os.utime(path, ns=(now, now))  # all written this very moment
     index_file = memory_root / ".index" / f"{SLUG}.mhix"
-    first = _answer(run_search(store, "alpha"))
+    first = _answer(search(store, "alpha"))
     built = index_file.stat().st_mtime_ns
-    assert _answer(run_search(store, "alpha")) == first
+    assert _answer(search(store, "alpha")) == first
     assert index_file.stat().st_mtime_ns == built
     time.sleep(1.1)
-    assert _answer(run_search(store, "alpha")) == first
+    assert _answer(search(store, "alpha")) == first
     rebuilt = index_file.stat().st_mtime_ns
     assert rebuilt != built
-    assert _answer(run_search(store, "alpha")) == first
+    assert _answer(search(store, "alpha")) == first
     assert index_file.stat().st_mtime_ns == rebuilt
-
-
-def test_a_session_whose_index_file_is_damaged_answers_and_reopens_it(
-    memory_root: Path, trusting: None
-) -> None:
-    from memhooks.hooks.view import View
-
-    rng = random.Random(3)
-    _random_root(memory_root, rng)
-    view = View.open(memory_root, memory_root, indexed=True)
-    view.store = Store(memory_root, SLUG)
-    view.index()
-    index_file = memory_root / ".index" / f"{SLUG}.mhix"
-    data = bytearray(index_file.read_bytes())
-    table = segment._FOOTER.unpack_from(data, len(data) - segment._FOOTER.size)[6]
-    # The last run's postings, just before the document table (the key tables are read
-    # when the file is opened; postings when a search asks, and a CRC tells then).
-    data[table - 40 : table] = bytes(b ^ 0xFF for b in data[table - 40 : table])
-    index_file.write_bytes(bytes(data))  # in place: the session's descriptor sees it
-    docs = view.corpus()
-    for word in WORDS:
-        assert _answer(view.search(word)) == _answer(search(docs.values(), word)), word
-    Segment(Bytes(index_file.read_bytes()))  # dropped and built anew

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, render_text, search
-from memhooks.memory.search import paginate, to_json
+from memhooks.memory import Store, render_text, search_docs
+from memhooks.memory.render import paginate, to_json
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from memhooks.memory.search import SearchResult
+    from memhooks.memory.results import SearchResult
 
 SLUG = "myapp-1a2b3c4d"
 
@@ -28,7 +28,7 @@ def _write(root: Path, files: dict[str, str]) -> Store:
 
 
 def _search(root: Path, files: dict[str, str], query: str, **kw: str) -> SearchResult:
-    return search(_write(root, files).corpus().values(), query, **kw)  # type: ignore[arg-type]
+    return search_docs(_write(root, files).corpus().values(), query, **kw)  # type: ignore[arg-type]
 
 
 def _order(result: SearchResult) -> list[str]:
@@ -101,9 +101,10 @@ def test_stopwords_decide_baseline_not_default(memory_root: Path) -> None:
     store = _write(memory_root, files)
     docs = list(store.corpus().values())
     assert (
-        _order(search(docs, "the pgbouncer", ranking="baseline"))[0] == "notes/prose.md"
+        _order(search_docs(docs, "the pgbouncer", ranking="baseline"))[0]
+        == "notes/prose.md"
     )
-    assert _order(search(docs, "the pgbouncer"))[0] == "notes/pool.md"
+    assert _order(search_docs(docs, "the pgbouncer"))[0] == "notes/pool.md"
 
 
 def test_newer_daily_log_beats_an_equal_note(memory_root: Path) -> None:

