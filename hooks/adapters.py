@@ -13,24 +13,14 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.events import KINDS, Event, Harness, Kind, Payload
+from memhooks.hooks.events import Event, Harness, Payload
+from memhooks.hooks.wire import CLAUDE_EVENTS, GEMINI_EVENTS, KINDS, Kind
 
 if TYPE_CHECKING:
     from memhooks.hooks.events import Reply
 
-_CLAUDE: dict[str, Kind] = {
-    "SessionStart": "session-start",
-    "UserPromptSubmit": "pre-prompt",
-    "PreCompact": "pre-compaction",
-    "PostCompact": "post-compaction",
-    "SessionEnd": "session-end",
-}
-_GEMINI: dict[str, Kind] = {
-    "SessionStart": "session-start",
-    "BeforeAgent": "pre-prompt",
-    "PreCompress": "pre-compaction",
-    "SessionEnd": "session-end",
-}
+_CLAUDE = CLAUDE_EVENTS
+_GEMINI = GEMINI_EVENTS
 #: Events whose reply may carry context for the model.
 _CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "BeforeAgent"}
 

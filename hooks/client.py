@@ -12,6 +12,14 @@ from __future__ import annotations
 import os
 import sys
 
+from memhooks.hooks.wire import (
+    parse_reply,
+    private_dir_ok,
+    reply_deadline,
+    request,
+    socket_path,
+)
+
 #: How long a thin client waits to reach the session process before doing the work itself.
 CONNECT_TIMEOUT = 0.5
 MAX_REPLY = 1024 * 1024
@@ -28,49 +36,6 @@ def default_root(explicit: str | None = None) -> str:
             os.path.abspath(os.path.expanduser(os.environ["XDG_DATA_HOME"])), "memhooks"
         )
     return os.path.join(os.path.expanduser("~"), ".local", "share", "memhooks")
-
-
-def socket_dir() -> str:
-    """A private folder for session sockets (Unix socket paths are limited to ~100 bytes)."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = runtime if runtime and os.path.isdir(runtime) else "/tmp"
-    return os.path.join(base, f"memhooks-{os.getuid()}")
-
-
-def socket_path(root: str, session_id: str) -> str:
-    """Where the session process for (`root`, `session_id`) listens."""
-    import hashlib  # here and below: `memhooks search` and the like never use them
-
-    key = hashlib.sha256(
-        f"{os.path.realpath(root)}\0{session_id}".encode("utf-8", "surrogatepass")
-    )
-    return os.path.join(socket_dir(), key.hexdigest()[:24] + ".sock")
-
-
-def private_dir_ok(path: str) -> bool:
-    """True for a folder we own that nobody else can enter (sockets live in a shared /tmp)."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return (
-        st.st_uid == os.getuid()
-        and (st.st_mode & 0o077) == 0
-        and not os.path.islink(path)
-    )
-
-
-def answers(path: str, timeout: float = 0.2) -> bool:
-    """True when a session process accepts connections on `path` (False: none, or stale)."""
-    import socket
-
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(timeout)
-        try:
-            s.connect(path)
-        except OSError:
-            return False
-    return True
 
 
 def _option(argv: list[str], name: str) -> str | None:
@@ -96,7 +61,6 @@ def forward(argv: list[str], payload: bytes) -> str | None:
     path = socket_path(default_root(_option(argv, "--root")), data["session_id"])
     if not os.path.exists(path) or not private_dir_ok(os.path.dirname(path)):
         return None
-    header = json.dumps({"harness": _option(argv, "--harness")}).encode() + b"\n"
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(CONNECT_TIMEOUT)
         try:
@@ -105,9 +69,9 @@ def forward(argv: list[str], payload: bytes) -> str | None:
             return None  # gone or stale: do the work here
         # Once connected, the session process does the work (and its writes) whatever we
         # do: past the deadline the reply is dropped, never done twice (fail open).
-        s.settimeout(_deadline(data.get("hook_event_name")))
+        s.settimeout(reply_deadline(data.get("hook_event_name")))
         try:
-            s.sendall(header + payload)
+            s.sendall(request(_option(argv, "--harness"), payload))
             s.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := s.recv(65536):
@@ -119,16 +83,7 @@ def forward(argv: list[str], payload: bytes) -> str | None:
                 f"memhooks hook: session process did not answer ({e}); no context\n"
             )
             return ""
-    reply = b"".join(chunks).decode("utf-8", "replace")
-    # "0" + stdout: handled; a failed event is answered "0" with nothing (fail open).
-    return reply[1:] if reply.startswith("0") else ""
-
-
-def _deadline(event: object) -> float:
-    # The handler deadlines of hooks.runner.DEADLINES, plus a margin for the round trip.
-    return {"PreCompact": 26.0, "PreCompress": 26.0, "SessionEnd": 1.3}.get(
-        str(event), 9.0
-    )
+    return parse_reply(b"".join(chunks))
 
 
 def main() -> int:

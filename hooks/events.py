@@ -8,25 +8,18 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from memhooks.memory.text import scrub_surrogates
 
+if TYPE_CHECKING:
+    from memhooks.hooks.wire import Kind
+
 logger = logging.getLogger(__name__)
 
 Harness = Literal["claude-code", "codex", "gemini", "generic"]
-Kind = Literal[
-    "session-start", "pre-prompt", "pre-compaction", "post-compaction", "session-end"
-]
-KINDS: tuple[Kind, ...] = (
-    "session-start",
-    "pre-prompt",
-    "pre-compaction",
-    "post-compaction",
-    "session-end",
-)
 
 
 class Payload(BaseModel):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from memhooks.hooks.autosearch import render_hits, significant_terms
-from memhooks.hooks.events import Event, Kind, Reply
+from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.state import (
     MAX_PROMPTS,
@@ -21,6 +21,7 @@ from memhooks.hooks.state import (
 )
 from memhooks.hooks.transcript import TranscriptDigest, read_transcript, render_digest
 from memhooks.memory import build_block, today
+from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.redact import redact
 from memhooks.memory.text import cut, neutralise, scrub_surrogates
 
@@ -28,8 +29,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from memhooks.hooks.view import View
+    from memhooks.hooks.wire import Kind
     from memhooks.memory import Doc
-    from memhooks.memory.search import Hit, SearchResult
+    from memhooks.memory.results import Hit, SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -77,9 +79,7 @@ def _block(event: Event, state: SessionState, view: View) -> str:
 
 def _whole_in(text: str, kind: str, block: str) -> bool:
     if kind == "scratchpad":
-        items = [
-            ln for ln in text.splitlines() if ln.lstrip().startswith(("- [ ]", "* [ ]"))
-        ]
+        items = [ln for ln in text.splitlines() if OPEN_ITEM.match(ln)]
         return all(neutralise(ln) in block for ln in items)
     return neutralise(text.strip()) in block
 

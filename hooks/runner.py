@@ -17,22 +17,16 @@ from memhooks.hooks.adapters import to_event
 from memhooks.hooks.events import parse_payload
 from memhooks.hooks.handlers import HANDLERS
 from memhooks.hooks.view import View
+from memhooks.hooks.wire import DEADLINES
 from memhooks.memory import project_dir, slug_for
 
 if TYPE_CHECKING:
-    from memhooks.hooks.events import Event, Harness, Kind, Reply
+    from memhooks.hooks.events import Event, Harness, Reply
     from memhooks.hooks.state import SessionState
 
 logger = logging.getLogger(__name__)
 
 #: Seconds each handler may take. SessionEnd hooks share Claude Code's 1.5 s budget.
-DEADLINES: dict[Kind, float] = {
-    "session-start": 8.0,
-    "pre-prompt": 8.0,
-    "pre-compaction": 25.0,
-    "post-compaction": 8.0,
-    "session-end": 1.0,
-}
 MAX_PAYLOAD = 16 * 1024 * 1024
 
 

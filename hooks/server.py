@@ -10,17 +10,16 @@ removed or replaced, or after an idle timeout: never an orphan.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import anyio
 
-from memhooks.hooks.client import answers, private_dir_ok
 from memhooks.hooks.runner import Sessions
 from memhooks.hooks.session import answer
 from memhooks.hooks.watch import watch_root
+from memhooks.hooks.wire import answers, parse_request, private_dir_ok, reply
 from memhooks.memory.store import pid_alive, state_rel
 
 if TYPE_CHECKING:
@@ -108,19 +107,15 @@ async def serve(
             raw = await _read_all(stream)
             if not raw:  # a liveness probe (client.answers): connect, hang up
                 return
-            header, _, payload = raw.partition(b"\n")
-            try:
-                wanted = json.loads(header).get("harness") or harness
-            except (ValueError, AttributeError):
-                wanted = harness
+            named, payload = parse_request(raw)
+            wanted = cast("Harness | None", named) or harness
             async with lock:  # one event at a time: handlers share the session's state
                 result = await answer(payload, wanted, sessions)
             last = anyio.current_time()
             if result.ended:
                 stop.set()
-            # "0" + stdout text: handled (a failed event is answered with no context: fail open).
-            text = result.text if result.ok and result.text else ""
-            await stream.send(b"0" + text.encode("utf-8", "surrogatepass"))
+            # A failed event is answered with nothing to print: fail open.
+            await stream.send(reply(result.text if result.ok and result.text else ""))
 
     def on_change(rels: set[str]) -> None:
         for view in sessions.views():

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.client import answers, socket_path
+from memhooks.hooks.wire import answers, socket_path
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -285,7 +285,7 @@ def _vm_hwm(pid: int) -> int:
 
 
 def _wait_socket(root: Path, sid: str) -> None:
-    from memhooks.hooks.client import socket_path
+    from memhooks.hooks.wire import socket_path
 
     path = socket_path(str(root), sid)
     deadline = time.monotonic() + 10

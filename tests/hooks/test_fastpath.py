@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memhooks.hooks.client import answers, default_root, socket_path
+from memhooks.hooks.client import default_root
+from memhooks.hooks.wire import answers, socket_path
 from memhooks.memory import Store, slug_for
 from memhooks.memory import default_root as memory_default_root
 

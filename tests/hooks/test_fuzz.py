@@ -25,7 +25,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from memhooks.hooks.cli import main
-from memhooks.hooks.runner import DEADLINES, decode
+from memhooks.hooks.runner import decode
+from memhooks.hooks.wire import DEADLINES
 from memhooks.memory import Store
 from tests.hooks.test_reliability import ADVERSARIAL, assert_contained
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memhooks.hooks.cli import main
-from memhooks.hooks.runner import DEADLINES
+from memhooks.hooks.wire import DEADLINES
 from memhooks.memory import Store, slug_for
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.inject import USAGE

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from memhooks.hooks.client import answers, socket_path
+from memhooks.hooks.wire import answers, socket_path
 
 LOUD = 'raise ImportError("the project\'s own module was imported by memhooks")\n'
 MEMHOOKS = str(Path(sys.executable).parent / "memhooks")
