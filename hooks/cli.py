@@ -287,8 +287,7 @@ def _one_line(e: BaseException) -> str:
 def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     import anyio
 
-    from memhooks.hooks import server
-    from memhooks.hooks.session import run_session
+    from memhooks.hooks.serve import serve_pipe, serve_socket
 
     def write(line: str) -> None:
         out.write(line + "\n")
@@ -297,7 +296,7 @@ def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     root = default_root(args.root)
     if args.listen:
         return anyio.run(
-            lambda: server.serve(
+            lambda: serve_socket(
                 args.listen,
                 root=root,
                 harness=args.harness,
@@ -311,7 +310,7 @@ def _cmd_session(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         stdin.buffer if hasattr(stdin, "buffer") else io.BytesIO(stdin.read().encode())
     )
     return anyio.run(
-        lambda: run_session(
+        lambda: serve_pipe(
             binary,
             write,
             root=root,

@@ -214,7 +214,7 @@ def _check_readers(root: Path) -> None:
 
 @contextlib.contextmanager
 def _zygote_process() -> Iterator[subprocess.Popen[str]]:
-    code = "from tests.memory.test_crash import _zygote; _zygote()"
+    code = "from tests.promises.test_crash import _zygote; _zygote()"
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
         cwd=REPO,

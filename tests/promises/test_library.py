@@ -30,7 +30,7 @@ def test_the_command_prints_what_the_library_returns(
         assert printed.returncode in (0, 1), printed.stderr
         assert json.loads(printed.stdout) == to_json(search(store, query)), query
 
-    hits = [h["path"] for h in to_json(search(store, "deploy fabric"))["results"]]  # type: ignore[union-attr]
+    hits = [h.rel for h in search(store, "deploy fabric").hits]
     new, older = (
         hits.index(f"projects/{store.slug}/notes/deploy-v2.md"),
         hits.index(f"projects/{store.slug}/notes/deploy.md"),

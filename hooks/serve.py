@@ -1,0 +1,340 @@
+"""A session process: one per session, over a pipe (`memhooks session`) or a socket
+(`memhooks session --listen SOCKET`, started by the session-start hook).
+
+Both transports share one loop: the session's views of the corpus, a watcher that re-reads
+only the files edited during the session, one event handled at a time, and the reasons to
+leave — session-end, end of input, the harness gone, the socket removed or replaced, the
+session's state file gone, or an idle timeout. It never outlives its session: no daemon, no
+orphan, and every way out releases the socket at once, so a hook never waits on a process
+that is going away.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import threading
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple, cast
+
+import anyio
+from anyio.lowlevel import EventLoopToken, checkpoint, current_token
+
+from memhooks.hooks.adapters import render, render_error
+from memhooks.hooks.runner import Sessions, decode, handle
+from memhooks.hooks.watch import watch_root
+from memhooks.hooks.wire import answers, parse_request, private_dir_ok, reply
+from memhooks.memory.store import pid_alive, state_rel
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Iterator
+    from pathlib import Path
+
+    from anyio.abc import SocketStream
+    from anyio.streams.memory import MemoryObjectSendStream
+
+    from memhooks.hooks.events import Event, Harness
+
+logger = logging.getLogger(__name__)
+
+MAX_REQUEST = 16 * 1024 * 1024
+#: How often the process checks that its harness, its socket and its session are still there.
+CHECK_EVERY = 0.5
+
+
+class Answer(NamedTuple):
+    """One event's reply text (None: the harness expects nothing), and how it went."""
+
+    text: str | None
+    ended: bool = False
+    ok: bool = True
+
+
+async def answer(line: bytes, harness: Harness | None, sessions: Sessions) -> Answer:
+    """Answer one event line; failures become an error reply (generic dialect), never raise."""
+    event = None
+    try:
+        event = decode(line, harness)
+        if event is None:
+            return Answer(None)
+        await checkpoint()  # let the watcher deliver edits made just before this event
+        reply = await handle(event, sessions)
+    except TimeoutError:
+        logger.warning("event deadline exceeded; answered with no context")
+        return Answer(
+            render_error(_request_id(line, event), "deadline exceeded"), ok=False
+        )
+    except Exception as e:  # noqa: BLE001 - fail open: one bad event must not end the session
+        logger.warning("event failed: %s: %s", type(e).__name__, e)
+        error = f"{type(e).__name__}: {e}"
+        return Answer(render_error(_request_id(line, event), error), ok=False)
+    reread = [r for v in sessions.views() for r in v.take_reread()]
+    if reread:
+        # Which files the watcher re-read for this event: the proof that nothing was rescanned.
+        reply = dataclasses.replace(reply, extra={**reply.extra, "reread": reread})
+    return Answer(render(event, reply), event.kind == "session-end")
+
+
+def _request_id(line: bytes, event: Event | None) -> str | int | None:
+    """The `id` of a request, if it has one, even when the rest of it is unusable."""
+    if event is not None:
+        return event.request_id  # parsed already; only a failed line is parsed again
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    rid = data.get("id") if isinstance(data, dict) else None
+    return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
+
+
+class _Process:
+    """What both transports share: the views, the watcher, one event at a time, when to leave."""
+
+    def __init__(self, root: Path, idle_timeout: float | None) -> None:
+        self.root = root
+        self.idle_timeout = idle_timeout
+        self.sessions = Sessions(root, keep=True)
+        self.stop = anyio.Event()
+        self.last = anyio.current_time()
+        self._lock = anyio.Lock()
+
+    async def answer(self, line: bytes, harness: Harness | None) -> Answer:
+        async with self._lock:  # handlers share the session's state
+            result = await answer(line, harness, self.sessions)
+        self.last = anyio.current_time()
+        if result.ended:
+            self.stop.set()
+        return result
+
+    def _changed(self, rels: set[str]) -> None:
+        for view in self.sessions.views():
+            view.refresh(rels)
+
+    async def run(
+        self,
+        requests: Callable[[], Awaitable[None]],
+        leave: Callable[[], str | None],
+    ) -> None:
+        """Serve `requests` until it ends, the session ends, `leave` gives a reason, or idle."""
+
+        async def serve_then_stop() -> None:
+            await requests()
+            self.stop.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch_root, self.root, self._changed, self.stop)
+            await anyio.sleep(
+                0.1
+            )  # the watcher is up: catch up with edits made meanwhile
+            for view in self.sessions.views():
+                await anyio.to_thread.run_sync(view.catch_up)
+            tg.start_soon(serve_then_stop)
+            while not self.stop.is_set():
+                with anyio.move_on_after(CHECK_EVERY):
+                    await self.stop.wait()
+                idle = anyio.current_time() - self.last
+                reason = leave() or (
+                    f"idle for {idle:.0f} s"
+                    if self.idle_timeout is not None and idle > self.idle_timeout
+                    else None
+                )
+                if reason and not self.stop.is_set():
+                    logger.info("%s; exiting", reason)
+                    break
+            self.stop.set()  # the watcher's thread returns on it; cancelling alone waits
+            tg.cancel_scope.cancel()
+
+
+# -- over a pipe: one JSON line in, one JSON line out -----------------------------------
+
+
+async def serve_pipe(
+    stdin: BinaryIO,
+    write: Callable[[str], None],
+    *,
+    root: Path,
+    harness: Harness | None,
+    idle_timeout: float | None = None,
+) -> int:
+    """Answer events from `stdin` until session-end, end of input, parent death or idle."""
+    await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
+    process = _Process(root, idle_timeout)
+    parent = os.getppid()
+    send, receive = anyio.create_memory_object_stream[bytes](16)
+    threading.Thread(
+        target=_pump, args=(stdin, send, current_token()), daemon=True, name="stdin"
+    ).start()
+
+    async def requests() -> None:
+        async with receive:
+            async for line in receive:
+                if not line.strip():
+                    continue
+                result = await process.answer(line, harness)
+                write(result.text or "{}")
+                if result.ended:
+                    return
+
+    def leave() -> str | None:
+        return "parent process is gone" if os.getppid() != parent else None
+
+    await process.run(requests, leave)
+    return 0
+
+
+def _lines(stream: BinaryIO) -> Iterator[bytes]:
+    """Lines of `stream`, read with os.read on its descriptor where it has one.
+
+    A daemon thread blocked inside a BufferedReader holds its lock, and CPython aborts at
+    shutdown when it cannot take that lock; a raw os.read holds none.
+    """
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # an in-memory stream: plain reads never block
+        yield from iter(stream.readline, b"")
+        return
+    pending = b""
+    while chunk := os.read(fd, 65536):
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            yield line + b"\n"
+    if pending:
+        yield pending
+
+
+def _pump(
+    stream: BinaryIO, send: MemoryObjectSendStream[bytes], token: EventLoopToken
+) -> None:
+    # A daemon thread, so that a read blocked on a silent pipe never keeps the process alive.
+    try:
+        for line in _lines(stream):
+            anyio.from_thread.run(send.send, line, token=token)
+    except Exception as e:  # noqa: BLE001 - the loop must see end of input whatever happened
+        logger.debug("stdin reader stopped: %s", e)
+    finally:
+        with contextlib.suppress(Exception):  # the event loop may already be gone
+            anyio.from_thread.run_sync(send.close, token=token)
+
+
+# -- over a socket: the hook commands of one session are thin clients (hooks.client) -----
+
+
+async def serve_socket(
+    path: str,
+    *,
+    root: Path,
+    harness: Harness | None,
+    parent_pid: int | None,
+    idle_timeout: float,
+    session_id: str | None = None,
+    project: str | None = None,
+) -> int:
+    """Listen on `path` until the session ends, the harness dies, the socket goes, or idle.
+
+    With `session_id`, it also leaves when that session's state file is gone: a
+    session-end handled in-process (no socket yet, or a slow one) has ended the session.
+    """
+    if not _claim(path):
+        logger.info("a session process already serves %s", path)
+        return 0
+    await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
+    process = _Process(root, idle_timeout)
+    if project is not None:
+        # Warm before listening: a hook finding no socket yet answers in-process, which is
+        # better than one waiting on a ten-thousand-note corpus being read.
+        await anyio.to_thread.run_sync(lambda: process.sessions.view(project).index())
+
+    async def on_connect(stream: SocketStream) -> None:
+        # One client's trouble (a liveness probe that hangs up, a hook killed mid-reply)
+        # never ends the process: listener.serve would take the whole task group down.
+        try:
+            async with stream:
+                raw = await _read_all(stream)
+                if not raw:  # a liveness probe (wire.answers): connect, hang up
+                    return
+                named, payload = parse_request(raw)
+                result = await process.answer(
+                    payload, cast("Harness | None", named) or harness
+                )
+                # A failed event is answered with nothing to print: fail open.
+                await stream.send(
+                    reply(result.text if result.ok and result.text else "")
+                )
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as e:
+            logger.info("a client hung up before its reply: %s", e)
+        except Exception:
+            logger.exception("a request failed; still serving")
+
+    try:
+        listener = await anyio.create_unix_listener(path)
+    except OSError as e:  # another session process for this session won the race
+        logger.info("not listening on %s: %s", path, e)
+        return 0
+    ours = _private(path)
+
+    def leave() -> str | None:
+        nonlocal ours
+        if parent_pid is not None and not pid_alive(parent_pid):
+            return f"harness process {parent_pid} is gone"
+        if _inode(path) != ours:
+            ours = None  # not ours to remove
+            return f"socket {path} was removed or replaced"
+        if session_id is not None and not os.path.exists(root / state_rel(session_id)):
+            return f"session {session_id} ended elsewhere"
+        return None
+
+    try:
+        async with listener:
+            await process.run(lambda: listener.serve(on_connect), leave)
+    finally:
+        _release(path, ours)
+    return 0
+
+
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def _claim(path: str) -> bool:
+    """Remove a stale socket at `path`; False when a live session process already listens there."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if not private_dir_ok(folder):
+        logger.warning("%s is not a private folder of ours; not listening", folder)
+        return False
+    if not os.path.exists(path):
+        return True
+    if answers(path, timeout=0.5):
+        return False
+    os.unlink(path)
+    return True
+
+
+def _private(path: str) -> int | None:
+    os.chmod(path, 0o600)
+    return _inode(path)
+
+
+def _release(path: str, ours: int | None) -> None:
+    if ours is not None and _inode(path) == ours:
+        os.unlink(path)
+
+
+async def _read_all(stream: SocketStream) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.move_on_after(10):
+        try:
+            while size <= MAX_REQUEST:
+                chunk = await stream.receive()
+                chunks.append(chunk)
+                size += len(chunk)
+        except anyio.EndOfStream:
+            pass
+    return b"".join(chunks)
