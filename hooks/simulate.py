@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from memhooks.hooks.commands import write
 from memhooks.hooks.errors import UsageError
 from memhooks.hooks.spawn import open_session
 from memhooks.memory import Store
@@ -120,18 +121,16 @@ def _cwd(step: dict[str, Any], base: Path, current: str) -> str:
 
 
 def _write(store: Store, spec: dict[str, Any]) -> None:
-    to, text = spec.get("to"), str(spec.get("text", ""))
     mode: WriteMode = "overwrite" if spec.get("mode") == "overwrite" else "append"
-    if to == "note":
-        store.write_note(
-            str(spec["name"]), text, mode=mode, aliases=spec.get("aliases")
-        )
-    elif to == "memory":
-        store.write_memory(text, mode=mode)
-    elif to == "scratchpad":
-        store.write_scratchpad(text, mode=mode)
-    else:  # checked by load_script: "daily"
-        store.append_daily(str(spec.get("title", "note")), text)
+    write(
+        store,
+        str(spec["to"]),
+        str(spec.get("text", "")),
+        name=spec.get("name"),
+        title=spec.get("title"),
+        mode=mode,
+        aliases=spec.get("aliases"),
+    )
 
 
 def _brief(event: dict[str, Any]) -> str:
