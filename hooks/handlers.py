@@ -19,8 +19,14 @@ from memhooks.hooks.state import (
     fingerprint,
     text_fingerprint,
 )
-from memhooks.hooks.transcript import TranscriptDigest, read_transcript, render_digest
+from memhooks.hooks.transcript import (
+    TranscriptDigest,
+    holds,
+    read_transcript,
+    render_digest,
+)
 from memhooks.memory import build_block, today
+from memhooks.memory.constants import WRAPPER_OPEN
 from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.redact import redact
 from memhooks.memory.text import cut, neutralise, scrub_surrogates
@@ -113,13 +119,29 @@ def _write(state: SessionState, view: View, title: str, body: str) -> str:
     return result.rel
 
 
+#: A phrase of the block's wrapper without quotes or "<", so that it reads the same in a
+#: JSON transcript and in one that escaped the context (Gemini's "&lt;").
+_BLOCK_MARK = WRAPPER_OPEN.split('"')[1].encode()
+
+
 def session_start(event: Event, state: SessionState, view: View) -> Reply:
     """Inject the memory block, once per conversation."""
-    if event.source in ("resume", "fork") and state.noticed_at:
-        # The resumed or forked conversation already holds this session's block.
-        return Reply(notes=("block already injected in this session",))
+    if event.source in ("resume", "fork") and (
+        state.noticed_at or _block_in_transcript(event)
+    ):
+        # The resumed or forked conversation already holds a block: a session-end may
+        # have removed this session's state since (`claude -p --continue`, `codex exec
+        # resume`), but the transcript remembers. What changes from here is news.
+        if not state.noticed_at:
+            _block(event, state, view)
+        return Reply(notes=("block already injected in this conversation",))
     block = _block(event, state, view)
     return Reply(context=block or None)
+
+
+def _block_in_transcript(event: Event) -> bool:
+    path = event.transcript_path
+    return path is not None and path != "" and holds(Path(path), _BLOCK_MARK)
 
 
 def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:

@@ -250,6 +250,27 @@ def read_transcript(
         return TranscriptDigest(), skip_to
 
 
+def holds(path: Path, needle: bytes, *, max_bytes: int = 64 * 1024 * 1024) -> bool:
+    """Whether a transcript holds `needle` (bytes as written: no JSON decoding).
+
+    Read in chunks, overlapping by the needle's length; a file that is not regular, or is
+    larger than `max_bytes`, is not read (False).
+    """
+    try:
+        with path.open("rb", buffering=0) as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+                return False
+            tail = b""
+            while chunk := f.read(1024 * 1024):
+                if needle in tail + chunk:
+                    return True
+                tail = chunk[-len(needle) :]
+    except OSError:
+        return False
+    return False
+
+
 def _one_line(text: str, max_chars: int) -> str:
     # Backticks would open or close code spans in the log, so they become quotes.
     text = _BLANK.sub(" ", text).strip().replace("`", "'")

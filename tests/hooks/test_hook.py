@@ -308,6 +308,34 @@ def test_resume_does_not_inject_twice(memory_root: Path, project: Path) -> None:
     ]  # a cleared context needs it again
 
 
+def test_a_conversation_resumed_after_session_end_gets_no_second_block(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # `claude -p --continue` and `codex exec resume` reuse the session id after a
+    # SessionEnd removed its state; the transcript still holds the first block.
+    store_for(memory_root, project).write_memory("- rule")
+    block = context_of(
+        hook(claude("SessionStart", project, source="startup"))[1], "SessionStart"
+    )
+    transcript = tmp_path / "t.jsonl"
+    record = {
+        "type": "attachment",
+        "content": f"SessionStart hook additional context: {block}",
+    }
+    transcript.write_text(json.dumps(record) + "\n")
+    assert hook(claude("SessionEnd", project, reason="other"))[0] == 0
+    resumed = claude(
+        "SessionStart", project, source="resume", transcript_path=str(transcript)
+    )
+    assert hook(resumed)[1] == ""
+    # A transcript that never saw a block (memhooks installed since): the block, once.
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"type": "user", "content": "hello"}) + "\n")
+    fresh = {**resumed, "session_id": "sess-2", "transcript_path": str(other)}
+    assert "- rule" in context_of(hook(fresh)[1], "SessionStart")
+    assert hook(fresh)[1] == ""
+
+
 def test_install_twice_keeps_other_hooks(tmp_path: Path) -> None:
     proj = tmp_path / "app"
     (proj / ".claude").mkdir(parents=True)
