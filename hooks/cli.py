@@ -222,7 +222,7 @@ def _parser() -> _Parser:
         ins = sub.add_parser(
             verb, help=f"{verb} memhooks hooks in a harness's settings"
         )
-        ins.add_argument("harness", choices=["claude-code", "gemini"])
+        ins.add_argument("harness", choices=["claude-code", "codex", "gemini"])
         ins.add_argument(
             "--scope", choices=["user", "project", "local"], default="project"
         )
@@ -336,6 +336,8 @@ def _cmd_install(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             args.harness, path, _hook_command(args.harness), dry_run=args.dry_run
         )
     out.write(result.describe() + "\n")
+    if args.command == "install" and install.TRUST_STEPS[args.harness]:
+        out.write(install.TRUST_STEPS[args.harness] + "\n")
     return EXIT_OK
 
 

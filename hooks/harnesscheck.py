@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from memhooks.hooks import install
 from memhooks.hooks.mcp_config import registrations
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
 Level = Literal["ok", "warn", "fix"]
 
@@ -42,6 +42,7 @@ _RANGES: dict[str, dict[str, tuple[float, float]]] = {
         "UserPromptSubmit": (1, 30),
         "PreCompact": (1, 120),
         "PostCompact": (1, 60),
+        "SessionEnd": (1, 3),  # Codex caps SessionEnd hooks at 3 s
     },
     "gemini": {
         "SessionStart": (1, 60),
@@ -67,15 +68,12 @@ class _Handler(NamedTuple):
 
 def _settings_files(harness: str, project: Path, home: Path) -> list[tuple[str, Path]]:
     """(scope, path) of each file the harness reads hooks from, user level first."""
-    if harness == "codex":
-        return [
-            ("user", home / ".codex" / "hooks.json"),
-            ("project", project / ".codex" / "hooks.json"),
-        ]
     scopes: tuple[install.Scope, ...] = (
-        ("user", "project") if harness == "gemini" else ("user", "project", "local")
+        ("user", "project", "local")
+        if harness == "claude-code"
+        else ("user", "project")
     )
-    h: install.Harness = "gemini" if harness == "gemini" else "claude-code"
+    h = cast("install.Harness", harness)
     return [
         (s, install.settings_path(h, s, project_dir=project, home=home)) for s in scopes
     ]
@@ -83,8 +81,6 @@ def _settings_files(harness: str, project: Path, home: Path) -> list[tuple[str, 
 
 def _fix(harness: str, scope: str, path: Path, home: Path) -> str:
     """How to rewrite our hooks in one file."""
-    if harness == "codex":
-        return f"edit {_short(path, home)} (see the README)"
     return f"run `memhooks install {harness} --scope {scope}`"
 
 
@@ -235,6 +231,10 @@ def check_harness(
                     level, f"{name}: {h.event} hook in {_short(h.path, home)} {text}"
                 )
             )
+    if harness == "codex":
+        found += _codex_trust(project, home, handlers)
+    if harness == "gemini":
+        found += _gemini_environment(handlers)
     if not any(f.level != "ok" for f in found):
         where = ", ".join(dict.fromkeys(_short(h.path, home) for h in handlers))
         found.append(
@@ -245,6 +245,61 @@ def check_harness(
             )
         )
     return found
+
+
+def _codex_trust(project: Path, home: Path, handlers: list[_Handler]) -> list[Finding]:
+    """Codex runs hooks only once reviewed (a hash per file in its config.toml), and reads
+    a project's hooks.json only in a trusted project (hooks-protocol.md §6.1)."""
+    import tomllib
+
+    config = Path(os.environ.get("CODEX_HOME") or home / ".codex") / "config.toml"
+    try:
+        data = tomllib.loads(config.read_text("utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    found = []
+    hooks = data.get("hooks")
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    reviewed = isinstance(state, dict) and any(
+        isinstance(v, dict) and "trusted_hash" in v for v in state.values()
+    )
+    if not reviewed:
+        found.append(Finding("warn", "Codex: " + install.TRUST_STEPS["codex"]))
+    projects = data.get("projects")
+    entry = projects.get(str(project)) if isinstance(projects, dict) else None
+    trusted = isinstance(entry, dict) and entry.get("trust_level") == "trusted"
+    if any(h.path.is_relative_to(project) for h in handlers) and not trusted:
+        found.append(
+            Finding(
+                "warn",
+                f"Codex: {project} is not a trusted project in {_short(config, home)}, "
+                "so Codex ignores its .codex/hooks.json: trust it when Codex asks, or "
+                "run `memhooks install codex --scope user`",
+            )
+        )
+    return found
+
+
+def _gemini_environment(handlers: list[_Handler]) -> list[Finding]:
+    """In a GitHub Actions job Gemini CLI hides MEMHOOKS_HOME from hooks unless allowed."""
+    if not (os.environ.get("GITHUB_SHA") and os.environ.get("MEMHOOKS_HOME")):
+        return []
+    for path in dict.fromkeys(h.path for h in handlers):
+        try:
+            data = json.loads(path.read_text("utf-8-sig") or "{}")
+        except (OSError, ValueError):
+            continue
+        redaction = data.get("security", {}).get("environmentVariableRedaction", {})
+        if "MEMHOOKS_HOME" in (redaction.get("allowed") or []):
+            return []
+    return [
+        Finding(
+            "fix",
+            "Gemini CLI: GITHUB_SHA is set, so Gemini hides MEMHOOKS_HOME from hooks "
+            'and they use another memory root: add "MEMHOOKS_HOME" to '
+            "security.environmentVariableRedaction.allowed in its settings.json",
+        )
+    ]
 
 
 def check_mcp(

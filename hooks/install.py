@@ -1,4 +1,4 @@
-"""Merge memhooks' lifecycle hooks into Claude Code and Gemini CLI settings files.
+"""Merge memhooks' lifecycle hooks into Claude Code, Codex CLI and Gemini CLI settings files.
 
 The file belongs to the user: other keys and foreign hooks keep their values and
 order, a file we cannot parse is never rewritten, and the old content goes to
@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from memhooks.hooks.errors import HookError
 
-Harness = Literal["claude-code", "gemini"]
+Harness = Literal["claude-code", "codex", "gemini"]
 Scope = Literal["user", "project", "local"]
 
 
@@ -38,6 +38,15 @@ _SPECS: dict[str, tuple[_HookSpec, ...]] = {
         _HookSpec("PreCompact", "manual|auto", 30),
         _HookSpec("PostCompact", "manual|auto", 10),
         # All SessionEnd hooks share a 1.5 s budget (hooks-protocol.md §1.3).
+        _HookSpec("SessionEnd", None, 2),
+    ),
+    # Codex reads Claude Code's layout from .codex/hooks.json; its SessionEnd hooks get
+    # 1 s by default, at most 3 (hooks-protocol.md §6.1).
+    "codex": (
+        _HookSpec("SessionStart", "startup|resume|clear|compact", 10),
+        _HookSpec("UserPromptSubmit", None, 10),
+        _HookSpec("PreCompact", "manual|auto", 30),
+        _HookSpec("PostCompact", "manual|auto", 10),
         _HookSpec("SessionEnd", None, 2),
     ),
     "gemini": (
@@ -103,9 +112,9 @@ def settings_path(
     """Return the settings file that ``scope`` refers to for ``harness``.
 
     Args:
-        harness: ``"claude-code"`` or ``"gemini"``.
-        scope: ``"user"``, ``"project"`` or ``"local"`` (Gemini has no local file,
-            so it maps to the project one).
+        harness: ``"claude-code"``, ``"codex"`` or ``"gemini"``.
+        scope: ``"user"``, ``"project"`` or ``"local"`` (Codex and Gemini have no
+            local file, so it maps to the project one).
         project_dir: Project root.
         home: The user's home directory.
 
@@ -114,6 +123,8 @@ def settings_path(
     """
     if harness == "gemini":
         return (home if scope == "user" else project_dir) / ".gemini" / "settings.json"
+    if harness == "codex":
+        return (home if scope == "user" else project_dir) / ".codex" / "hooks.json"
     if scope == "user":
         return home / ".claude" / "settings.json"
     name = "settings.local.json" if scope == "local" else "settings.json"
@@ -131,6 +142,23 @@ def hook_command(harness: Harness, executable: str | os.PathLike[str]) -> str:
         The command string to pass to :func:`install`.
     """
     return f"{shlex.quote(os.fspath(executable))} hook --harness {harness}"
+
+
+#: What a user must still do before the harness runs the hooks it was given.
+TRUST_STEPS: dict[Harness, str] = {
+    "claude-code": "",
+    "codex": (
+        "Codex runs new hooks only after you review them: start `codex` in the project, "
+        "type /hooks and trust the memhooks hooks (an edit of hooks.json asks again; "
+        "project hooks load only in a project you trusted). `codex exec "
+        "--dangerously-bypass-hook-trust` skips the review for one run."
+    ),
+    "gemini": (
+        "Gemini CLI loads project settings only in a trusted folder: answer yes when "
+        "it asks, or use --scope user. In CI (GITHUB_SHA set) it hides MEMHOOKS_HOME "
+        "from hooks unless security.environmentVariableRedaction.allowed lists it."
+    ),
+}
 
 
 def is_ours(handler_command: str) -> bool:

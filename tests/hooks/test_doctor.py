@@ -161,16 +161,52 @@ def test_codex_hooks_missing_events_and_command_not_on_path(
 
     found = check_harness("codex", project, home, lambda name: None)
 
+    fix = "run `memhooks install codex --scope project`"
     assert _levels(found, "fix") == [
         (
-            "Codex: no memhooks hook on UserPromptSubmit, PreCompact, PostCompact: "
-            f"edit {codex} (see the README)"
+            "Codex: no memhooks hook on UserPromptSubmit, PreCompact, PostCompact, "
+            f"SessionEnd: {fix}"
         ),
         (
-            f"Codex: hook in {codex} runs `memhooks`, which is not on PATH: edit {codex} "
-            "(see the README) with the memhooks you use"
+            f"Codex: hook in {codex} runs `memhooks`, which is not on PATH: {fix} "
+            "with the memhooks you use"
         ),
     ]
+
+
+def test_codex_hooks_that_codex_will_not_run_are_reported(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    codex_home = home / ".codex"
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    install("codex", project / ".codex" / "hooks.json", "memhooks hook --harness codex")
+
+    warned = _levels(check_harness("codex", project, home, shutil.which), "warn")
+    assert any("type /hooks and trust" in w for w in warned), warned
+    assert any("is not a trusted project" in w for w in warned), warned
+
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        f'[projects."{project}"]\ntrust_level = "trusted"\n\n'
+        '[hooks.state."project:SessionStart:0"]\ntrusted_hash = "ab12"\n'
+    )
+    warned = _levels(check_harness("codex", project, home, shutil.which), "warn")
+    assert not [w for w in warned if "trust" in w], warned
+
+
+def test_gemini_in_github_actions_needs_memhooks_home_allowed(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = settings_path("gemini", "project", project_dir=project, home=home)
+    install("gemini", settings, "memhooks hook --harness gemini")
+    monkeypatch.setenv("GITHUB_SHA", "0" * 40)
+    fixes = _levels(check_harness("gemini", project, home, shutil.which), "fix")
+    assert any("environmentVariableRedaction.allowed" in f for f in fixes), fixes
+    data = json.loads(settings.read_text())
+    data["security"] = {"environmentVariableRedaction": {"allowed": ["MEMHOOKS_HOME"]}}
+    settings.write_text(json.dumps(data))
+    fixes = _levels(check_harness("gemini", project, home, shutil.which), "fix")
+    assert not [f for f in fixes if "environmentVariableRedaction" in f], fixes
 
 
 def test_unreadable_settings_file(project: Path, home: Path) -> None:

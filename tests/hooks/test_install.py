@@ -404,3 +404,26 @@ def test_uninstall_leaves_shapes_it_does_not_understand(tmp_path: Path) -> None:
     uninstall("claude-code", path)
 
     assert json.loads(path.read_bytes()) == {"hooks": odd}
+
+
+def test_install_codex_writes_its_hooks_file_and_says_how_to_trust_it(
+    tmp_path: Path,
+) -> None:
+    from tests.conftest import run_cli
+
+    project = tmp_path / "app"
+    (project / ".git").mkdir(parents=True)
+    done = run_cli("install", "codex", "--project", str(project), cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "type /hooks and trust" in done.stdout
+    data = json.loads((project / ".codex" / "hooks.json").read_text())
+    assert sorted(data["hooks"]) == [
+        "PostCompact",
+        "PreCompact",
+        "SessionEnd",
+        "SessionStart",
+        "UserPromptSubmit",
+    ]
+    command = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert command.endswith("hook --harness codex")
+    assert data["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] <= 3
