@@ -5,30 +5,36 @@ session process rank over.
 file (`memory.segment`): a file of the same size and modification time is ranked from
 the file's postings, any other is read and indexed in memory, and the index file's
 postings of files changed or gone are skipped. When too many files changed, or there is
-no index file yet, it is built anew first. The ranking is the same as over an `Index`
+no index file yet, it is built anew first. What that check found is kept beside the
+index file (`Seen`): a one-shot search trusts it while the four folders that hold the
+files keep their modification times, for at most `FULL_CHECK_NS`, so it stats four
+folders rather than every file. The ranking is the same as over an `Index`
 of every file (tests/memory/test_layered.py), while a one-shot search at 10,000 notes
 reads a few postings instead of 40 MB of notes (README, "Speed").
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
+import os
 import time
 from array import array
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.corpus import make_doc
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.index import Index, prefilter
 from memhooks.memory.layout import Located, kind_of
-from memhooks.memory.segment import HIDDEN, MARKED, Segment, encode
+from memhooks.memory.segment import DAILY, HIDDEN, MARKED, Segment, encode
+from memhooks.memory.store import Found
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Query
-    from memhooks.memory.store import Found, Store
+    from memhooks.memory.store import Store
 
 logger = logging.getLogger(__name__)
 
@@ -40,14 +46,68 @@ RACY_NS = 2_000_000_000
 #: more than `REBUILD_SHARE` of them; fewer are read and indexed per search.
 REBUILD_MIN = 64
 REBUILD_SHARE = 0.05
+#: A one-shot search stats every file when the last such check is older than this; in
+#: between it stats the four folders only (`Store.stamps`), which tell of every file
+#: created, deleted or renamed (memhooks' own writes, an editor saving by rename), not
+#: of a write in place by another program: that is seen within this time.
+FULL_CHECK_NS = 10_000_000_000
 #: Keys whose postings are kept from one read to the next (a query's keys).
 _RECENT = 64
+# Flag bytes of the index file -> 1 where the flag says so (bytes.translate tables).
+_LIVE = bytes(0 if f & HIDDEN else 1 for f in range(256))
+_DAILY = bytes(1 if f & DAILY else 0 for f in range(256))
+_DROPPED = bytes([1] + [0] * 255)
+
+
+class Seen(NamedTuple):
+    """What the last full check of the files against the index file found, kept beside
+    it: until a folder changes, a one-shot search trusts it instead of a stat per file.
+    """
+
+    built_at: int  #: of the index file it describes
+    checked_at: int  #: when the check began (ns since the epoch)
+    stamps: tuple[int, ...]  #: `Store.stamps` before the check
+    changed: int  #: files a build would spare reading (see `_compare`)
+    dead: list[int]  #: ids of the index file not ranked from it (changed, gone, racy)
+    stale: list[str]  #: files read instead (changed since the build, or new)
+
+    def encode(self) -> bytes:
+        """The note's bytes."""
+        head = [_SEEN, self.built_at, self.checked_at, self.changed, *self.stamps]
+        lines = [" ".join(map(str, head)), " ".join(map(str, self.dead))]
+        return "\n".join([*lines, "\0".join(self.stale)]).encode(
+            "utf-8", "surrogatepass"
+        )
+
+    @classmethod
+    def decode(cls, data: bytes) -> Seen | None:
+        """The note in `data`; None for anything else (a full check then runs)."""
+        try:
+            head, dead, stale = data.decode("utf-8", "surrogatepass").split("\n", 2)
+            tag, built, checked, changed, *stamps = head.split(" ")
+            if tag != _SEEN:
+                return None
+            return cls(
+                int(built),
+                int(checked),
+                tuple(map(int, stamps)),
+                int(changed),
+                [int(i) for i in dead.split()],
+                stale.split("\0") if stale else [],
+            )
+        except ValueError:
+            return None
+
+
+_SEEN = "MHSEEN1"
 
 
 def open_index(
     store: Store, only: Query | None = None, docs: Mapping[str, Doc] | None = None
 ) -> Layered:
-    """The index of `store`'s scope, current to the last modification of every file.
+    """The index of `store`'s scope, current to the last modification of every file
+    (for a one-shot search: to the last file created, deleted or renamed, and to every
+    change older than `FULL_CHECK_NS`).
 
     Args:
         store: the project's memory.
@@ -56,20 +116,21 @@ def open_index(
         docs: the documents already in memory (a session's corpus), used for changed
             files and the documents hits show instead of reading them again.
     """
-    built_at = time.time_ns()
-    files = store.walk()
+    now = time.time_ns()
     seg = _segment(store)
-    fresh, stale, changed = _compare(seg, files, built_at)
-    if files and (
-        seg is None or changed > max(REBUILD_MIN, REBUILD_SHARE * len(files))
-    ):
-        try:
-            store.save_index(encode(store.entries(), built_at))
-        except OSError as e:
-            logger.info("search index not written (%s); reading the notes", e)
-        else:
+    seen = _trusted(store, seg, now) if docs is None else None
+    if seen is None:
+        seen, files = _check(store, seg, now)
+        rebuild = seg is None or seen.changed > max(REBUILD_MIN, REBUILD_SHARE * files)
+        if files and rebuild and _build(store, now):
             seg = _segment(store)
-            fresh, stale, _ = _compare(seg, files, built_at)
+            seen, _ = _check(store, seg, now)
+        if docs is None and seg is not None:
+            try:
+                store.save_index_note(seen.encode())
+            except OSError as e:
+                logger.info("search index note not written (%s)", e)
+    stale = [f for rel in seen.stale if (f := _found(store, rel)) is not None]
     if docs is not None:
         overlay = Index(d for f in stale if (d := docs.get(f.rel)) is not None)
     else:
@@ -89,7 +150,62 @@ def open_index(
         # A file gone since the stat matches nothing more; its hit shows no lines.
         return doc or make_doc(kind_of(rel) or Located("note", rel, ""), "")
 
-    return Layered(seg, fresh, overlay, load)
+    return Layered(seg, seen.dead, overlay, load)
+
+
+def _trusted(store: Store, seg: Segment | None, now: int) -> Seen | None:
+    # The last full check, if it describes this index file, is recent, and no folder
+    # changed since (a folder stamp near the check could hide a change in the same tick).
+    if seg is None:
+        return None
+    data = store.read_index_note()
+    seen = None if data is None else Seen.decode(data)
+    if (
+        seen is None
+        or seen.built_at != seg.built_at
+        or not 0 <= now - seen.checked_at <= FULL_CHECK_NS
+        or any(s >= seen.checked_at - RACY_NS for s in seen.stamps)
+        or store.stamps() != seen.stamps
+        or any(i >= len(seg) for i in seen.dead)
+    ):
+        return None
+    return seen
+
+
+def _check(store: Store, seg: Segment | None, now: int) -> tuple[Seen, int]:
+    # Stat every file and compare it with the index file; and how many files there are.
+    stamps = store.stamps()
+    files = store.walk()
+    fresh, stale, changed = _compare(seg, files, now)
+    live = {seg.ids[f.rel] for f in fresh} if seg is not None else set()
+    n = len(seg) if seg is not None else 0
+    seen = Seen(
+        seg.built_at if seg is not None else 0,
+        now,
+        stamps,
+        changed,
+        [i for i in range(n) if i not in live],
+        [f.rel for f in stale],
+    )
+    return seen, len(files)
+
+
+def _build(store: Store, now: int) -> bool:
+    # Write the index file anew; False when the disk refused (the notes are read then).
+    try:
+        store.save_index(encode(store.entries(), now))
+    except OSError as e:
+        logger.info("search index not written (%s); reading the notes", e)
+        return False
+    return True
+
+
+def _found(store: Store, rel: str) -> Found | None:
+    # A file to read, as `Store.walk` would list it (its stat is not needed).
+    loc = kind_of(rel)
+    if loc is None:
+        return None
+    return Found(loc.kind, rel, loc.key, os.path.join(store.root, rel), -1, 0)
 
 
 def _segment(store: Store) -> Segment | None:
@@ -142,7 +258,7 @@ class Layered:
     def __init__(
         self,
         seg: Segment | None,
-        fresh: list[Found],
+        dead: Iterable[int],
         overlay: Index,
         load: Callable[[str], Doc],
     ) -> None:
@@ -150,25 +266,25 @@ class Layered:
         self._n = n = len(seg) if seg is not None else 0
         #: 1 for each id of the index file whose file is unchanged and searchable
         self._live = bytearray(n)
-        self._live_count = self._live_size = 0
         #: path -> date of those that are daily logs
         self._live_daily: dict[str, str] = {}
+        self._live_count = self._live_size = 0
         if seg is not None:
-            flags, sizes, ids = seg.flags, seg.sizes, seg.ids
-            for f in fresh:
-                i = ids[f.rel]
-                if not flags[i] & HIDDEN:
-                    self._live[i] = 1
-                    self._live_count += 1
-                    self._live_size += sizes[i]
-                    if f.kind == "daily":
-                        self._live_daily[f.rel] = f.key
-        #: ids whose postings are skipped: files changed or gone since the file was built
-        self._dead = (
-            {i for i in range(n) if not self._live[i]}
-            if self._live_count < n
-            else set()
-        )
+            self._live = bytearray(seg.flags.translate(_LIVE))
+            for i in dead:
+                self._live[i] = 0
+            dropped = self._live.translate(_DROPPED)
+            #: ids whose postings are skipped: files changed, gone or hidden since the build
+            self._dead = set(itertools.compress(range(n), dropped))
+            self._live_count = n - len(self._dead)
+            self._live_size = sum(seg.sizes) - sum(seg.sizes[i] for i in self._dead)
+            daily = seg.flags.translate(_DAILY)
+            for i in itertools.compress(range(n), daily):
+                if self._live[i]:
+                    rel = seg.rels[i]
+                    self._live_daily[rel] = rel.rsplit("/", 1)[-1].removesuffix(".md")
+        else:
+            self._dead = set()
         self._over = overlay
         self._load = load
         self._loaded: dict[int, Doc] = {}

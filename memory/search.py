@@ -279,6 +279,8 @@ def _windows(doc: Doc, hits: Sequence[int]) -> str:
             spans[-1][1] = max(spans[-1][1], hi)
         else:
             spans.append([lo, hi])
+    if not spans:  # the file changed since it was indexed: none of its lines match now
+        return ""
     parts = ["\n".join(doc.lines[lo : hi + 1]) for lo, hi in spans[:SEARCH_MAX_WINDOWS]]
     text = "\n…\n".join(parts)
     more = (

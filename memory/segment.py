@@ -35,13 +35,15 @@ if TYPE_CHECKING:
 
 MAGIC = b"MHIX"
 #: Bump when the layout or what `memory.index.analyze` files changes.
-VERSION = 1
+VERSION = 2
 #: Documents per run: what building holds in memory at once (~4 MB at 2 KB a note).
 BATCH = 1024
 #: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.
 HIDDEN = 1
 #: A note that may be superseded (`memory.forget.may_be_superseded`): read to mark hits.
 MARKED = 2
+#: A daily log (its date is its file name): ranking orders logs by date.
+DAILY = 4
 
 # magic, version, documents, runs, bytes of the path table, when the build began,
 # where the document table starts, CRC-32 of the document table
@@ -79,7 +81,8 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
         else:
             # Analysed as read, so that no more than one run's postings are held.
             run.add(len(rels), e.doc)
-            flags.append(MARKED if may_be_superseded(e.doc) else 0)
+            daily = DAILY if e.doc.kind == "daily" else 0
+            flags.append(daily | (MARKED if may_be_superseded(e.doc) else 0))
         rels.append(e.rel)
         sizes.append(e.size)
         mtimes.append(e.mtime_ns)
@@ -273,7 +276,14 @@ class Segment:
         except struct.error as e:
             raise CorruptSegment("run header") from e
         self.built_at: int = built_at
-        self.ids = {rel: i for i, rel in enumerate(self.rels)}
+        self._ids: dict[str, int] | None = None
+
+    @property
+    def ids(self) -> dict[str, int]:
+        """The id of each path (made on first use: a search asks for a few)."""
+        if self._ids is None:
+            self._ids = {rel: i for i, rel in enumerate(self.rels)}
+        return self._ids
 
     def __len__(self) -> int:
         return len(self.rels)

@@ -318,6 +318,21 @@ class Store:
             out.append(Found(kind, rel, key, path, st.st_size, st.st_mtime_ns))
         return out
 
+    def stamps(self) -> tuple[int, ...]:
+        """Modification times (ns) of the root, project, daily and notes folders (-1 for
+        one missing): creating, deleting or renaming a file changes its folder's, so
+        equal stamps mean the same names (a write in place changes only the file's).
+        memhooks' own writes are renames (spec §2).
+        """
+        base = f"{PROJECTS_DIR}/{self.slug}"
+        out = []
+        for rel in ("", base, f"{base}/{DAILY_DIR}", f"{base}/{NOTES_DIR}"):
+            try:
+                out.append(os.stat(os.path.join(self.root, rel)).st_mtime_ns)
+            except OSError:
+                out.append(-1)
+        return tuple(out)
+
     def entries(self) -> Iterator[Entry]:
         """Every file in scope, read, as the on-disk index records it (`memory.segment`)."""
         for loc, path in self._entries():
@@ -355,6 +370,14 @@ class Store:
         path = self._index_path()
         private_folder(path.parent, gitignore=True)
         write_atomic(path, chunks, durable=False)
+
+    def read_index_note(self) -> bytes | None:
+        """The note kept beside the index file (`memory.layered.Seen`), if any."""
+        return read_bytes(self._index_path().with_suffix(".seen"))
+
+    def save_index_note(self, data: bytes) -> None:
+        """Replace the note kept beside the index file (OSError: not written)."""
+        write_atomic(self._index_path().with_suffix(".seen"), data, durable=False)
 
     def drop_index(self) -> None:
         """Remove the on-disk index (a damaged one); the next search builds it anew."""

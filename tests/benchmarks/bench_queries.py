@@ -32,7 +32,6 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,7 +52,7 @@ from tests.benchmarks.bench_speed import (
 CACHE = Path(tempfile.gettempdir()) / "memhooks-bench-queries"
 #: Bump when the generator changes, so a cached corpus is generated anew.
 CORPUS_VERSION = 1
-HEAD = """
+_HEAD = """
     the to and a of in is for it on test that with build this error be file run not we
     deploy as at config fix from by add are use was update server check data version have
     but or new can should when an if all set user log one change so no api will do there
@@ -61,7 +60,8 @@ HEAD = """
     issue start first patch only out make up retry timeout into script path case note step
     failing keep last week touch decided because module env token client local docker
     image worker schema migration default value session review ci lint commit health
-    """.split()
+    """
+HEAD = _HEAD.split()
 WORDS_PER_LINE = 12
 NOTE_BYTES = 2000
 
@@ -136,9 +136,9 @@ class Corpus:
             name = rng.choices(vocab, cum_weights=weights)[0]
             (folder / "notes" / f"{name}-{i}.md").write_text(body())
         for d in range(60):
-            (folder / "daily" / f"2026-{1 + d // 28:02d}-{1 + d % 28:02d}.md").write_text(
-                f"### 09:00 — work\n{body()}"
-            )
+            (
+                folder / "daily" / f"2026-{1 + d // 28:02d}-{1 + d % 28:02d}.md"
+            ).write_text(f"### 09:00 — work\n{body()}")
         (self.root / "MEMORY.md").write_text(
             "- Run the tests before pushing.\n- Prefer small commits.\n"
         )
@@ -331,11 +331,15 @@ def bench(notes: int, runs: int) -> dict[str, object]:
 
 def report(rows: dict[int, dict[str, object]], runs: int) -> str:
     out = [
-        f"medians of {runs} interleaved runs (session: {3 * runs} events per mix); "
-        f"{os.cpu_count()} cores; python {sys.version.split()[0]}",
+        (
+            f"medians of {runs} interleaved runs (session: {3 * runs} events per mix); "
+            f"{os.cpu_count()} cores; python {sys.version.split()[0]}"
+        ),
         "",
-        "| notes | mix | search one-shot | grep -ril | ratio | rg -il | ratio "
-        "| pre-prompt in session (p95) |",
+        (
+            "| notes | mix | search one-shot | grep -ril | ratio | rg -il | ratio "
+            "| pre-prompt in session (p95) |"
+        ),
         "|" + "---|" * 8,
     ]
     for n, r in rows.items():
@@ -351,8 +355,10 @@ def report(rows: dict[int, dict[str, object]], runs: int) -> str:
             )
     out += [
         "",
-        "| notes | lines with `test` | index build | build peak RSS | index file "
-        "| session start | session RSS |",
+        (
+            "| notes | lines with `test` | index build | build peak RSS | index file "
+            "| session start | session RSS |"
+        ),
         "|" + "---|" * 7,
     ]
     for n, r in rows.items():
@@ -365,9 +371,11 @@ def report(rows: dict[int, dict[str, object]], runs: int) -> str:
         )
     out += [
         "",
-        "| notes | prompt hook, session ready (p95) | while it starts (p95) "
-        "| python -c pass (p95) | ratio ready (p95) | ratio starting (p95) "
-        "| session process RSS |",
+        (
+            "| notes | prompt hook, session ready (p95) | while it starts (p95) "
+            "| python -c pass (p95) | ratio ready (p95) | ratio starting (p95) "
+            "| session process RSS |"
+        ),
         "|" + "---|" * 7,
     ]
     for n, r in rows.items():

@@ -22,6 +22,8 @@ from tests.memory.test_index import SLUG, WORDS, _random_root
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from memhooks.memory.store import Found
+
 
 def _answer(result: object) -> object:
     return to_json(result, 1_000_000)  # type: ignore[arg-type]
@@ -33,7 +35,18 @@ def _bump(path: Path, rng: random.Random) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + rng.randint(1, 10**9)))
 
 
-def _edit(store: Store, rng: random.Random) -> None:
+def _write(path: Path, text: str, *, rename: bool) -> None:
+    # In place, as most programs write; or as memhooks and some editors do: a new file
+    # renamed over the old one.
+    if not rename:
+        path.write_text(text)
+        return
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _edit(store: Store, rng: random.Random, *, rename: bool = False) -> None:
     """Change, delete, add and forget a few files, as a person or agent would."""
     root = store.root
     files = sorted((root / "projects" / SLUG).rglob("*.md"))
@@ -43,7 +56,7 @@ def _edit(store: Store, rng: random.Random) -> None:
             path.unlink()
             continue
         text = path.read_text() if action == "append" else ""
-        path.write_text(text + " ".join(rng.choices(WORDS, k=5)) + "\n")
+        _write(path, text + " ".join(rng.choices(WORDS, k=5)) + "\n", rename=rename)
         _bump(path, rng)
     for n in range(rng.randint(0, 3)):
         store.write_note(
@@ -52,19 +65,29 @@ def _edit(store: Store, rng: random.Random) -> None:
     notes = sorted((root / "projects" / SLUG / "notes").glob("*.md"))
     if notes and rng.random() < 0.5:
         victim = rng.choice(notes)
-        victim.write_text("forgotten: 2026-11-30 — stale\n" + victim.read_text())
+        text = "forgotten: 2026-11-30 — stale\n" + victim.read_text()
+        _write(victim, text, rename=rename)
         _bump(victim, rng)
 
 
 @pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("rename", [False, True], ids=["in-place", "renamed"])
 def test_index_file_and_changes_rank_as_a_fresh_read(
-    memory_root: Path, seed: int, trusting: None
+    memory_root: Path,
+    seed: int,
+    rename: bool,
+    trusting: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # Writes in place are seen by a full check; files created, deleted or renamed over
+    # (memhooks' own writes) at once, from the folders' modification times.
+    if not rename:
+        monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", -1)
     rng = random.Random(seed)
     store = _random_root(memory_root, rng)
     search(store, "deploy")  # builds the index file
     assert (memory_root / ".index" / f"{SLUG}.mhix").is_file()
-    _edit(store, rng)
+    _edit(store, rng, rename=rename)
     docs = store.corpus()
     session = open_index(store, docs=docs)  # a session process opens it the same way
     for _ in range(6):
@@ -85,6 +108,56 @@ def test_index_file_and_changes_rank_as_a_fresh_read(
         assert _answer(search_index(session, query)) == _answer(
             search_docs(now.values(), query)
         ), query
+
+
+def test_a_search_stats_every_file_only_when_a_folder_changed_or_time_passed(
+    memory_root: Path, trusting: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(3)
+    store = _random_root(memory_root, rng)
+    search(store, "deploy")  # builds the index file, then checks every file
+    walks: list[int] = []
+    walk = Store.walk
+
+    def counted(self: Store) -> list[Found]:
+        walks.append(1)
+        return walk(self)
+
+    monkeypatch.setattr(Store, "walk", counted)
+    assert search(store, "deploy").hits
+    assert walks == []  # nothing changed: four folders stat'ed, no file
+    store.write_note("zeta-note", "zeta deploy")  # a rename into notes/
+    assert [h.rel for h in search(store, "zeta").hits] == [
+        f"projects/{SLUG}/notes/zeta-note.md"
+    ]
+    assert walks == [1]
+    assert search(store, "zeta").hits
+    assert walks == [1]  # what the check found is trusted until a folder changes
+    path = memory_root / "projects" / SLUG / "notes" / "zeta-note.md"
+    path.write_text("omega\n")  # in place: its folder keeps its time
+    _bump(path, rng)
+    monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", 0)  # ... until the time is up
+    assert [h.rel for h in search(store, "omega").hits] == [
+        f"projects/{SLUG}/notes/zeta-note.md"
+    ]
+    # its name still says zeta, its text no longer does
+    assert [h.filename_only for h in search(store, "zeta").hits] == [True]
+    assert walks == [1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    "note", [b"", b"MHSEEN1 x", b"\xff\xfe", b"MHSEEN1 1 2 3\n9 9\n"]
+)
+def test_a_damaged_note_beside_the_index_changes_no_answer(
+    memory_root: Path, trusting: None, note: bytes
+) -> None:
+    rng = random.Random(5)
+    store = _random_root(memory_root, rng)
+    queries = [" ".join(rng.choices(WORDS, k=3)) for _ in range(3)]
+    expected = [_answer(search_docs(store.corpus().values(), q)) for q in queries]
+    search(store, queries[0])
+    (memory_root / ".index" / f"{SLUG}.seen").write_bytes(note)
+    assert [_answer(search(store, q)) for q in queries] == expected
 
 
 def test_many_changes_rebuild_the_file_few_do_not(
