@@ -110,6 +110,32 @@ def test_index_file_and_changes_rank_as_a_fresh_read(
         ), query
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_common_word_ranks_as_a_fresh_read_past_the_hit_limit(
+    memory_root: Path, seed: int, trusting: None
+) -> None:
+    # A word in nearly every file, more files than any output shows (rank.MAX_HITS), and
+    # many equal scores at the cut: the index file ranks them as reading every file does.
+    rng = random.Random(seed)
+    folder = memory_root / "projects" / SLUG / "notes"
+    folder.mkdir(parents=True)
+    weights = [1 / r for r in range(1, len(WORDS) + 1)]
+    for n in range(260):
+        words = ["common", *rng.choices(WORDS, weights, k=rng.randint(0, 12))]
+        text = "\n".join(" ".join(words[i : i + 4]) for i in range(0, len(words), 4))
+        (folder / f"{rng.choice(WORDS)}-{n}.md").write_text(text + "\n")
+    store = Store(memory_root, SLUG)
+    search(store, "common")  # builds the index file
+    _edit(store, rng, rename=True)
+    docs = store.corpus()
+    session = open_index(store, docs=docs)
+    rare = WORDS[-6:]
+    for query in ["common", f"common {rare[0]} {rare[1]}", f"{WORDS[0]} common"]:
+        fresh = _answer(search_docs(docs.values(), query))
+        assert _answer(search(store, query)) == fresh, query
+        assert _answer(search_index(session, query)) == fresh, query
+
+
 def test_a_search_stats_every_file_only_when_a_folder_changed_or_time_passed(
     memory_root: Path, trusting: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
