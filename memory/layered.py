@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Query
     from memhooks.memory.store import Store
+    from memhooks.memory.topk import Column
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +151,10 @@ def open_index(
         # A file gone since the stat matches nothing more; its hit shows no lines.
         return doc or make_doc(kind_of(rel) or Located("note", rel, ""), "")
 
-    return Layered(seg, seen.dead, overlay, load)
+    out = Layered(seg, seen.dead, overlay, load)
+    if docs is not None:
+        out.columns = {}  # a session's: it ranks again and again
+    return out
 
 
 def _trusted(store: Store, seg: Segment | None, now: int) -> Seen | None:
@@ -293,6 +297,9 @@ class Layered:
         self._recent: dict[str, tuple[array[int], array[int]]] = {}
         #: the index file proved damaged (`CorruptSegment` was raised): open it anew
         self.damaged = False
+        #: each key's scores, kept between searches by a session (`memory.topk`); None:
+        #: not kept (a one-shot search ranks once)
+        self.columns: dict[tuple[str, int, float], Column] | None = None
 
     # -- corpus-wide numbers ----------------------------------------------------------
 
@@ -416,13 +423,18 @@ class Layered:
         """Index `doc` (in memory), replacing the document at the same path."""
         self._drop_live(doc.rel)
         self._over.add(doc)
+        self._changed()
+
+    def _changed(self) -> None:
         self._sizes = self._dailies = None
+        if self.columns is not None:
+            self.columns.clear()
 
     def remove(self, rel: str) -> None:
         """Forget the document at `rel` (no-op when absent)."""
         self._drop_live(rel)
         self._over.remove(rel)
-        self._sizes = self._dailies = None
+        self._changed()
 
     def _live_id(self, rel: str) -> int | None:
         i = self._seg.ids.get(rel) if self._seg is not None else None

@@ -34,7 +34,7 @@ from memhooks.memory.index import Query, line_keys
 from memhooks.memory.terms import keys
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Container, Mapping, Sequence
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Searchable
@@ -113,41 +113,106 @@ def rank(index: Searchable, terms: Sequence[Term], limit: int = MAX_HITS) -> Ran
     if not qkeys or not index.count:
         return Ranking([], 0, {})
     n, avg = index.count, index.avg_size
-    sizes = index.sizes
-    # BM25's length norm, K1 * (1 - B + B * size / avg), as c0 + c1 * size: this loop runs
-    # once per posting, thousands of times for a common word in a large corpus.
-    c0, c1, k1p = K1 * (1 - B), K1 * B / avg, K1 + 1
-    score: dict[int, float] = {}
-    lines: dict[int, int] = {}
-    content: set[int] = set()
-    by_name: dict[int, list[float]] = {}
+    bm25 = BM25(index.sizes, avg)
+    columns = getattr(index, "columns", None)
+    if columns is not None:
+        # A session's index keeps each key's scores: the best are found without adding
+        # up every posting of a common word (`memory.topk`).
+        from memhooks.memory.topk import top
+
+        return _ranking(index, terms, qkeys, *top(index, qkeys, bm25, columns, limit))
+    sums = Sums()
     idf: dict[str, float] = {}
     for k in qkeys:
         post, named = index.postings(k), index.field_ids(k)
+        idf[k] = w = bm25.idf(n, len(named.union(post[0::3])))
+        bm25.add(sums, w, post, named)
+    bm25.finish(index, sums)
+    score, content = sums.score, sums.content
+    best = _best(index, score, content, limit)
+    holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
+    return _ranking(index, terms, qkeys, best, sums, holders, len(score), idf)
+
+
+class Sums:
+    """The running sums of one ranking, per document id."""
+
+    def __init__(self) -> None:
+        self.score: dict[int, float] = {}
+        self.lines: dict[int, int] = {}  #: lines holding a query key, counted per key
+        self.content: set[int] = set()  #: ids whose content holds a query key
+        self.by_name: dict[int, list[float]] = {}  #: idf of keys only its name holds
+
+
+class BM25:
+    """The score of a document for the keys it holds: BM25 over a corpus of documents
+    of these `sizes` (by id), `avg` bytes on average."""
+
+    def __init__(self, sizes: Sequence[int], avg: float) -> None:
+        self.sizes, self.avg = sizes, avg
+        # BM25's length norm, K1 * (1 - B + B * size / avg), as c0 + c1 * size: `add`
+        # runs once per posting, thousands of times for a common word.
+        self.c0, self.c1, self.k1p = K1 * (1 - B), K1 * B / avg, K1 + 1
+
+    @staticmethod
+    def idf(n: int, df: int) -> float:
+        """A key's weight, held by `df` of `n` documents: BM25's idf with +1 inside the
+        log, so a key in every file weighs little but not < 0."""
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def add(self, sums: Sums, w: float, post: Sequence[int], named: set[int]) -> None:
+        """Add one key of weight `w` to `sums`: its postings (flat (id, tf, lines)
+        triples), and the ids whose name holds it."""
+        score, lines, sizes = sums.score, sums.lines, self.sizes
+        c0, c1, k1p = self.c0, self.c1, self.k1p
         ids = post[0::3]
-        df = len(named.union(ids))
-        # BM25's idf with +1 inside the log, so a key in every file weighs little but not < 0.
-        idf[k] = w = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        content.update(ids)
+        sums.content.update(ids)
         for i, tf, n_lines in zip(ids, post[1::3], post[2::3], strict=True):
             f = tf + (FIELD_WEIGHT if i in named else 0.0)
             score[i] = score.get(i, 0.0) + w * f * k1p / (f + c0 + c1 * sizes[i])
             lines[i] = lines.get(i, 0) + n_lines
         for i in named.difference(ids):
-            by_name.setdefault(i, []).append(w)
-    for i, weights in by_name.items():
-        # A file matched by its name alone is judged by the name, not by the length of a
-        # body that holds no query word: its score is length-neutral (norm at the average).
-        norm = c0 + c1 * (sizes[i] if i in content else avg)
-        f = FIELD_WEIGHT
-        for w in weights:
-            score[i] = score.get(i, 0.0) + w * f * k1p / (f + norm)
+            sums.by_name.setdefault(i, []).append(w)
+
+    def finish(self, index: Searchable, sums: Sums) -> None:
+        """Add what names alone matched, then each daily log's recency, to `sums`."""
+        score, content, sizes = sums.score, sums.content, self.sizes
+        c0, c1, k1p = self.c0, self.c1, self.k1p
+        for i, weights in sums.by_name.items():
+            # A file matched by its name alone is judged by the name, not by the length
+            # of a body that holds no query word: its score is length-neutral (norm at
+            # the average).
+            norm = c0 + c1 * (sizes[i] if i in content else self.avg)
+            f = FIELD_WEIGHT
+            for w in weights:
+                score[i] = score.get(i, 0.0) + w * f * k1p / (f + norm)
+        for i, place in boosts(index).items():
+            if i in score:
+                score[i] *= 1 + RECENCY * place
+
+
+def boosts(index: Searchable) -> dict[int, float]:
+    """The ids whose score grows with recency (daily logs, MEMORY.md), and their place
+    (0 .. 1) in the timeline."""
+    out: dict[int, float] = {}
     for rel, place in _freshness(index).items():
         at = index.id_of(rel)
-        if at is not None and at in score:
-            score[at] *= 1 + RECENCY * place
-    best = _best(index, score, content, limit)
-    holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
+        if at is not None:
+            out[at] = place
+    return out
+
+
+def _ranking(
+    index: Searchable,
+    terms: Sequence[Term],
+    qkeys: list[str],
+    best: list[int],
+    sums: Sums,
+    holders: Mapping[str, Container[int]],
+    total: int,
+    idf: dict[str, float],
+) -> Ranking:
+    score, lines, content = sums.score, sums.lines, sums.content
     scored = []
     for i in best:
         hit = {k for k in qkeys if i in holders[k]}
@@ -164,7 +229,7 @@ def rank(index: Searchable, terms: Sequence[Term], limit: int = MAX_HITS) -> Ran
                 i not in content,
             )
         )
-    return Ranking(scored, len(score), idf)
+    return Ranking(scored, total, idf)
 
 
 def _best(
