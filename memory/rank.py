@@ -22,6 +22,7 @@ rule 6 (path) stay.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -236,16 +237,21 @@ def _best(
     index: Searchable, score: dict[int, float], content: set[int], limit: int
 ) -> list[int]:
     # The `limit` best ids: content hits before filename-only ones, by descending score,
-    # then by path. Paths are looked up only where scores tie at the cut and among the
-    # chosen: a common word matches thousands of files.
-    keyed = {i: (i not in content, -s) for i, s in score.items()}
-    top = heapq.nsmallest(limit, keyed, key=keyed.__getitem__)
-    if len(keyed) > limit:
-        edge = keyed[top[-1]]
-        top = [i for i in top if keyed[i] != edge]
-        tied = sorted((i for i, k in keyed.items() if k == edge), key=index.rel)
-        top += tied[: limit - len(top)]
-    return sorted(top, key=lambda i: (*keyed[i], index.rel(i)))
+    # then by path. Paths are looked up only among the few at the top (with every tie
+    # at the cut): a common word matches thousands of files.
+    out: list[int] = []
+    for group in (content, score.keys() - content):
+        room = limit - len(out)
+        if room <= 0:
+            break
+        ids = list(group)
+        if len(ids) > room:
+            values = list(map(score.__getitem__, ids))
+            edge = heapq.nlargest(room, values)[-1]
+            ids = list(itertools.compress(ids, map(edge.__le__, values)))
+        ids.sort(key=lambda i: (-score[i], index.rel(i)))
+        out += ids[:room]
+    return out
 
 
 def _freshness(index: Searchable) -> dict[str, float]:
