@@ -124,13 +124,18 @@ class _Builder:
 
     def __init__(self) -> None:
         self.docs = 0
-        self._post: dict[str, array[int]] = {}
+        self._post: dict[str, list[int]] = {}  #: flat (id, tf, lines) triples
         self._fields: dict[str, array[int]] = {}
 
     def add(self, i: int, doc: Doc) -> None:
         a = analyze(doc)
+        post, lines = self._post, a.lines
         for k, n in a.tf.items():
-            self._post.setdefault(k, array("I")).extend((i, n, a.lines[k]))
+            p = post.get(k)
+            if p is None:
+                post[k] = [i, n, lines[k]]
+            else:
+                p += (i, n, lines[k])
         for k in a.fields:
             self._fields.setdefault(k, array("I")).append(i)
         self.docs += 1
@@ -142,12 +147,16 @@ class _Builder:
         names = [k.encode("utf-8", "surrogatepass") for k in keys]
         key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
         sums = array("I")
+        posts, ids = [], []
         for k, name in zip(keys, names, strict=True):
-            p, f = post.get(k, _EMPTY), fields.get(k, _EMPTY)
+            p = array("I", post[k]).tobytes() if k in post else b""
+            f = fields[k].tobytes() if k in fields else b""
             key_at.append(key_at[-1] + len(name))
-            post_at.append(post_at[-1] + len(p))
-            field_at.append(field_at[-1] + len(f))
-            sums.append(zlib.crc32(f.tobytes(), zlib.crc32(p.tobytes())))
+            post_at.append(post_at[-1] + len(p) // 4)
+            field_at.append(field_at[-1] + len(f) // 4)
+            sums.append(zlib.crc32(f, zlib.crc32(p)))
+            posts.append(p)
+            ids.append(f)
         table = b"".join(
             [
                 key_at.tobytes(),
@@ -161,8 +170,8 @@ class _Builder:
             len(keys), key_at[-1], post_at[-1], field_at[-1], zlib.crc32(table)
         )
         yield table
-        yield from (post[k].tobytes() for k in keys if k in post)
-        yield from (fields[k].tobytes() for k in keys if k in fields)
+        yield b"".join(posts)
+        yield b"".join(ids)
 
 
 class Source(Protocol):
@@ -316,6 +325,3 @@ def _ints(buf: bytes, at: int, n: int, code: str = "I") -> array[int]:
     if len(out) != n:
         raise CorruptSegment("cut short")
     return out
-
-
-_EMPTY: array[int] = array("I")
