@@ -31,6 +31,7 @@ import itertools
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -171,11 +172,23 @@ def _terms(query: str) -> list[str]:
 
 
 def _run(cmd: list[str], env: dict[str, str], stdin: str | None = None) -> float:
+    return _timed(cmd, env, stdin)[0]
+
+
+def _timed(
+    cmd: list[str], env: dict[str, str], stdin: str | None = None
+) -> tuple[float, float]:
+    """Wall time and CPU time (user + system, every thread) of one run of `cmd`: on a
+    machine others load too, CPU time is what a comparison can still trust."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(
         cmd, input=stdin, capture_output=True, text=True, env=env, check=False
     )
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def _build(c: Corpus, env: dict[str, str]) -> tuple[float, int, int]:
@@ -207,10 +220,14 @@ def _one_shot(c: Corpus, env: dict[str, str], runs: int) -> dict[str, dict[str, 
             "rg": ["rg", "-il", "-e", pattern, *c.files()],
         }
         times: dict[str, list[float]] = {k: [] for k in cmds}
+        cpu: dict[str, list[float]] = {k: [] for k in cmds}
         for _ in range(runs):
             for k, cmd in cmds.items():
-                times[k].append(_run(cmd, env))
+                wall, used = _timed(cmd, env)
+                times[k].append(wall)
+                cpu[k].append(used)
         out[name] = {k: median_ms(v) for k, v in times.items()}
+        out[name] |= {f"{k}_cpu": median_ms(v) for k, v in cpu.items()}
     return out
 
 
@@ -299,12 +316,15 @@ def _session_rss(sid: str) -> int:
     return 0
 
 
-def bench(notes: int, runs: int) -> dict[str, object]:
+def bench(notes: int, runs: int, *, build: bool = True) -> dict[str, object]:
     t = time.perf_counter()
     c = Corpus(notes)
     generated = time.perf_counter() - t
     env = {**ENV, "MEMHOOKS_HOME": str(c.root)}
-    build_s, build_rss, index_bytes = _build(c, env)
+    if build or not (c.root / ".index").is_dir():
+        build_s, build_rss, index_bytes = _build(c, env)
+    else:
+        build_s, build_rss, index_bytes = float("nan"), 0, 0
     lines = subprocess.run(
         ["grep", "-rihc", "-w", "test", str(c.folder)],
         capture_output=True,
@@ -338,9 +358,9 @@ def report(rows: dict[int, dict[str, object]], runs: int) -> str:
         "",
         (
             "| notes | mix | search one-shot | grep -ril | ratio | rg -il | ratio "
-            "| pre-prompt in session (p95) |"
+            "| CPU: search / grep / rg | CPU ratio to grep | pre-prompt in session (p95) |"
         ),
-        "|" + "---|" * 8,
+        "|" + "---|" * 10,
     ]
     for n, r in rows.items():
         one_shot = r["one_shot"]
@@ -351,7 +371,10 @@ def report(rows: dict[int, dict[str, object]], runs: int) -> str:
             out.append(
                 f"| {n:,} | {mix} | {t['search']:.0f} ms | {t['grep']:.0f} ms "
                 f"| {t['search'] / t['grep']:.2f}× | {t['rg']:.0f} ms "
-                f"| {t['search'] / t['rg']:.2f}× | {med:.1f} ms ({p95:.1f}) |"
+                f"| {t['search'] / t['rg']:.2f}× "
+                f"| {t['search_cpu']:.0f} / {t['grep_cpu']:.0f} / {t['rg_cpu']:.0f} ms "
+                f"| {t['search_cpu'] / max(t['grep_cpu'], 1e-3):.2f}× "
+                f"| {med:.1f} ms ({p95:.1f}) |"
             )
     out += [
         "",
@@ -403,6 +426,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument(
+        "--keep-index",
+        action="store_true",
+        help="use the index file a previous run built (no build time measured)",
+    )
     args = ap.parse_args()
     subprocess.run(
         [PY, "-m", "compileall", "-q", str(REPO / "hooks"), str(REPO / "memory")],
@@ -412,7 +440,7 @@ def main() -> None:
     )
     rows = {}
     for n in args.sizes.split(","):
-        rows[int(n)] = bench(int(n), args.runs)
+        rows[int(n)] = bench(int(n), args.runs, build=not args.keep_index)
         print(f"{n} notes done", file=sys.stderr, flush=True)
     print(report(rows, args.runs))
 
