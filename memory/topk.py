@@ -16,30 +16,53 @@ the ranking is the same (tests/memory/test_layered.py).
 
 from __future__ import annotations
 
+from array import array
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.rank import BM25, Sums, _best, boosts
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Container, Iterable, Sequence
 
     from memhooks.memory.index import Searchable
 
-#: Columns kept per index (its recent queries' keys) before they are all dropped.
-MAX_COLUMNS = 64
+#: Bytes of columns kept per index (its recent queries' keys) before all are dropped:
+#: a common word's column at 100,000 notes holds ~2.4 MB.
+MAX_BYTES = 48 * 2**20
 #: Ids read from each column per round at first (doubled each round).
 FIRST_READ = 32
 #: Past this share of the matching documents read one by one, all are scored at once.
 READ_SHARE = 0.25
+#: A column holds its scores in an array over every id when more than this share of
+#: the ids hold its key (a common word), else in a dict.
+DENSE_SHARE = 1 / 32
+
+
+class _Scores(dict[int, float]):
+    """A key's scores by id, 0 for an id that does not hold it."""
+
+    def __missing__(self, key: int) -> float:
+        return 0.0
+
+
+class _Counts(dict[int, int]):
+    """A key's lines by id, 0 for an id that does not hold it."""
+
+    def __missing__(self, key: int) -> int:
+        return 0
 
 
 class Column(NamedTuple):
     """One key's scores over an index, as `BM25.add` gives them for that key alone."""
 
     w: float  #: the key's weight (idf)
-    sums: Sums  #: per id: score, lines, whether its content holds the key, by name
-    holders: set[int]  #: ids whose content or name holds the key
-    order: list[int]  #: ids whose content holds the key, best score first
+    score: Callable[[int], float]  #: by id; 0 where its content does not hold the key
+    lines: Callable[[int], int]  #: by id: its lines that hold the key
+    named: set[int]  #: ids whose name holds the key
+    order: array[int]  #: ids whose content holds the key, best score first
+    values: array[float]  #: their scores, in that order
+    mask: int  #: ids whose content or name holds the key, as a bit set
+    nbytes: int  #: about what it holds in memory
 
 
 def top(
@@ -48,7 +71,7 @@ def top(
     bm25: BM25,
     columns: dict[tuple[str, int, float], Column],
     limit: int,
-) -> tuple[list[int], Sums, dict[str, set[int]], int, dict[str, float]]:
+) -> tuple[list[int], Sums, dict[str, Container[int]], int, dict[str, float]]:
     """The `limit` best ids for `qkeys` as `rank` orders them, the sums of those read,
     each key's holders, how many documents match, and each key's weight.
 
@@ -59,21 +82,22 @@ def top(
         columns: kept columns (the index empties it when a document changes).
         limit: how many to find.
     """
-    if len(columns) > MAX_COLUMNS:
-        columns.clear()
     cols = [_column(index, k, bm25, columns) for k in qkeys]
+    mask = 0
+    for c in cols:
+        mask |= c.mask
+    matches = mask.bit_count()
     found = _Found(index, cols, bm25)
     # Scored first: those that can score more than their sum of keys.
-    named = set().union(*(c.sums.by_name for c in cols))
-    raised = [i for i in boosts(index) if any(i in c.holders for c in cols)]
+    named = set().union(*(c.named for c in cols))
+    raised = [i for i in boosts(index) if mask >> i & 1]
     found.admit([*named, *raised])
     at, step = 0, FIRST_READ
-    matches = len(set().union(*(c.holders for c in cols)))
     while True:
         bound, left = 0.0, False
         for c in cols:  # summed in query order, as a document's score is
             if at < len(c.order):
-                bound += c.sums.score[c.order[at]]
+                bound += c.values[at]
                 left = True
         if not left or found.above(bound) >= limit:
             break
@@ -86,9 +110,22 @@ def top(
     sums = found.sums
     best = _best(index, sums.score, sums.content, limit)
     found.lines(best)
-    holders = {k: c.holders for k, c in zip(qkeys, cols, strict=True)}
+    holders: dict[str, Container[int]] = {
+        k: _Holders(c) for k, c in zip(qkeys, cols, strict=True)
+    }
     idf = {k: c.w for k, c in zip(qkeys, cols, strict=True)}
     return best, sums, holders, matches, idf
+
+
+class _Holders:
+    """The ids whose content or name holds one key."""
+
+    def __init__(self, col: Column) -> None:
+        self._col = col
+
+    def __contains__(self, i: object) -> bool:
+        assert isinstance(i, int)
+        return self._col.mask >> i & 1 == 1
 
 
 class _Found:
@@ -107,12 +144,12 @@ class _Found:
             if i in sums.score or i in new.score or i in new.by_name:
                 continue
             for c in cols:
-                x = c.sums.score.get(i)
-                if x is not None:
+                x = c.score(i)
+                if x:
                     new.score[i] = new.score.get(i, 0.0) + x
-                    new.lines[i] = new.lines.get(i, 0) + c.sums.lines[i]
+                    new.lines[i] = new.lines.get(i, 0) + c.lines(i)
                     new.content.add(i)
-                elif i in c.sums.by_name:
+                elif i in c.named:
                     new.by_name.setdefault(i, []).append(c.w)
         self._bm25.finish(self._index, new)
         sums.score.update(new.score)
@@ -125,11 +162,15 @@ class _Found:
         cols, sums = self._cols, Sums()
         score = sums.score
         for c in cols:
-            for i, x in c.sums.score.items():
+            for i, x in zip(c.order, c.values, strict=True):
                 score[i] = score.get(i, 0.0) + x
-            for i in c.sums.by_name:
-                sums.by_name.setdefault(i, []).append(c.w)
         sums.content = set(score)
+        for c in cols:
+            for i in c.named.difference(sums.content):
+                sums.by_name.setdefault(i, []).append(c.w)
+            for i in c.named.intersection(sums.content):
+                if not c.score(i):
+                    sums.by_name.setdefault(i, []).append(c.w)
         self._bm25.finish(self._index, sums)
         self.sums, self._all = sums, True
 
@@ -138,7 +179,7 @@ class _Found:
         if self._all:
             lines, cols = self.sums.lines, self._cols
             for i in ids:
-                lines[i] = sum(c.sums.lines.get(i, 0) for c in cols)
+                lines[i] = sum(c.lines(i) for c in cols)
 
     def above(self, bound: float) -> int:
         """How many documents read hold a key in their content and score above `bound`."""
@@ -154,12 +195,45 @@ def _column(
 ) -> Column:
     at = (key, index.count, bm25.avg)
     col = columns.get(at)
-    if col is None:
-        post, named = index.postings(key), index.field_ids(key)
-        holders = named.union(post[0::3])
-        w = bm25.idf(index.count, len(holders))
-        sums = Sums()
-        bm25.add(sums, w, post, named)
-        order = sorted(sums.score, key=sums.score.__getitem__, reverse=True)
-        col = columns[at] = Column(w, sums, holders, order)
+    if col is not None:
+        return col
+    post, named = index.postings(key), index.field_ids(key)
+    holders = named.union(post[0::3])
+    w = bm25.idf(index.count, len(holders))
+    sums = Sums()
+    bm25.add(sums, w, post, named)
+    scores = sums.score
+    order = array("I", sorted(scores, key=scores.__getitem__, reverse=True))
+    values = array("d", map(scores.__getitem__, order))
+    n = len(index.sizes)
+    score: Callable[[int], float]
+    lines: Callable[[int], int]
+    if len(scores) > n * DENSE_SHARE:
+        dense, per_line = array("d", bytes(8 * n)), array("I", bytes(4 * n))
+        for i, x in scores.items():
+            dense[i] = x
+        for i, m in sums.lines.items():
+            per_line[i] = m
+        score, lines = dense.__getitem__, per_line.__getitem__
+        held = 12 * n
+    else:
+        score = _Scores(scores).__getitem__
+        lines = _Counts(sums.lines).__getitem__
+        held = 200 * len(scores)
+    nbytes = held + 12 * len(order) + n // 8 + 100 * len(named)
+    if sum(c.nbytes for c in columns.values()) + nbytes > MAX_BYTES:
+        columns.clear()
+    col = columns[at] = Column(
+        w, score, lines, named, order, values, _bits(holders), nbytes
+    )
     return col
+
+
+def _bits(ids: Iterable[int]) -> int:
+    out = bytearray()
+    for i in ids:
+        byte = i >> 3
+        if byte >= len(out):
+            out.extend(bytes(byte + 1 - len(out)))
+        out[byte] |= 1 << (i & 7)
+    return int.from_bytes(out, "little")

@@ -139,6 +139,7 @@ def test_a_common_word_ranks_as_a_fresh_read_past_the_hit_limit(
 def test_a_search_stats_every_file_only_when_a_folder_changed_or_time_passed(
     memory_root: Path, trusting: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", 10**12)  # however slow the test
     rng = random.Random(3)
     store = _random_root(memory_root, rng)
     search(store, "deploy")  # builds the index file, then checks every file
