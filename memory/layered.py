@@ -20,14 +20,16 @@ import logging
 import os
 import time
 from array import array
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from memhooks.memory.changes import Seen, compare
 from memhooks.memory.corpus import make_doc
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.index import Index, prefilter
 from memhooks.memory.layout import Located, kind_of
 from memhooks.memory.segment import DAILY, HIDDEN, MARKED, Segment, encode
 from memhooks.memory.store import Found
+from memhooks.memory.topk import Columns
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
     from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Query
     from memhooks.memory.store import Store
-    from memhooks.memory.topk import Column
 
 logger = logging.getLogger(__name__)
 
@@ -58,49 +59,6 @@ _RECENT = 64
 _LIVE = bytes(0 if f & HIDDEN else 1 for f in range(256))
 _DAILY = bytes(1 if f & DAILY else 0 for f in range(256))
 _DROPPED = bytes([1] + [0] * 255)
-
-
-class Seen(NamedTuple):
-    """What the last full check of the files against the index file found, kept beside
-    it: until a folder changes, a one-shot search trusts it instead of a stat per file.
-    """
-
-    built_at: int  #: of the index file it describes
-    checked_at: int  #: when the check began (ns since the epoch)
-    stamps: tuple[int, ...]  #: `Store.stamps` before the check
-    changed: int  #: files a build would spare reading (see `_compare`)
-    dead: list[int]  #: ids of the index file not ranked from it (changed, gone, racy)
-    stale: list[str]  #: files read instead (changed since the build, or new)
-
-    def encode(self) -> bytes:
-        """The note's bytes."""
-        head = [_SEEN, self.built_at, self.checked_at, self.changed, *self.stamps]
-        lines = [" ".join(map(str, head)), " ".join(map(str, self.dead))]
-        return "\n".join([*lines, "\0".join(self.stale)]).encode(
-            "utf-8", "surrogatepass"
-        )
-
-    @classmethod
-    def decode(cls, data: bytes) -> Seen | None:
-        """The note in `data`; None for anything else (a full check then runs)."""
-        try:
-            head, dead, stale = data.decode("utf-8", "surrogatepass").split("\n", 2)
-            tag, built, checked, changed, *stamps = head.split(" ")
-            if tag != _SEEN:
-                return None
-            return cls(
-                int(built),
-                int(checked),
-                tuple(map(int, stamps)),
-                int(changed),
-                [int(i) for i in dead.split()],
-                stale.split("\0") if stale else [],
-            )
-        except ValueError:
-            return None
-
-
-_SEEN = "MHSEEN1"
 
 
 def open_index(
@@ -153,7 +111,7 @@ def open_index(
 
     out = Layered(seg, seen.dead, overlay, load)
     if docs is not None:
-        out.columns = {}  # a session's: it ranks again and again
+        out.columns = Columns()  # a session's: it ranks again and again
     return out
 
 
@@ -180,7 +138,7 @@ def _check(store: Store, seg: Segment | None, now: int) -> tuple[Seen, int]:
     # Stat every file and compare it with the index file; and how many files there are.
     stamps = store.stamps()
     files = store.walk()
-    fresh, stale, changed = _compare(seg, files, now)
+    fresh, stale, changed = compare(seg, files, now, RACY_NS)
     live = {seg.ids[f.rel] for f in fresh} if seg is not None else set()
     n = len(seg) if seg is not None else 0
     seen = Seen(
@@ -221,34 +179,6 @@ def _segment(store: Store) -> Segment | None:
     except CorruptSegment as e:
         logger.info("%s; rebuilding it", e)
         return None
-
-
-def _compare(
-    seg: Segment | None, files: list[Found], now: int
-) -> tuple[list[Found], list[Found], int]:
-    # The files the index file holds as they are now; the others (to be read); and how
-    # many a build now would spare reading: changed, new, gone, or changed just before
-    # the last build but not just before now.
-    if seg is None:
-        return [], files, len(files)
-    ids, sizes, mtimes = seg.ids, seg.sizes, seg.mtimes
-    trusted, settled = seg.built_at - RACY_NS, now - RACY_NS
-    fresh: list[Found] = []
-    stale: list[Found] = []
-    same = known = 0
-    for f in files:
-        i = ids.get(f.rel)
-        if i is not None:
-            known += 1
-            if mtimes[i] == f.mtime_ns and sizes[i] == f.size:
-                if f.mtime_ns < trusted:
-                    same += 1
-                    fresh.append(f)
-                    continue
-                if f.mtime_ns >= settled:
-                    same += 1  # a build now would not trust it either
-        stale.append(f)
-    return fresh, stale, len(files) - same + len(seg) - known
 
 
 class Layered:
@@ -299,7 +229,7 @@ class Layered:
         self.damaged = False
         #: each key's scores, kept between searches by a session (`memory.topk`); None:
         #: not kept (a one-shot search ranks once)
-        self.columns: dict[tuple[str, int, float], Column] | None = None
+        self.columns: Columns | None = None
 
     # -- corpus-wide numbers ----------------------------------------------------------
 

@@ -118,10 +118,8 @@ def rank(index: Searchable, terms: Sequence[Term], limit: int = MAX_HITS) -> Ran
     columns = getattr(index, "columns", None)
     if columns is not None:
         # A session's index keeps each key's scores: the best are found without adding
-        # up every posting of a common word (`memory.topk`).
-        from memhooks.memory.topk import top
-
-        return _ranking(index, terms, qkeys, *top(index, qkeys, bm25, columns, limit))
+        # up every posting of a common word (`memory.topk.Columns`).
+        return _ranking(index, terms, qkeys, *columns.top(index, qkeys, bm25, limit))
     sums = Sums()
     idf: dict[str, float] = {}
     for k in qkeys:

@@ -65,6 +65,32 @@ class Column(NamedTuple):
     nbytes: int  #: about what it holds in memory
 
 
+class Columns:
+    """The columns a session's index keeps (`memory.layered.Layered.columns`): `rank`
+    asks them for the best documents."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, int, float], Column] = {}
+
+    def clear(self) -> None:
+        """Forget every column (a document changed)."""
+        self._kept.clear()
+
+    def top(
+        self, index: Searchable, qkeys: Sequence[str], bm25: BM25, limit: int
+    ) -> tuple[list[int], Sums, dict[str, Container[int]], int, dict[str, float]]:
+        """The `limit` best ids for `qkeys` as `rank` orders them, the sums of those
+        read, each key's holders, how many documents match, and each key's weight.
+
+        Args:
+            index: the corpus (the index these columns belong to).
+            qkeys: the query's keys, in query order.
+            bm25: the scoring over `index`.
+            limit: how many to find.
+        """
+        return top(index, qkeys, bm25, self._kept, limit)
+
+
 def top(
     index: Searchable,
     qkeys: Sequence[str],
@@ -72,16 +98,7 @@ def top(
     columns: dict[tuple[str, int, float], Column],
     limit: int,
 ) -> tuple[list[int], Sums, dict[str, Container[int]], int, dict[str, float]]:
-    """The `limit` best ids for `qkeys` as `rank` orders them, the sums of those read,
-    each key's holders, how many documents match, and each key's weight.
-
-    Args:
-        index: the corpus.
-        qkeys: the query's keys, in query order.
-        bm25: the scoring over `index`.
-        columns: kept columns (the index empties it when a document changes).
-        limit: how many to find.
-    """
+    """`Columns.top`, with the columns kept in `columns`."""
     cols = [_column(index, k, bm25, columns) for k in qkeys]
     mask = 0
     for c in cols:
