@@ -1,7 +1,8 @@
 """The human and model commands on memory files: search, read, write, edit, inject, status.
 
-Each takes the parsed arguments and the output stream and returns an exit code; errors
-are raised and mapped to exit codes in one place, `cli.error_handler`.
+Each takes typed arguments (where: the memory root and project) and the output stream
+and returns an exit code; errors are raised and mapped to exit codes in one place,
+`cli.error_handler`.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
-from memhooks.hooks.constants import EXIT_OK
+from memhooks.hooks.constants import EXIT_NOT_FOUND, EXIT_OK
 from memhooks.hooks.errors import UsageError
 from memhooks.hooks.meaning import open_meaning
 from memhooks.memory import (
@@ -29,46 +30,81 @@ from memhooks.memory.constants import DEFAULT_READ_CAP
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
-    import argparse
-
     from memhooks.memory import WriteResult
+    from memhooks.memory.search import Ranking
     from memhooks.memory.store import WriteMode
 
 logger = logging.getLogger(__name__)
 
 
-def open_store(args: argparse.Namespace) -> tuple[Store, Config]:
-    """The store and config named by --root / --project / --slug (defaults: env, cwd)."""
-    root = default_root(args.root)
+class Where(NamedTuple):
+    """Which memory a command works on: --root, --project, --slug (None: the defaults)."""
+
+    root: str | None = None
+    project: str | None = None
+    slug: str | None = None
+
+
+def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config]:
+    """The store and config named by --root / --project / --slug (defaults: env, cwd).
+
+    With `must_exist` (commands that only read), a root that is not there is an error:
+    a typo in --root or $MEMHOOKS_HOME must not look like an empty memory.
+    """
+    root = default_root(where.root)
+    if must_exist and not root.is_dir():
+        raise UsageError(
+            f"memory root {root} does not exist (check --root and $MEMHOOKS_HOME; "
+            "`memhooks write` creates it)"
+        )
     store = (
-        Store(root, args.slug)
-        if args.slug
-        else Store.for_project(root, args.project or Path.cwd())
+        Store(root, where.slug)
+        if where.slug
+        else Store.for_project(root, where.project or Path.cwd())
     )
     return store, parse_config(store.config_text(), str(root / "config.toml"))
 
 
-def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
-    store, config = open_store(args)
-    budget = args.budget or config.search.budget
-    ranking = args.ranking or config.search.ranking
-    semantic = open_meaning(
-        store.root, config.search.semantic, flag=getattr(args, "semantic", None)
+def cmd_search(
+    where: Where,
+    terms: list[str],
+    out: TextIO,
+    *,
+    as_json: bool = False,
+    budget: int | None = None,
+    ranking: Ranking | None = None,
+    semantic: str | None = None,
+) -> int:
+    """Exit 0 when a file matched, 1 when none did (as grep does)."""
+    query = " ".join(terms)
+    if not query.strip():
+        raise UsageError("search needs a word to look for; the terms are blank")
+    store, config = open_store(where, must_exist=True)
+    budget = budget or config.search.budget
+    meaning = open_meaning(store.root, config.search.semantic, flag=semantic)
+    result = search(
+        store, query, ranking=ranking or config.search.ranking, semantic=meaning
     )
-    result = search(store, " ".join(args.terms), ranking=ranking, semantic=semantic)
-    if args.json:
+    if as_json:
         out.write(
             json.dumps(to_json(result, budget), ensure_ascii=False, indent=2) + "\n"
         )
     else:
         out.write(render_text(result, budget) + "\n")
-    return EXIT_OK
+    return EXIT_OK if result.files_matched else EXIT_NOT_FOUND
 
 
-def cmd_read(args: argparse.Namespace, out: TextIO) -> int:
-    store, _ = open_store(args)
-    rel, text = store.read(args.target, args.cap or DEFAULT_READ_CAP)
-    if args.json:
+def cmd_read(
+    where: Where,
+    target: str,
+    out: TextIO,
+    *,
+    cap: int | None = None,
+    as_json: bool = False,
+) -> int:
+    store, _ = open_store(where, must_exist=True)
+    rel, text = store.read(target, cap or DEFAULT_READ_CAP)
+    if as_json:
         out.write(json.dumps({"path": rel, "text": text}, ensure_ascii=False) + "\n")
     else:
         out.write(text if text.endswith("\n") else text + "\n")
@@ -85,7 +121,18 @@ def write(
     mode: WriteMode = "append",
     aliases: str | None = None,
 ) -> WriteResult:
-    """The one write path shared by `memhooks write` and the MCP tool `memory_write`."""
+    """The one write path shared by `memhooks write` and the MCP tool `memory_write`.
+
+    Raises:
+        UsageError: nothing to write, an overwrite of a daily log, a note without a name.
+    """
+    if not text.strip() and not (to == "daily" and title):
+        raise UsageError(f"write --to {to}: the text is empty; nothing was written")
+    if to == "daily" and mode == "overwrite":
+        raise UsageError(
+            "write --to daily only appends (a log is a record); nothing was written; "
+            "change an entry with `memhooks edit`"
+        )
     if to == "memory":
         return store.write_memory(text, mode=mode)
     if to == "scratchpad":
@@ -130,53 +177,63 @@ def write_warnings(
     return notes
 
 
-def cmd_write(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    store, _ = open_store(args)
+def cmd_write(
+    where: Where,
+    to: str,
+    text: str | None,
+    out: TextIO,
+    stdin: TextIO,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    mode: WriteMode = "append",
+    aliases: str | None = None,
+) -> int:
+    """`text` None: read it from `stdin`."""
     try:
-        text = args.text if args.text is not None else stdin.read()
+        text = text if text is not None else stdin.read()
     except UnicodeDecodeError:
         raise UsageError(
             "the text on stdin is not UTF-8; nothing was written"
         ) from None
-    result = write(
-        store,
-        args.to,
-        text,
-        name=args.name,
-        title=args.title,
-        mode=args.mode,
-        aliases=args.aliases,
-    )
-    for note in write_warnings(
-        store, result, text, title=args.title, aliases=args.aliases
-    ):
+    store, _ = open_store(where)
+    result = write(store, to, text, name=name, title=title, mode=mode, aliases=aliases)
+    for note in write_warnings(store, result, text, title=title, aliases=aliases):
         logger.warning("%s", note)
-    out.write(f"wrote {result.rel}\n")
+    if _all_dropped(text, result):
+        out.write(f"unchanged {result.rel}: every line is already there\n")
+    else:
+        out.write(f"wrote {result.rel}\n")
     return EXIT_OK
 
 
-def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
-    store, _ = open_store(args)
-    result = store.edit(args.target, args.old, args.new)
+def _all_dropped(text: str, result: WriteResult) -> bool:
+    # Only duplicates are dropped, and a blank line never is: when every written line
+    # was a duplicate, the file was left as it was.
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return bool(result.dropped) and len(result.dropped) >= len(lines)
+
+
+def cmd_edit(where: Where, target: str, old: str, new: str, out: TextIO) -> int:
+    store, _ = open_store(where, must_exist=True)
+    result = store.edit(target, old, new)
     out.write(f"edited {result.rel}\n")
     return EXIT_OK
 
 
-def cmd_inject(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_inject(where: Where, out: TextIO, *, budget: int | None = None) -> int:
     from memhooks.hooks.mcp_config import usage_line  # here: a search needs none of it
 
-    store, config = open_store(args)
-    usage = usage_line(args.project or Path.cwd())
-    block = build_block(
-        store.corpus(), today(), args.budget or config.inject.budget, usage
-    )
+    store, config = open_store(where, must_exist=True)
+    usage = usage_line(where.project or Path.cwd())
+    block = build_block(store.corpus(), today(), budget or config.inject.budget, usage)
     if block:
         out.write(block + "\n")
     return EXIT_OK
 
 
-def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
-    store, config = open_store(args)
+def cmd_status(where: Where, out: TextIO) -> int:
+    store, config = open_store(where, must_exist=True)
     docs = store.corpus()
     block = build_block(docs, today(), config.inject.budget)
     lines = [
@@ -195,6 +252,7 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
 
 
 __all__ = [
+    "Where",
     "cmd_edit",
     "cmd_inject",
     "cmd_read",

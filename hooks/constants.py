@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import Final
 
 EXIT_OK: Final = 0
+#: `memhooks search` found nothing (as grep and ripgrep exit 1).
+EXIT_NOT_FOUND: Final = 1
 #: Bad input from a person or model: unknown target, refused name, not-unique edit, bad config.
 EXIT_USER_ERROR: Final = 1
 #: A bug or an unexpected failure (never 2: in Claude Code exit 2 blocks the user's prompt).
 EXIT_INTERNAL_ERROR: Final = 3
+#: `memhooks search` only, as grep: an error (bad arguments, a root that does not exist).
+EXIT_SEARCH_ERROR: Final = 2
 EXIT_INTERRUPTED: Final = 130
 
 PROG: Final = "memhooks"

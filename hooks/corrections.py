@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, TextIO
 
-from memhooks.hooks.commands import open_store
+from memhooks.hooks.commands import Where, open_store
 from memhooks.hooks.constants import EXIT_OK
 from memhooks.hooks.errors import UsageError
 from memhooks.memory import MemoryStoreError, TargetNotFoundError, today
@@ -27,8 +27,6 @@ from memhooks.memory.forget import (
 from memhooks.memory.note_format import note_forgotten
 
 if TYPE_CHECKING:
-    import argparse
-
     from memhooks.memory import Located, Store
 
 _NUMBERED = re.compile(r"(.+):(\d+)")
@@ -189,24 +187,29 @@ def duplicates_report(store: Store) -> list[str]:
     return out
 
 
-def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
-    store, _ = open_store(args)
-    out.write(
-        forget(store, args.target, line=args.line, reason=args.reason or "", by=args.by)
-        + "\n"
-    )
+def cmd_forget(
+    where: Where,
+    target: str,
+    out: TextIO,
+    *,
+    line: str | None = None,
+    reason: str | None = None,
+    by: str | None = None,
+) -> int:
+    store, _ = open_store(where, must_exist=True)
+    out.write(forget(store, target, line=line, reason=reason or "", by=by) + "\n")
     return EXIT_OK
 
 
-def cmd_restore(args: argparse.Namespace, out: TextIO) -> int:
-    store, _ = open_store(args)
-    out.write(restore(store, args.target, line=args.line) + "\n")
+def cmd_restore(where: Where, target: str, out: TextIO, *, line: str | None) -> int:
+    store, _ = open_store(where, must_exist=True)
+    out.write(restore(store, target, line=line) + "\n")
     return EXIT_OK
 
 
-def cmd_duplicates(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_duplicates(where: Where, out: TextIO) -> int:
     """`memhooks status --duplicates`."""
-    store, _ = open_store(args)
+    store, _ = open_store(where, must_exist=True)
     out.write("\n".join(duplicates_report(store)) + "\n")
     return EXIT_OK
 

@@ -31,7 +31,6 @@ from memhooks.memory.constants import (
 )
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Callable, Iterator
     from typing import TextIO
 
@@ -220,10 +219,10 @@ def summary(findings: list[Finding]) -> str:
     )
 
 
-def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_doctor(root_dir: str | None, project_arg: str | None, out: TextIO) -> int:
     """`memhooks doctor`: one line per finding, a summary; exit 1 if anything needs fixing."""
-    root = default_root(args.root)
-    project = project_dir(args.project or Path.cwd())
+    root = default_root(root_dir)
+    project = project_dir(project_arg or Path.cwd())
     unreadable: list[Finding] = []
     try:
         config_text: str | None = (root / CONFIG_FILE).read_text("utf-8")

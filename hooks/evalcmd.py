@@ -1,4 +1,4 @@
-"""`memhooks eval`: run labelled queries through the real search and score them (spec §8).
+"""`memhooks eval`: run labelled queries through the real search and score them.
 
 Each query runs in its own project, ``Store(root, query.project)``, through
 `memory.search.search` — the function behind ``memhooks search`` — so a number printed
@@ -21,11 +21,10 @@ from memhooks.memory.index import Index
 from memhooks.memory.search import search
 
 if TYPE_CHECKING:
-    import argparse
-
     from memhooks.memory import Doc
     from memhooks.memory.evaluate import Query
     from memhooks.memory.results import SearchResult
+    from memhooks.memory.search import Ranking
     from memhooks.memory.semantic import SemanticIndex
 
 logger = logging.getLogger(__name__)
@@ -39,7 +38,16 @@ def eval_root(queries: Path, explicit: str | None) -> Path:
     return beside.resolve() if beside.is_dir() else default_root()
 
 
-def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_eval(
+    queries_file: str,
+    out: TextIO,
+    *,
+    root: str | None = None,
+    k: str = "1,5,10",
+    as_json: bool = False,
+    ranking: Ranking | None = None,
+    semantic: str | None = None,
+) -> int:
     # Imported here: building its pydantic model costs every `memhooks` start ~6 ms, and
     # the hooks run on every prompt.
     from memhooks.memory.evaluate import (
@@ -50,7 +58,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         to_json,
     )
 
-    path = Path(args.queries)
+    path = Path(queries_file)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -58,20 +66,19 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"cannot read {path}: {e}") from None
     try:
-        ks = parse_ks(args.k)
+        ks = parse_ks(k)
     except ValueError as e:
         raise UsageError(str(e)) from None
     queries = parse_queries(text, str(path))
-    root = eval_root(path, args.root)
+    where = eval_root(path, root)
+    if not where.is_dir():
+        raise UsageError(f"memory root {where} does not exist (check --root)")
     config = parse_config(
-        Store(root, queries[0].project).config_text(), str(root / "config.toml")
+        Store(where, queries[0].project).config_text(), str(where / "config.toml")
     )
-    ranking = args.ranking or config.search.ranking
-    semantic = open_meaning(
-        root,
-        config.search.semantic,
-        flag=getattr(args, "semantic", None),
-        long_lived=True,
+    chosen: Ranking = ranking or config.search.ranking
+    meaning = open_meaning(
+        where, config.search.semantic, flag=semantic, long_lived=True
     )
     stores: dict[str, tuple[Store, dict[str, Doc], Index]] = {}
 
@@ -79,22 +86,22 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         # Each project is read and indexed once, as a session process holds it: thousands
         # of queries must not tokenize the same files thousands of times.
         if q.project not in stores:
-            store = Store(root, q.project)
+            store = Store(where, q.project)
             docs = store.corpus()
             stores[q.project] = (store, docs, Index(docs.values()))
         store, docs, index = stores[q.project]
-        if ranking == "default":
-            return search(store, q.query, index=index, semantic=semantic)
-        return search(store, q.query, ranking=ranking, docs=docs)
+        if chosen == "default":
+            return search(store, q.query, index=index, semantic=meaning)
+        return search(store, q.query, ranking=chosen, docs=docs)
 
     report = evaluate(queries, run, ks)
-    _warn_unknown(queries, root)
-    if args.json:
+    _warn_unknown(queries, where)
+    if as_json:
         out.write(json.dumps(to_json(report), ensure_ascii=False) + "\n")
     else:
         out.write(
-            f"memhooks eval: {len(queries)} queries, root {root}, ranking {ranking}"
-            f"{_semantic_note(semantic, ranking)}\n\n"
+            f"memhooks eval: {len(queries)} queries, root {where}, ranking {chosen}"
+            f"{_semantic_note(meaning, chosen)}\n\n"
         )
         out.write(render(report) + "\n")
     return EXIT_OK

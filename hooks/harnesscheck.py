@@ -1,10 +1,9 @@
 """Checks of a harness's settings for `memhooks doctor`: our hooks and our MCP server.
 
 Each expected event must run `memhooks hook` exactly once, with a command that exists
-and a timeout that makes sense in the harness's unit. The layouts are those of
-hooks-protocol.md §1 (Claude Code, timeouts in seconds), §6.1 (Codex, the same shape in
-``hooks.json``) and §6.2 (Gemini CLI, timeouts in milliseconds). Pure but for reading
-the settings files.
+and a timeout that makes sense in the harness's unit: Claude Code (timeouts in seconds),
+Codex (the same shape in ``hooks.json``) and Gemini CLI (timeouts in milliseconds). Pure
+but for reading the settings files.
 """
 
 from __future__ import annotations
@@ -51,6 +50,12 @@ _RANGES: dict[str, dict[str, tuple[float, float]]] = {
         "SessionEnd": (1, 5),
     },
 }
+
+
+_ON_PATH = (
+    "install memhooks so that it is on PATH for the harness "
+    "(`pipx install .` or `uv tool install .` in a clone; see the README)"
+)
 
 
 class Finding(NamedTuple):
@@ -216,11 +221,16 @@ def check_harness(
         problem = _executable_problem(command, project, which)
         if problem and (h.path, command) not in reported:
             reported.add((h.path, command))
+            # A bare `memhooks` is what a shared settings file holds: the fix is to put
+            # memhooks on PATH, never to write this machine's path into a shared file.
+            how = (
+                _ON_PATH
+                if problem.endswith("not on PATH")
+                else f"{fix(h.path)} with the memhooks you use"
+            )
             found.append(
                 Finding(
-                    "fix",
-                    f"{name}: hook in {_short(h.path, home)} {problem}: "
-                    f"{fix(h.path)} with the memhooks you use",
+                    "fix", f"{name}: hook in {_short(h.path, home)} {problem}: {how}"
                 )
             )
         timeout = _timeout_problem(harness, h.event, h.spec.get("timeout"))

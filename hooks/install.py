@@ -2,8 +2,8 @@
 
 The file belongs to the user: other keys and foreign hooks keep their values and
 order, a file we cannot parse is never rewritten, and the old content goes to
-``<name>.bak``. Layout: hooks-protocol.md §1.2-1.3 (Claude Code, timeouts in
-seconds) and §6.2 (Gemini CLI, timeouts in milliseconds).
+``<name>.bak``. Layouts as the harnesses document them: Claude Code (timeouts in seconds)
+and Gemini CLI (timeouts in milliseconds).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ _SPECS: dict[str, tuple[_HookSpec, ...]] = {
         _HookSpec("UserPromptSubmit", None, 10),
         _HookSpec("PreCompact", "manual|auto", 30),
         _HookSpec("PostCompact", "manual|auto", 10),
-        # All SessionEnd hooks share a 1.5 s budget (hooks-protocol.md §1.3).
+        # All SessionEnd hooks share a 1.5 s budget (docs/design.md).
         _HookSpec("SessionEnd", None, 2),
     ),
     # Codex reads Claude Code's layout from .codex/hooks.json; its SessionEnd hooks get
@@ -253,7 +253,7 @@ def uninstall(harness: Harness, path: Path, *, dry_run: bool = False) -> Install
 def _our_group(harness: Harness, spec: _HookSpec, command: str) -> dict[str, Any]:
     handler: dict[str, Any] = {"type": "command", "command": command}
     if harness == "gemini":
-        # Gemini shows `name` in its /hooks panel (hooks-protocol.md §6.2).
+        # Gemini shows `name` in its /hooks panel.
         handler["name"] = "memhooks"
     handler["timeout"] = spec.timeout
     group: dict[str, Any] = {} if spec.matcher is None else {"matcher": spec.matcher}

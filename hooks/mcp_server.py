@@ -1,6 +1,6 @@
-"""`memhooks mcp`: the memory tools as an MCP server over stdio (hooks-protocol.md §7).
+"""`memhooks mcp`: the memory tools as an MCP server over stdio.
 
-An optional extra (``pip install 'memhooks[mcp]'``) built on the official `mcp` package,
+An optional extra (the ``[mcp]`` extra: ``pipx install '.[mcp]'`` from a clone) built on the official `mcp` package,
 imported only here and only when the command runs. Every tool calls the function the
 CLI command calls (`hooks.commands`, `hooks.corrections`), so a tool and its command
 never disagree. A bad target or a refused name comes back as a tool result with
@@ -34,14 +34,16 @@ from memhooks.memory.inject import USAGE_MCP
 from memhooks.memory.search import search
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Callable
 
 logger = logging.getLogger(__name__)
 
 NAME = "memhooks"
-MISSING_EXTRA = "memhooks mcp needs the mcp extra: pip install 'memhooks[mcp]'"
-#: Claude Code sets this for stdio MCP servers too (hooks-protocol.md §7).
+MISSING_EXTRA = (
+    "memhooks mcp needs the mcp extra: add the mcp package to memhooks' environment "
+    "(`pipx inject memhooks mcp`), or reinstall from the clone with `.[mcp]`"
+)
+#: Claude Code sets this for stdio MCP servers too.
 ENV_PROJECT_DIR = "CLAUDE_PROJECT_DIR"
 
 
@@ -223,16 +225,16 @@ def build_server(store: Store) -> Any:
     return server
 
 
-def cmd_mcp(args: argparse.Namespace) -> int:
+def cmd_mcp(root: str | None, project: str | None, slug: str | None) -> int:
     """`memhooks mcp`: serve until the client closes stdin."""
-    root = default_root(args.root)
+    where = default_root(root)
     store = (
-        Store(root, args.slug)
-        if args.slug
-        else Store.for_project(root, _default_project(args.project))
+        Store(where, slug)
+        if slug
+        else Store.for_project(where, _default_project(project))
     )
     server = build_server(store)
-    logger.debug("serving %s for %s", root, store.slug)
+    logger.debug("serving %s for %s", where, store.slug)
     server.run("stdio")
     return 0
 

@@ -154,9 +154,29 @@ def alias_line(aliases: str) -> str:
     return f"{ALIASES} {', '.join(a.strip() for a in aliases.split(',') if a.strip())}"
 
 
+_BULLET = re.compile(r"\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[([ xX])\]\s*)?")
+_BOX = re.compile(r"\s*\[([ xX])\]\s+")
+
+
 def checklist_item(line: str) -> str:
-    """`line` as a checklist item: kept if it is one, else ``- [ ] line``."""
-    return line if ITEM.match(line) else f"- [ ] {line.strip()}"
+    """`line` as one item, ``- [ ] text`` (``- [x] text`` if it came checked), whatever
+    bullet it came with (``- ``, ``* ``, ``+ ``, ``1. ``, ``- [ ] ``); "" for a blank line.
+    """
+    box, rest = " ", line.strip()
+    if m := _BULLET.match(line) or _BOX.match(line):
+        box, rest = (m.group(1) or " ").lower(), line[m.end() :].strip()
+    return f"- [{box}] {rest}" if rest else ""
+
+
+def checklist(text: str) -> str:
+    """Each non-blank line of `text` as one item (headings stay), so that every line
+    written to the scratchpad is one the block can show.
+    """
+    items = (
+        ln.strip() if ln.lstrip().startswith("#") else checklist_item(ln)
+        for ln in text.splitlines()
+    )
+    return "\n".join(item for item in items if item)
 
 
 def may_be_superseded(doc: Doc) -> bool:
@@ -175,6 +195,7 @@ __all__ = [
     "Forgotten",
     "Superseded",
     "alias_line",
+    "checklist",
     "checklist_item",
     "clean_reason",
     "core",

@@ -44,7 +44,7 @@ from memhooks.memory.errors import (
 from memhooks.memory.layout import Located
 from memhooks.memory.note_format import (
     alias_line,
-    checklist_item,
+    checklist,
     header_lines,
     is_aliases_line,
     visible,
@@ -472,12 +472,14 @@ class Store:
         return self._append(loc.rel, text, dedupe=True)
 
     def write_scratchpad(self, text: str, *, mode: WriteMode = "append") -> WriteResult:
-        """Add checklist items (plain lines become ``- [ ] line``) or overwrite the scratchpad."""
+        """Add checklist items or overwrite the scratchpad with them: each line becomes one
+        item whatever its bullet (`note_format.checklist`).
+        """
         loc = layout.scratchpad(self.slug)
+        items = checklist(text)
         if mode == "overwrite":
-            return self._replace(loc.rel, _ensure_nl(text))
-        items = [checklist_item(ln) for ln in text.splitlines() if ln.strip()]
-        return self._append(loc.rel, "\n".join(items), dedupe=False, separate=False)
+            return self._replace(loc.rel, _ensure_nl(items))
+        return self._append(loc.rel, items, dedupe=False, separate=False)
 
     def append_daily(
         self, title: str, body: str, *, now: dt.datetime | None = None

@@ -27,9 +27,6 @@ def call(*argv: str, stdin: str = "") -> tuple[int, str]:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        pytest.param(
-            ["search"], "the following arguments are required", id="missing-terms"
-        ),
         pytest.param(["nonsense"], "invalid choice", id="unknown-command"),
         pytest.param(
             ["read", "--slug", SLUG, "notes/none"],
@@ -46,17 +43,41 @@ def call(*argv: str, stdin: str = "") -> tuple[int, str]:
             "needs --name",
             id="note-without-name",
         ),
+    ],
+)
+def test_user_errors_exit_1_with_one_line(
+    memory_root: Path, argv: list[str], message: str
+) -> None:
+    memory_root.mkdir()
+    proc = run_cli(*argv)
+    assert proc.returncode == 1
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("memhooks: error: ") and message in line
+    assert line.count("memhooks") == 1 or "--help" in line  # never a doubled prefix
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        pytest.param(
+            ["search"], "the following arguments are required", id="missing-terms"
+        ),
         pytest.param(
             ["search", "--slug", "../etc", "x"], "refused name", id="bad-slug"
         ),
+        pytest.param(["search", "--bogus", "x"], "unrecognized arguments", id="flag"),
     ],
 )
-def test_user_errors_exit_1_with_one_line(argv: list[str], message: str) -> None:
+def test_search_errors_exit_2_as_grep_does(
+    memory_root: Path, argv: list[str], message: str
+) -> None:
+    memory_root.mkdir()
     proc = run_cli(*argv)
-    assert proc.returncode == 1
-    assert message in proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert proc.stdout == ""
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("memhooks: error: ") and message in line
+    assert "memhooks: error: memhooks" not in line
 
 
 def test_edit_error_names_the_count(memory_root: Path) -> None:

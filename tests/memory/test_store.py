@@ -179,7 +179,7 @@ def test_scratchpad_items(memory_root: Path) -> None:
     store.write_scratchpad("fix the flaky test\n- [x] done already")
     store.write_scratchpad("* [ ] star item")
     text = (memory_root / f"projects/{SLUG}/SCRATCHPAD.md").read_text()
-    assert text == "- [ ] fix the flaky test\n- [x] done already\n* [ ] star item\n"
+    assert text == "- [ ] fix the flaky test\n- [x] done already\n- [ ] star item\n"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,373 @@
+"""The argument tree of `memhooks`: every command, every flag, its help and its default.
+
+Parsing only: `hooks.cli` turns the result into calls of typed command functions. Bad
+arguments raise `UsageError` (argparse would exit 2, which in Claude Code blocks the
+user's prompt); the one place that prints errors adds the ``memhooks: error:`` prefix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from memhooks.hooks.constants import PROG
+from memhooks.hooks.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+HARNESSES = ["claude-code", "codex", "gemini", "generic"]
+#: Commands that only read memory: the root they name must exist (a typo in --root or
+#: $MEMHOOKS_HOME must not search an empty root and succeed). Writing commands create it.
+READ_COMMANDS = frozenset(
+    {"search", "read", "edit", "inject", "status", "forget", "restore"}
+)
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Help that names each flag's default, unless the help text already does."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            default not in (None, False, argparse.SUPPRESS)
+            and "default" not in text
+            and action.option_strings
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        # No prefix here: the error handler prints `memhooks: error:` once.
+        hint = f" (see `{self.prog} --help`)"
+        raise UsageError(message + hint)
+
+
+class _Version(argparse.Action):
+    """`--version`: looked up only when asked (importlib.metadata costs ~10 ms)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version(PROG)
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            number = "unknown"
+        sys.stdout.write(f"{PROG} {number}\n")
+        parser.exit(0)
+
+
+_ROOT_HELP = (
+    "memory root (default: $MEMHOOKS_HOME, else $XDG_DATA_HOME/memhooks, "
+    "else ~/.local/share/memhooks)"
+)
+_PROJECT_HELP = (
+    "project directory: its git repository's main checkout is the project "
+    "(default: the current directory)"
+)
+_SCOPE_HELP = (
+    "which memory to use: MEMORY.md and the project's scratchpad, daily logs and notes"
+)
+
+
+def _where(read: bool) -> _Parser:
+    """--root, --project and --slug, shared by the memory commands."""
+    common = _Parser(add_help=False)
+    g = common.add_argument_group("where", _SCOPE_HELP)
+    root_help = _ROOT_HELP + ("; must exist" if read else "; created if missing")
+    g.add_argument("--root", metavar="DIR", help=root_help)
+    x = g.add_mutually_exclusive_group()
+    x.add_argument("--project", metavar="DIR", help=_PROJECT_HELP)
+    x.add_argument(
+        "--slug", help="project folder under <root>/projects/, named directly"
+    )
+    return common
+
+
+def _memory_commands(sub: Any, reads: _Parser, writes: _Parser) -> None:
+    s = sub.add_parser(
+        "search",
+        parents=[reads],
+        help="find which memory files mention the terms (exit 1: none)",
+        description="Rank memory files for the terms. Exit 0: found, 1: nothing, 2: error.",
+    )
+    s.add_argument("terms", nargs="+", metavar="TERM", help="words to look for")
+    s.add_argument("--json", action="store_true", help="print the page as JSON")
+    s.add_argument(
+        "--budget",
+        type=int,
+        metavar="BYTES",
+        help="most bytes to print (default: search.budget in config.toml, 16384)",
+    )
+    s.add_argument(
+        "--ranking",
+        choices=["default", "baseline"],
+        help="default: BM25 on stems and CJK bigrams; baseline: literal terms, "
+        "fixed rules (default: search.ranking in config.toml)",
+    )
+    s.add_argument(
+        "--semantic",
+        choices=["auto", "on", "off"],
+        help="on: also rank by meaning (the [semantic] extra; loads the model, ~1 s); "
+        "auto: only in long-lived processes (default: search.semantic in config.toml)",
+    )
+
+    r = sub.add_parser(
+        "read", parents=[reads], help="print one memory file whole (capped)"
+    )
+    r.add_argument(
+        "target",
+        help="MEMORY.md, scratchpad, daily/YYYY-MM-DD, notes/NAME or a path from search",
+    )
+    r.add_argument(
+        "--cap", type=int, metavar="BYTES", help="most bytes to print (default: 65536)"
+    )
+    r.add_argument("--json", action="store_true", help='print {"path", "text"} as JSON')
+
+    w = sub.add_parser(
+        "write",
+        parents=[writes],
+        help="write to MEMORY.md, the scratchpad, today's log or a note",
+    )
+    w.add_argument(
+        "--to",
+        required=True,
+        choices=["memory", "scratchpad", "daily", "note"],
+        help="which file: MEMORY.md (every project), the project's scratchpad "
+        "(checklist), today's log, or notes/NAME.md",
+    )
+    w.add_argument("--name", help="note name (--to note)")
+    w.add_argument("--title", help="entry title (--to daily)", default="note")
+    w.add_argument(
+        "--mode",
+        choices=["append", "overwrite"],
+        default="append",
+        help="append, or replace the whole file (not for daily logs)",
+    )
+    w.add_argument("--aliases", help='other words to find a note by: "a, b, c"')
+    w.add_argument("--text", help="content (default: read from stdin)")
+
+    e = sub.add_parser(
+        "edit", parents=[reads], help="replace text that occurs exactly once"
+    )
+    e.add_argument("target", help="as for read")
+    e.add_argument("--old", required=True, help="text that occurs exactly once")
+    e.add_argument("--new", required=True, help='replacement ("" deletes)')
+
+    i = sub.add_parser(
+        "inject", parents=[reads], help="print the memory block a session starts with"
+    )
+    i.add_argument(
+        "--budget",
+        type=int,
+        metavar="BYTES",
+        help="most bytes of the block (default: inject.budget in config.toml, 16384)",
+    )
+
+    st = sub.add_parser(
+        "status", parents=[reads], help="root, project, files and what the block holds"
+    )
+    st.add_argument(
+        "--duplicates",
+        action="store_true",
+        help="list near-duplicate lines across MEMORY.md and the project's notes",
+    )
+
+    fo = sub.add_parser(
+        "forget",
+        parents=[reads],
+        help="hide a line or a note from search and injection, keeping it in the file",
+    )
+    fo.add_argument(
+        "target", help="notes/NAME (whole note), or a file with --line, or PATH:LINE"
+    )
+    fo.add_argument(
+        "--line", metavar="TEXT", help="text occurring in exactly one line of the file"
+    )
+    fo.add_argument("--reason", metavar="TEXT", help="why, written beside the mark")
+    fo.add_argument(
+        "--by", metavar="NAME", help="mark the note superseded by note NAME instead"
+    )
+    re_ = sub.add_parser(
+        "restore",
+        parents=[reads],
+        help="undo forget (or a superseded mark), byte for byte",
+    )
+    re_.add_argument("target", help="as for forget")
+    re_.add_argument(
+        "--line", metavar="TEXT", help="text in exactly one forgotten line of the file"
+    )
+
+
+def _hook_commands(sub: Any) -> None:
+    h = sub.add_parser(
+        "hook",
+        help="run one lifecycle event: JSON on stdin, reply on stdout (hook command)",
+    )
+    h.add_argument(
+        "--harness",
+        choices=HARNESSES,
+        help="the harness's dialect (default: detected from the event)",
+    )
+    h.add_argument("--root", metavar="DIR", help=_ROOT_HELP)
+
+    se = sub.add_parser(
+        "session",
+        help="serve a whole session: JSON lines in, one JSON line out per event",
+    )
+    se.add_argument(
+        "--harness",
+        choices=HARNESSES,
+        help="the harness's dialect (default: detected from each event)",
+    )
+    se.add_argument("--root", metavar="DIR", help=_ROOT_HELP)
+    se.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=6 * 3600,
+        metavar="SECONDS",
+        help="exit after this long without an event",
+    )
+    se.add_argument(
+        "--listen",
+        metavar="SOCKET",
+        help="serve hook commands on this Unix socket, not stdin",
+    )
+    se.add_argument(
+        "--parent-pid", type=int, metavar="PID", help="exit when this process is gone"
+    )
+    se.add_argument(
+        "--session-id", help="with --listen: exit once this session's state is gone"
+    )
+    se.add_argument(
+        "--project",
+        metavar="DIR",
+        help="with --listen: load this project's memory before listening",
+    )
+
+    sim = sub.add_parser(
+        "simulate", help="replay a scripted session through `memhooks session`"
+    )
+    sim.add_argument("script", metavar="SESSION.jsonl", help="the scripted events")
+    sim.add_argument(
+        "--root", metavar="DIR", help="memory root (default: a fresh temporary one)"
+    )
+
+
+def _setup_commands(sub: Any) -> None:
+    for verb in ("install", "uninstall"):
+        ins = sub.add_parser(
+            verb,
+            help=f"{verb} memhooks hooks in a harness's settings",
+            description=f"{verb.title()} memhooks' hooks in a harness's settings file. "
+            "The project is the git repository around --project (its main checkout), "
+            "whatever subfolder you run this from.",
+        )
+        ins.add_argument(
+            "harness", choices=["claude-code", "codex", "gemini"], help="which harness"
+        )
+        ins.add_argument(
+            "--scope",
+            choices=["user", "project", "local"],
+            default="project",
+            help="project: the settings file the repository shares "
+            "(.claude/settings.json); local: yours only in this project "
+            "(.claude/settings.local.json); user: every project (~/.claude/settings.json)",
+        )
+        ins.add_argument("--project", metavar="DIR", help=_PROJECT_HELP)
+        ins.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="say what would change, write nothing",
+        )
+        if verb == "install":
+            ins.add_argument(
+                "--absolute",
+                action="store_true",
+                help="run this memhooks by its absolute path, not `memhooks` from PATH "
+                "(the default for --scope local and user)",
+            )
+
+    doc = sub.add_parser(
+        "doctor",
+        help="check the memory root and the hook installation; print what to fix",
+    )
+    doc.add_argument("--root", metavar="DIR", help=_ROOT_HELP)
+    doc.add_argument("--project", metavar="DIR", help=_PROJECT_HELP)
+
+
+def _other_commands(sub: Any, writes: _Parser) -> None:
+    sub.add_parser(
+        "mcp",
+        parents=[writes],
+        help="serve the memory tools over MCP on stdio (needs the mcp extra)",
+    )
+    v = sub.add_parser(
+        "eval", help="score search against labelled queries: recall@k, MRR, misses"
+    )
+    v.add_argument(
+        "queries", metavar="QUERIES.jsonl", help="one labelled query per line"
+    )
+    v.add_argument(
+        "--root",
+        metavar="DIR",
+        help="memory root (default: root/ beside QUERIES.jsonl, else the usual)",
+    )
+    v.add_argument(
+        "--k", default="1,5,10", metavar="K,K,...", help="the cut-offs of recall@k"
+    )
+    v.add_argument("--json", action="store_true", help="print the report as JSON")
+    v.add_argument(
+        "--ranking",
+        choices=["default", "baseline"],
+        help="default: search.ranking in the root's config.toml",
+    )
+    v.add_argument(
+        "--semantic",
+        choices=["auto", "on", "off"],
+        help="rank by meaning too (the [semantic] extra); auto: on when installed "
+        "(default: search.semantic in the root's config.toml)",
+    )
+
+
+def build() -> _Parser:
+    """The whole tree."""
+    p = _Parser(
+        prog=PROG,
+        description="File-based memory for coding agents, driven by lifecycle hooks.",
+        epilog="Start here: `memhooks install claude-code`, then `memhooks doctor`.",
+    )
+    p.add_argument("--version", action=_Version, help="print the version and exit")
+    sub = p.add_subparsers(
+        dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
+    )
+    reads, writes = _where(read=True), _where(read=False)
+    _memory_commands(sub, reads, writes)
+    _hook_commands(sub)
+    _setup_commands(sub)
+    _other_commands(sub, writes)
+    return p
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """The parsed arguments; raises `UsageError` for bad ones."""
+    return build().parse_args(argv)
+
+
+def help_text() -> str:
+    """What `memhooks --help` prints."""
+    return build().format_help()
+
+
+__all__ = ["HARNESSES", "READ_COMMANDS", "build", "help_text", "parse"]

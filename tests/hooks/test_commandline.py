@@ -1,0 +1,189 @@
+"""The command line behaves like the tools people know (issue #16): --version, help,
+flags that say their defaults, grep's exit codes for search, no silent success."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memhooks.hooks import parser
+from memhooks.memory import Store
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "proj-0123abcd"
+PAD = f"projects/{SLUG}/SCRATCHPAD.md"
+
+
+def test_version() -> None:
+    proc = run_cli("--version")
+    assert proc.returncode == 0
+    name, number = proc.stdout.split()
+    assert name == "memhooks" and number[0].isdigit()
+
+
+def test_no_arguments_prints_the_help_and_exits_1() -> None:
+    proc = run_cli()
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("usage: memhooks")
+    assert "install" in proc.stdout and proc.stderr == ""
+
+
+def _subparsers(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (sub,) = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def test_every_flag_has_help_naming_its_default() -> None:
+    missing: list[str] = []
+    for name, sub in _subparsers(parser.build()).items():
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            flag = f"{name} {'/'.join(action.option_strings) or action.dest}"
+            if not action.help:
+                missing.append(flag)
+            elif action.default not in (None, False):
+                shown = sub.format_help()
+                if f"default: {action.default}" not in shown:
+                    missing.append(f"{flag} (default {action.default!r} not shown)")
+    assert missing == []
+
+
+def test_search_exit_codes_follow_grep(memory_root: Path) -> None:
+    Store(memory_root, SLUG).write_note("redis", "Redis listens on 6380.")
+    assert run_cli("search", "--slug", SLUG, "redis").returncode == 0
+    none = run_cli("search", "--slug", SLUG, "postgres")
+    assert none.returncode == 1 and "No matches" in none.stdout
+    blank = run_cli("search", "--slug", SLUG, "", " ")
+    assert blank.returncode == 2
+    assert blank.stderr.startswith("memhooks: error: search needs a word")
+
+
+def test_a_root_that_does_not_exist_is_an_error_for_reading(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    Store(memory_root, SLUG).write_note("redis", "Redis listens on 6380.")
+    typo = tmp_path / "rooot"
+    search = run_cli("search", "--root", str(typo), "--slug", SLUG, "redis")
+    assert search.returncode == 2 and search.stdout == ""
+    assert f"memory root {typo} does not exist" in search.stderr
+    for argv in (["read", "MEMORY.md"], ["inject"], ["status"]):
+        proc = run_cli(*argv, "--root", str(typo), "--slug", SLUG)
+        assert proc.returncode == 1, argv
+        assert "does not exist" in proc.stderr
+    assert not typo.exists()
+    # Writing creates it.
+    wrote = run_cli("write", "--root", str(typo), "--to", "memory", "--text", "- a")
+    assert wrote.returncode == 0 and (typo / "MEMORY.md").is_file()
+
+
+def test_relative_memhooks_home_is_refused(tmp_path: Path) -> None:
+    env = {"MEMHOOKS_HOME": "mem"}
+    proc = run_cli("write", "--to", "memory", "--text", "- a", cwd=tmp_path, env=env)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("memhooks: error: $MEMHOOKS_HOME must be an absolute")
+    event = {
+        "session_id": "s1",
+        "cwd": str(tmp_path),
+        "hook_event_name": "SessionStart",
+    }
+    hook = run_cli("hook", input=json.dumps(event), cwd=tmp_path, env=env)
+    assert hook.returncode == 0 and hook.stdout == ""
+    assert len(hook.stderr.splitlines()) == 1 and "absolute" in hook.stderr
+    assert os.listdir(tmp_path) == []  # no root made in the folder the hook ran in
+
+
+@pytest.mark.parametrize("to", ["memory", "scratchpad", "note", "daily"])
+def test_empty_text_is_refused(memory_root: Path, to: str) -> None:
+    extra = ["--name", "n"] if to == "note" else []
+    for argv in (["--text", ""], ["--text", " \n "]):
+        proc = run_cli("write", "--slug", SLUG, "--to", to, *extra, *argv, input="")
+        if to == "daily":  # a daily entry has a title: "note" unless given
+            assert proc.returncode == 0
+            continue
+        assert proc.returncode == 1
+        assert "the text is empty; nothing was written" in proc.stderr
+        assert proc.stdout == ""
+    if to != "daily":
+        assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
+
+
+def test_a_write_of_duplicates_only_says_unchanged(memory_root: Path) -> None:
+    first = run_cli("write", "--to", "memory", "--text", "- Prefer small commits.")
+    assert first.stdout == "wrote MEMORY.md\n"
+    again = run_cli("write", "--to", "memory", "--text", "- prefer SMALL commits.")
+    assert again.returncode == 0
+    assert again.stdout == "unchanged MEMORY.md: every line is already there\n"
+    assert "dropped, already in MEMORY.md" in again.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "items"),
+    [
+        pytest.param("- item", "- [ ] item", id="dash"),
+        pytest.param("* item", "- [ ] item", id="star"),
+        pytest.param("+ item", "- [ ] item", id="plus"),
+        pytest.param("1. item\n2) next", "- [ ] item\n- [ ] next", id="numbered"),
+        pytest.param("- [ ] item", "- [ ] item", id="checkbox"),
+        pytest.param("* [x] done", "- [x] done", id="checked"),
+        pytest.param("[ ] bare box", "- [ ] bare box", id="bare-box"),
+        pytest.param("plain\n\n  - indented", "- [ ] plain\n- [ ] indented", id="mix"),
+    ],
+)
+def test_scratchpad_lines_become_one_item_each(
+    memory_root: Path, text: str, items: str
+) -> None:
+    for mode in ("append", "overwrite"):
+        proc = run_cli(
+            "write",
+            "--slug",
+            SLUG,
+            "--to",
+            "scratchpad",
+            "--mode",
+            mode,
+            "--text",
+            text,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert (memory_root / PAD).read_text("utf-8") == items + "\n"
+        (memory_root / PAD).unlink()
+
+
+def test_overwritten_scratchpad_is_injected(memory_root: Path) -> None:
+    run_cli("write", "--slug", SLUG, "--to", "scratchpad", "--text", "old")
+    proc = run_cli(
+        "write", "--slug", SLUG, "--to", "scratchpad", "--mode", "overwrite",
+        "--text", "only",
+    )  # fmt: skip
+    assert proc.returncode == 0
+    block = run_cli("inject", "--slug", SLUG).stdout
+    assert "- [ ] only" in block and "old" not in block
+
+
+def test_daily_overwrite_is_refused(memory_root: Path) -> None:
+    run_cli("write", "--slug", SLUG, "--to", "daily", "--text", "kept")
+    (log,) = (memory_root / "projects" / SLUG / "daily").glob("*.md")
+    before = log.read_bytes()
+    proc = run_cli(
+        "write", "--slug", SLUG, "--to", "daily", "--mode", "overwrite", "--text", "x"
+    )
+    assert proc.returncode == 1
+    assert "write --to daily only appends" in proc.stderr
+    assert log.read_bytes() == before
+
+
+def test_missing_queries_file_is_one_line(tmp_path: Path) -> None:
+    proc = run_cli("eval", str(tmp_path / "nope.jsonl"))
+    assert proc.returncode == 1
+    assert (
+        proc.stderr
+        == f"memhooks: error: no such queries file: {tmp_path / 'nope.jsonl'}\n"
+    )

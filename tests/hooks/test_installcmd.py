@@ -1,0 +1,123 @@
+"""`memhooks install`: the project's settings, a command everyone can run, what next."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+BIN = str(Path(sys.executable).parent)
+
+
+def _git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    project = tmp_path / "myapp"
+    (project / "src" / "deep").mkdir(parents=True)
+    _git("init", "-q", cwd=project)
+    return project
+
+
+def _commands(settings: Path) -> set[str]:
+    hooks = json.loads(settings.read_text("utf-8"))["hooks"]
+    return {
+        h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]
+    }
+
+
+def _path_env(*dirs: str) -> dict[str, str]:
+    return {"PATH": os.pathsep.join([*dirs, "/usr/bin", "/bin"])}
+
+
+def test_install_from_a_subfolder_writes_the_repository_settings(repo: Path) -> None:
+    proc = run_cli(
+        "install", "claude-code", cwd=repo / "src" / "deep", env=_path_env(BIN)
+    )
+
+    assert proc.returncode == 0, proc.stderr
+    settings = repo / ".claude" / "settings.json"
+    assert not (repo / "src" / "deep" / ".claude").exists()
+    # Shared with everyone who clones the repository: no path of this machine in it.
+    assert _commands(settings) == {"memhooks hook --harness claude-code"}
+    lines = proc.stdout.splitlines()
+    assert "Commit .claude/settings.json" in proc.stdout
+    assert lines[-1] == (
+        f"Next: restart Claude Code (it reads hooks when it starts), "
+        f"then run `memhooks doctor` in {repo}."
+    )
+
+
+def test_install_in_a_worktree_writes_the_main_checkout(repo: Path) -> None:
+    (repo / "README").write_text("x")
+    _git("add", ".", cwd=repo)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x", cwd=repo)
+    tree = repo.parent / "wt"
+    _git("worktree", "add", "-q", str(tree), cwd=repo)
+
+    proc = run_cli("install", "claude-code", cwd=tree, env=_path_env(BIN))
+
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / ".claude" / "settings.json").is_file()
+    assert not (tree / ".claude").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        pytest.param(["--scope", "local"], "settings.local.json", id="local"),
+        pytest.param(["--absolute"], "settings.json", id="absolute"),
+    ],
+)
+def test_local_scope_and_absolute_name_this_install(
+    repo: Path, argv: list[str], name: str
+) -> None:
+    proc = run_cli("install", "claude-code", *argv, "--project", str(repo / "src"))
+
+    assert proc.returncode == 0, proc.stderr
+    (command,) = _commands(repo / ".claude" / name)
+    exe = command.split()[0]
+    assert os.path.isabs(exe) and os.access(exe, os.X_OK), command
+    assert "Commit" not in proc.stdout
+
+
+def test_install_warns_when_memhooks_is_not_on_path(repo: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "memhooks.hooks", "install", "claude-code"],
+        cwd=repo,
+        env={**os.environ, **_path_env()},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: `memhooks` is not on PATH here" in proc.stdout
+    assert _commands(repo / ".claude" / "settings.json") == {
+        "memhooks hook --harness claude-code"
+    }
+
+
+def test_doctor_checks_the_bare_command_is_on_path(repo: Path) -> None:
+    run_cli("install", "claude-code", cwd=repo, env=_path_env(BIN))
+
+    found = run_cli("doctor", cwd=repo / "src", env=_path_env(BIN))
+    missing = subprocess.run(
+        [sys.executable, "-m", "memhooks.hooks", "doctor"],
+        cwd=repo / "src",
+        env={**os.environ, **_path_env()},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert "Claude Code: memhooks on 5 events, once each" in found.stdout
+    assert missing.returncode == 1
+    assert "runs `memhooks`, which is not on PATH: install memhooks" in missing.stdout
