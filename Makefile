@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test lint typecheck format all
+.PHONY: install demo test lint typecheck format all dist publish
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,3 +36,12 @@ format: install
 	$(BIN)/ruff format .
 
 all: test
+
+# A wheel and an sdist in dist/ (tests/promises/test_install_tools.py installs both).
+dist: install
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+
+# Needs a PyPI token (UV_PUBLISH_TOKEN); until it is run, install from a clone (README).
+publish: dist
+	$(BIN)/uv publish dist/*
