@@ -61,7 +61,7 @@ def main() -> int:
         print(f"== {event['event']}")
         print(reply["context"] or "(no context)")
 
-    # session-end ends the process by itself: no daemon, no orphan (spec §6).
+    # session-end ends the process by itself: no daemon, no orphan (docs/design.md).
     try:
         code = proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
