@@ -7,6 +7,7 @@ and returns an exit code; errors are raised and mapped to exit codes in one plac
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from pathlib import Path
@@ -26,7 +27,7 @@ from memhooks.memory import (
     to_json,
     today,
 )
-from memhooks.memory.constants import DEFAULT_READ_CAP
+from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -82,9 +83,10 @@ def cmd_search(
     store, config = open_store(where, must_exist=True)
     budget = budget or config.search.budget
     meaning = open_meaning(store.root, config.search.semantic, flag=semantic)
-    result = search(
-        store, query, ranking=ranking or config.search.ranking, semantic=meaning
-    )
+    with _first_search(store):
+        result = search(
+            store, query, ranking=ranking or config.search.ranking, semantic=meaning
+        )
     if as_json:
         out.write(
             json.dumps(to_json(result, budget), ensure_ascii=False, indent=2) + "\n"
@@ -92,6 +94,15 @@ def cmd_search(
     else:
         out.write(render_text(result, budget) + "\n")
     return EXIT_OK if result.files_matched else EXIT_NOT_FOUND
+
+
+def _first_search(store: Store) -> contextlib.AbstractContextManager[None]:
+    # The first search of a project builds its index: seconds for 10,000 notes.
+    if (store.root / INDEX_DIR / f"{store.slug}.mhix").exists():
+        return contextlib.nullcontext()
+    from memhooks.hooks.progress import status
+
+    return status(f"building the search index of {store.slug} (first search only)")
 
 
 def cmd_read(

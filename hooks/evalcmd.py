@@ -8,6 +8,7 @@ as a session process does, which keeps 2,000 queries within seconds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from memhooks.hooks.constants import EXIT_OK
 from memhooks.hooks.errors import UsageError
 from memhooks.hooks.meaning import open_meaning
+from memhooks.hooks.progress import status
 from memhooks.memory import Store, default_root, parse_config
 from memhooks.memory.index import Index
 from memhooks.memory.search import search
@@ -94,7 +96,12 @@ def cmd_eval(
             return search(store, q.query, index=index, semantic=meaning)
         return search(store, q.query, ranking=chosen, docs=docs)
 
-    report = evaluate(queries, run, ks)
+    with (
+        status("embedding the memory files (cached for the next run)")
+        if meaning is not None
+        else contextlib.nullcontext()
+    ):
+        report = evaluate(queries, run, ks)
     _warn_unknown(queries, where)
     if as_json:
         out.write(json.dumps(to_json(report), ensure_ascii=False) + "\n")

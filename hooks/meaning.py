@@ -30,7 +30,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-INSTALL = "pip install 'memhooks[semantic]'"
+INSTALL = (
+    "reinstall memhooks from the clone with `.[semantic]` "
+    "(`pipx install --force '.[semantic]'`)"
+)
 _MODES = ("auto", "on", "off")
 _warned: set[str] = set()
 

@@ -4,6 +4,7 @@ flags that say their defaults, grep's exit codes for search, no silent success."
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 from typing import TYPE_CHECKING
@@ -187,3 +188,40 @@ def test_missing_queries_file_is_one_line(tmp_path: Path) -> None:
         proc.stderr
         == f"memhooks: error: no such queries file: {tmp_path / 'nope.jsonl'}\n"
     )
+
+
+def _with_terminal_stderr(*argv: str) -> tuple[int, str, str]:
+    """Run memhooks with stderr on a pseudo-terminal and stdout on a pipe."""
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "memhooks.hooks", *argv],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        text=True,
+    ) as proc:
+        os.close(follower)
+        out, _ = proc.communicate(timeout=60)
+        err = b""
+        with contextlib.suppress(OSError):  # EIO once the child is gone
+            while chunk := os.read(leader, 4096):
+                err += chunk
+    os.close(leader)
+    return proc.returncode, out, err.decode()
+
+
+def test_first_search_says_it_builds_the_index_on_a_terminal_only(
+    memory_root: Path,
+) -> None:
+    Store(memory_root, SLUG).write_note("redis", "Redis listens on 6380.")
+    code, out, err = _with_terminal_stderr("search", "--slug", SLUG, "redis")
+    assert code == 0 and "redis.md" in out
+    assert f"memhooks: building the search index of {SLUG} (first search only)…" in err
+    assert err.endswith("\r\x1b[K")  # erased: the terminal is left clean
+    again = run_cli("search", "--slug", SLUG, "redis")  # a pipe: nothing on stderr
+    (memory_root / ".index" / f"{SLUG}.mhix").unlink()
+    piped = run_cli("search", "--slug", SLUG, "redis")
+    assert again.stderr == "" and piped.stderr == ""

