@@ -259,7 +259,7 @@ def check_harness(
 
 def _codex_trust(project: Path, home: Path, handlers: list[_Handler]) -> list[Finding]:
     """Codex runs hooks only once reviewed (a hash per file in its config.toml), and reads
-    a project's hooks.json only in a trusted project (hooks-protocol.md §6.1)."""
+    a project's hooks.json only in a trusted project."""
     import tomllib
 
     config = Path(os.environ.get("CODEX_HOME") or home / ".codex") / "config.toml"

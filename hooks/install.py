@@ -41,7 +41,7 @@ _SPECS: dict[str, tuple[_HookSpec, ...]] = {
         _HookSpec("SessionEnd", None, 2),
     ),
     # Codex reads Claude Code's layout from .codex/hooks.json; its SessionEnd hooks get
-    # 1 s by default, at most 3 (hooks-protocol.md §6.1).
+    # 1 s by default, at most 3 (as observed with the real CLI).
     "codex": (
         _HookSpec("SessionStart", "startup|resume|clear|compact", 10),
         _HookSpec("UserPromptSubmit", None, 10),
