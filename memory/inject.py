@@ -1,9 +1,10 @@
 """The injected memory block (spec §3). Pure: documents in, text out.
 
-Sections survive the budget in priority order: scratchpad open items, the newest daily
-log, MEMORY.md, the second-newest daily log, then an index of notes. zerostack put
-MEMORY.md first and watched it starve today's log once it grew; this order keeps the
-freshest, most actionable text.
+Sections come in this order: scratchpad open items, the newest daily log, MEMORY.md, the
+second-newest daily log, then an index of notes. zerostack put MEMORY.md first and
+watched it starve today's log once it grew; a strict priority order starved MEMORY.md
+instead once the hooks wrote today's log on their own (issue #15). So each section has a
+share of the budget (`WEIGHTS`), and what one does not use flows on to the others.
 """
 
 from __future__ import annotations
@@ -28,14 +29,15 @@ USAGE_MCP = (
 
 
 class Section(NamedTuple):
-    """One titled part of the block."""
+    """One titled part of the block; `role` names its share (see `WEIGHTS`)."""
 
     title: str
     body: str
+    role: str = ""
 
 
 def sections(docs: dict[str, Doc], today: str) -> list[Section]:
-    """The block's sections in priority order; empty ones are left out.
+    """The block's sections in the order of the text; empty ones are left out.
 
     Args:
         docs: the project's corpus (see `Store.corpus`).
@@ -46,21 +48,29 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
         if d.kind == "scratchpad":
             items = [ln for ln in d.lines if OPEN_ITEM.match(ln)]
             if items:
-                out.append(Section("Scratchpad (open items)", "\n".join(items)))
+                out.append(
+                    Section("Scratchpad (open items)", "\n".join(items), "scratchpad")
+                )
     logs = newest_dailies(docs, 2)
     if logs:
         mark = " (today)" if logs[0].key == today else ""
-        out.append(Section(f"Daily log {logs[0].key}{mark}", logs[0].text.strip()))
+        out.append(
+            Section(f"Daily log {logs[0].key}{mark}", logs[0].text.strip(), "today")
+        )
     memory = [d for d in docs.values() if d.kind == "memory" and d.text.strip()]
     if memory:
-        out.append(Section("MEMORY.md", memory[0].text.strip()))
+        out.append(Section("MEMORY.md", memory[0].text.strip(), "memory"))
     if len(logs) > 1:
-        out.append(Section(f"Daily log {logs[1].key}", logs[1].text.strip()))
+        out.append(Section(f"Daily log {logs[1].key}", logs[1].text.strip(), "older"))
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
         index = [_index_line(d) for d in notes]
         out.append(
-            Section("Notes (read with `memhooks read notes/NAME`)", "\n".join(index))
+            Section(
+                "Notes (read with `memhooks read notes/NAME`)",
+                "\n".join(index),
+                "notes",
+            )
         )
     return out
 
@@ -90,42 +100,85 @@ def _index_line(doc: Doc) -> str:
     return f"- notes/{doc.filename} — {mark}{first_line(doc)}".rstrip(" —")
 
 
+#: Each section's share of the budget (spec §3, revised after real use). A section that
+#: needs less than its share leaves the rest to the others, so with a small log every
+#: section is whole; under pressure each keeps at least its share, so today's log, which
+#: the hooks append to on their own, can never push MEMORY.md or the open items out.
+#: What people wrote weighs most: at Claude Code's 9,000-byte cap MEMORY.md keeps
+#: ≥ 3.4 KB and the open items ≥ 2.5 KB however large the logs grow.
+WEIGHTS: dict[str, int] = {
+    "scratchpad": 3,
+    "today": 2,
+    "memory": 4,
+    "older": 1,
+    "notes": 1,
+}
+
+
+class Share(NamedTuple):
+    """What one section got: its size whole, the bytes it takes in the block, and how."""
+
+    title: str
+    need: int
+    used: int
+    state: str  #: "whole", "truncated" or "omitted"
+
+
 def render(
     parts: list[Section], budget: int = DEFAULT_INJECT_BUDGET, usage: str = USAGE
 ) -> str:
     """Render sections into the wrapped block, within `budget` UTF-8 bytes.
 
-    Whole sections are kept while they fit; the first that does not is cut and marked
-    ``…[section truncated: T]``; each later one is replaced by ``…[section omitted: T]``.
-    A final backstop cut marks ``…[memory truncated]``. No sections → "".
+    Each section gets a share of the budget by its weight (`WEIGHTS`); what a section
+    does not need flows on to the others. A section longer than what it got is cut and
+    marked ``…[section truncated: T]`` (a daily log keeps its newest entries, the marker
+    first); one that gets too little for that is replaced by ``…[section omitted: T]``.
+    The order of the sections in the text never changes. A final backstop cut marks
+    ``…[memory truncated]``. No sections → "".
 
     Args:
-        parts: the sections, in priority order.
+        parts: the sections, in the order of the text.
         budget: UTF-8 bytes the whole block may take.
         usage: the line after the block: `USAGE`, or `USAGE_MCP` when the caller found
             the MCP server configured.
     """
+    return render_shares(parts, budget, usage)[0]
+
+
+def render_shares(
+    parts: list[Section], budget: int = DEFAULT_INJECT_BUDGET, usage: str = USAGE
+) -> tuple[str, list[Share]]:
+    """`render`, and what each section got (for `memhooks report`)."""
     if not parts:
-        return ""
+        return "", []
     frame = nbytes(wrap("")) + nbytes("\n" + usage)
-    room = budget - frame
+    room = budget - frame - 2 * (len(parts) - 1)  # a blank line between sections
     rendered = [f"## {s.title}\n{neutralise(s.body)}" for s in parts]
     omitted = [f"…[section omitted: {s.title}]" for s in parts]
+    need = [nbytes(t) for t in rendered]
+    floor = [min(n, nbytes(m)) for n, m in zip(need, omitted, strict=True)]
+    extra = _fill(
+        [n - f for n, f in zip(need, floor, strict=True)],
+        [WEIGHTS.get(s.role, 1) for s in parts],
+        max(0, room - sum(floor)),
+    )
     out: list[str] = []
-    for i, text in enumerate(rendered):
-        sep = 2 if out else 0  # blank line between sections
-        if nbytes(text) + sep <= room - _later(omitted, i):
-            out.append(text)
-            room -= nbytes(text) + sep
-            continue
-        space = room - sep - _later(omitted, i)
-        marker = f"…[section truncated: {parts[i].title}]"
-        if space > nbytes(marker) + 40:
-            out.append(cut(text, space, marker))
+    shares: list[Share] = []
+    for part, text, gone, n, f, e in zip(
+        parts, rendered, omitted, need, floor, extra, strict=True
+    ):
+        got = f + e
+        marker = f"…[section truncated: {part.title}]"
+        if got >= n:
+            piece, state = text, "whole"
+        elif got > nbytes(marker) + 40:
+            tail = part.role in ("today", "older")
+            piece = _cut_tail(text, got, marker) if tail else cut(text, got, marker)
+            state = "truncated"
         else:
-            out.append(omitted[i])
-        out.extend(omitted[i + 1 :])
-        break
+            piece, state = gone, "omitted"
+        out.append(piece)
+        shares.append(Share(part.title, n, nbytes(piece), state))
     body = "\n\n".join(out)
     block = wrap(body) + "\n" + usage
     if nbytes(block) > budget:
@@ -133,11 +186,41 @@ def render(
         inner = cut(body, max(0, budget - frame), "…[memory truncated]")
         block = wrap(inner) + "\n" + usage
         block = cut(block, budget) if nbytes(block) > budget else block
-    return block
+    return block, shares
 
 
-def _later(omitted: list[str], i: int) -> int:
-    return sum(nbytes(m) + 2 for m in omitted[i + 1 :])
+def _fill(wants: list[int], weights: list[int], room: int) -> list[int]:
+    """Split `room` by weight; what a section does not want goes to those that want more."""
+    got = [0] * len(wants)
+    open_ = [i for i, w in enumerate(wants) if w > 0]
+    while open_ and room > 0:
+        total = sum(weights[i] for i in open_)
+        share = {i: room * weights[i] // total for i in open_}
+        done = [i for i in open_ if wants[i] - got[i] <= share[i]]
+        if not done:  # everyone wants more than their share: each gets it
+            for i in open_:
+                got[i] += share[i]
+            break
+        for i in done:  # satisfied: the rest of their share flows on
+            room -= wants[i] - got[i]
+            got[i] = wants[i]
+        open_ = [i for i in open_ if i not in done]
+    return got
+
+
+def _cut_tail(text: str, max_bytes: int, marker: str) -> str:
+    """A log cut to its newest lines: heading, marker, then the tail from a line start."""
+    heading, _, body = text.partition("\n")
+    room = max_bytes - nbytes(heading) - nbytes(marker) - 2
+    raw = body.encode("utf-8", "surrogatepass")
+    tail = raw[len(raw) - max(room, 0) :].decode("utf-8", "ignore") if room > 0 else ""
+    newline = tail.find("\n")
+    if 0 <= newline < len(tail) // 4:
+        tail = tail[newline + 1 :]
+    entry = tail.find("\n### ")  # start at an entry's heading where one is near
+    if 0 <= entry < len(tail) // 2:
+        tail = tail[entry + 1 :]
+    return f"{heading}\n{marker}\n{tail}" if tail else cut(text, max_bytes, marker)
 
 
 def build(
@@ -153,10 +236,13 @@ def build(
 __all__ = [
     "USAGE",
     "USAGE_MCP",
+    "WEIGHTS",
     "WRAPPER_CLOSE",
     "WRAPPER_OPEN",
     "Section",
+    "Share",
     "build",
     "render",
+    "render_shares",
     "sections",
 ]

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from memhooks.memory import Store, build_block
+from memhooks.memory.inject import render_shares, sections
 from memhooks.memory.text import cut
 from tests.conftest import run_cli
 
@@ -52,15 +53,19 @@ def test_budget_order_and_markers(memory_root: Path) -> None:
         in block
     )
     assert "…[section truncated: MEMORY.md]" in block
-    assert "…[section omitted: Daily log 2026-03-02]" in block
+    # The older log needs less than its share: it is whole, after the cut MEMORY.md.
+    assert "## Daily log 2026-03-02\n### 09:00 — older\n" + "p" * 200 in block
     assert "oldest" not in block
     assert block.count("</memory>") == 1
-    assert block.index("</memory>") > block.index(
-        "…[section omitted: Daily log 2026-03-02]"
-    )
+    assert block.index("</memory>") > block.index("## Daily log 2026-03-02")
     order = [
         block.index(s)
-        for s in ("## Scratchpad", "## Daily log 2026-03-03", "## MEMORY.md")
+        for s in (
+            "## Scratchpad",
+            "## Daily log 2026-03-03",
+            "## MEMORY.md",
+            "## Daily log 2026-03-02",
+        )
     ]
     assert order == sorted(order)
 
@@ -118,3 +123,66 @@ def test_cut_prefers_line_boundary() -> None:
     text = "line one\nline two\nline three is longer"
     assert cut(text, 30, "…[x]") == "line one\nline two\n…[x]"
     assert cut(text, 1000, "…[x]") == text
+
+
+def _automatic_day(store: Store, date: str, sessions: int) -> None:
+    y, m, d = map(int, date.split("-"))
+    for i in range(sessions):
+        store.append_daily(
+            "session end",
+            f"**Prompts**\n- how do we deploy the billing service, take {i}\n"
+            + "**Last assistant message**\n> "
+            + "w" * 900,
+            now=dt.datetime(y, m, d, 9, i % 60).astimezone(),
+        )
+
+
+def test_a_huge_log_never_pushes_out_what_people_wrote(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    rules = [f"- Rule {i}: " + "keep this " * 30 + "end" for i in range(6)]
+    store.write_memory("\n".join(rules))
+    store.write_scratchpad("- [ ] open item one\n- [ ] open item two\n- [x] done")
+    store.write_note("deploy", "# Deploying billing\nblue/green via make ship")
+    _automatic_day(store, "2026-03-02", 40)
+    _automatic_day(store, "2026-03-03", 200)
+    log = memory_root / f"projects/{SLUG}/daily/2026-03-03.md"
+    assert log.stat().st_size > 180_000
+    for budget in (9000, 16 * 1024):
+        block = build_block(store.corpus(), "2026-03-03", budget)
+        assert len(block.encode()) <= budget
+        assert all(rule in block for rule in rules), budget
+        assert "- [ ] open item one\n- [ ] open item two" in block
+        assert "…[section truncated: Daily log 2026-03-03 (today)]" in block
+        assert "notes/deploy.md" in block
+        # The order of the text stays the spec's; the cut log keeps its newest entry.
+        titles = [ln for ln in block.splitlines() if ln.startswith("## ")]
+        assert titles[:3] == [
+            "## Scratchpad (open items)",
+            "## Daily log 2026-03-03 (today)",
+            "## MEMORY.md",
+        ]
+        assert "take 199\n" in block and "take 0\n" not in block
+
+
+def test_unused_shares_flow_on(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_memory("- one short rule")
+    _automatic_day(store, "2026-03-03", 200)
+    block = build_block(store.corpus(), "2026-03-03", 9000)
+    assert "- one short rule" in block
+    # MEMORY.md needed a few bytes: nearly all of the budget went to the log.
+    assert len(block.encode()) > 8000  # less a partial entry at the cut
+
+
+def test_shares_report_what_each_section_got(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_memory("- rule " + "m" * 20_000)
+    store.write_scratchpad("- [ ] item")
+    _automatic_day(store, "2026-03-03", 50)
+    parts = sections(store.corpus(), "2026-03-03")
+    block, shares = render_shares(parts, 9000)
+    assert [s.state for s in shares] == ["whole", "truncated", "truncated"]
+    assert sum(s.used for s in shares) < len(block.encode()) <= 9000
+    assert shares[0].need == shares[0].used
+    # Under pressure MEMORY.md keeps at least its weighted share of the room.
+    assert shares[2].used >= 9000 * 4 // 9 - 600
