@@ -10,23 +10,15 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from memhooks.hooks import records
 from memhooks.hooks.autosearch import render_hits, significant_terms
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
-from memhooks.hooks.state import (
-    MAX_PROMPTS,
-    SessionState,
-    fingerprint,
-    text_fingerprint,
-)
-from memhooks.hooks.transcript import (
-    TranscriptDigest,
-    holds,
-    read_transcript,
-    render_digest,
-)
-from memhooks.memory import build_block, today
+from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
+from memhooks.hooks.transcript import TranscriptDigest, holds, read_transcript
+from memhooks.memory import TargetNotFoundError, build_block, today
 from memhooks.memory.constants import WRAPPER_OPEN
+from memhooks.memory.layout import daily
 from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.redact import redact
 from memhooks.memory.text import cut, neutralise, scrub_surrogates
@@ -44,7 +36,6 @@ logger = logging.getLogger(__name__)
 #: Claude Code shows the model only a ~2 KB preview of hook output over 10,000 characters;
 #: a byte budget below that keeps every character count under it (a character is ≥ 1 byte).
 HARNESS_CONTEXT_LIMIT = 9000
-SUMMARY_MAX_BYTES = 6000
 SESSION_END_TAIL = 2 * 1024 * 1024
 
 
@@ -109,9 +100,31 @@ def _safe_digest(d: TranscriptDigest) -> TranscriptDigest:
     )
 
 
+def _today_log(view: View) -> str:
+    # Read on its own: a one-shot session end must not pay for the whole corpus.
+    try:
+        return view.store.read_text(daily(view.store.slug, today()).rel)
+    except TargetNotFoundError:
+        return ""
+
+
+def _news(
+    digest: TranscriptDigest, state: SessionState, view: View
+) -> TranscriptDigest:
+    """What the digest holds that neither today's log nor this session recorded yet."""
+    recorded = records.on_record(_today_log(view)) | set(state.flushed_summaries)
+    return records.news(_safe_digest(digest), recorded)
+
+
 def _write(state: SessionState, view: View, title: str, body: str) -> str:
-    """Append an automatic entry to today's log; redacted, since nobody reviewed it."""
+    """Append an automatic entry to today's log; redacted, since nobody reviewed it.
+
+    Once the log passes `records.CONDENSE_AT`, its automatic records are condensed into
+    one (a person's entries are left as they are).
+    """
     result = view.store.append_daily(title, _safe(body))
+    if view.store.path(result.rel).stat().st_size > records.CONDENSE_AT:
+        view.store.rewrite(result.rel, records.condense)
     view.refresh([result.rel])
     doc = view.corpus().get(result.rel)
     if doc is not None and state.noticed_at:
@@ -147,6 +160,8 @@ def _block_in_transcript(event: Event) -> bool:
 def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     """Search memory for the prompt's terms; inject a few fresh hits and a change notice."""
     prompt = event.prompt or ""
+    if records.is_slash_command(prompt):
+        return Reply()  # `/compact`, `/exit`: a command to the harness, not a question
     if prompt.strip():
         # Kept in the session's state file until the next flush: redacted already.
         state.prompts = [*state.prompts, _safe(prompt)][-MAX_PROMPTS:]
@@ -245,47 +260,55 @@ def _line_start_after(path: Path, pos: int) -> int:
 
 
 def pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
-    """Flush a digest of the session so far into today's log, before context is lost."""
-    digest = _digest_since_flush(event, state)
+    """Flush what is new since the last flush into today's log, before context is lost.
+
+    Nothing new (a `/compact` Claude Code then answers with "Not enough messages to
+    compact", a question already on record) writes nothing.
+    """
+    digest = _news(_digest_since_flush(event, state), state, view)
     state.prompts = []
     if digest.compact_summary:
-        state.flushed_summaries.append(text_fingerprint(digest.compact_summary))
+        state.flushed_summaries.append(records.key(digest.compact_summary))
     if digest.is_empty():
         return Reply(notes=("nothing new to flush",))
-    rel = _write(state, view, "compaction summary", render_digest(_safe_digest(digest)))
-    return Reply(wrote=(rel,))
+    body = records.render(digest, records.FLUSH_MAX)
+    return Reply(wrote=(_write(state, view, records.FLUSH, body),))
 
 
 def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
-    """Record the harness's own summary, then re-inject a fresh block where the harness allows."""
+    """Record the harness's own summary, then re-inject a fresh block where the harness allows.
+
+    Only the `<summary>` is kept: Claude Code's `compact_summary` starts with several KB
+    of `<analysis>` working notes. The same summary reaches us twice (the transcript's
+    copy at SessionStart(compact), then PostCompact's): it is recorded once.
+    """
     wrote: list[str] = []
     summary = event.summary
     if not summary and event.transcript_path:
         summary = _digest_since_flush(event, state).compact_summary
+    part = records.summary_part(_safe(summary or ""))
+    if part:
+        k = records.key(part)
+        if k not in state.flushed_summaries and k not in records.on_record(
+            _today_log(view)
+        ):
+            body = cut(part, records.SUMMARY_MAX, "…[summary truncated]")
+            wrote.append(_write(state, view, records.HARNESS_SUMMARY, body))
+        state.flushed_summaries = [*state.flushed_summaries, k][-20:]
     if summary and summary.strip():
-        fp = text_fingerprint(summary)
-        if fp not in state.flushed_summaries:
-            body = cut(
-                _safe(summary).strip(), SUMMARY_MAX_BYTES, "…[summary truncated]"
-            )
-            wrote.append(
-                _write(state, view, "compaction summary (from the harness)", body)
-            )
-            state.flushed_summaries = [*state.flushed_summaries, fp][-20:]
         state.prompts = []  # the harness's summary covers them
     context = _block(event, state, view) if event.reinject else ""
     return Reply(context=context or None, wrote=tuple(wrote))
 
 
 def session_end(event: Event, state: SessionState, view: View) -> Reply:
-    """A last short record if anything happened since the last flush."""
+    """A last short record of what is new since the last flush; nothing when nothing is."""
     digest = _digest_since_flush(event, state, tail=SESSION_END_TAIL)
+    digest = _news(digest, state, view)
     if digest.is_empty():
         return Reply()
-    body = render_digest(
-        _safe_digest(digest), max_items=10, max_chars=200, max_total=2000
-    )
-    return Reply(wrote=(_write(state, view, "session end", body),))
+    body = records.render(digest, records.SESSION_END_MAX)
+    return Reply(wrote=(_write(state, view, records.SESSION_END, body),))
 
 
 HANDLERS: dict[Kind, Handler] = {

@@ -46,20 +46,13 @@ class SessionState(BaseModel):
     prompts: list[str] = Field(default_factory=list)  #: since the last flush
     flushed_summaries: list[str] = Field(
         default_factory=list
-    )  #: fingerprints of recorded summaries
+    )  #: `records.key` of the summaries recorded
 
 
 def fingerprint(doc: Doc) -> str:
     """A short content hash: a file 'changed' when this changes."""
     return hashlib.blake2b(
         doc.text.encode("utf-8", "surrogatepass"), digest_size=8
-    ).hexdigest()
-
-
-def text_fingerprint(text: str) -> str:
-    """Fingerprint of whitespace-normalised text (to recognise a summary already recorded)."""
-    return hashlib.blake2b(
-        " ".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=8
     ).hexdigest()
 
 

@@ -1,0 +1,298 @@
+"""What the hooks write on their own: which daily-log entries are theirs, what is new, condensing.
+
+The hooks append records to today's log with no person choosing to (issue #15): a flush at
+compaction, the harness's compaction summary, a session-end record. Left alone they grow
+the log on every session and crowd out what people wrote, so a record holds only what is
+not on record yet, and a day's records are condensed once the log passes a size. A
+person's entries are never touched: records are recognised by their titles (`TITLES`).
+
+Pure: text in, text out; the handlers do the reading and writing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from memhooks.hooks.transcript import TranscriptDigest, render_digest
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+#: Titles of the entries memhooks writes on its own (`### HH:MM — <title>`).
+FLUSH = "compaction summary"
+HARNESS_SUMMARY = "compaction summary (from the harness)"
+SESSION_END = "session end"
+CONDENSED = "automatic records, condensed"
+TITLES = frozenset({FLUSH, HARNESS_SUMMARY, SESSION_END, CONDENSED})
+
+#: Size caps of one record's body, in characters (a record is mostly ASCII).
+FLUSH_MAX = 3000
+SESSION_END_MAX = 2000
+SUMMARY_MAX = 3000
+#: Condense today's automatic records once the log passes this many bytes.
+CONDENSE_AT = 24 * 1024
+#: In a condensed record each summary keeps its head, and all of them at most this much.
+CONDENSED_SUMMARY = 500
+CONDENSED_SUMMARIES_MAX = 16 * 1024
+
+_HEADING = re.compile(r"^### (\d\d:\d\d) — (.*)$", re.MULTILINE)
+# A prompt that is only a slash command line: `/compact`, `/model opus`, `/mcp:tool x`.
+_SLASH = re.compile(r"/[A-Za-z][\w:.-]*(?:[ \t][^\n]*)?")
+_SUMMARY = re.compile(
+    r"<\s*summary\s*>(.*?)(?:<\s*/\s*summary\s*>|\Z)", re.IGNORECASE | re.DOTALL
+)
+_ANALYSIS = re.compile(
+    r"<\s*analysis\s*>.*?(?:<\s*/\s*analysis\s*>|(?=<\s*summary\s*>)|\Z)",
+    re.IGNORECASE | re.DOTALL,
+)
+_STRAY_TAG = re.compile(r"<\s*/?\s*(?:analysis|summary)\s*>", re.IGNORECASE)
+# Claude Code's own rendering in the transcript: "Analysis:\n…\nSummary:\n…".
+_PLAIN_SUMMARY = re.compile(r"^\s*Summary:\s*$", re.MULTILINE)
+_PREAMBLE = re.compile(
+    r"^This session is being continued from a previous conversation.*?\n", re.DOTALL
+)
+_KEY_CHARS = 150
+_SECTIONS = {
+    "Prompts": "prompt",
+    "Files edited": "file",
+    "Commands": "command",
+    "Compaction summary": "summary",
+    "Compaction summaries": "summary",
+    "Last assistant message": "assistant",
+}
+
+
+class Entry(NamedTuple):
+    """One stretch of a daily log: an entry from its heading, or the text before any."""
+
+    text: str  #: exactly as in the file, trailing newlines included
+    time: str  #: "HH:MM", "" before the first heading
+    title: str
+
+    @property
+    def automatic(self) -> bool:
+        """Written by memhooks on its own, not by a person or the model."""
+        return self.title in TITLES
+
+
+def entries(log: str) -> list[Entry]:
+    """Split a daily log into entries; joined back they give the text byte for byte."""
+    marks = list(_HEADING.finditer(log))
+    out: list[Entry] = []
+    if not marks or marks[0].start() > 0:
+        out.append(Entry(log[: marks[0].start() if marks else len(log)], "", ""))
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(log)
+        out.append(Entry(log[m.start() : end], m[1], m[2].strip()))
+    return [e for e in out if e.text]
+
+
+def is_slash_command(prompt: str) -> bool:
+    """A prompt that is just a `/word` command line (`/compact`, `/model opus`)."""
+    return "\n" not in prompt.strip() and bool(_SLASH.fullmatch(prompt.strip()))
+
+
+def summary_part(text: str) -> str:
+    """The `<summary>` of a compaction reply, without the `<analysis>` scratchpad.
+
+    Claude Code's PostCompact `compact_summary` is the model's raw reply: `<analysis>`
+    (working notes, several KB) then `<summary>`. Either may be missing or unclosed; an
+    unclosed analysis with no summary is all working notes and gives "".
+    """
+    if match := _SUMMARY.search(text):
+        return match[1].strip()
+    text = _STRAY_TAG.sub("", _ANALYSIS.sub("", text))
+    # The transcript's copy: Claude Code writes "Analysis:" then "Summary:" as labels.
+    if plain := _PLAIN_SUMMARY.search(text):
+        text = text[plain.end() :]
+    return _PREAMBLE.sub("", text.strip()).strip()
+
+
+def key(text: str) -> str:
+    """What two mentions of the same item share: its first words, case and spacing aside."""
+    words = " ".join(text.replace("`", "'").split()).casefold().rstrip("…").strip()
+    return hashlib.blake2b(
+        words[:_KEY_CHARS].encode("utf-8", "surrogatepass"), digest_size=6
+    ).hexdigest()
+
+
+class Items(NamedTuple):
+    """The items of a run of records, each once, in first-seen order."""
+
+    prompts: list[str]
+    files: list[str]
+    commands: list[str]
+    summaries: list[tuple[str, str]]  #: (HH:MM, text)
+    assistant: str | None
+
+
+def items(records: Iterable[Entry]) -> Items:
+    """Read back the items of automatic records (as `render_digest` wrote them)."""
+    found = Items([], [], [], [], None)
+    lists = {"prompt": found.prompts, "file": found.files, "command": found.commands}
+    seen: set[tuple[str, str]] = set()
+    assistant: str | None = None
+    for entry in records:
+        body = entry.text.split("\n", 1)[1] if "\n" in entry.text else ""
+        if entry.title == HARNESS_SUMMARY:
+            found.summaries.append((entry.time, body.strip()))
+            continue
+        for kind, value in _body_items(body):
+            if kind == "assistant":
+                assistant = value
+            elif kind == "summary":
+                at, _, text = value.partition(": ")
+                pair = (at, text) if re.fullmatch(r"\d\d:\d\d", at) else ("", value)
+                found.summaries.append(pair if pair[0] else (entry.time, value))
+            elif (kind, key(value)) not in seen:
+                seen.add((kind, key(value)))
+                lists[kind].append(value)
+    return found._replace(assistant=assistant)
+
+
+def _body_items(body: str) -> Iterator[tuple[str, str]]:
+    kind: str | None = None
+    for line in body.split("\n"):
+        s = line.strip()
+        if s.startswith("**") and s.endswith("**"):
+            kind = _SECTIONS.get(s.strip("*"))
+        elif kind and s.startswith("- ") and not s.startswith("- …("):
+            value = s[2:]
+            if kind in ("file", "command") and value[:1] == value[-1:] == "`":
+                value = value[1:-1]
+            yield kind, value
+        elif kind and s.startswith("> "):
+            yield kind, s[2:]
+
+
+def on_record(log: str) -> set[str]:
+    """Keys of everything today's automatic records already hold (see `key`)."""
+    got = items(e for e in entries(log) if e.automatic)
+    keys = {key(x) for x in (*got.prompts, *got.files, *got.commands)}
+    keys |= {key(text) for _, text in got.summaries}
+    if got.assistant:
+        keys.add(key(got.assistant))
+    return keys
+
+
+def news(d: TranscriptDigest, recorded: set[str]) -> TranscriptDigest:
+    """What a digest holds that is not on record: no slash commands, each item once.
+
+    The last assistant message is kept only beside something else new: a session that
+    asked a question already on record and got the same answer adds nothing.
+    """
+    seen = set(recorded)
+
+    def fresh(values: Iterable[str]) -> tuple[str, ...]:
+        out = []
+        for v in values:
+            if v.strip() and (k := key(v)) not in seen:
+                seen.add(k)
+                out.append(v)
+        return tuple(out)
+
+    prompts = fresh(p for p in d.prompts if not is_slash_command(p))
+    files, commands = fresh(d.files), fresh(d.commands)
+    summary = summary_part(d.compact_summary or "")
+    summary = summary if summary and key(summary) not in seen else ""
+    if not (prompts or files or commands or summary):
+        return TranscriptDigest()
+    last = (
+        d.last_assistant
+        if d.last_assistant and key(d.last_assistant) not in seen
+        else None
+    )
+    return TranscriptDigest(prompts, files, commands, last, summary or None)
+
+
+def render(d: TranscriptDigest, max_total: int) -> str:
+    """A record's body: `render_digest` within `max_total` characters."""
+    return render_digest(d, max_items=20, max_chars=300, max_total=max_total)
+
+
+def condense(log: str) -> str:
+    """Today's log with all its automatic records merged into one, where the first was.
+
+    Every distinct prompt, file and command is kept once, each compaction summary by its
+    head; a person's entries keep every byte and their place. A log with fewer than two
+    automatic records is returned unchanged.
+    """
+    parts = entries(log)
+    auto = [e for e in parts if e.automatic]
+    if len(auto) < 2:
+        return log
+    merged = _condensed(auto)
+    out: list[str] = []
+    for e in parts:
+        if e.automatic and e is not auto[0]:
+            continue
+        if out and not out[-1].endswith("\n\n"):
+            # A hand-edited entry may end without its blank line: the next heading
+            # must still start a line of its own.
+            out.append("\n" if out[-1].endswith("\n") else "\n\n")
+        out.append(merged + "\n\n" if e is auto[0] else e.text)
+    return "".join(out).rstrip("\n") + "\n"
+
+
+def _condensed(auto: list[Entry]) -> str:
+    got = items(auto)
+    lines = [
+        f"### {auto[0].time} — {CONDENSED}",
+        (
+            f"_{len(auto)} records from {auto[0].time} to {auto[-1].time}, condensed: each "
+            "prompt, file and command once, each compaction summary by its head._"
+        ),
+    ]
+    for title, values, code in (
+        ("Prompts", got.prompts, False),
+        ("Files edited", got.files, True),
+        ("Commands", got.commands, True),
+    ):
+        if values:
+            lines += ["", f"**{title}**"]
+            lines += [f"- `{v}`" if code else f"- {v}" for v in values]
+    if got.summaries:
+        lines += ["", "**Compaction summaries**", *_summary_lines(got.summaries)]
+    if got.assistant:
+        lines += ["", "**Last assistant message**", f"> {got.assistant}"]
+    return "\n".join(lines)
+
+
+def _summary_lines(summaries: list[tuple[str, str]]) -> list[str]:
+    """One line per summary, newest kept longest, all within `CONDENSED_SUMMARIES_MAX`."""
+    out: list[str] = []
+    room = CONDENSED_SUMMARIES_MAX
+    for at, text in reversed(summaries):
+        one = " ".join(text.split())
+        size = CONDENSED_SUMMARY if room > CONDENSED_SUMMARY * 4 else 160
+        if len(one) > size:
+            one = one[: size - 1].rstrip() + "…"
+        line = f"- {at}: {one}" if at else f"- {one}"
+        if len(line) + 1 > room:
+            out.append(f"- …({len(summaries) - len(out)} earlier summaries omitted)")
+            break
+        out.append(line)
+        room -= len(line) + 1
+    return out[::-1]
+
+
+__all__ = [
+    "CONDENSED",
+    "CONDENSE_AT",
+    "FLUSH",
+    "HARNESS_SUMMARY",
+    "SESSION_END",
+    "TITLES",
+    "Entry",
+    "condense",
+    "entries",
+    "is_slash_command",
+    "items",
+    "key",
+    "news",
+    "on_record",
+    "render",
+    "summary_part",
+]

@@ -1,0 +1,165 @@
+"""What the hooks write on their own: new items only, the <summary> kept, condensing."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memhooks.hooks import records
+from memhooks.hooks.transcript import TranscriptDigest
+from memhooks.memory import Store
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+ANALYSIS = (
+    "<analysis>\n" + "Let me think through every message. " * 100 + "\n</analysis>"
+)
+SUMMARY = "1. Primary request: move auth to the gateway.\n2. Files: gateway.py"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param(
+            f"{ANALYSIS}\n\n<summary>\n{SUMMARY}\n</summary>", SUMMARY, id="both"
+        ),
+        pytest.param(f"<summary>{SUMMARY}</summary>", SUMMARY, id="summary-only"),
+        pytest.param(f"{ANALYSIS}\n{SUMMARY}", SUMMARY, id="analysis-then-plain"),
+        pytest.param(
+            f"<analysis>notes without end <summary>{SUMMARY}</summary>",
+            SUMMARY,
+            id="analysis-unclosed",
+        ),
+        pytest.param(f"{ANALYSIS}<summary>{SUMMARY}", SUMMARY, id="summary-unclosed"),
+        pytest.param(
+            f"< Analysis >x</ANALYSIS>\n<SUMMARY >{SUMMARY}</ summary>",
+            SUMMARY,
+            id="odd-case-and-spaces",
+        ),
+        pytest.param("<analysis>only working notes", "", id="analysis-only-unclosed"),
+        pytest.param(SUMMARY, SUMMARY, id="no-tags"),
+        pytest.param(
+            "This session is being continued from a previous conversation that ran "
+            "out of context. The summary below covers it.\n\nAnalysis:\nthinking\n\n"
+            f"Summary:\n{SUMMARY}",
+            SUMMARY,
+            id="transcript-copy",
+        ),
+    ],
+)
+def test_summary_part_drops_the_analysis(raw: str, expected: str) -> None:
+    assert records.summary_part(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("prompt", "command"),
+    [
+        ("/compact", True),
+        ("/exit", True),
+        ("  /model opus  ", True),
+        ("/clear", True),
+        ("/mcp:memhooks memory_search x", True),
+        ("/src/app.py fails to import", False),
+        ("why does /compact lose my notes?", False),
+        ("/review\nand also look at the tests", False),
+        ("fix the bug", False),
+    ],
+)
+def test_slash_commands_are_not_prompts(prompt: str, command: bool) -> None:
+    assert records.is_slash_command(prompt) is command
+
+
+def test_news_collapses_repeats_and_drops_what_is_on_record() -> None:
+    log = (
+        "### 09:00 — session end\n**Prompts**\n- How do we deploy billing?\n\n"
+        "**Files edited**\n- `/src/a.py`\n\n**Last assistant message**\n> Use make ship."
+    )
+    digest = TranscriptDigest(
+        prompts=(
+            "/compact",
+            "how do we  deploy billing?",
+            "new one",
+            "New one",
+            "/exit",
+        ),
+        files=("/src/a.py", "/src/b.py"),
+        commands=("pytest", "pytest"),
+        last_assistant="Use make ship.",
+    )
+    got = records.news(digest, records.on_record(log))
+    assert got == TranscriptDigest(("new one",), ("/src/b.py",), ("pytest",))
+
+
+def test_nothing_new_is_empty_even_with_an_answer() -> None:
+    log = "### 09:00 — session end\n**Prompts**\n- the question\n"
+    digest = TranscriptDigest(prompts=("the question", "/exit"), last_assistant="hi")
+    assert records.news(digest, records.on_record(log)).is_empty()
+
+
+def test_a_persons_entries_do_not_count_as_on_record() -> None:
+    log = "### 09:00 — my notes\n**Prompts**\n- the question\n"
+    digest = TranscriptDigest(prompts=("the question",))
+    assert records.news(digest, records.on_record(log)).prompts == ("the question",)
+
+
+def _day(store: Store, minute: int, title: str, body: str) -> None:
+    store.append_daily(title, body, now=dt.datetime(2026, 3, 3, 9, minute).astimezone())
+
+
+def test_condense_keeps_each_item_once_and_a_persons_entries_byte_for_byte(
+    memory_root: Path,
+) -> None:
+    store = Store(memory_root, "proj-0123abcd")
+    person = "We chose blue/green deploys.\n  indented   line, odd  spacing  \n"
+    _day(store, 0, "decision", person)
+    for i in range(6):
+        digest = TranscriptDigest(
+            prompts=("how do we deploy billing?", f"step {i % 3}"),
+            files=(f"/src/f{i % 2}.py",),
+            commands=("make ship",),
+            last_assistant=f"answer {i}",
+        )
+        _day(store, i + 1, records.FLUSH, records.render(digest, records.FLUSH_MAX))
+        _day(store, i + 1, records.HARNESS_SUMMARY, f"Summary number {i}: " + "s" * 900)
+    _day(store, 30, "later note", "A person's later entry.")
+    path = memory_root / "projects/proj-0123abcd/daily/2026-03-03.md"
+    before = path.read_text()
+    after = records.condense(before)
+    persons = [e.text.rstrip("\n") for e in records.entries(before) if not e.automatic]
+    kept = [e.text.rstrip("\n") for e in records.entries(after) if not e.automatic]
+    assert kept == persons
+    auto = [e for e in records.entries(after) if e.automatic]
+    assert [e.title for e in auto] == [records.CONDENSED]
+    body = auto[0].text
+    assert body.count("how do we deploy billing?") == 1
+    for item in ("step 0", "step 1", "step 2", "`/src/f0.py`", "`/src/f1.py`"):
+        assert body.count(item) == 1, item
+    assert body.count("`make ship`") == 1
+    for i in range(6):
+        assert f"Summary number {i}: sss" in body
+    assert "> answer 5" in body and "answer 4" not in body
+    assert len(after) < len(before) * 6 // 10
+    # Condensing again changes nothing that matters: still one record, same items.
+    again = records.condense(records.condense(after + "\n" + auto[0].text))
+    assert [e.title for e in records.entries(again) if e.automatic] == [
+        records.CONDENSED
+    ]
+
+
+def test_condense_leaves_a_log_with_one_record_alone() -> None:
+    log = "### 09:00 — mine\ntext\n\n### 09:01 — session end\n**Prompts**\n- q\n"
+    assert records.condense(log) == log
+
+
+def test_entries_join_back_byte_for_byte() -> None:
+    log = "preamble\n### 09:00 — a\nx\n\n### 9:00 — not a heading\n### 10:00 — b\ny"
+    parts = records.entries(log)
+    assert "".join(e.text for e in parts) == log
+    assert [(e.time, e.title) for e in parts] == [
+        ("", ""),
+        ("09:00", "a"),
+        ("10:00", "b"),
+    ]
