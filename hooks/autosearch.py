@@ -6,10 +6,13 @@ little: a small budget of the best hits it has not already seen this session.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from memhooks.hooks.records import entries
 from memhooks.memory.render import matched_label
+from memhooks.memory.terms import keys
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
@@ -82,3 +85,59 @@ def render_hits(
 
 def _first_window(snippet: str) -> str:
     return snippet.split("\n…\n", 1)[0].removesuffix("\n…")
+
+
+class LogHit(NamedTuple):
+    """What a daily-log hit matched in: a person's entries, or only memhooks' records."""
+
+    person: bool  #: a person's entry matched enough terms on its own
+    entries: frozenset[str]  #: ids (`entry_id`) of the entries that matched
+
+
+def entry_id(text: str) -> str:
+    """A daily-log entry's identity: the same entry keeps it when others are appended."""
+    return hashlib.blake2b(
+        text.strip().encode("utf-8", "surrogatepass"), digest_size=6
+    ).hexdigest()
+
+
+def entry_ids(log: str) -> set[str]:
+    """Ids of every entry of a daily log."""
+    return {entry_id(e.text) for e in entries(log)}
+
+
+def judge_log(
+    log: str, matched: Iterable[str], prompt: str, need: int
+) -> LogHit | None:
+    """Where a daily log matched the query; None when only echoes of the prompt did.
+
+    The hooks record every prompt, so a question asked before always "finds" the log
+    that recorded it: in memhooks' own records a line whose words are all the prompt's
+    (and the record's heading) is an echo, not an answer (issue #15). A person's entries
+    count whole.
+
+    Args:
+        log: the daily log's text.
+        matched: the query terms search says the log matched.
+        prompt: the prompt being answered.
+        need: how many terms a hit must match.
+    """
+    said = set(keys(prompt))
+    wanted = {t: set(keys(t)) for t in matched}
+    person: set[str] = set()
+    anyone: set[str] = set()
+    ids: set[str] = set()
+    for entry in entries(log):
+        lines = entry.text.split("\n")
+        if entry.automatic:
+            lines = [ln for ln in lines[1:] if not set(keys(ln)) <= said]
+        found = set(keys("\n".join(lines)))
+        terms = {t for t, ks in wanted.items() if ks & found}
+        if terms:
+            ids.add(entry_id(entry.text))
+            anyone |= terms
+            if not entry.automatic:
+                person |= terms
+    if len(anyone) < need or not ids:
+        return None
+    return LogHit(len(person) >= need, frozenset(ids))

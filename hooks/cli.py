@@ -179,6 +179,10 @@ def dispatch(a: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                 ranking=a.ranking,
                 semantic=a.semantic,
             )
+        case "report":
+            from memhooks.hooks.report import cmd_report
+
+            return cmd_report(_where(a), out, last=a.sessions, as_json=a.json)
         case "simulate":
             from memhooks.hooks.simulate import cmd_simulate
 

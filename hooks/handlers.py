@@ -10,18 +10,27 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import records
-from memhooks.hooks.autosearch import render_hits, significant_terms
+from memhooks.hooks import activity, records
+from memhooks.hooks.autosearch import (
+    entry_id,
+    entry_ids,
+    judge_log,
+    render_hits,
+    significant_terms,
+)
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
+from memhooks.hooks.records import entries
 from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
 from memhooks.hooks.transcript import TranscriptDigest, holds, read_transcript
-from memhooks.memory import TargetNotFoundError, build_block, today
+from memhooks.memory import TargetNotFoundError, today
 from memhooks.memory.constants import WRAPPER_OPEN
+from memhooks.memory.corpus import newest_dailies
+from memhooks.memory.inject import render_shares, sections
 from memhooks.memory.layout import daily
 from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.redact import redact
-from memhooks.memory.text import cut, neutralise, scrub_surrogates
+from memhooks.memory.text import cut, nbytes, neutralise, scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -55,9 +64,8 @@ def _budget(event: Event, configured: int) -> int:
 
 def _block(event: Event, state: SessionState, view: View) -> str:
     docs = view.corpus()
-    block = build_block(
-        docs,
-        today(),
+    block, shares = render_shares(
+        sections(docs, today()),
         _budget(event, view.config.inject.budget),
         usage_line(event.cwd, event.harness),
     )
@@ -71,6 +79,24 @@ def _block(event: Event, state: SessionState, view: View) -> str:
         and _whole_in(d.text, d.kind, block)
     }
     state.surfaced = {}
+    # The block holds the two newest logs, often cut: the entries it holds whole are seen.
+    state.seen_entries = {
+        d.rel: [
+            entry_id(e.text)
+            for e in entries(d.text)
+            if neutralise(e.text.strip()) in block
+        ]
+        for d in newest_dailies(docs, 2)
+    }
+    if block:
+        activity.note(
+            view.store,
+            event.session_id,
+            "block",
+            bytes=nbytes(block),
+            shares=[list(x) for x in shares],
+            whole=sorted(state.injected),
+        )
     return block
 
 
@@ -97,6 +123,8 @@ def _safe_digest(d: TranscriptDigest) -> TranscriptDigest:
         tuple(map(_safe, d.commands)),
         _safe(d.last_assistant) if d.last_assistant else None,
         _safe(d.compact_summary) if d.compact_summary else None,
+        d.reads,
+        tuple(map(_safe, d.searches)),
     )
 
 
@@ -116,16 +144,31 @@ def _news(
     return records.news(_safe_digest(digest), recorded)
 
 
-def _write(state: SessionState, view: View, title: str, body: str) -> str:
+def _write(event: Event, state: SessionState, view: View, title: str, body: str) -> str:
     """Append an automatic entry to today's log; redacted, since nobody reviewed it.
 
     Once the log passes `records.CONDENSE_AT`, its automatic records are condensed into
     one (a person's entries are left as they are).
     """
+    before = entry_ids(_today_log(view))
     result = view.store.append_daily(title, _safe(body))
     if view.store.path(result.rel).stat().st_size > records.CONDENSE_AT:
         view.store.rewrite(result.rel, records.condense)
     view.refresh([result.rel])
+    # What this session wrote (the harness's own summary, its prompts) is no answer to
+    # find for it later: the model holds it already.
+    text = view.store.read_text(result.rel)
+    mine = entry_ids(text) - before
+    activity.note(
+        view.store,
+        event.session_id,
+        "wrote",
+        rel=result.rel,
+        title=title,
+        bytes=nbytes(body),
+    )
+    seen = state.seen_entries.get(result.rel, [])
+    state.seen_entries[result.rel] = [*seen, *sorted(mine)][-200:]
     doc = view.corpus().get(result.rel)
     if doc is not None and state.noticed_at:
         state.own[result.rel] = doc.mtime_ns  # our own write is no news to the session
@@ -171,14 +214,24 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     docs = view.corpus()
     notice = _changes(state, docs)
     terms = significant_terms(prompt)
+    logs: dict[str, frozenset[str]] = {}
     hits = (
-        _fresh_hits(view.search(" ".join(terms)), docs, state, min(2, len(terms)))
+        _fresh_hits(
+            view.search(" ".join(terms)), docs, state, min(2, len(terms)), prompt, logs
+        )
         if terms
         else iter(())
     )
     context, shown = render_hits(hits, _budget(event, auto.budget), notice)
     for hit in shown:
         state.surfaced[hit.rel] = fingerprint(docs[hit.rel])
+        if hit.rel in logs:
+            seen = state.seen_entries.get(hit.rel, [])
+            state.seen_entries[hit.rel] = [*seen, *sorted(logs[hit.rel])][-200:]
+    if shown:
+        activity.note(
+            view.store, event.session_id, "surfaced", rels=[h.rel for h in shown]
+        )
     return Reply(
         context=context or None,
         extra={"surfaced": [h.rel for h in shown]}
@@ -187,17 +240,50 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     )
 
 
+#: Hits looked at per prompt: an answer ranked below this is not worth the wait.
+_CONSIDERED = 20
+
+
 def _fresh_hits(
-    result: SearchResult, docs: dict[str, Doc], state: SessionState, need: int
+    result: SearchResult,
+    docs: dict[str, Doc],
+    state: SessionState,
+    need: int,
+    prompt: str,
+    logs: dict[str, frozenset[str]],
 ) -> Iterator[Hit]:
-    """Hits worth injecting, best first; lazy, since only the first few fit the budget."""
-    for hit in result.hits:
+    """Hits worth injecting, best first; lazy, since only the first few fit the budget.
+
+    Answers before echoes (issue #15): a daily log that matched only in memhooks' own
+    records comes after every file a person wrote, one whose records only repeat the
+    prompt is no hit, and one whose matching entries the session has seen already is
+    not news because something else was appended to it. `logs` receives the entries
+    each daily-log hit matched, for the caller to mark seen once shown.
+    """
+    later: list[Hit] = []
+    for hit in result.hits[:_CONSIDERED]:
         # A file found by meaning ([semantic], session only) matched no term by design.
         if hit.filename_only or (len(hit.matched) < need and not hit.by_meaning):
             continue
-        fp = fingerprint(docs[hit.rel])
-        if state.injected.get(hit.rel) != fp and state.surfaced.get(hit.rel) != fp:
+        doc = docs[hit.rel]
+        fp = fingerprint(doc)
+        if state.injected.get(hit.rel) == fp or state.surfaced.get(hit.rel) == fp:
+            continue
+        if doc.kind != "daily" or hit.by_meaning:
             yield hit
+            continue
+        judged = judge_log(doc.text, hit.matched, prompt, need)
+        if judged is None:
+            continue
+        fresh = judged.entries - set(state.seen_entries.get(hit.rel, ()))
+        if not fresh:
+            continue
+        logs[hit.rel] = judged.entries
+        if judged.person:
+            yield hit
+        else:
+            later.append(hit)
+    yield from later
 
 
 def _changes(state: SessionState, docs: dict[str, Doc]) -> str | None:
@@ -228,8 +314,18 @@ def _changes(state: SessionState, docs: dict[str, Doc]) -> str | None:
     )
 
 
+def _looked(event: Event, view: View, digest: TranscriptDigest) -> None:
+    """Record which memory files the model opened or searched for on its own."""
+    files, searches = activity.looked_for(view.store, digest.reads, digest.commands)
+    searches += list(digest.searches)
+    if files or searches:
+        activity.note(
+            view.store, event.session_id, "looked", reads=files, searches=searches
+        )
+
+
 def _digest_since_flush(
-    event: Event, state: SessionState, *, tail: int | None = None
+    event: Event, state: SessionState, view: View, *, tail: int | None = None
 ) -> TranscriptDigest:
     """What happened since the last flush: from the transcript, else from prompts seen."""
     path = event.transcript_path
@@ -241,6 +337,7 @@ def _digest_since_flush(
                 offset = max(offset, _line_start_after(Path(path), size - tail))
             digest, state.transcript_offset = read_transcript(Path(path), offset)
             state.transcript_path = path
+            _looked(event, view, digest)
             return digest
         except (OSError, ValueError) as e:  # ValueError: a NUL in the path
             logger.warning(
@@ -265,14 +362,14 @@ def pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
     Nothing new (a `/compact` Claude Code then answers with "Not enough messages to
     compact", a question already on record) writes nothing.
     """
-    digest = _news(_digest_since_flush(event, state), state, view)
+    digest = _news(_digest_since_flush(event, state, view), state, view)
     state.prompts = []
     if digest.compact_summary:
         state.flushed_summaries.append(records.key(digest.compact_summary))
     if digest.is_empty():
         return Reply(notes=("nothing new to flush",))
     body = records.render(digest, records.FLUSH_MAX)
-    return Reply(wrote=(_write(state, view, records.FLUSH, body),))
+    return Reply(wrote=(_write(event, state, view, records.FLUSH, body),))
 
 
 def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
@@ -285,7 +382,7 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
     wrote: list[str] = []
     summary = event.summary
     if not summary and event.transcript_path:
-        summary = _digest_since_flush(event, state).compact_summary
+        summary = _digest_since_flush(event, state, view).compact_summary
     part = records.summary_part(_safe(summary or ""))
     if part:
         k = records.key(part)
@@ -293,7 +390,7 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
             _today_log(view)
         ):
             body = cut(part, records.SUMMARY_MAX, "…[summary truncated]")
-            wrote.append(_write(state, view, records.HARNESS_SUMMARY, body))
+            wrote.append(_write(event, state, view, records.HARNESS_SUMMARY, body))
         state.flushed_summaries = [*state.flushed_summaries, k][-20:]
     if summary and summary.strip():
         state.prompts = []  # the harness's summary covers them
@@ -303,12 +400,24 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
 
 def session_end(event: Event, state: SessionState, view: View) -> Reply:
     """A last short record of what is new since the last flush; nothing when nothing is."""
-    digest = _digest_since_flush(event, state, tail=SESSION_END_TAIL)
+    digest = _digest_since_flush(event, state, view, tail=SESSION_END_TAIL)
     digest = _news(digest, state, view)
-    if digest.is_empty():
-        return Reply()
-    body = records.render(digest, records.SESSION_END_MAX)
-    return Reply(wrote=(_write(state, view, records.SESSION_END, body),))
+    wrote: tuple[str, ...] = ()
+    if not digest.is_empty():
+        body = records.render(digest, records.SESSION_END_MAX)
+        wrote = (_write(event, state, view, records.SESSION_END, body),)
+    log = daily(view.store.slug, today()).rel
+    activity.note(
+        view.store, event.session_id, "end", log=log, log_bytes=_size(view, log)
+    )
+    return Reply(wrote=wrote)
+
+
+def _size(view: View, rel: str) -> int:
+    try:
+        return view.store.path(rel).stat().st_size
+    except OSError:
+        return 0
 
 
 HANDLERS: dict[Kind, Handler] = {

@@ -21,7 +21,7 @@ HARNESSES = ["claude-code", "codex", "gemini", "generic"]
 #: Commands that only read memory: the root they name must exist (a typo in --root or
 #: $MEMHOOKS_HOME must not search an empty root and succeed). Writing commands create it.
 READ_COMMANDS = frozenset(
-    {"search", "read", "edit", "inject", "status", "forget", "restore"}
+    {"search", "read", "edit", "inject", "status", "forget", "restore", "report"}
 )
 
 
@@ -307,7 +307,16 @@ def _setup_commands(sub: Any) -> None:
     doc.add_argument("--project", metavar="DIR", help=_PROJECT_HELP)
 
 
-def _other_commands(sub: Any, writes: _Parser) -> None:
+def _other_commands(sub: Any, writes: _Parser, reads: _Parser) -> None:
+    rp = sub.add_parser(
+        "report",
+        parents=[reads],
+        help="what the hooks injected, surfaced and wrote, and the live misses",
+    )
+    rp.add_argument(
+        "--sessions", type=int, default=10, metavar="N", help="the last N sessions"
+    )
+    rp.add_argument("--json", action="store_true", help="print the report as JSON")
     sub.add_parser(
         "mcp",
         parents=[writes],
@@ -356,7 +365,7 @@ def build() -> _Parser:
     _memory_commands(sub, reads, writes)
     _hook_commands(sub)
     _setup_commands(sub)
-    _other_commands(sub, writes)
+    _other_commands(sub, writes, reads)
     return p
 
 

@@ -41,6 +41,9 @@ class SessionState(BaseModel):
     surfaced: dict[str, str] = Field(
         default_factory=dict
     )  #: path → fingerprint, shown by auto-search
+    #: daily log → ids of its entries the model has seen (in the block, surfaced, or
+    #: written by this session): a later append to the log does not make them news.
+    seen_entries: dict[str, list[str]] = Field(default_factory=dict)
     transcript_path: str | None = None
     transcript_offset: int = 0
     prompts: list[str] = Field(default_factory=list)  #: since the last flush

@@ -24,6 +24,8 @@ logger = logging.getLogger(__name__)
 
 _EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
+# Our MCP tools as Claude Code names them: mcp__<server>__memory_read.
+_MCP_READ, _MCP_SEARCH = "memory_read", "memory_search"
 # Harness-written user text that nobody typed (§4.1: local commands, bash mode output).
 _NOISE = re.compile(
     r"<(local-command-\w+|command-message|command-args|bash-std\w+)>|\[Request interrupted"
@@ -31,7 +33,7 @@ _NOISE = re.compile(
 # Hooks inject context as <system-reminder> spans in user text (§4.1); unclosed: to the end.
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 _BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
-_Event = Literal["prompt", "file", "command", "assistant", "summary"]
+_Event = Literal["prompt", "file", "command", "assistant", "summary", "read", "search"]
 _TRUNCATED = "…[digest truncated]"
 _SKIP_CHUNK = 64 * 1024
 
@@ -45,10 +47,15 @@ class TranscriptDigest:
     commands: tuple[str, ...] = ()
     last_assistant: str | None = None
     compact_summary: str | None = None
+    #: Where the model went looking on its own: files it read (`Read`, an MCP
+    #: `memory_read` target) and its MCP `memory_search` queries. Not written to the
+    #: log: `memhooks report` compares them with what auto-search surfaced.
+    reads: tuple[str, ...] = ()
+    searches: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:
         """Return True when there is nothing worth writing to the log."""
-        return not any(astuple(self))
+        return not any(astuple(self)[:5])
 
 
 def _str(obj: object, key: str) -> str | None:
@@ -153,6 +160,11 @@ def _assistant_events(
             paths = [p for k in _PATH_KEYS if (p := _str(args, k)) and p.strip()]
             if paths:
                 yield "file", paths[0]
+        elif name == "Read" or (name or "").endswith(_MCP_READ):
+            if target := _str(args, "file_path") or _str(args, "target"):
+                yield "read", target
+        elif (name or "").endswith(_MCP_SEARCH) and (query := _str(args, "query")):
+            yield "search", query
 
 
 def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
@@ -168,6 +180,7 @@ def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
     prompts: list[str] = []
     files: list[str] = []
     commands: list[str] = []
+    looked: dict[_Event, list[str]] = {"read": [], "search": []}
     last: dict[_Event, str] = {}
     for raw in lines:
         obj = _json(raw)
@@ -180,12 +193,16 @@ def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
                 commands.append(value)
             elif event in ("assistant", "summary"):
                 last[event] = value
+            elif event in looked and value not in looked[event]:
+                looked[event].append(value)
     return TranscriptDigest(
         tuple(prompts),
         tuple(files),
         tuple(commands),
         last.get("assistant"),
         last.get("summary"),
+        tuple(looked["read"]),
+        tuple(looked["search"]),
     )
 
 
