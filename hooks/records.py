@@ -53,6 +53,11 @@ _PLAIN_SUMMARY = re.compile(r"^\s*Summary:\s*$", re.MULTILINE)
 _PREAMBLE = re.compile(
     r"^This session is being continued from a previous conversation.*?\n", re.DOTALL
 )
+# ...and its closing lines, addressed to the model, not part of the summary.
+_TRAILER = re.compile(
+    r"\n\s*(?:Please continue the conversation from where"
+    r"|If you need specific details from before compaction)[^\n]*(?=\n|\Z)"
+)
 _KEY_CHARS = 150
 _SECTIONS = {
     "Prompts": "prompt",
@@ -107,7 +112,7 @@ def summary_part(text: str) -> str:
     # The transcript's copy: Claude Code writes "Analysis:" then "Summary:" as labels.
     if plain := _PLAIN_SUMMARY.search(text):
         text = text[plain.end() :]
-    return _PREAMBLE.sub("", text.strip()).strip()
+    return _TRAILER.sub("", _PREAMBLE.sub("", text.strip())).strip()
 
 
 def key(text: str) -> str:

@@ -7,6 +7,7 @@ re-reads only the files the watcher reports (spec §6), so both rank the same do
 from __future__ import annotations
 
 import logging
+import threading
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.meaning import Warm, open_meaning
@@ -39,6 +40,10 @@ class View:
         #: meaning (the [semantic] extra), in a session process only: see `hooks.meaning`
         self.meaning: Warm | None = None
         self.reread: list[str] = []  #: files re-read since the last `take_reread`
+        # The watcher re-reads files on the event loop while a handler, in a worker
+        # thread, re-reads the log it just wrote: two patches of one index at once
+        # corrupt it (a condensed daily log made it a KeyError in every session).
+        self._patching = threading.Lock()
 
     @classmethod
     def open(
@@ -78,10 +83,11 @@ class View:
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
         if self.indexed and ranking == "default":
-            index = self.index()
-            result = search(
-                self.store, query, index=index, semantic=semantic, docs=docs
-            )
+            with self._patching:  # not while the watcher patches the index
+                index = self.index()
+                result = search(
+                    self.store, query, index=index, semantic=semantic, docs=docs
+                )
             if index.damaged:
                 self._index = None  # its file was dropped: the next search rebuilds it
             return result
@@ -107,6 +113,11 @@ class View:
         """Re-read just these root-relative files (edited, created or deleted)."""
         if self._docs is None:
             return
+        with self._patching:
+            self._refresh(rels)
+
+    def _refresh(self, rels: Iterable[str]) -> None:
+        assert self._docs is not None
         scope = f"projects/{self.store.slug}/"
         for rel in rels:
             loc = kind_of(rel)

@@ -44,7 +44,9 @@ SUMMARY = "1. Primary request: move auth to the gateway.\n2. Files: gateway.py"
         pytest.param(
             "This session is being continued from a previous conversation that ran "
             "out of context. The summary below covers it.\n\nAnalysis:\nthinking\n\n"
-            f"Summary:\n{SUMMARY}",
+            f"Summary:\n{SUMMARY}\n\nIf you need specific details from before "
+            "compaction, read the full transcript at: /home/u/.claude/x.jsonl\n"
+            "Please continue the conversation from where we left it off.",
             SUMMARY,
             id="transcript-copy",
         ),
