@@ -91,7 +91,15 @@ class LogHit(NamedTuple):
     """What a daily-log hit matched in: a person's entries, or only memhooks' records."""
 
     person: bool  #: a person's entry matched enough terms on its own
-    entries: frozenset[str]  #: ids (`entry_id`) of the entries that matched
+    entries: dict[
+        str, frozenset[str]
+    ]  #: id (`entry_id`) → terms, of entries that matched
+
+    def news(self, seen: Iterable[str], need: int) -> bool:
+        """Whether the entries not `seen` yet match `need` terms on their own."""
+        old = set(seen)
+        terms = {t for i, ts in self.entries.items() if i not in old for t in ts}
+        return len(terms) >= need
 
 
 def entry_id(text: str) -> str:
@@ -126,7 +134,7 @@ def judge_log(
     wanted = {t: set(keys(t)) for t in matched}
     person: set[str] = set()
     anyone: set[str] = set()
-    ids: set[str] = set()
+    ids: dict[str, frozenset[str]] = {}
     for entry in entries(log):
         lines = entry.text.split("\n")
         if entry.automatic:
@@ -134,10 +142,10 @@ def judge_log(
         found = set(keys("\n".join(lines)))
         terms = {t for t, ks in wanted.items() if ks & found}
         if terms:
-            ids.add(entry_id(entry.text))
+            ids[entry_id(entry.text)] = frozenset(terms)
             anyone |= terms
             if not entry.automatic:
                 person |= terms
     if len(anyone) < need or not ids:
         return None
-    return LogHit(len(person) >= need, frozenset(ids))
+    return LogHit(len(person) >= need, ids)

@@ -257,7 +257,8 @@ def _fresh_hits(
     Answers before echoes (issue #15): a daily log that matched only in memhooks' own
     records comes after every file a person wrote, one whose records only repeat the
     prompt is no hit, and one whose matching entries the session has seen already is
-    not news because something else was appended to it. `logs` receives the entries
+    not news because something else was appended to it: the entries it has not seen
+    must match on their own. `logs` receives the entries
     each daily-log hit matched, for the caller to mark seen once shown.
     """
     later: list[Hit] = []
@@ -275,10 +276,9 @@ def _fresh_hits(
         judged = judge_log(doc.text, hit.matched, prompt, need)
         if judged is None:
             continue
-        fresh = judged.entries - set(state.seen_entries.get(hit.rel, ()))
-        if not fresh:
+        if not judged.news(state.seen_entries.get(hit.rel, ()), need):
             continue
-        logs[hit.rel] = judged.entries
+        logs[hit.rel] = frozenset(judged.entries)
         if judged.person:
             yield hit
         else:

@@ -386,3 +386,43 @@ def test_install_twice_keeps_other_hooks(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0
     assert json.loads(settings.read_text()) == theirs
+
+
+def test_a_compaction_with_nothing_new_writes_nothing(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    store = store_for(memory_root, project)
+    transcript = tmp_path / "t.jsonl"
+    _transcript(transcript, [_user("fix the CSV export"), _bash("pytest -q")])
+    pre = claude(
+        "PreCompact", project, trigger="manual", transcript_path=str(transcript)
+    )
+    assert hook(pre)[0] == 0
+    log = memory_root / f"projects/{store.slug}/daily/{dt.date.today():%Y-%m-%d}.md"
+    first = log.read_text()
+    assert first.count("— compaction summary") == 1
+    # /compact again at once: Claude Code fires PreCompact, then answers "Not enough
+    # messages to compact". The command is no prompt, and nothing else happened.
+    _transcript(
+        transcript,
+        [
+            _user(
+                "<command-name>/compact</command-name>\n<command-args></command-args>"
+            ),
+            _user(
+                "<local-command-stdout>Not enough messages to compact</local-command-stdout>"
+            ),
+        ],
+    )
+    assert hook(claude("UserPromptSubmit", project, prompt="/compact"))[:2] == (0, "")
+    assert hook(pre)[0] == 0
+    _transcript(transcript, [_user("<command-name>/exit</command-name>")])
+    end = claude(
+        "SessionEnd",
+        project,
+        reason="prompt_input_exit",
+        transcript_path=str(transcript),
+    )
+    assert hook(end)[0] == 0
+    assert log.read_text() == first
+    assert "/compact" not in first and "/exit" not in first

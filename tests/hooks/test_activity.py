@@ -1,0 +1,61 @@
+"""The per-session activity record: what the model went looking for, bounded on disk."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memhooks.hooks import activity
+from memhooks.memory import Store
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "shop-0123abcd"
+
+
+@pytest.fixture
+def store(memory_root: Path) -> Store:
+    s = Store(memory_root, SLUG)
+    s.write_note("redis", "port 6380")
+    s.write_memory("- rule")
+    return s
+
+
+def test_reads_and_commands_name_memory_files(store: Store, memory_root: Path) -> None:
+    notes = f"projects/{SLUG}/notes"
+    files, searches = activity.looked_for(
+        store,
+        [str(memory_root / notes / "redis.md"), "/etc/passwd", "notes/redis"],
+        [
+            "memhooks read --root /x notes/redis && memhooks read MEMORY.md",
+            f"cat {memory_root / 'MEMORY.md'} | head",
+            "cat README.md",
+            "memhooks search redis port --json",
+            "git status; echo 'unclosed",
+        ],
+    )
+    assert files == [f"{notes}/redis.md", "MEMORY.md"]
+    assert searches == ["redis port"]
+
+
+def test_the_file_stays_bounded(
+    store: Store, memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(activity, "MAX_BYTES", 4096)
+    for i in range(400):
+        activity.note(store, f"session-{i}", "surfaced", rels=[f"notes/n{i}.md"])
+    path = activity.activity_path(memory_root, SLUG)
+    assert path.stat().st_size <= 4096 + 200
+    facts = activity.read(memory_root, SLUG)
+    assert facts[-1]["rels"] == ["notes/n399.md"]
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_damaged_lines_are_skipped(store: Store, memory_root: Path) -> None:
+    activity.note(store, "a", "end", log="x", log_bytes=3)
+    with activity.activity_path(memory_root, SLUG).open("a") as f:
+        f.write('{"half": \n[1, 2]\n')
+    activity.note(store, "b", "end", log="x", log_bytes=5)
+    assert [f["log_bytes"] for f in activity.read(memory_root, SLUG)] == [3, 5]

@@ -1,0 +1,92 @@
+"""Auto-search prefers answers to echoes (issue #15): judging daily-log hits."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from memhooks.hooks.autosearch import entry_ids, judge_log
+from memhooks.memory import Store, slug_for
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+PROMPT = "How do we deploy the billing service?"
+ECHOES = (
+    "### 09:00 — session end\n**Prompts**\n- How do we deploy the billing service?\n\n"
+    "### 10:00 — compaction summary\n**Prompts**\n- how do we deploy the billing service\n"
+)
+
+
+def test_records_that_only_repeat_the_prompt_are_no_hit() -> None:
+    assert judge_log(ECHOES, ["deploy", "billing", "service"], PROMPT, 2) is None
+
+
+def test_a_record_with_more_than_the_prompt_is_a_hit_after_people() -> None:
+    log = ECHOES + "\n### 11:00 — session end\n**Commands**\n- `make deploy-billing`\n"
+    judged = judge_log(log, ["deploy", "billing"], PROMPT, 2)
+    assert judged is not None and not judged.person
+    assert list(judged.entries.values()) == [frozenset({"deploy", "billing"})]
+    assert judged.news([], 2) and not judged.news(judged.entries, 2)
+
+
+def test_a_persons_entry_counts_whole() -> None:
+    log = (
+        ECHOES
+        + "\n### 11:00 — decision\nHow do we deploy the billing service? Manually.\n"
+    )
+    judged = judge_log(log, ["deploy", "billing"], PROMPT, 2)
+    assert judged is not None and judged.person
+
+
+def test_appending_keeps_entry_ids() -> None:
+    log = "### 09:00 — a\nx\n\n### 10:00 — b\ny\n"
+    assert entry_ids(log) < entry_ids(log + "\n### 11:00 — c\nz\n")
+
+
+def _ask(project: Path, prompt: str, session: str = "s1") -> list[str]:
+    payload = {
+        "session_id": session,
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+    proc = run_cli("hook", input=json.dumps(payload))
+    assert proc.returncode == 0, proc.stderr
+    if not proc.stdout.strip():
+        return []
+    ctx = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    return [
+        ln.split("  ", 1)[0] for ln in ctx.splitlines() if ln.startswith("projects/")
+    ]
+
+
+def test_the_note_comes_before_the_hooks_records(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    for i in range(8):  # records that mention the words more often than the note does
+        store.append_daily(
+            "session end",
+            f"**Commands**\n- `deploy billing service {i}; deploy billing again`",
+        )
+    store.write_note(
+        "billing", "# Billing\nWe deploy the billing service with make ship."
+    )
+    hits = _ask(project, PROMPT)
+    assert hits[0] == f"projects/{store.slug}/notes/billing.md", hits
+
+
+def test_a_log_is_not_surfaced_again_for_an_appended_record(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.append_daily("decision", "Invoices are rounded half-even, per finance.")
+    question = "how are invoices rounded?"
+    (log,) = _ask(project, question)
+    assert log.startswith(f"projects/{store.slug}/daily/")
+    store.append_daily("session end", "**Commands**\n- `pytest tests/test_invoices.py`")
+    assert _ask(project, question) == []
+    store.append_daily("later", "Invoices: rounding moved to the ledger service.")
+    assert _ask(project, question) == [log]  # a new entry that answers is news
