@@ -87,6 +87,10 @@ def _first_window(snippet: str) -> str:
     return snippet.split("\n…\n", 1)[0].removesuffix("\n…")
 
 
+#: Daily logs larger than this (characters) are taken whole, not entry by entry.
+JUDGE_MAX = 512 * 1024
+
+
 class LogHit(NamedTuple):
     """What a daily-log hit matched in: a person's entries, or only memhooks' records."""
 
@@ -130,6 +134,10 @@ def judge_log(
         prompt: the prompt being answered.
         need: how many terms a hit must match.
     """
+    if len(log) > JUDGE_MAX:
+        # Records are condensed long before this: a log this large is a person's (or
+        # hostile), and judging it line by line would cost the prompt its deadline.
+        return LogHit(True, {entry_id(log[:JUDGE_MAX]): frozenset(matched)})
     said = set(keys(prompt))
     wanted = {t: set(keys(t)) for t in matched}
     person: set[str] = set()

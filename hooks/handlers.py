@@ -10,10 +10,9 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import activity, records
+from memhooks.hooks import activity, recorder, records
 from memhooks.hooks.autosearch import (
     entry_id,
-    entry_ids,
     judge_log,
     render_hits,
     significant_terms,
@@ -22,15 +21,14 @@ from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.records import entries
 from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
-from memhooks.hooks.transcript import TranscriptDigest, holds, read_transcript
-from memhooks.memory import TargetNotFoundError, today
+from memhooks.hooks.transcript import holds
+from memhooks.memory import today
 from memhooks.memory.constants import WRAPPER_OPEN
 from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.inject import render_shares, sections
 from memhooks.memory.layout import daily
 from memhooks.memory.note_format import OPEN_ITEM
-from memhooks.memory.redact import redact
-from memhooks.memory.text import cut, nbytes, neutralise, scrub_surrogates
+from memhooks.memory.text import cut, nbytes, neutralise
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -45,7 +43,6 @@ logger = logging.getLogger(__name__)
 #: Claude Code shows the model only a ~2 KB preview of hook output over 10,000 characters;
 #: a byte budget below that keeps every character count under it (a character is ≥ 1 byte).
 HARNESS_CONTEXT_LIMIT = 9000
-SESSION_END_TAIL = 2 * 1024 * 1024
 
 
 class Handler(Protocol):
@@ -84,7 +81,7 @@ def _block(event: Event, state: SessionState, view: View) -> str:
         d.rel: [
             entry_id(e.text)
             for e in entries(d.text)
-            if neutralise(e.text.strip()) in block
+            if len(e.text) < len(block) and neutralise(e.text.strip()) in block
         ]
         for d in newest_dailies(docs, 2)
     }
@@ -105,74 +102,6 @@ def _whole_in(text: str, kind: str, block: str) -> bool:
         items = [ln for ln in text.splitlines() if OPEN_ITEM.match(ln)]
         return all(neutralise(ln) in block for ln in items)
     return neutralise(text.strip()) in block
-
-
-def _safe(text: str) -> str:
-    """Redacted text that encodes as UTF-8: what an automatic write may store."""
-    return redact(scrub_surrogates(text))
-
-
-def _safe_digest(d: TranscriptDigest) -> TranscriptDigest:
-    """Redact every item before the digest cuts it to one line: a secret cut in half
-    (``ghp_0123…``) is no longer recognisable, and a private key cut before its END line
-    would take the rest of the entry with it.
-    """
-    return TranscriptDigest(
-        tuple(map(_safe, d.prompts)),
-        tuple(map(_safe, d.files)),
-        tuple(map(_safe, d.commands)),
-        _safe(d.last_assistant) if d.last_assistant else None,
-        _safe(d.compact_summary) if d.compact_summary else None,
-        d.reads,
-        tuple(map(_safe, d.searches)),
-    )
-
-
-def _today_log(view: View) -> str:
-    # Read on its own: a one-shot session end must not pay for the whole corpus.
-    try:
-        return view.store.read_text(daily(view.store.slug, today()).rel)
-    except TargetNotFoundError:
-        return ""
-
-
-def _news(
-    digest: TranscriptDigest, state: SessionState, view: View
-) -> TranscriptDigest:
-    """What the digest holds that neither today's log nor this session recorded yet."""
-    recorded = records.on_record(_today_log(view)) | set(state.flushed_summaries)
-    return records.news(_safe_digest(digest), recorded)
-
-
-def _write(event: Event, state: SessionState, view: View, title: str, body: str) -> str:
-    """Append an automatic entry to today's log; redacted, since nobody reviewed it.
-
-    Once the log passes `records.CONDENSE_AT`, its automatic records are condensed into
-    one (a person's entries are left as they are).
-    """
-    before = entry_ids(_today_log(view))
-    result = view.store.append_daily(title, _safe(body))
-    if view.store.path(result.rel).stat().st_size > records.CONDENSE_AT:
-        view.store.rewrite(result.rel, records.condense)
-    view.refresh([result.rel])
-    # What this session wrote (the harness's own summary, its prompts) is no answer to
-    # find for it later: the model holds it already.
-    text = view.store.read_text(result.rel)
-    mine = entry_ids(text) - before
-    activity.note(
-        view.store,
-        event.session_id,
-        "wrote",
-        rel=result.rel,
-        title=title,
-        bytes=nbytes(body),
-    )
-    seen = state.seen_entries.get(result.rel, [])
-    state.seen_entries[result.rel] = [*seen, *sorted(mine)][-200:]
-    doc = view.corpus().get(result.rel)
-    if doc is not None and state.noticed_at:
-        state.own[result.rel] = doc.mtime_ns  # our own write is no news to the session
-    return result.rel
 
 
 #: A phrase of the block's wrapper without quotes or "<", so that it reads the same in a
@@ -207,7 +136,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         return Reply()  # `/compact`, `/exit`: a command to the harness, not a question
     if prompt.strip():
         # Kept in the session's state file until the next flush: redacted already.
-        state.prompts = [*state.prompts, _safe(prompt)][-MAX_PROMPTS:]
+        state.prompts = [*state.prompts, recorder.safe(prompt)][-MAX_PROMPTS:]
     auto = view.config.auto_search
     if not auto.enabled:
         return Reply()
@@ -314,62 +243,20 @@ def _changes(state: SessionState, docs: dict[str, Doc]) -> str | None:
     )
 
 
-def _looked(event: Event, view: View, digest: TranscriptDigest) -> None:
-    """Record which memory files the model opened or searched for on its own."""
-    files, searches = activity.looked_for(view.store, digest.reads, digest.commands)
-    searches += list(digest.searches)
-    if files or searches:
-        activity.note(
-            view.store, event.session_id, "looked", reads=files, searches=searches
-        )
-
-
-def _digest_since_flush(
-    event: Event, state: SessionState, view: View, *, tail: int | None = None
-) -> TranscriptDigest:
-    """What happened since the last flush: from the transcript, else from prompts seen."""
-    path = event.transcript_path
-    if path:
-        offset = state.transcript_offset if state.transcript_path == path else 0
-        try:
-            if tail is not None:
-                size = Path(path).stat().st_size
-                offset = max(offset, _line_start_after(Path(path), size - tail))
-            digest, state.transcript_offset = read_transcript(Path(path), offset)
-            state.transcript_path = path
-            _looked(event, view, digest)
-            return digest
-        except (OSError, ValueError) as e:  # ValueError: a NUL in the path
-            logger.warning(
-                "transcript unreadable (%s); using the prompts this session saw",
-                getattr(e, "strerror", None) or e,
-            )
-    return TranscriptDigest(prompts=tuple(state.prompts))
-
-
-def _line_start_after(path: Path, pos: int) -> int:
-    if pos <= 0:
-        return 0
-    with path.open("rb") as f:
-        f.seek(pos)
-        f.readline()
-        return f.tell()
-
-
 def pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
     """Flush what is new since the last flush into today's log, before context is lost.
 
     Nothing new (a `/compact` Claude Code then answers with "Not enough messages to
     compact", a question already on record) writes nothing.
     """
-    digest = _news(_digest_since_flush(event, state, view), state, view)
+    digest = recorder.news(recorder.digest_since_flush(event, state, view), state, view)
     state.prompts = []
     if digest.compact_summary:
         state.flushed_summaries.append(records.key(digest.compact_summary))
     if digest.is_empty():
         return Reply(notes=("nothing new to flush",))
     body = records.render(digest, records.FLUSH_MAX)
-    return Reply(wrote=(_write(event, state, view, records.FLUSH, body),))
+    return Reply(wrote=(recorder.write(event, state, view, records.FLUSH, body),))
 
 
 def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
@@ -382,15 +269,17 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
     wrote: list[str] = []
     summary = event.summary
     if not summary and event.transcript_path:
-        summary = _digest_since_flush(event, state, view).compact_summary
-    part = records.summary_part(_safe(summary or ""))
+        summary = recorder.digest_since_flush(event, state, view).compact_summary
+    part = records.summary_part(recorder.safe(summary or ""))
     if part:
         k = records.key(part)
         if k not in state.flushed_summaries and k not in records.on_record(
-            _today_log(view)
+            recorder.today_log(view)
         ):
             body = cut(part, records.SUMMARY_MAX, "…[summary truncated]")
-            wrote.append(_write(event, state, view, records.HARNESS_SUMMARY, body))
+            wrote.append(
+                recorder.write(event, state, view, records.HARNESS_SUMMARY, body)
+            )
         state.flushed_summaries = [*state.flushed_summaries, k][-20:]
     if summary and summary.strip():
         state.prompts = []  # the harness's summary covers them
@@ -400,24 +289,23 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
 
 def session_end(event: Event, state: SessionState, view: View) -> Reply:
     """A last short record of what is new since the last flush; nothing when nothing is."""
-    digest = _digest_since_flush(event, state, view, tail=SESSION_END_TAIL)
-    digest = _news(digest, state, view)
+    digest = recorder.digest_since_flush(
+        event, state, view, tail=recorder.SESSION_END_TAIL
+    )
+    digest = recorder.news(digest, state, view)
     wrote: tuple[str, ...] = ()
     if not digest.is_empty():
         body = records.render(digest, records.SESSION_END_MAX)
-        wrote = (_write(event, state, view, records.SESSION_END, body),)
+        wrote = (recorder.write(event, state, view, records.SESSION_END, body),)
     log = daily(view.store.slug, today()).rel
     activity.note(
-        view.store, event.session_id, "end", log=log, log_bytes=_size(view, log)
+        view.store,
+        event.session_id,
+        "end",
+        log=log,
+        log_bytes=recorder.log_size(view, log),
     )
     return Reply(wrote=wrote)
-
-
-def _size(view: View, rel: str) -> int:
-    try:
-        return view.store.path(rel).stat().st_size
-    except OSError:
-        return 0
 
 
 HANDLERS: dict[Kind, Handler] = {

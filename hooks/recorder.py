@@ -1,0 +1,148 @@
+"""How the handlers write today's log on their own: read what is new, redact it, append it.
+
+Every automatic record goes through `write` (redacted, condensed past a size, marked as
+seen by the session that wrote it), and what a record may hold is decided in
+`hooks.records`; `hooks.handlers` only says when.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memhooks.hooks import activity, records
+from memhooks.hooks.autosearch import entry_ids
+from memhooks.hooks.transcript import TranscriptDigest, read_transcript
+from memhooks.memory import TargetNotFoundError, today
+from memhooks.memory.layout import daily
+from memhooks.memory.redact import redact
+from memhooks.memory.text import nbytes, scrub_surrogates
+
+if TYPE_CHECKING:
+    from memhooks.hooks.events import Event
+    from memhooks.hooks.state import SessionState
+    from memhooks.hooks.view import View
+
+logger = logging.getLogger(__name__)
+
+#: SessionEnd reads at most this much of the transcript's end (1.5 s budget, §5).
+SESSION_END_TAIL = 2 * 1024 * 1024
+
+
+def safe(text: str) -> str:
+    """Redacted text that encodes as UTF-8: what an automatic write may store."""
+    return redact(scrub_surrogates(text))
+
+
+def safe_digest(d: TranscriptDigest) -> TranscriptDigest:
+    """Redact every item before the digest cuts it to one line: a secret cut in half
+    (``ghp_0123…``) is no longer recognisable, and a private key cut before its END line
+    would take the rest of the entry with it.
+    """
+    return TranscriptDigest(
+        tuple(map(safe, d.prompts)),
+        tuple(map(safe, d.files)),
+        tuple(map(safe, d.commands)),
+        safe(d.last_assistant) if d.last_assistant else None,
+        safe(d.compact_summary) if d.compact_summary else None,
+        d.reads,
+        tuple(map(safe, d.searches)),
+    )
+
+
+def today_log(view: View) -> str:
+    """Today's log of the view's project ("" when there is none yet)."""
+    # Read on its own: a one-shot session end must not pay for the whole corpus.
+    try:
+        return view.store.read_text(daily(view.store.slug, today()).rel)
+    except TargetNotFoundError:
+        return ""
+
+
+def news(digest: TranscriptDigest, state: SessionState, view: View) -> TranscriptDigest:
+    """What the digest holds that neither today's log nor this session recorded yet."""
+    recorded = records.on_record(today_log(view)) | set(state.flushed_summaries)
+    return records.news(safe_digest(digest), recorded)
+
+
+def write(event: Event, state: SessionState, view: View, title: str, body: str) -> str:
+    """Append an automatic entry to today's log; redacted, since nobody reviewed it.
+
+    Once the log passes `records.CONDENSE_AT`, its automatic records are condensed into
+    one (a person's entries are left as they are).
+    """
+    before = entry_ids(today_log(view))
+    result = view.store.append_daily(title, safe(body))
+    text = view.store.read_text(result.rel)
+    if len(text) > records.CONDENSE_AT and records.condense(text) != text:
+        view.store.rewrite(result.rel, records.condense)
+        text = view.store.read_text(result.rel)
+    view.refresh([result.rel])
+    # What this session wrote (the harness's own summary, its prompts) is no answer to
+    # find for it later: the model holds it already.
+    mine = entry_ids(text) - before
+    activity.note(
+        view.store,
+        event.session_id,
+        "wrote",
+        rel=result.rel,
+        title=title,
+        bytes=nbytes(body),
+    )
+    seen = state.seen_entries.get(result.rel, [])
+    state.seen_entries[result.rel] = [*seen, *sorted(mine)][-200:]
+    doc = view.corpus().get(result.rel)
+    if doc is not None and state.noticed_at:
+        state.own[result.rel] = doc.mtime_ns  # our own write is no news to the session
+    return result.rel
+
+
+def looked(event: Event, view: View, digest: TranscriptDigest) -> None:
+    """Record which memory files the model opened or searched for on its own."""
+    files, searches = activity.looked_for(view.store, digest.reads, digest.commands)
+    searches += list(digest.searches)
+    if files or searches:
+        activity.note(
+            view.store, event.session_id, "looked", reads=files, searches=searches
+        )
+
+
+def digest_since_flush(
+    event: Event, state: SessionState, view: View, *, tail: int | None = None
+) -> TranscriptDigest:
+    """What happened since the last flush: from the transcript, else from prompts seen."""
+    path = event.transcript_path
+    if path:
+        offset = state.transcript_offset if state.transcript_path == path else 0
+        try:
+            if tail is not None:
+                size = Path(path).stat().st_size
+                offset = max(offset, _line_start_after(Path(path), size - tail))
+            digest, state.transcript_offset = read_transcript(Path(path), offset)
+            state.transcript_path = path
+            looked(event, view, digest)
+            return digest
+        except (OSError, ValueError) as e:  # ValueError: a NUL in the path
+            logger.warning(
+                "transcript unreadable (%s); using the prompts this session saw",
+                getattr(e, "strerror", None) or e,
+            )
+    return TranscriptDigest(prompts=tuple(state.prompts))
+
+
+def _line_start_after(path: Path, pos: int) -> int:
+    if pos <= 0:
+        return 0
+    with path.open("rb") as f:
+        f.seek(pos)
+        f.readline()
+        return f.tell()
+
+
+def log_size(view: View, rel: str) -> int:
+    """A log's size in bytes (0 when it is not there)."""
+    try:
+        return view.store.path(rel).stat().st_size
+    except OSError:
+        return 0
