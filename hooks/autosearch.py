@@ -89,6 +89,8 @@ def _first_window(snippet: str) -> str:
 
 #: Daily logs larger than this (characters) are taken whole, not entry by entry.
 JUDGE_MAX = 512 * 1024
+# A record cuts each prompt to 300 characters: the rest of a huge prompt echoes nothing.
+_PROMPT_MAX = 20_000
 
 
 class LogHit(NamedTuple):
@@ -138,7 +140,7 @@ def judge_log(
         # Records are condensed long before this: a log this large is a person's (or
         # hostile), and judging it line by line would cost the prompt its deadline.
         return LogHit(True, {entry_id(log[:JUDGE_MAX]): frozenset(matched)})
-    said = set(keys(prompt))
+    said = set(keys(prompt[:_PROMPT_MAX]))
     wanted = {t: set(keys(t)) for t in matched}
     person: set[str] = set()
     anyone: set[str] = set()

@@ -270,7 +270,10 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
     summary = event.summary
     if not summary and event.transcript_path:
         summary = recorder.digest_since_flush(event, state, view).compact_summary
-    part = records.summary_part(recorder.safe(summary or ""))
+    # Redacted before the cut, as every record is, but only what the cut can keep: the
+    # summary of a 5 MB reply is not worth seconds of redaction past its cap.
+    part = records.summary_part(summary or "")
+    part = recorder.safe(part[: 2 * records.SUMMARY_MAX]).strip()
     if part:
         k = records.key(part)
         if k not in state.flushed_summaries and k not in records.on_record(

@@ -105,7 +105,8 @@ def _index_line(doc: Doc) -> str:
 #: section is whole; under pressure each keeps at least its share, so today's log, which
 #: the hooks append to on their own, can never push MEMORY.md or the open items out.
 #: What people wrote weighs most: at Claude Code's 9,000-byte cap MEMORY.md keeps
-#: ≥ 3.4 KB and the open items ≥ 2.5 KB however large the logs grow.
+#: ≥ 3.1 KB and the open items ≥ 2.3 KB however large the logs grow (all five sections
+#: present; more when some need less).
 WEIGHTS: dict[str, int] = {
     "scratchpad": 3,
     "today": 2,
