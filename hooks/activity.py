@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memhooks.memory.layout import kind_of
-from memhooks.memory.store import private_folder, read_bytes, write_atomic
+from memhooks.memory.files import private_folder, read_bytes, write_atomic
+from memhooks.memory.paths import kind_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

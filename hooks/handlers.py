@@ -26,8 +26,8 @@ from memhooks.memory import today
 from memhooks.memory.constants import WRAPPER_OPEN
 from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.inject import render_shares, sections
-from memhooks.memory.layout import daily
 from memhooks.memory.note_format import OPEN_ITEM
+from memhooks.memory.paths import daily
 from memhooks.memory.text import cut, nbytes, neutralise
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhooks.memory.inject import USAGE, USAGE_MCP
-from memhooks.memory.store import project_dir as _project_dir
+from memhooks.memory.paths import project_dir as _project_dir
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

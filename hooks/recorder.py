@@ -15,7 +15,7 @@ from memhooks.hooks import activity, records
 from memhooks.hooks.autosearch import entry_ids
 from memhooks.hooks.transcript import TranscriptDigest, read_transcript
 from memhooks.memory import TargetNotFoundError, today
-from memhooks.memory.layout import daily
+from memhooks.memory.paths import daily
 from memhooks.memory.redact import redact
 from memhooks.memory.text import nbytes, scrub_surrogates
 

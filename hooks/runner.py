@@ -63,10 +63,15 @@ class Sessions:
 
     def finish(self, view: View, event: Event, st: SessionState) -> None:
         if event.kind == "session-end":
-            view.store.delete_state(event.session_id)
+            state_io.delete(view.store, event.session_id)
             self._states.pop(event.session_id, None)
-        else:
+            return
+        try:
             state_io.save(view.store, event.session_id, st)
+        except OSError as e:
+            # A read-only or full root: the reply still goes out; the next event starts
+            # from the state kept in memory (session process) or on disk (one-shot).
+            logger.warning("session state not saved: %s", e)
 
 
 def decode(raw: bytes | str, harness: Harness | None) -> Event | None:

@@ -24,9 +24,10 @@ from anyio.lowlevel import EventLoopToken, checkpoint, current_token
 
 from memhooks.hooks.adapters import render, render_error
 from memhooks.hooks.runner import Sessions, decode, handle
+from memhooks.hooks.state import state_rel
 from memhooks.hooks.watch import watch_root
 from memhooks.hooks.wire import answers, parse_request, private_dir_ok, reply
-from memhooks.memory.store import pid_alive, state_rel
+from memhooks.memory.files import pid_alive
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterator

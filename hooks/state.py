@@ -7,13 +7,20 @@ through, so a hook that falls back to one-shot mode sees the same state.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from memhooks.memory.constants import STATE_DIR
+from memhooks.memory.errors import MemoryStoreError, StoreWriteError
+from memhooks.memory.files import private_folder, read_regular, remove, write_atomic
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memhooks.memory import Doc, Store
 
 logger = logging.getLogger(__name__)
@@ -59,18 +66,54 @@ def fingerprint(doc: Doc) -> str:
     ).hexdigest()
 
 
+def state_rel(session_id: str) -> str:
+    """Where a session's state file lives, relative to the root (hidden: never searched)."""
+    # Hashed so that any session id a harness sends makes a safe file name.
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{STATE_DIR}/{digest[:24]}.json"
+
+
 def load(store: Store, session_id: str) -> SessionState | None:
-    """The saved state of a session, or None (also when the file is damaged: start afresh)."""
-    text = store.read_state(session_id)
-    if text is None:
+    """The saved state of a session, or None (also when the file is damaged or is not a
+    file: start afresh).
+    """
+    try:
+        raw = read_regular(store.path(state_rel(session_id))).data
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        logger.warning("ignoring unreadable session state: %s", e)
         return None
     try:
-        return SessionState.model_validate_json(text)
+        return SessionState.model_validate_json(raw)
     except ValidationError as e:
         logger.warning("ignoring damaged session state (%d problems)", e.error_count())
         return None
 
 
 def save(store: Store, session_id: str, state: SessionState) -> None:
-    """Write a session's state through to disk."""
-    store.write_state(session_id, state.model_dump_json())
+    """Write a session's state through to disk (atomically, owner-only).
+
+    Raises:
+        StoreWriteError: the disk refused (a read-only or full root).
+    """
+    rel = state_rel(session_id)
+    path = _path(store, rel)
+    try:
+        private_folder(path.parent)
+        write_atomic(path, state.model_dump_json().encode("utf-8"), durable=True)
+    except OSError as e:
+        raise StoreWriteError(rel, e) from e
+
+
+def delete(store: Store, session_id: str) -> None:
+    """Remove a session's state file (at session end)."""
+    with contextlib.suppress(MemoryStoreError):
+        remove(store.path(state_rel(session_id)))
+
+
+def _path(store: Store, rel: str) -> Path:
+    path = store.path(rel)
+    if path.is_symlink():
+        raise StoreWriteError(rel, OSError(0, "a symlink; refusing to replace it"))
+    return path

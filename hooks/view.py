@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from memhooks.hooks.meaning import Warm, open_meaning
 from memhooks.memory import Config, Store, default_root, parse_config
 from memhooks.memory.layered import Layered, open_index
-from memhooks.memory.layout import kind_of
+from memhooks.memory.paths import kind_of
 from memhooks.memory.search import search
 
 if TYPE_CHECKING:

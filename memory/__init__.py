@@ -14,11 +14,11 @@ from memhooks.memory.errors import (
     UnsafeNameError,
 )
 from memhooks.memory.inject import build as build_block
-from memhooks.memory.layout import Located, slug_for
+from memhooks.memory.paths import Located, default_root, project_dir, slug_for, today
 from memhooks.memory.render import render_text, to_json
 from memhooks.memory.results import Hit, SearchResult
 from memhooks.memory.search import search, search_docs
-from memhooks.memory.store import Store, WriteResult, default_root, project_dir, today
+from memhooks.memory.store import Store, WriteResult
 
 __all__ = [
     "Config",

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from memhooks.memory.scope import Found
     from memhooks.memory.segment import Segment
-    from memhooks.memory.store import Found
 
 
 class Seen(NamedTuple):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memhooks.memory.layout import Located
+from memhooks.memory.paths import Located
 
 if TYPE_CHECKING:
-    from memhooks.memory.layout import Kind
+    from memhooks.memory.paths import Kind
 
 
 class Doc:

@@ -12,7 +12,7 @@ line (``{"rel", "dim", "digests"}``, a digest per chunk, see `memory.chunks`) an
 float32 vectors, little-endian, one row per digest. Its vectors are looked up by digest,
 so a chunk whose text did not change is never embedded again.
 
-The bytes go through `memory.store` (the one module of the core that touches files), but
+The bytes go through `memory.files` (the one module of the core that touches files), but
 without the root's lock or fsync: a torn or missing cache file only costs a re-embed. The
 replace is still atomic, so a reader sees the old file or the new one, never half of one.
 """
@@ -24,7 +24,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.memory.store import private_folder, read_bytes, remove, write_atomic
+from memhooks.memory.files import private_folder, read_bytes, remove, write_atomic
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -3,6 +3,7 @@
 MemoryStoreError
  ├── UnsafeNameError      (also ValueError)
  ├── TargetNotFoundError  (also LookupError)
+ ├── NotAFileError        (also OSError)
  ├── InvalidTargetError   (also ValueError)
  ├── EditError
  ├── ConfigError
@@ -56,6 +57,17 @@ class TargetNotFoundError(MemoryStoreError, LookupError):
     def __init__(self, rel: str) -> None:
         self.rel = rel
         super().__init__(f"no such memory file: {rel}")
+
+
+class NotAFileError(MemoryStoreError, OSError):
+    """Raised by the store when a memory file cannot be read: a FIFO, device or folder sits
+    where a file should be, or the disk refuses.
+    """
+
+    def __init__(self, rel: str, reason: str) -> None:
+        self.rel = rel
+        self.reason = reason
+        super().__init__(f"cannot read {rel}: {reason}")
 
 
 class EditError(MemoryStoreError):

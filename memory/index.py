@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from memhooks.memory.corpus import Doc
-    from memhooks.memory.layout import Located
+    from memhooks.memory.paths import Located
 
 
 class Analysis(NamedTuple):

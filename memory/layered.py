@@ -22,13 +22,14 @@ import time
 from array import array
 from typing import TYPE_CHECKING
 
+from memhooks.memory import index_file
 from memhooks.memory.changes import Seen, compare
 from memhooks.memory.corpus import make_doc
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.index import Index, prefilter
-from memhooks.memory.layout import Located, kind_of
+from memhooks.memory.paths import Located, kind_of
+from memhooks.memory.scope import Found
 from memhooks.memory.segment import DAILY, HIDDEN, MARKED, Segment, encode
-from memhooks.memory.store import Found
 from memhooks.memory.topk import Columns
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def open_index(
             seen, _ = _check(store, seg, now)
         if docs is None and seg is not None:
             try:
-                store.save_index_note(seen.encode())
+                index_file.save_note(store, seen.encode())
             except OSError as e:
                 logger.info("search index note not written (%s)", e)
     stale = [f for rel in seen.stale if (f := _found(store, rel)) is not None]
@@ -120,7 +121,7 @@ def _trusted(store: Store, seg: Segment | None, now: int) -> Seen | None:
     # changed since (a folder stamp near the check could hide a change in the same tick).
     if seg is None:
         return None
-    data = store.read_index_note()
+    data = index_file.read_note(store)
     seen = None if data is None else Seen.decode(data)
     if (
         seen is None
@@ -155,7 +156,7 @@ def _check(store: Store, seg: Segment | None, now: int) -> tuple[Seen, int]:
 def _build(store: Store, now: int) -> bool:
     # Write the index file anew; False when the disk refused (the notes are read then).
     try:
-        store.save_index(encode(store.entries(), now))
+        index_file.save_index(store, encode(store.entries(), now))
     except OSError as e:
         logger.info("search index not written (%s); reading the notes", e)
         return False
@@ -171,7 +172,7 @@ def _found(store: Store, rel: str) -> Found | None:
 
 
 def _segment(store: Store) -> Segment | None:
-    src = store.open_index()
+    src = index_file.open_index(store)
     if src is None:
         return None
     try:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from memhooks.memory.corpus import Doc
-    from memhooks.memory.layout import Kind
+    from memhooks.memory.paths import Kind
 
 #: A note's first line ``aliases: a, b, c``: words a search should also find it by.
 ALIASES = "aliases:"

@@ -25,6 +25,7 @@ from memhooks.memory.constants import (
 )
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.index import Index, prefilter
+from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.rank import count_lines, focus, query_of, query_terms, rank
@@ -96,7 +97,7 @@ def search(
             return mark_superseded(result, marked)
         except CorruptSegment as e:  # damaged after it was opened: read the notes
             logger.warning("%s; rebuilt on the next search", e)
-            store.drop_index()
+            drop_index(store)
     corpus = store.corpus() if docs is None else docs
     return search_docs(corpus.values(), query, ranking=ranking, semantic=semantic)
 

@@ -8,7 +8,7 @@ import pytest
 
 from memhooks.memory.chunks import MAX_CHARS, chunks, embed_text
 from memhooks.memory.corpus import make_doc
-from memhooks.memory.layout import Located
+from memhooks.memory.paths import Located
 
 DAILY = """# 2026-03-01
 

@@ -22,7 +22,7 @@ from tests.memory.test_index import SLUG, WORDS, _random_root
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from memhooks.memory.store import Found
+    from memhooks.memory.scope import Found
 
 
 def _answer(result: object) -> object:

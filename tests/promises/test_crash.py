@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Self
 import pytest
 
 from memhooks.hooks.cli import main
-from memhooks.memory import Store, StoreWriteError, build_block, search_docs
+from memhooks.memory import Store, StoreWriteError, build_block, files, search_docs
+from memhooks.memory.files import private_folder, write_atomic
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ OPS = {
     "m": "write_memory append",
     "e": "edit",
     "s": "write_scratchpad append",
-    "t": "write_state",
+    "t": "write_atomic (a session state)",
 }
 _TMP = re.compile(r"\..+\.\d+\.[0-9a-f]{8}\.tmp")
 
@@ -98,7 +99,11 @@ def _writer(root: str, seed: int, progress: int) -> None:
         elif op == "s":
             store.write_scratchpad(f"item {seed}.{i} {'i' * rng.randrange(300)}")
         else:
-            store.write_state("crash", json.dumps({"seed": seed, "i": i}))
+            state = Path(root, ".sessions", "crash.json")
+            private_folder(state.parent)
+            write_atomic(
+                state, json.dumps({"seed": seed, "i": i}).encode(), durable=True
+            )
 
 
 def _zygote() -> None:
@@ -328,14 +333,15 @@ class _FullFile:
 
 
 def _break(monkeypatch: pytest.MonkeyPatch, seam: str) -> None:
-    """Make the disk refuse writes at one seam of `Store._atomic_write`."""
+    """Make the disk refuse writes at one seam of `memory.files.write_atomic`."""
     if seam == "write":
         real = os.fdopen
         monkeypatch.setattr(os, "fdopen", lambda *a, **k: _FullFile(real(*a, **k)))
     elif seam == "fsync":
         monkeypatch.setattr(os, "fsync", _enospc)
-    elif seam == "rename":
+    elif seam == "rename":  # a plain rename, or the atomic swap where Linux has one
         monkeypatch.setattr(os, "replace", _erofs)
+        monkeypatch.setattr(files, "_exchange", _erofs)
     else:  # a read-only file system refuses to create anything, lock file included
         real_open = os.open
 

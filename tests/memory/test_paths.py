@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memhooks.memory import default_root, project_dir, slug_for
-from memhooks.memory.layout import locate
+from memhooks.memory.paths import locate
 
 
 def test_root_resolution_order(tmp_path: Path) -> None:

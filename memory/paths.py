@@ -1,18 +1,25 @@
-"""Where each memory file lives under the root (spec §2). Pure: no I/O.
+"""Where memory lives: the root, the project a folder belongs to, and each file under the
+root (spec §2).
 
 Every path handed to the store is a POSIX path relative to the root, produced here, so
-the rules that keep names inside the root live in one place.
+the rules that keep names inside the root live in one place. Only root and project
+resolution look at the disk (reading `.git`, never running git).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import re
-from typing import Literal, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from memhooks.memory.constants import (
+    APP_DIR,
     DAILY_DIR,
+    ENV_HOME,
+    ENV_XDG_DATA_HOME,
     MEMORY_FILE,
     NOTES_DIR,
     PROJECTS_DIR,
@@ -20,6 +27,9 @@ from memhooks.memory.constants import (
     SLUG_BASENAME_MAX,
 )
 from memhooks.memory.errors import InvalidTargetError, UnsafeNameError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 Kind = Literal["memory", "scratchpad", "daily", "note"]
 
@@ -34,6 +44,56 @@ class Located(NamedTuple):
     kind: Kind
     rel: str
     key: str  # the date for daily logs, the name for notes, "" otherwise
+
+
+def default_root(
+    explicit: str | Path | None = None, env: Mapping[str, str] | None = None
+) -> Path:
+    """The memory root: `explicit`, else $MEMHOOKS_HOME, else $XDG_DATA_HOME/memhooks, else
+    ~/.local/share/memhooks.
+    """
+    env = os.environ if env is None else env
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    if env.get(ENV_HOME):
+        return Path(env[ENV_HOME]).expanduser().absolute()
+    if env.get(ENV_XDG_DATA_HOME):
+        return Path(env[ENV_XDG_DATA_HOME]).expanduser().absolute() / APP_DIR
+    return Path.home() / ".local" / "share" / APP_DIR
+
+
+def project_dir(cwd: str | Path) -> Path:
+    """The directory whose memory a session in `cwd` uses.
+
+    Inside git this is the main checkout, so that every `git worktree` of a repository
+    shares one memory; it is found by reading `.git` (a folder, or a file pointing at the
+    worktree's git dir and its `commondir`), never by running git. Outside git: `cwd`.
+    """
+    start = Path(cwd).absolute()
+    for d in (start, *start.parents):
+        dotgit = d / ".git"
+        if dotgit.is_dir():
+            return d
+        if dotgit.is_file():
+            return _main_checkout(d, dotgit)
+    return start
+
+
+def _main_checkout(worktree: Path, dotgit: Path) -> Path:
+    try:
+        line = dotgit.read_text(encoding="utf-8").strip()
+        gitdir = (worktree / line.removeprefix("gitdir:").strip()).resolve()
+        common = (
+            gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()
+        ).resolve()
+    except OSError:
+        return worktree  # a submodule or a broken link: the checkout itself
+    return common.parent if common.name == ".git" else worktree
+
+
+def today(now: dt.datetime | None = None) -> str:
+    """Today's local date as YYYY-MM-DD (a UTC date would file evening work under tomorrow)."""
+    return (now or dt.datetime.now().astimezone()).strftime("%Y-%m-%d")
 
 
 def slug_for(project_dir: str) -> str:

@@ -1,0 +1,304 @@
+"""Byte-level file primitives of the memory core: safe reads, atomic replacement, folders.
+
+Every read goes through `read_regular`: opened without blocking and checked with `fstat`,
+so a FIFO, a socket or a device dropped where memhooks expects a file is refused at once
+instead of freezing a hook or a session process in `open()` or `read()`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import re
+import secrets
+import stat
+import time
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+#: Temp files are ".<name>.<pid>.<8 hex>.tmp"; one this old whose writer is gone was left
+#: by a killed process (no write takes a minute).
+_TMP_NAME = re.compile(r"\..+\.(\d+)\.[0-9a-f]{8}\.tmp")
+_STALE_TMP_SECONDS = 60.0
+
+
+class NotRegularFileError(OSError):
+    """A FIFO, socket, device or folder where a regular file was expected."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(f"not a regular file: {path}")
+        self.filename = str(path)
+
+
+class ReplacedError(OSError):
+    """The file changed under us (another program saved it) between our read and our write."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(f"changed by another program while writing: {path}")
+        self.filename = str(path)
+
+
+class Read(NamedTuple):
+    """A file's bytes and the identity it had when read (to notice a replacement)."""
+
+    data: bytes
+    ino: int
+    dev: int
+    mtime_ns: int
+
+
+def open_regular(path: str | Path) -> int:
+    """Open a regular file for reading, without blocking; the caller closes the descriptor.
+
+    Raises:
+        NotRegularFileError: something else sits at `path` (nothing was read or waited for).
+        OSError: it cannot be opened (absent, denied).
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        # O_NONBLOCK changes nothing for a regular file's reads: it may stay set.
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFileError(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: str | Path, cap: int | None = None) -> Read:
+    """A regular file's bytes (at most `cap` + 1 of them when `cap` is given).
+
+    Raises:
+        NotRegularFileError, OSError: as `open_regular`.
+    """
+    fd = open_regular(path)
+    try:
+        st = os.fstat(fd)
+        want = max(st.st_size, 1) + 1 if cap is None else min(st.st_size, cap) + 1
+        chunks = [os.read(fd, want)]
+        got = len(chunks[0])
+        while chunks[-1] and (cap is None or got <= cap):
+            chunks.append(os.read(fd, 1 << 20))
+            got += len(chunks[-1])
+        return Read(b"".join(chunks), st.st_ino, st.st_dev, st.st_mtime_ns)
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """A file's bytes, or None when it cannot be read (for caches, where absent is normal)."""
+    try:
+        return read_regular(path).data
+    except OSError:
+        return None
+
+
+def read_text(path: Path) -> str | None:
+    """A small text file we own (config, state), or None when there is none.
+
+    Raises:
+        NotRegularFileError, OSError: something unreadable sits there.
+        UnicodeDecodeError: the bytes are not UTF-8.
+    """
+    try:
+        return read_regular(path).data.decode("utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def same_file(path: str | Path, read: Read) -> bool:
+    """Whether `path` still names the very file `read` came from, unchanged."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return (st.st_ino, st.st_dev, st.st_mtime_ns, st.st_size) == (
+        read.ino,
+        read.dev,
+        read.mtime_ns,
+        len(read.data),
+    )
+
+
+def write_atomic(
+    path: Path,
+    data: bytes | Iterable[bytes],
+    *,
+    durable: bool,
+    replace: bool = True,
+    over: Read | None = None,
+) -> int:
+    """Replace `path` by `data` through a hidden temp file in the same folder and a rename,
+    so a reader (or a crash) sees the old bytes or the new ones, never half of them.
+
+    Args:
+        path: the file to replace.
+        data: its new bytes, whole or in pieces (made only once the temp file is open).
+        durable: fsync the file and its folder (memory files); a rebuildable cache skips it.
+        replace: False creates `path` only if nothing is there (a hard link, which never
+            overwrites): FileExistsError otherwise.
+        over: the file as it was read; if `path` no longer names it unchanged when the
+            new bytes are ready (a person's editor saved meanwhile), nothing is replaced.
+
+    Returns:
+        The inode number of the new file.
+
+    Raises:
+        ReplacedError: `over` was given and the file changed; `path` is left as it is.
+        OSError: the disk refused; the temp file is removed and `path` is unchanged.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        with os.fdopen(fd, "wb") as f:
+            for piece in [data] if isinstance(data, bytes) else data:
+                f.write(piece)
+            f.flush()
+            if durable:
+                os.fsync(f.fileno())
+            ino = os.fstat(f.fileno()).st_ino
+        if over is not None:
+            _replace_if_same(tmp, path, over)
+        elif replace:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)
+            tmp.unlink()
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    if durable:
+        _fsync_dir(path.parent)
+    return ino
+
+
+def _replace_if_same(tmp: Path, path: Path, over: Read) -> None:
+    """Rename `tmp` over `path` only if `path` is still the file `over` was read from.
+
+    Where the kernel can swap two names atomically (Linux `renameat2`), the swap is made
+    first and checked after, so a save by another program at that instant is put back,
+    never overwritten; elsewhere the check comes just before the rename.
+
+    Raises:
+        ReplacedError: `path` changed; it is left as the other program saved it.
+    """
+    if not same_file(path, over):
+        raise ReplacedError(path)
+    if not _exchange(tmp, path):
+        os.replace(tmp, path)
+        return
+    if same_file(tmp, over):  # what we swapped out is what we read: done
+        tmp.unlink()
+        return
+    _exchange(tmp, path)  # another program saved in between: put its file back
+    raise ReplacedError(path)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_renameat2 = getattr(_libc, "renameat2", None)
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_swap_works = _renameat2 is not None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the files named `a` and `b` atomically; False where this is not supported."""
+    global _swap_works  # learnt once per process
+    if not _swap_works or _renameat2 is None:
+        return False
+    if _renameat2(
+        _AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE
+    ):
+        err = ctypes.get_errno()
+        if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            _swap_works = False
+            return False
+        raise OSError(err, os.strerror(err), str(b))
+    return True
+
+
+def remove(path: Path) -> None:
+    """Remove a file if it is there."""
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def private_folder(folder: Path, *, gitignore: bool = False) -> None:
+    """Create an owner-only folder (and its parents); with `gitignore`, one git skips whole.
+
+    A link at `folder` is refused: what we write there would land outside the root.
+
+    Raises:
+        OSError: the disk refused, or `folder` is a symlink.
+    """
+    if folder.is_symlink():
+        raise NotRegularFileError(folder)
+    if folder.is_dir():
+        return
+    make_dirs(folder)
+    ignore = folder / ".gitignore"
+    if gitignore and not ignore.exists():
+        # Owner-only whatever the umask, like every file we write.
+        fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        with os.fdopen(fd, "wb") as f:
+            f.write(b"*\n")
+
+
+def make_dirs(folder: Path) -> None:
+    """Create `folder` and its missing parents, each owner-only (not just the last).
+
+    Raises:
+        OSError: the disk refused.
+    """
+    missing = [d for d in (folder, *folder.parents) if not d.exists()]
+    for d in reversed(missing):
+        d.mkdir(mode=DIR_MODE, exist_ok=True)
+
+
+def _fsync_dir(folder: Path) -> None:
+    # The rename is durable only once the folder's entry is on disk.
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def sweep_stale_temps(folder: Path) -> None:
+    """Remove temp files that a killed writer left in `folder`.
+
+    They are hidden and end in .tmp, so search and injection never read them; this only
+    keeps the folder tidy. Only our own names, owned by us, old, and whose writer is gone.
+    """
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            m = _TMP_NAME.fullmatch(entry.name)
+            if m is None:
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if st.st_uid != os.getuid() or now - st.st_mtime < _STALE_TMP_SECONDS:
+                continue
+            if not pid_alive(int(m[1])):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (ours or someone else's)."""
+    try:
+        os.kill(pid, 0)  # signal 0 only asks whether the process exists
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        pass  # alive, but someone else's
+    return True

@@ -1,0 +1,199 @@
+"""Nothing a person wrote is lost or rewritten, whoever else writes at the same time.
+
+Real processes on real files: the CLI writing into a file saved in Latin-1 with CRLF line
+endings; eight writers creating the same notes at once; a person's editor saving by
+write-and-rename while memhooks appends.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+import os
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memhooks.memory import Store
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from multiprocessing.synchronize import Barrier
+
+SLUG = "proj-0123abcd"
+#: A file a person wrote: Latin-1 (not UTF-8), CRLF line endings, trailing blank lines.
+MARCH_FIRST = dt.datetime(2026, 3, 1, 9, 30).astimezone()
+PERSONAL = b"# Caf\xe9 notes\r\n\r\nThe na\xefve approach failed.\r\n- keep \xa3 prices\r\n\r\n"
+
+
+def _note(root: Path, name: str) -> Path:
+    return root / "projects" / SLUG / "notes" / f"{name}.md"
+
+
+def _cli(*args: str) -> None:
+    done = run_cli(*args, "--slug", SLUG)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["--to", "note", "--name", "cafe"], id="note-append"),
+        pytest.param(["--to", "note", "--name", "cafe", "--aliases", "x"], id="alias"),
+    ],
+)
+def test_an_append_keeps_every_byte_and_the_files_line_endings(
+    memory_root: Path, args: list[str]
+) -> None:
+    path = _note(memory_root, "cafe")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(PERSONAL)
+    _cli("write", *args, "--text", "A new line\nand another")
+    after = path.read_bytes()
+    if "--aliases" in args:
+        assert after.startswith(b"aliases: x\r\n" + PERSONAL)
+    else:
+        assert after.startswith(PERSONAL)
+    assert after.endswith(b"A new line\r\nand another\r\n")
+    assert b"\xef\xbf\xbd" not in after  # no byte became U+FFFD
+    assert re.search(rb"[^\r]\n", after) is None  # every line ends in CRLF
+
+
+def test_daily_memory_and_scratchpad_appends_keep_every_byte(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    daily = memory_root / "projects" / SLUG / "daily" / "2026-03-01.md"
+    files = [
+        memory_root / "MEMORY.md",
+        memory_root / "projects" / SLUG / "SCRATCHPAD.md",
+    ]
+    for p in [*files, daily]:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(PERSONAL)
+    store.write_memory("- a fact")
+    store.write_scratchpad("an item")
+    store.append_daily("flush", "what happened", now=MARCH_FIRST)
+    for p in [*files, daily]:
+        assert p.read_bytes().startswith(PERSONAL), p.name
+        assert re.search(rb"[^\r]\n", p.read_bytes()) is None, p.name
+
+
+def test_edit_and_backup_keep_every_other_byte(memory_root: Path) -> None:
+    path = _note(memory_root, "cafe")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(PERSONAL)
+    _cli("edit", "notes/cafe", "--old", "approach failed.", "--new", "way works.")
+    assert path.read_bytes() == PERSONAL.replace(b"approach failed.", b"way works.")
+    # A two-line `old` typed with LF matches the file's CRLF lines.
+    _cli("edit", "notes/cafe", "--old", "works.\n- keep", "--new", "works.\n- drop")
+    assert path.read_bytes() == PERSONAL.replace(
+        b"approach failed.\r\n- keep", b"way works.\r\n- drop"
+    )
+    before = path.read_bytes()
+    _cli(
+        "write", "--to", "note", "--name", "cafe", "--mode", "overwrite", "--text", "x"
+    )
+    assert path.with_name("cafe.md.bak").read_bytes() == before
+
+
+def _create_and_append(root: str, worker: int, rounds: int, barrier: Barrier) -> None:
+    store = Store(Path(root), SLUG)
+    for r in range(rounds):
+        barrier.wait()  # all writers find the note absent at the same moment
+        store.write_note(f"fresh-{r}", f"- fact from writer {worker} in round {r}")
+
+
+def test_writers_creating_the_same_note_lose_no_acknowledged_write(
+    memory_root: Path,
+) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    writers, rounds = 8, 20
+    barrier = ctx.Barrier(writers)
+    procs = [
+        ctx.Process(
+            target=_create_and_append, args=(str(memory_root), w, rounds, barrier)
+        )
+        for w in range(writers)
+    ]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    for r in range(rounds):
+        text = _note(memory_root, f"fresh-{r}").read_text()
+        for w in range(writers):
+            assert f"- fact from writer {w} in round {r}\n" in text, (r, w)
+
+
+def _editor(path: str, saves: int) -> None:
+    """A person's editor: read, add a line, save to a temp file, rename it over the file.
+
+    Like vim or VS Code, it notices that the file changed on disk since it read it (the
+    inode or mtime differ) and reloads before saving, instead of overwriting blindly.
+    """
+    done = 0
+    while done < saves:
+        st = os.stat(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        tmp = f"{path}.editor~"
+        with open(tmp, "wb") as f:
+            f.write(data + f"- edited by hand {done}\n".encode())
+        now = os.stat(path)
+        if (now.st_ino, now.st_mtime_ns, now.st_size) != (
+            st.st_ino,
+            st.st_mtime_ns,
+            st.st_size,
+        ):
+            continue  # changed since read: reload, as an editor warns and reloads
+        os.rename(tmp, path)
+        done += 1
+        time.sleep(0.002)  # a fast typist; a person saves far less often
+
+
+def _appender(root: str, count: int) -> None:
+    store = Store(Path(root), SLUG)
+    for i in range(count):
+        store.write_note("shared", f"- appended by memhooks {i}")
+
+
+def test_an_editors_save_racing_appends_loses_neither_side(memory_root: Path) -> None:
+    path = _note(memory_root, "shared")
+    Store(memory_root, SLUG).write_note("shared", "# Shared")
+    ctx = multiprocessing.get_context("spawn")
+    count = 200
+    procs = [
+        ctx.Process(target=_editor, args=(str(path), count)),
+        ctx.Process(target=_appender, args=(str(memory_root), count)),
+    ]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    text = path.read_text()
+    lost_ours = [i for i in range(count) if f"- appended by memhooks {i}\n" not in text]
+    lost_theirs = [i for i in range(count) if f"- edited by hand {i}\n" not in text]
+    assert (lost_ours, lost_theirs) == ([], [])
+
+
+def test_a_fifo_in_place_of_a_note_is_refused_not_waited_for(
+    memory_root: Path,
+) -> None:
+    path = _note(memory_root, "pipe")
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    for args in (
+        ("read", "notes/pipe"),
+        ("write", "--to", "note", "--name", "pipe", "--text", "x"),
+        ("edit", "notes/pipe", "--old", "a", "--new", "b"),
+    ):
+        done = run_cli(*args, "--slug", SLUG, timeout=60)  # a hang raises here
+        assert done.returncode == 1, (args, done.stderr)
+        rel = f"projects/{SLUG}/notes/pipe.md"
+        assert done.stderr.splitlines() == [
+            f"memhooks: error: cannot read {rel}: not a regular file"
+        ]
