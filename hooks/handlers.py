@@ -20,7 +20,12 @@ from memhooks.hooks.autosearch import (
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.records import entries
-from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
+from memhooks.hooks.state import (
+    MAX_PROMPT_BYTES,
+    MAX_PROMPTS,
+    SessionState,
+    fingerprint,
+)
 from memhooks.hooks.transcript import holds
 from memhooks.memory import today
 from memhooks.memory.constants import WRAPPER_OPEN
@@ -136,7 +141,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         return Reply()  # `/compact`, `/exit`: a command to the harness, not a question
     if prompt.strip():
         # Kept in the session's state file until the next flush: redacted already.
-        state.prompts = [*state.prompts, recorder.safe(prompt)][-MAX_PROMPTS:]
+        kept = cut(recorder.safe(prompt), MAX_PROMPT_BYTES, "…[prompt truncated]")
+        state.prompts = [*state.prompts, kept][-MAX_PROMPTS:]
     auto = view.config.auto_search
     if not auto.enabled:
         return Reply()
@@ -243,7 +249,27 @@ def _changes(state: SessionState, docs: dict[str, Doc]) -> str | None:
     )
 
 
-def pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
+def _adopted(
+    flush: Handler,
+) -> Handler:
+    """`flush` run on a copy of the state, adopted only once its writes are done: a write
+    the disk refuses moves no transcript offset, clears no prompts and marks no summary
+    recorded, so the next flush retries all of it (the session process keeps the state in
+    memory, where a lost part would stay lost).
+    """
+
+    def run(event: Event, state: SessionState, view: View) -> Reply:
+        after = state.model_copy(deep=True)
+        reply = flush(event, after, view)
+        for name in type(state).model_fields:
+            setattr(state, name, getattr(after, name))
+        return reply
+
+    run.__doc__ = flush.__doc__
+    return run
+
+
+def _pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
     """Flush what is new since the last flush into today's log, before context is lost.
 
     Nothing new (a `/compact` Claude Code then answers with "Not enough messages to
@@ -259,7 +285,7 @@ def pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
     return Reply(wrote=(recorder.write(event, state, view, records.FLUSH, body),))
 
 
-def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
+def _post_compaction(event: Event, state: SessionState, view: View) -> Reply:
     """Record the harness's own summary, then re-inject a fresh block where the harness allows.
 
     Only the `<summary>` is kept: Claude Code's `compact_summary` starts with several KB
@@ -288,6 +314,10 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
         state.prompts = []  # the harness's summary covers them
     context = _block(event, state, view) if event.reinject else ""
     return Reply(context=context or None, wrote=tuple(wrote))
+
+
+pre_compaction = _adopted(_pre_compaction)
+post_compaction = _adopted(_post_compaction)
 
 
 def session_end(event: Event, state: SessionState, view: View) -> Reply:

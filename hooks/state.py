@@ -27,6 +27,9 @@ logger = logging.getLogger(__name__)
 
 #: Prompts remembered for the digest when no transcript is available (generic harnesses).
 MAX_PROMPTS = 50
+#: Each kept redacted and cut to this many bytes: a digest shows far less of a prompt, and
+#: a session of pasted logs must not grow the state file (read and written per event).
+MAX_PROMPT_BYTES = 4096
 
 
 class SessionState(BaseModel):
@@ -79,7 +82,7 @@ def load(store: Store, session_id: str) -> SessionState | None:
     """
     try:
         raw = read_regular(store.path(state_rel(session_id))).data
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as e:
         logger.warning("ignoring unreadable session state: %s", e)

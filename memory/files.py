@@ -240,7 +240,9 @@ def private_folder(folder: Path, *, gitignore: bool = False) -> None:
         OSError: the disk refused, or `folder` is a symlink.
     """
     if folder.is_symlink():
-        raise NotRegularFileError(folder)
+        raise OSError(
+            errno.ELOOP, "a symlink; refusing to write through it", str(folder)
+        )
     if folder.is_dir():
         return
     make_dirs(folder)

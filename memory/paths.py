@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 
 Kind = Literal["memory", "scratchpad", "daily", "note"]
 
+#: Characters that reorder how a name is displayed (Trojan Source): never in a file name.
+_BIDI = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 _UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SLUG = re.compile(r"^[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}$")
@@ -136,8 +140,11 @@ def check_name(name: str) -> str:
             raise UnsafeNameError(name, why)
     if name.startswith("."):
         raise UnsafeNameError(name, "names may not start with '.'")
-    if any(ord(c) < 32 for c in name):
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
         raise UnsafeNameError(name, "control character")
+    if any(c in _BIDI for c in name):
+        # A right-to-left override makes "evil\u202egpj.md" read as "evilgpj.md"… backwards.
+        raise UnsafeNameError(name, "bidirectional text control character")
     if len(name.encode("utf-8", "surrogatepass")) > 200:
         raise UnsafeNameError(name, "longer than 200 bytes")
     return name

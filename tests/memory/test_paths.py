@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memhooks.memory import default_root, project_dir, slug_for
+from memhooks.memory import UnsafeNameError, default_root, project_dir, slug_for
 from memhooks.memory.paths import locate
 
 
@@ -86,3 +86,17 @@ def test_submodule_style_gitfile_without_commondir(tmp_path: Path) -> None:
 )
 def test_locate(target: str, rel: str) -> None:
     assert locate(target, "p-0123abcd").rel == rel
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("evil\u202egpj", "bidirectional"),
+        ("a\u2066b", "bidirectional"),
+        ("del\x7fete", "control character"),
+        ("c1\x85x", "control character"),
+    ],
+)
+def test_note_names_that_display_falsely_are_refused(name: str, why: str) -> None:
+    with pytest.raises(UnsafeNameError, match=why):
+        locate(f"notes/{name}", "proj-0123abcd")

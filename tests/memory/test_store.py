@@ -15,6 +15,7 @@ from memhooks.memory import (
     EditError,
     InvalidTargetError,
     Store,
+    StoreWriteError,
     TargetNotFoundError,
     UnsafeNameError,
 )
@@ -247,3 +248,37 @@ def test_read_only_root_gives_one_line_error_and_keeps_data(memory_root: Path) -
         notes.chmod(0o700)
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
     assert (notes / "n.md").read_text() == "kept\n"
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022])
+def test_index_gitignore_is_owner_only_whatever_the_umask(
+    memory_root: Path, umask: int
+) -> None:
+    from memhooks.memory.index_file import save_index
+
+    old = os.umask(umask)
+    try:
+        save_index(Store(memory_root, SLUG), [b"x"])
+    finally:
+        os.umask(old)
+    ignore = memory_root / ".index" / ".gitignore"
+    assert stat.S_IMODE(ignore.stat().st_mode) == 0o600
+    assert stat.S_IMODE((memory_root / ".index").stat().st_mode) == 0o700
+
+
+def test_a_symlinked_index_or_lock_is_never_written_through(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    from memhooks.memory.index_file import save_index
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    memory_root.mkdir()
+    (memory_root / ".index").symlink_to(outside)
+    with pytest.raises(OSError, match="symlink"):
+        save_index(Store(memory_root, SLUG), [b"x"])
+    (memory_root / ".memhooks.lock").symlink_to(outside / "lock")
+    with pytest.raises(StoreWriteError, match="symlink"):
+        Store(memory_root, SLUG).write_memory("- fact")
+    assert list(outside.iterdir()) == []
+    assert not (memory_root / "MEMORY.md").exists()

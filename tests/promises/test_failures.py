@@ -1,0 +1,69 @@
+"""A write the disk refuses, or a root that cannot be written, loses nothing and still
+answers: real session processes, real files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import TYPE_CHECKING
+
+from memhooks.memory import Store, slug_for
+from tests.conftest import run_cli
+from tests.hooks.test_session import Session
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def _transcript(path: Path, *prompts: str) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        for text in prompts:
+            message = {"role": "user", "content": text}
+            f.write(json.dumps({"type": "user", "message": message}) + "\n")
+
+
+def test_a_flush_the_disk_refuses_is_retried_whole_by_the_next_one(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- rule")
+    transcript = tmp_path / "t.jsonl"
+    _transcript(transcript, "rename the billing module to invoicing")
+    today = dt.datetime.now().astimezone().strftime("%Y-%m-%d")
+    log = memory_root / "projects" / store.slug / "daily" / f"{today}.md"
+    log.mkdir(parents=True)  # the log's path is unusable: every write to it fails
+    event = {"session_id": "s", "cwd": str(project), "transcript_path": str(transcript)}
+    with Session(memory_root) as s:
+        s.send(event="session-start", id=1, **event)
+        s.send(event="pre-prompt", prompt="migrate the ledger tables", id=2, **event)
+        failed = s.send(event="pre-compaction", id=3, **event)
+        assert failed["ok"] is False and "daily" in str(failed["error"])
+        log.rmdir()  # the disk recovers
+        _transcript(transcript, "then update the API docs")
+        flushed = s.send(event="pre-compaction", id=4, **event)
+        assert flushed["ok"] is True, flushed
+    text = log.read_text()
+    # The part the failed flush read is in the log, with what came after it.
+    assert "rename the billing module to invoicing" in text
+    assert "then update the API docs" in text
+
+
+def test_a_root_where_state_cannot_be_saved_still_injects(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- always run the linter before committing")
+    # A file where the state folder goes: every state write fails, as on a read-only
+    # root (permissions would not stop a test run as root).
+    (memory_root / ".sessions").write_text("not a folder")
+    payload = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    done = run_cli("hook", input=json.dumps(payload))
+    assert done.returncode == 0
+    assert "always run the linter" in done.stdout
+    assert len(done.stderr.splitlines()) == 1, done.stderr
