@@ -203,6 +203,11 @@ def error_handler(
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")
         result[0] = EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader stopped (`| head`, `| grep -q`): nothing went wrong here. Output
+        # still buffered goes nowhere, so the exit does not fail on it again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except Exception as e:  # noqa: BLE001 - the one edge that turns any failure into an exit code
         sys.stderr.write(f"{PROG}: internal error: {type(e).__name__}: {e}\n")
         traceback.print_exc(file=sys.stderr)
