@@ -11,7 +11,13 @@ import threading
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.meaning import Warm, open_meaning
-from memhooks.memory import Config, Store, default_root, parse_config
+from memhooks.memory import (
+    Config,
+    MemoryStoreError,
+    Store,
+    default_root,
+    parse_config,
+)
 from memhooks.memory.layered import Layered, open_index
 from memhooks.memory.paths import kind_of
 from memhooks.memory.search import search
@@ -52,7 +58,13 @@ class View:
         """The view for the project containing `cwd` under `root` (default: env, home)."""
         base = default_root(root)
         store = Store.for_project(base, cwd)
-        config = parse_config(store.config_text(), str(base / "config.toml"))
+        try:
+            config = parse_config(store.config_text(), str(base / "config.toml"))
+        except MemoryStoreError as e:
+            # A typo must not turn memory off in every session: the defaults serve, and
+            # the problem is the hook's one stderr line (`memhooks doctor` shows it too).
+            logger.warning("%s; using the defaults", e)
+            config = Config()
         return cls(store, config, indexed=indexed)
 
     def corpus(self) -> dict[str, Doc]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from typing import Any, Literal
 
@@ -50,7 +51,23 @@ def validate(text: str, path: str) -> dict[str, dict[str, Any]]:
         return _File.model_validate(data).model_dump()
     except ValidationError as e:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-            for err in e.errors()
+            _problem(err["loc"], err["type"], err["msg"]) for err in e.errors()
         )
         raise ConfigError(path, problems) from None
+
+
+def _problem(loc: tuple[int | str, ...], kind: str, msg: str) -> str:
+    """One problem, named; an unknown key with the known key it most resembles."""
+    name = ".".join(str(p) for p in loc)
+    if kind != "extra_forbidden":
+        return f"{name}: {msg}"
+    model: type[BaseModel] = _File
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        inner = field.annotation if field else None
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            return f"{name}: unknown key"
+        model = inner
+    close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1)
+    known = ".".join([*map(str, loc[:-1]), close[0]]) if close else ""
+    return f"{name}: unknown key" + (f" (did you mean {known}?)" if known else "")

@@ -95,7 +95,10 @@ def test_invalid_config_is_a_user_error(memory_root: Path) -> None:
     (memory_root / "config.toml").write_text("[inject]\nbudjet = 3\n")
     proc = run_cli("inject", "--slug", SLUG)
     assert proc.returncode == 1
-    assert "inject.budjet: Extra inputs are not permitted" in proc.stderr
+    assert proc.stderr == (
+        f"memhooks: error: {memory_root / 'config.toml'}: "
+        "inject.budjet: unknown key (did you mean inject.budget?)\n"
+    )
 
 
 def test_write_read_round_trip_in_process(memory_root: Path) -> None:

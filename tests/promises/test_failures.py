@@ -67,3 +67,26 @@ def test_a_root_where_state_cannot_be_saved_still_injects(
     assert done.returncode == 0
     assert "always run the linter" in done.stdout
     assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_a_typo_in_the_config_keeps_memory_on_and_names_the_key(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- always run the linter before committing")
+    (memory_root / "config.toml").write_text("[inject]\nbudgett = 100\n")
+    payload = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    done = run_cli("hook", input=json.dumps(payload))
+    assert done.returncode == 0
+    assert "always run the linter" in done.stdout  # the defaults serve
+    assert done.stderr.splitlines() == [
+        (
+            f"memhooks: {memory_root / 'config.toml'}: inject.budgett: unknown key "
+            "(did you mean inject.budget?); using the defaults"
+        )
+    ]
