@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,6 +53,30 @@ def project(tmp_path: Path) -> Path:
     p = tmp_path / "shop"
     (p / ".git").mkdir(parents=True)
     return p
+
+
+def startup_seconds() -> float:
+    """How long a hook command takes on this machine right now to start, import
+    everything a hook needs, refuse an empty event and exit.
+
+    The yardstick of wall-clock assertions: on a busy machine every process starts
+    slower, so a limit is "a few start-ups and this much more", measured in the same run.
+    """
+    start = time.monotonic()
+    subprocess.run(
+        [sys.executable, "-P", "-m", "memhooks.hooks", "hook"],
+        input=b"",
+        capture_output=True,
+        check=False,
+        env={**os.environ, "MEMHOOKS_SESSION_PROCESS": "0"},
+    )
+    return time.monotonic() - start
+
+
+def children_cpu_seconds() -> float:
+    """CPU time used so far by this process's finished children (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_cli(

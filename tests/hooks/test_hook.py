@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from typing import TYPE_CHECKING
 
 import pytest
 
 from memhooks.memory import Store, slug_for
-from tests.conftest import run_cli
+from tests.conftest import children_cpu_seconds, run_cli
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -241,11 +240,13 @@ def test_session_end_is_fast_and_cleans_up(memory_root: Path, project: Path) -> 
     hook(claude("SessionStart", project, source="startup"))
     hook(claude("UserPromptSubmit", project, prompt="rename the billing module"))
     assert list((memory_root / ".sessions").iterdir())
-    start = time.monotonic()
+    cpu = children_cpu_seconds()
     code, out, err = hook(claude("SessionEnd", project, reason="prompt_input_exit"))
-    elapsed = time.monotonic() - start
+    cpu = children_cpu_seconds() - cpu
     assert (code, out) == (0, ""), err
-    assert elapsed < 1.5  # the whole process, interpreter start included
+    # The whole process, interpreter start included, in CPU seconds: a machine busy
+    # with other work stretches the wall clock, not the work done.
+    assert cpu < 1.5
     assert list((memory_root / ".sessions").iterdir()) == []
     log = next((memory_root / "projects").glob("*/daily/*.md")).read_text()
     assert "— session end" in log and "rename the billing module" in log

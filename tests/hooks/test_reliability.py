@@ -28,10 +28,12 @@ from memhooks.hooks.wire import DEADLINES
 from memhooks.memory import Store, slug_for
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.inject import USAGE
-from tests.conftest import run_cli
+from tests.conftest import children_cpu_seconds, run_cli, startup_seconds
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from memhooks.hooks.events import Kind
 
 # -- helpers ------------------------------------------------------------------------------
 
@@ -467,35 +469,50 @@ def _hostile_files(store: Store) -> None:
     (daily / "2020-01-01.md").write_bytes(b"\xff\xfe" * 1000)
 
 
+@pytest.mark.timeout(300)  # four processes over 25 MB each, on a machine maybe busy
 def test_hostile_memory_files_are_answered_in_time(
     memory_root: Path, project: Path
 ) -> None:
     store = Store(memory_root, slug_for(str(project)))
     _hostile_files(store)
     timings = {}
-    for event, fields in (
-        ("SessionStart", {"source": "startup"}),
-        ("UserPromptSubmit", {"prompt": "redis port conflict"}),
+    # Timed in CPU seconds of the hook process: a machine busy with other work stretches
+    # the wall clock, not the work done. When it is so busy that the hook's own deadline
+    # passes first, the hook must fail open as it promises (exit 0, one line, no reply).
+    for event, fields, deadline in (
+        ("SessionStart", {"source": "startup"}, DEADLINES["session-start"]),
+        (
+            "UserPromptSubmit",
+            {"prompt": "redis port conflict"},
+            DEADLINES["pre-prompt"],
+        ),
     ):
+        cpu = children_cpu_seconds()
         start = time.monotonic()
-        code, out, err = hook(claude(event, project, **fields))
-        timings[event] = time.monotonic() - start
+        code, out, err = hook(claude(event, project, **fields), timeout=120)
+        wall = time.monotonic() - start
+        timings[event] = children_cpu_seconds() - cpu
         assert code == 0 and "Traceback" not in err, err
+        assert timings[event] < deadline
+        if not out and wall >= deadline:
+            assert err == "memhooks hook: deadline exceeded; no context\n"
+            continue
         ctx = assert_contained(one_reply(out, event), block=event == "SessionStart")
         assert "redis" in ctx
         assert len(out) < 10_000  # Claude Code's cap on hook output
-    assert timings["SessionStart"] < DEADLINES["session-start"]
-    assert timings["UserPromptSubmit"] < DEADLINES["pre-prompt"]
     for args in (["search", "redis", "port"], ["inject"]):
-        start = time.monotonic()
-        proc = run_cli(*args, "--project", str(project))
-        timings[args[0]] = time.monotonic() - start
+        cpu = children_cpu_seconds()
+        proc = run_cli(*args, "--project", str(project), timeout=120)
+        timings[args[0]] = children_cpu_seconds() - cpu
         assert proc.returncode == 0 and proc.stdout, proc.stderr
         assert timings[args[0]] < DEADLINES["pre-prompt"]
         assert "\x00" not in proc.stdout and len(proc.stdout.encode()) <= 17_000
     # Figures for the README's reliability section (shown with `pytest -s`).
-    shown = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+    shown = ", ".join(f"{k} {v:.1f} s CPU" for k, v in timings.items())
     sys.stderr.write(f"\nhostile files (20 MB log, 5 MB line, binary): {shown}\n")
+
+
+_KINDS: dict[str, Kind] = {"PreCompact": "pre-compaction", "SessionEnd": "session-end"}
 
 
 @pytest.mark.parametrize("event", ["PreCompact", "SessionEnd"])
@@ -511,9 +528,10 @@ def test_transcript_that_is_no_file_fails_open_fast(
     else:
         path = Path(target)  # never ends
     start = time.monotonic()
-    code, out, err = hook(claude(event, project, transcript_path=str(path)), timeout=20)
+    code, out, err = hook(claude(event, project, transcript_path=str(path)), timeout=60)
+    elapsed = time.monotonic() - start
     assert (code, out) == (0, "") and "Traceback" not in err
-    assert time.monotonic() - start < 5
+    assert elapsed < DEADLINES[_KINDS[event]] + 3 * startup_seconds() + 1.0
 
 
 # -- no orphan processes -------------------------------------------------------------------
@@ -540,7 +558,8 @@ def test_session_process_exits_when_its_parent_dies(memory_root: Path) -> None:
     """Stdin stays open (the test holds it), so only the parent check can end it."""
     launcher = (
         "import subprocess, sys, time\n"
-        "p = subprocess.Popen([sys.executable, '-m', 'hooks', 'session', '--root', "
+        "p = subprocess.Popen([sys.executable, '-P', '-m', 'memhooks.hooks', 'session', "
+        "'--root', "
         f"{str(memory_root)!r}])\n"
         "print(p.pid, flush=True)\n"
         "time.sleep(60)\n"
@@ -554,7 +573,11 @@ def test_session_process_exits_when_its_parent_dies(memory_root: Path) -> None:
     assert parent.stdout and parent.stdin
     try:
         child = int(parent.stdout.readline())
-        time.sleep(0.5)  # let it start serving
+        # It creates the root once it has noted its parent; however long a busy machine
+        # takes to get there, the parent dies only after.
+        deadline = time.monotonic() + 60
+        while not memory_root.is_dir() and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert not _gone(child)
         parent.kill()
         parent.wait()
@@ -613,4 +636,5 @@ def test_a_hook_past_its_deadline_exits_at_once(tmp_path: Path, project: Path) -
     elapsed = time.monotonic() - start
     assert (proc.returncode, proc.stdout) == (0, "")
     assert proc.stderr == "memhooks hook: deadline exceeded; no context\n"
-    assert DEADLINES["session-end"] <= elapsed < DEADLINES["session-end"] + 2
+    slack = 3 * startup_seconds() + 1.0  # 2 s on an idle machine
+    assert DEADLINES["session-end"] <= elapsed < DEADLINES["session-end"] + slack

@@ -385,10 +385,10 @@ def test_find_secrets_scans_private_blocks() -> None:
     ],
 )
 def test_adversarial_input_is_fast(text: str) -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a busy machine does not inflate it
     redact(text)
     find_secrets(text)
-    assert time.perf_counter() - start < 2.0  # generous: about 0.1 s here
+    assert time.process_time() - start < 2.0  # generous: about 0.1 s here
 
 
 @settings(max_examples=200, derandomize=True, database=None)
