@@ -33,7 +33,7 @@ from tests.conftest import children_cpu_seconds, run_cli, startup_seconds
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from memhooks.hooks.events import Kind
+    from memhooks.hooks.wire import Kind
 
 # -- helpers ------------------------------------------------------------------------------
 
