@@ -38,6 +38,9 @@ class Sessions:
         self.keep = keep
         self._views: dict[str, View] = {}
         self._states: dict[str, SessionState] = {}
+        #: Session ends seen per session id: an event begun before one (a handler past
+        #: its deadline, abandoned) must not write the state file back after it.
+        self._ends: dict[str, int] = {}
 
     def view(self, cwd: str | None) -> View:
         where = cwd or str(Path.cwd())
@@ -61,10 +64,20 @@ class Sessions:
             self._states[session_id] = st
         return st
 
-    def finish(self, view: View, event: Event, st: SessionState) -> None:
+    def begin(self, session_id: str) -> int:
+        """A token for an event starting now, for `finish`."""
+        return self._ends.get(session_id, 0)
+
+    def finish(self, view: View, event: Event, st: SessionState, begun: int) -> None:
         if event.kind == "session-end":
             state_io.delete(view.store, event.session_id)
             self._states.pop(event.session_id, None)
+            self._ends[event.session_id] = self._ends.get(event.session_id, 0) + 1
+            return
+        if self._ends.get(event.session_id, 0) != begun:
+            logger.info(
+                "session %s ended while an event ran; state not saved", event.session_id
+            )
             return
         try:
             state_io.save(view.store, event.session_id, st)
@@ -95,10 +108,11 @@ def decode(raw: bytes | str, harness: Harness | None) -> Event | None:
 
 
 def _run_sync(event: Event, sessions: Sessions) -> Reply:
+    begun = sessions.begin(event.session_id)
     view = sessions.view(event.cwd)
     st = sessions.state(view, event.session_id)
     reply = HANDLERS[event.kind](event, st, view)
-    sessions.finish(view, event, st)
+    sessions.finish(view, event, st, begun)
     return reply
 
 
