@@ -147,7 +147,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     if not auto.enabled:
         return Reply()
     docs = view.corpus()
-    notice = _changes(state, docs)
+    # The notice takes at most half the budget: the hits are what the prompt asked for.
+    notice = _changes(state, docs, _budget(event, auto.budget) // 2)
     terms = significant_terms(prompt)
     logs: dict[str, frozenset[str]] = {}
     hits = (
@@ -221,9 +222,10 @@ def _fresh_hits(
     yield from later
 
 
-def _changes(state: SessionState, docs: dict[str, Doc]) -> str | None:
+def _changes(state: SessionState, docs: dict[str, Doc], limit: int) -> str | None:
     """One line naming memory files edited or added since the block was built (each change
-    is told once; our own writes are not news).
+    is told once; our own writes are not news), in at most `limit` bytes: the names that
+    fit, then how many more.
     """
     if not state.noticed_at:
         return None
@@ -242,11 +244,17 @@ def _changes(state: SessionState, docs: dict[str, Doc]) -> str | None:
     state.own = {r: t for r, t in state.own.items() if t > state.noticed_at}
     if not changed:
         return None
-    return (
-        "Memory changed on disk since this session's block was built: "
-        + ", ".join(changed)
-        + "."
-    )
+    line = "Memory changed on disk since this session's block was built: "
+    named: list[str] = []
+    room = limit - nbytes(line) - len(" and 100000 more.")
+    for rel in changed:
+        room -= nbytes(rel) + 2
+        if room < 0:
+            break
+        named.append(rel)
+    more = len(changed) - len(named)
+    tail = f" and {more} more." if more else "."
+    return cut(line + ", ".join(named), limit - nbytes(tail), "…") + tail
 
 
 def _adopted(

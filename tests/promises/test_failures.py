@@ -90,3 +90,25 @@ def test_a_typo_in_the_config_keeps_memory_on_and_names_the_key(
             "(did you mean inject.budget?); using the defaults"
         )
     ]
+
+
+def test_the_change_notice_keeps_to_the_auto_search_budget(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- rule")
+
+    def hook(event: str, **fields: object) -> str:
+        payload = {"session_id": "s", "cwd": str(project), "hook_event_name": event}
+        done = run_cli("hook", input=json.dumps({**payload, **fields}))
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    hook("SessionStart", source="startup")
+    for i in range(300):  # a person's sync tool or a git pull edits many notes at once
+        store.write_note(f"note-with-a-rather-long-name-{i:03}", "text")
+    out = hook("UserPromptSubmit", prompt="anything at all")
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "Memory changed on disk" in context
+    assert "more." in context  # the names that fit, then a count
+    assert len(context.encode()) <= 2048  # the auto-search budget (config default)
