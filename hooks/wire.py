@@ -89,11 +89,23 @@ def parse_reply(raw: bytes) -> str:
     return text[1:] if text.startswith(OK.decode()) else ""
 
 
+#: Longest path a Unix socket can bind (sun_path holds 108 bytes on Linux, NUL included).
+_SOCKET_PATH_MAX = 107
+_SOCKET_NAME = 24 + len(".sock")
+
+
 def socket_dir() -> str:
-    """A private folder for session sockets (Unix socket paths are limited to ~100 bytes)."""
+    """A private folder for session sockets: under $XDG_RUNTIME_DIR, or /tmp when that
+    is unset or so deep that a socket path there could not be bound (every prompt would
+    then start a session process that cannot listen).
+    """
+    name = f"memhooks-{os.getuid()}"
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = runtime if runtime and os.path.isdir(runtime) else "/tmp"
-    return os.path.join(base, f"memhooks-{os.getuid()}")
+    if runtime and os.path.isdir(runtime):
+        folder = os.path.join(runtime, name)
+        if len(os.fsencode(folder)) + 1 + _SOCKET_NAME <= _SOCKET_PATH_MAX:
+            return folder
+    return os.path.join("/tmp", name)
 
 
 def socket_path(root: str, session_id: str) -> str:
