@@ -34,16 +34,22 @@ class NotRegularFileError(OSError):
     """A FIFO, socket, device or folder where a regular file was expected."""
 
     def __init__(self, path: str | Path) -> None:
-        super().__init__(f"not a regular file: {path}")
-        self.filename = str(path)
+        super().__init__(errno.EINVAL, "not a regular file", str(path))
+
+    def __str__(self) -> str:
+        return f"{self.strerror}: {self.filename}"
 
 
 class ReplacedError(OSError):
     """The file changed under us (another program saved it) between our read and our write."""
 
     def __init__(self, path: str | Path) -> None:
-        super().__init__(f"changed by another program while writing: {path}")
-        self.filename = str(path)
+        super().__init__(
+            errno.EAGAIN, "changed by another program meanwhile", str(path)
+        )
+
+    def __str__(self) -> str:
+        return f"{self.strerror}: {self.filename}"
 
 
 class Read(NamedTuple):

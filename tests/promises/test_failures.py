@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from typing import TYPE_CHECKING
 
 from memhooks.memory import Store, slug_for
@@ -112,3 +113,46 @@ def test_the_change_notice_keeps_to_the_auto_search_budget(
     assert "Memory changed on disk" in context
     assert "more." in context  # the names that fit, then a count
     assert len(context.encode()) <= 2048  # the auto-search budget (config default)
+
+
+def test_fifos_wherever_memhooks_reads_are_refused_not_waited_for(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- always run the linter before committing")
+    base = memory_root / "projects" / store.slug
+    today = dt.datetime.now().astimezone().strftime("%Y-%m-%d")
+    (base / "daily").mkdir(parents=True)
+    (memory_root / ".index").mkdir()
+    for fifo in (
+        memory_root / "config.toml",
+        memory_root / ".index" / f"{store.slug}.mhix",
+        base / "daily" / f"{today}.md",
+        base / "notes" / "pipe.md",
+    ):
+        fifo.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(fifo)
+    transcript = tmp_path / "t.jsonl"
+    _transcript(transcript, "rename the billing module")
+    event = {"session_id": "s", "cwd": str(project), "transcript_path": str(transcript)}
+    for name, fields in (
+        ("SessionStart", {"source": "startup"}),
+        ("UserPromptSubmit", {"prompt": "linter before committing"}),
+        ("PreCompact", {"trigger": "auto"}),
+    ):
+        # A hang raises TimeoutExpired here; each hook answers with what it can.
+        payload = {**event, **fields, "hook_event_name": name}
+        done = run_cli("hook", input=json.dumps(payload))
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        assert "not a regular file" in done.stderr or not done.stderr, done.stderr
+        if name == "SessionStart":
+            assert "always run the linter" in done.stdout
+    # A command names the file it cannot use, as for a typo in it.
+    searched = run_cli("search", "linter", "--project", str(project))
+    assert (searched.returncode, searched.stderr) == (
+        1,
+        "memhooks: error: cannot read config.toml: not a regular file\n",
+    )
+    (memory_root / "config.toml").unlink()
+    searched = run_cli("search", "linter", "--project", str(project))
+    assert searched.returncode == 0 and "MEMORY.md" in searched.stdout
