@@ -180,6 +180,7 @@ def test_the_session_process_dies_with_its_harness(
         harness.wait()
 
 
+@pytest.mark.timeout(300)  # 80 processes: minutes on a busy 2-core machine
 def test_twenty_sessions_leave_nothing_running(
     memory_root: Path, project: Path
 ) -> None:
