@@ -503,10 +503,13 @@ def test_hostile_memory_files_are_answered_in_time(
         wall = time.monotonic() - start
         timings[event] = children_cpu_seconds() - cpu
         assert code == 0 and "Traceback" not in err, err
-        assert timings[event] < deadline
         if not out and wall >= deadline:
             assert err == "memhooks hook: deadline exceeded; no context\n"
+            # Missed because the machine was busy (the hook had less than a core), not
+            # because the work takes longer than the deadline.
+            assert timings[event] < 0.9 * wall
             continue
+        assert timings[event] < deadline
         ctx = assert_contained(one_reply(out, event), block=event == "SessionStart")
         assert "redis" in ctx
         assert len(out) < 10_000  # Claude Code's cap on hook output
