@@ -147,10 +147,11 @@ def test_fifos_wherever_memhooks_reads_are_refused_not_waited_for(
         assert "not a regular file" in done.stderr or not done.stderr, done.stderr
         if name == "SessionStart":
             assert "always run the linter" in done.stdout
-    # A command names the file it cannot use, as for a typo in it.
+    # A command names the file it cannot use, as for a typo in it (search exits 2 for
+    # an error, as grep does).
     searched = run_cli("search", "linter", "--project", str(project))
     assert (searched.returncode, searched.stderr) == (
-        1,
+        2,
         "memhooks: error: cannot read config.toml: not a regular file\n",
     )
     (memory_root / "config.toml").unlink()
