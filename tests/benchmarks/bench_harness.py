@@ -1,0 +1,100 @@
+"""What memhooks costs a real `claude -p` run; a script, not a test.
+
+    .venv/bin/python -m tests.benchmarks.bench_harness [--runs 7] [--json]
+
+Two sandboxes of the end-to-end tier (tests/e2e: Claude Code 2.1.197 from npm, a mock
+Anthropic API on 127.0.0.1 in a network namespace), identical but for memhooks: one has
+it installed for the project (`memhooks install claude-code --scope project`, with a
+MEMORY.md rule and a note), the other has no hooks. `claude -p PROMPT` runs alternately
+in each, `--runs` times, and the script prints the wall-clock median of each and their
+ratio, plus how many runs left a memhooks process, socket or state file, and how many
+wrote their session-end record. Run it on an idle machine: both sides share it, but a
+burst of load still lands on one side's run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from tests.e2e.harnesses import setup_claude
+from tests.e2e.memory_fixture import ASK, seed
+from tests.e2e.sandbox import Sandbox, netns_usable
+
+INSTALL = Path(__file__).resolve().parents[1] / "e2e" / "install_clis.sh"
+
+
+def _bins() -> Path:
+    out = subprocess.run(
+        ["bash", str(INSTALL)], capture_output=True, text=True, check=True
+    )
+    return Path(out.stdout.strip().splitlines()[-1]) / "node_modules" / ".bin"
+
+
+def _timed(sb: Sandbox, env: dict[str, str], prompt: str) -> float:
+    start = time.perf_counter()
+    done = sb.run(["claude", "-p", prompt], env=env)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"claude -p failed: {done.stderr.strip()}")
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    bins, netns = _bins(), netns_usable()
+    with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
+        with_mh = Sandbox(Path(tmp) / "with", bins, netns=netns).start()
+        without = Sandbox(Path(tmp) / "without", bins, netns=netns).start()
+        try:
+            env_with = setup_claude(with_mh)
+            seed(with_mh)
+            env_without = setup_claude(without, install=False)
+            seed(without)
+            # One unmeasured run each: Claude Code's first start in a fresh HOME sets it up.
+            _timed(with_mh, env_with, "warm up")
+            _timed(without, env_without, "warm up")
+            before = len(with_mh.entries("session end"))
+            times: dict[str, list[float]] = {"with": [], "without": []}
+            left = 0
+            for i in range(args.runs):
+                prompt = f"{ASK} (run {i})"
+                times["with"].append(_timed(with_mh, env_with, prompt))
+                left += bool(with_mh.leftovers(grace=3.0))
+                times["without"].append(_timed(without, env_without, prompt))
+            ends = len(with_mh.entries("session end")) - before
+        finally:
+            with_mh.close()
+            without.close()
+    medians = {k: statistics.median(v) for k, v in times.items()}
+    result = {
+        "runs": args.runs,
+        "median_with_s": round(medians["with"], 3),
+        "median_without_s": round(medians["without"], 3),
+        "ratio": round(medians["with"] / medians["without"], 3),
+        "runs_leaving_something": left,
+        "session_end_records": ends,
+        "network_namespace": netns,
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(
+            f"claude -p, median of {args.runs}: {result['median_with_s']:.2f} s with memhooks,"
+            f" {result['median_without_s']:.2f} s without (x{result['ratio']:.2f});"
+            f" {left}/{args.runs} runs left a process, socket or state file;"
+            f" {ends}/{args.runs} session-end records"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,172 @@
+"""Set each harness CLI up in a sandbox the way a user would, memhooks installed per the README.
+
+What a user must do beyond `memhooks install` is spelled out here, once per harness:
+- Claude Code: nothing for `claude -p`; an interactive session asks the user to trust the
+  folder (recorded in ~/.claude.json, as done below).
+- Codex CLI: hooks in `.codex/hooks.json` load only in a trusted project (`[projects."DIR"]
+  trust_level = "trusted"` in config.toml, what Codex records when the user says yes) and
+  only run once the user has reviewed them with `/hooks` in the TUI; `codex exec` here
+  passes `--dangerously-bypass-hook-trust` instead.
+- Gemini CLI: headless runs need a trusted folder (`GEMINI_CLI_TRUST_WORKSPACE=true` here).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tests.e2e.sandbox import API_KEY, MEMHOOKS
+
+if TYPE_CHECKING:
+    from tests.e2e.sandbox import Sandbox
+
+CAPTURE = Path(__file__).with_name("capture_hook.py")
+
+
+def _capture(settings: Path, outdir: str | None) -> None:
+    """With MEMHOOKS_E2E_CAPTURE set, wrap each hook command so its stdin is saved."""
+    if not outdir:
+        return
+    data = json.loads(settings.read_text())
+
+    def wrap(handler: dict[str, Any]) -> None:
+        handler["command"] = (
+            f"{shlex.quote(sys.executable)} {shlex.quote(str(CAPTURE))} "
+            f"{shlex.quote(outdir)} -- {handler['command']}"
+        )
+
+    for groups in data["hooks"].values():
+        for group in groups:
+            for handler in group["hooks"]:
+                wrap(handler)
+    settings.write_text(json.dumps(data, indent=2))
+
+
+# --- Claude Code ------------------------------------------------------------------------
+
+
+def setup_claude(
+    sb: Sandbox, *, capture: str | None = None, install: bool = True
+) -> dict[str, str]:
+    """Onboarding done, the project trusted, memhooks installed for the project; the env."""
+    key = API_KEY["claude"]
+    state = {
+        "hasCompletedOnboarding": True,
+        "theme": "dark",
+        "autoUpdates": False,
+        "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
+        "projects": {
+            str(sb.project): {
+                "hasTrustDialogAccepted": True,
+                "hasCompletedProjectOnboarding": True,
+                "projectOnboardingSeenCount": 1,
+            }
+        },
+    }
+    (sb.home / ".claude.json").write_text(json.dumps(state))
+    if install:
+        sb.memhooks("install", "claude-code", "--scope", "project")
+        _capture(sb.project / ".claude" / "settings.json", capture)
+    return sb.env(
+        ANTHROPIC_BASE_URL=f"http://127.0.0.1:{sb.port}",
+        ANTHROPIC_API_KEY=key,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_ERROR_REPORTING="1",
+    )
+
+
+# --- Codex CLI --------------------------------------------------------------------------
+
+CODEX_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+)
+
+
+def setup_codex(
+    sb: Sandbox, *, capture: str | None = None, auto_compact: int | None = None
+) -> dict[str, str]:
+    """A custom model provider on the mock, the project trusted, hooks in .codex/hooks.json."""
+    codex_home = sb.home / ".codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    lines = [
+        'model = "mock-model"',
+        'model_provider = "mock"',
+        'approval_policy = "never"',
+        "check_for_update_on_startup = false",
+        *([f"model_auto_compact_token_limit = {auto_compact}"] if auto_compact else []),
+        "",
+        "[model_providers.mock]",
+        'name = "mock"',
+        f'base_url = "http://127.0.0.1:{sb.port}/v1"',
+        'wire_api = "responses"',
+        'env_key = "MOCK_API_KEY"',
+        "",
+        "[analytics]",
+        "enabled = false",
+        "",
+        "[otel]",
+        'exporter = "none"',
+        "",
+        f'[projects."{sb.project}"]',
+        'trust_level = "trusted"',
+    ]
+    (codex_home / "config.toml").write_text("\n".join(lines) + "\n")
+    # What the README says: Codex reads Claude Code's hook contract.
+    command = f"{shlex.quote(str(MEMHOOKS))} hook --harness codex"
+    hooks = {
+        event: [{"hooks": [{"type": "command", "command": command, "timeout": 10}]}]
+        for event in CODEX_EVENTS
+    }
+    settings = sb.project / ".codex" / "hooks.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"hooks": hooks}, indent=2))
+    _capture(settings, capture)
+    return sb.env(CODEX_HOME=str(codex_home), MOCK_API_KEY=API_KEY["codex"])
+
+
+def codex_exec(prompt: str, *extra: str) -> list[str]:
+    return [
+        "codex",
+        "exec",
+        "--dangerously-bypass-hook-trust",
+        "--skip-git-repo-check",
+        *extra,
+        prompt,
+    ]
+
+
+# --- Gemini CLI -------------------------------------------------------------------------
+
+
+def setup_gemini(
+    sb: Sandbox, *, capture: str | None = None, compression: float | None = None
+) -> dict[str, str]:
+    """API-key auth on the mock, telemetry off, memhooks installed for the project."""
+    settings: dict[str, Any] = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "ui": {"hideTips": True, "hideBanner": True},
+    }
+    if compression is not None:
+        settings["model"] = {"compressionThreshold": compression}
+    (sb.home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (sb.home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2))
+    sb.memhooks("install", "gemini", "--scope", "project")
+    _capture(sb.project / ".gemini" / "settings.json", capture)
+    return sb.env(
+        GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{sb.port}",
+        GEMINI_API_KEY=API_KEY["gemini"],
+        GEMINI_CLI_TRUST_WORKSPACE="true",
+    )
