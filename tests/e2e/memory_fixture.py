@@ -43,10 +43,3 @@ def edit_on_disk(sb: Sandbox) -> None:
 def blocks_in(request: Request) -> int:
     """How many memory blocks (with the rule) the model has in this request."""
     return request.text.count(RULE_MARK)
-
-
-#: The known defect behind the xfail marks on leftovers and hook timeouts (issue 13).
-LIVENESS = (
-    "liveness probe: the session process dies on a client's hang-up or stops answering; "
-    "its socket (or state) stays and a hook times out"
-)

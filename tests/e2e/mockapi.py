@@ -7,21 +7,22 @@ request to DIR/requests.jsonl (`{"n", "method", "path", "body"}`, the body parse
 when it is JSON) and answers in the shape each CLI expects:
 
 - Anthropic Messages API (Claude Code): `POST /v1/messages`, streamed as SSE when the
-  request says `"stream": true`; `count_tokens` and anything else under /v1 get a
-  plausible JSON answer.
+  request says `"stream": true`; `count_tokens` gets a count.
 - OpenAI Responses API (Codex CLI custom provider): `POST /v1/responses`, SSE events
   `response.created` … `response.completed`; `GET /v1/models` lists one model.
 - Gemini API (Gemini CLI): `…:generateContent`, `…:streamGenerateContent?alt=sse`,
   `…:countTokens`.
 
 What the model says comes from DIR/script.json, read again at every request so that a
-test can change it between turns: `{"rules": [{"when": TEXT, "reply": TEXT}], "usage":
-N}`. A rule matches when TEXT occurs in the last text the user typed (for Anthropic,
-in the last user message); `"usage"` is the input-token count every reply reports (a
-big one makes a CLI compact). Whatever the script says, a request asking for a
-conversation summary gets `<analysis>…</analysis><summary>…</summary>` (Claude Code and
-Codex) or `<state_snapshot>…</state_snapshot>` (Gemini), and Gemini's JSON side calls
-(next-speaker check, model routing) get a JSON object of their schema's shape.
+test can change it between turns: `{"rules": [{"when": TEXT, "reply": TEXT} | {"when":
+TEXT, "tool": NAME, "args": {...}}], "usage": N}`. The first rule whose TEXT occurs in the
+user's last message wins: it answers with that text, or calls that tool; once the tool's
+result comes back the model answers "Mock reply N." (N: the request's number, also the
+default answer). `"usage"` is the input-token count every reply reports (a big one makes
+a CLI compact). Whatever the script says, a request asking for a conversation summary
+gets `<analysis>…</analysis><summary>…</summary>` (Claude Code, Codex) or
+`<state_snapshot>…</state_snapshot>` (Gemini), and Gemini's JSON side calls (routing,
+next-speaker check) get an object of their schema's shape.
 
 The process serves until its standard input closes, so it never outlives the test.
 """
@@ -32,6 +33,7 @@ import json
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -39,17 +41,15 @@ from urllib.parse import urlsplit
 
 SUMMARY_ANALYSIS = "<analysis>\nMock analysis: the scratchpad the summary prompt asks for.\n</analysis>"
 SUMMARY_TEXT = "Mock compaction summary: the user asked about the mock project."
+SUMMARY = f"{SUMMARY_ANALYSIS}\n\n<summary>\n{SUMMARY_TEXT}\n</summary>"
 GEMINI_SNAPSHOT = (
-    "<state_snapshot>\n<overall_goal>"
-    + SUMMARY_TEXT
-    + "</overall_goal>\n</state_snapshot>"
+    f"<state_snapshot>\n<overall_goal>{SUMMARY_TEXT}</overall_goal>\n</state_snapshot>"
 )
 DEFAULT_REPLY = "Mock reply {n}."
-# Phrases of each CLI's own compaction prompt (observed in their requests).
+# Phrases of each CLI's own compaction prompt (seen in their requests).
 _SUMMARY_ASKS = (
     "create a detailed summary of the conversation",  # Claude Code /compact
-    "CONTEXT CHECKPOINT COMPACTION",  # Codex
-    "handoff summary",  # Codex (other wording)
+    "context checkpoint compaction",  # Codex
 )
 _GEMINI_SNAPSHOT_ASK = "state_snapshot"
 
@@ -65,6 +65,15 @@ def _texts(value: Any) -> list[str]:
     return []
 
 
+@dataclass(frozen=True)
+class Answer:
+    """One model turn: text, or a call of `tool` with `args`."""
+
+    text: str = ""
+    tool: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+
+
 class Script:
     """What the mock model says, from DIR/script.json (re-read on every request)."""
 
@@ -78,12 +87,18 @@ class Script:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def reply(self, last_user: str, n: int) -> str:
-        """The scripted reply to the user's last text; "Mock reply N." by default."""
+    def answer(self, last_user: str | None, n: int) -> Answer:
+        """The answer to the user's last text (None: the last input was a tool result)."""
+        default = Answer(DEFAULT_REPLY.format(n=n))
+        if last_user is None:
+            return default
         for rule in self.load().get("rules", []):
-            if isinstance(rule, dict) and str(rule.get("when", "")) in last_user:
-                return str(rule.get("reply", DEFAULT_REPLY)).format(n=n)
-        return DEFAULT_REPLY.format(n=n)
+            if not isinstance(rule, dict) or str(rule.get("when", "")) not in last_user:
+                continue
+            if rule.get("tool"):
+                return Answer(tool=str(rule["tool"]), args=dict(rule.get("args") or {}))
+            return Answer(str(rule.get("reply", DEFAULT_REPLY)).format(n=n))
+        return default
 
     def usage(self) -> int:
         value = self.load().get("usage", 100)
@@ -91,61 +106,71 @@ class Script:
 
 
 def _summary_asked(body: Any) -> bool:
-    text = "\n".join(_texts(body))
-    return any(ask.lower() in text.lower() for ask in _SUMMARY_ASKS)
+    text = "\n".join(_texts(body)).lower()
+    return any(ask in text for ask in _SUMMARY_ASKS)
 
 
 # --- Anthropic -------------------------------------------------------------------------
 
 
-def _anthropic_last_user(body: dict[str, Any]) -> str:
-    for message in reversed(body.get("messages") or []):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return "\n".join(_texts(message.get("content")))
-    return ""
+def _anthropic_last_user(body: dict[str, Any]) -> str | None:
+    users = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    users = [m for m in users if m.get("role") == "user"]
+    if not users:
+        return ""
+    content = users[-1].get("content")
+    blocks = content if isinstance(content, list) else []
+    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+        return None
+    return "\n".join(_texts(content))
 
 
-def _anthropic_message(model: str, text: str, usage: int) -> dict[str, Any]:
-    return {
-        "id": f"msg_mock{time.monotonic_ns()}",
+def _anthropic_events(model: str, answer: Answer, n: int, usage: int) -> list[Any]:
+    if answer.tool:
+        block = {"type": "tool_use", "id": f"toolu_mock{n}", "name": answer.tool}
+        start, delta = (
+            {**block, "input": {}},
+            {
+                "type": "input_json_delta",
+                "partial_json": json.dumps(answer.args),
+            },
+        )
+        stop = "tool_use"
+    else:
+        start, delta = (
+            {"type": "text", "text": ""},
+            {
+                "type": "text_delta",
+                "text": answer.text,
+            },
+        )
+        stop = "end_turn"
+    message: dict[str, Any] = {
+        "id": f"msg_mock{n}",
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
+        "content": [],
+        "stop_reason": None,
         "stop_sequence": None,
-        "usage": {"input_tokens": usage, "output_tokens": 10},
+        "usage": {"input_tokens": usage, "output_tokens": 1},
     }
-
-
-def _anthropic_sse(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    text = message["content"][0]["text"]
-    start = {**message, "content": [], "stop_reason": None}
-    start["usage"] = {**message["usage"], "output_tokens": 1}
     return [
-        ("message_start", {"type": "message_start", "message": start}),
+        ("message_start", {"type": "message_start", "message": message}),
         (
             "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
+            {"type": "content_block_start", "index": 0, "content_block": start},
         ),
         (
             "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": text},
-            },
+            {"type": "content_block_delta", "index": 0, "delta": delta},
         ),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
         (
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "delta": {"stop_reason": stop, "stop_sequence": None},
                 "usage": {"output_tokens": 10},
             },
         ),
@@ -153,24 +178,72 @@ def _anthropic_sse(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def _anthropic_message(
+    model: str, answer: Answer, n: int, usage: int
+) -> dict[str, Any]:
+    content: dict[str, Any] = (
+        {
+            "type": "tool_use",
+            "id": f"toolu_mock{n}",
+            "name": answer.tool,
+            "input": answer.args,
+        }
+        if answer.tool
+        else {"type": "text", "text": answer.text}
+    )
+    return {
+        "id": f"msg_mock{n}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [content],
+        "stop_reason": "tool_use" if answer.tool else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": usage, "output_tokens": 10},
+    }
+
+
 # --- OpenAI Responses ------------------------------------------------------------------
 
 
-def _responses_last_user(body: dict[str, Any]) -> str:
-    for item in reversed(body.get("input") or []):
-        if isinstance(item, dict) and item.get("role") == "user":
-            return "\n".join(_texts(item.get("content")))
-    return ""
+def _responses_last_user(body: dict[str, Any]) -> str | None:
+    items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+    if items and str(items[-1].get("type", "")).endswith("_output"):
+        return None  # function_call_output & co: the tool's result
+    users = [i for i in items if i.get("role") == "user"]
+    return "\n".join(_texts(users[-1].get("content"))) if users else ""
 
 
-def _responses_sse(text: str, usage: int) -> list[tuple[str, dict[str, Any]]]:
-    rid = f"resp_mock{time.monotonic_ns()}"
-    item = {
-        "type": "message",
-        "role": "assistant",
-        "id": f"msg_{rid}",
-        "status": "completed",
-        "content": [{"type": "output_text", "text": text, "annotations": []}],
+def _responses_events(answer: Answer, n: int, usage: int) -> list[Any]:
+    rid = f"resp_mock{n}"
+    if answer.tool:
+        item: dict[str, Any] = {
+            "type": "function_call",
+            "id": f"fc_mock{n}",
+            "call_id": f"call_mock{n}",
+            "name": answer.tool,
+            "arguments": json.dumps(answer.args),
+            "status": "completed",
+        }
+    else:
+        item = {
+            "type": "message",
+            "role": "assistant",
+            "id": f"msg_{rid}",
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "text": answer.text, "annotations": []}
+            ],
+        }
+    completed = {
+        "id": rid,
+        "usage": {
+            "input_tokens": usage,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 10,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage + 10,
+        },
     }
     return [
         ("response.created", {"type": "response.created", "response": {"id": rid}}),
@@ -178,39 +251,22 @@ def _responses_sse(text: str, usage: int) -> list[tuple[str, dict[str, Any]]]:
             "response.output_item.done",
             {"type": "response.output_item.done", "output_index": 0, "item": item},
         ),
-        (
-            "response.completed",
-            {
-                "type": "response.completed",
-                "response": {
-                    "id": rid,
-                    "usage": {
-                        "input_tokens": usage,
-                        "input_tokens_details": {"cached_tokens": 0},
-                        "output_tokens": 10,
-                        "output_tokens_details": {"reasoning_tokens": 0},
-                        "total_tokens": usage + 10,
-                    },
-                },
-            },
-        ),
+        ("response.completed", {"type": "response.completed", "response": completed}),
     ]
 
 
 # --- Gemini ----------------------------------------------------------------------------
 
 
-def _gemini_last_user(body: dict[str, Any]) -> str:
-    for content in reversed(body.get("contents") or []):
-        if not isinstance(content, dict) or content.get("role") != "user":
-            continue
-        parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
-        texts = [p["text"] for p in parts if isinstance(p.get("text"), str)]
-        if texts:
-            return "\n".join(texts)
-        if parts:  # a function response: the model's turn goes on
-            return ""
-    return ""
+def _gemini_last_user(body: dict[str, Any]) -> str | None:
+    contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
+    users = [c for c in contents if c.get("role") == "user"]
+    if not users:
+        return ""
+    parts = [p for p in users[-1].get("parts") or [] if isinstance(p, dict)]
+    if any("functionResponse" in p for p in parts):
+        return None
+    return "\n".join(p["text"] for p in parts if isinstance(p.get("text"), str))
 
 
 def _from_schema(schema: Any) -> Any:
@@ -236,11 +292,26 @@ def _from_schema(schema: Any) -> Any:
     return "mock"
 
 
-def _gemini_response(text: str, usage: int) -> dict[str, Any]:
+def _gemini_answer(body: dict[str, Any], script: Script, n: int) -> Answer:
+    config = body.get("generationConfig") or {}
+    if config.get("responseMimeType") == "application/json":
+        schema = config.get("responseJsonSchema") or config.get("responseSchema")
+        return Answer(json.dumps(_from_schema(schema)))
+    if _GEMINI_SNAPSHOT_ASK in "\n".join(_texts(body.get("systemInstruction"))):
+        return Answer(GEMINI_SNAPSHOT)
+    return script.answer(_gemini_last_user(body), n)
+
+
+def _gemini_response(answer: Answer, usage: int) -> dict[str, Any]:
+    part = (
+        {"functionCall": {"name": answer.tool, "args": answer.args}}
+        if answer.tool
+        else {"text": answer.text}
+    )
     return {
         "candidates": [
             {
-                "content": {"role": "model", "parts": [{"text": text}]},
+                "content": {"role": "model", "parts": [part]},
                 "finishReason": "STOP",
                 "index": 0,
             }
@@ -252,17 +323,6 @@ def _gemini_response(text: str, usage: int) -> dict[str, Any]:
         },
         "modelVersion": "mock",
     }
-
-
-def _gemini_text(body: dict[str, Any], script: Script, n: int) -> str:
-    config = body.get("generationConfig") or {}
-    if config.get("responseMimeType") == "application/json":
-        schema = config.get("responseJsonSchema") or config.get("responseSchema")
-        return json.dumps(_from_schema(schema))
-    system = "\n".join(_texts(body.get("systemInstruction")))
-    if _GEMINI_SNAPSHOT_ASK in system:
-        return GEMINI_SNAPSHOT
-    return script.reply(_gemini_last_user(body), n)
 
 
 # --- server ----------------------------------------------------------------------------
@@ -314,7 +374,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _sse(self, events: list[tuple[str | None, dict[str, Any]]]) -> None:
+    def _sse(self, events: list[Any]) -> None:
         chunks = []
         for name, data in events:
             head = f"event: {name}\n" if name else ""
@@ -331,14 +391,8 @@ class Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         self.server.record("GET", self.path, None)
         if path.endswith("/models"):
-            self._json(
-                200,
-                {
-                    "object": "list",
-                    "data": [{"id": "mock-model", "object": "model"}],
-                    "models": [],
-                },
-            )
+            model = {"id": "mock-model", "object": "model"}
+            self._json(200, {"object": "list", "data": [model], "models": []})
         else:
             self._json(404, {"error": {"message": f"mock: no GET {path}"}})
 
@@ -354,41 +408,36 @@ class Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         body = body if isinstance(body, dict) else {}
         script = self.server.script
+        usage = script.usage()
         if path.endswith("/messages/count_tokens"):
-            self._json(200, {"input_tokens": script.usage()})
+            self._json(200, {"input_tokens": usage})
         elif path.endswith("/messages"):
-            self._anthropic(body, script, n)
-        elif path.endswith("/responses"):
-            text = (
-                SUMMARY_ANALYSIS + "\n<summary>\n" + SUMMARY_TEXT + "\n</summary>"
-                if _summary_asked(body.get("input"))
-                else script.reply(_responses_last_user(body), n)
+            answer = (
+                Answer(SUMMARY)
+                if _summary_asked(body.get("messages"))
+                else script.answer(_anthropic_last_user(body), n)
             )
-            self._sse(list(_responses_sse(text, script.usage())))
+            model = str(body.get("model", "mock"))
+            if body.get("stream"):
+                self._sse(_anthropic_events(model, answer, n, usage))
+            else:
+                self._json(200, _anthropic_message(model, answer, n, usage))
+        elif path.endswith("/responses"):
+            answer = (
+                Answer(SUMMARY)
+                if _summary_asked(body.get("input"))
+                else script.answer(_responses_last_user(body), n)
+            )
+            self._sse(_responses_events(answer, n, usage))
         elif path.endswith(":countTokens"):
-            self._json(200, {"totalTokens": script.usage()})
+            self._json(200, {"totalTokens": usage})
         elif path.endswith(":streamGenerateContent"):
-            reply = _gemini_response(_gemini_text(body, script, n), script.usage())
+            reply = _gemini_response(_gemini_answer(body, script, n), usage)
             self._sse([(None, reply)])
         elif path.endswith(":generateContent"):
-            self._json(
-                200, _gemini_response(_gemini_text(body, script, n), script.usage())
-            )
+            self._json(200, _gemini_response(_gemini_answer(body, script, n), usage))
         else:
             self._json(404, {"error": {"message": f"mock: no POST {path}"}})
-
-    def _anthropic(self, body: dict[str, Any], script: Script, n: int) -> None:
-        if _summary_asked(body.get("messages")):
-            text = SUMMARY_ANALYSIS + "\n\n<summary>\n" + SUMMARY_TEXT + "\n</summary>"
-        else:
-            text = script.reply(_anthropic_last_user(body), n)
-        message = _anthropic_message(
-            str(body.get("model", "mock")), text, script.usage()
-        )
-        if body.get("stream"):
-            self._sse(list(_anthropic_sse(message)))
-        else:
-            self._json(200, message)
 
 
 def main(argv: list[str]) -> int:

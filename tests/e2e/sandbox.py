@@ -345,11 +345,10 @@ class Sandbox:
 
     # --- the mock model ---------------------------------------------------------------
 
-    def script(
-        self, rules: Sequence[tuple[str, str]] = (), *, usage: int = 100
-    ) -> None:
-        """What the mock model answers: the first rule whose text is in the prompt wins."""
-        data = {"rules": [{"when": w, "reply": r} for w, r in rules], "usage": usage}
+    def script(self, rules: Sequence[dict[str, Any]] = (), *, usage: int = 100) -> None:
+        """What the mock model answers (mockapi.py): `{"when", "reply"}` or
+        `{"when", "tool", "args"}` rules; the first whose text is in the prompt wins."""
+        data = {"rules": list(rules), "usage": usage}
         tmp = self.mock_dir / "script.json.tmp"
         tmp.write_text(json.dumps(data))
         tmp.replace(self.mock_dir / "script.json")
@@ -389,11 +388,20 @@ class Sandbox:
     ) -> Request:
         """Type a prompt in an interactive CLI; wait for the model's answer on the screen."""
         tmux.type(prompt)
-        tmux.wait_for(
-            lambda: len(self.sends(prompt)) > nth,
-            timeout=timeout,
-            what=f"the model to get {prompt!r}",
-        )
+        deadline = time.monotonic() + timeout
+        while len(self.sends(prompt)) <= nth:
+            # A TUI still starting up (or taking the text for a paste) can swallow the
+            # Enter: the prompt then sits in the input box, so press it again.
+            try:
+                tmux.wait_for(
+                    lambda: len(self.sends(prompt)) > nth,
+                    timeout=5,
+                    what=f"the model to get {prompt!r}",
+                )
+            except AssertionError:
+                if time.monotonic() > deadline:
+                    raise
+                tmux.keys("Enter")
         request = self.sends(prompt)[nth]
         tmux.wait_text(f"Mock reply {request.n}.", timeout=timeout)
         return request

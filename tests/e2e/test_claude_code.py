@@ -17,7 +17,6 @@ from tests.e2e.memory_fixture import (
     BLOCK_OPEN,
     CHANGE_NOTICE,
     FACT,
-    LIVENESS,
     RESUME,
     RULE,
     blocks_in,
@@ -106,7 +105,6 @@ def test_print_every_run_leaves_a_session_end_record(printed: PrintRuns) -> None
         assert [e for e in ends if prompt in e], f"no session-end record for {prompt!r}"
 
 
-@pytest.mark.xfail(strict=True, reason=LIVENESS)
 def test_print_runs_leave_no_process_socket_or_state(printed: PrintRuns) -> None:
     left = [(i, lo) for i, lo in enumerate(printed.leftovers) if lo]
     assert not left, f"{len(left)} of {runs()} runs left something: {left}"
