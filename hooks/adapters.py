@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 _CLAUDE = CLAUDE_EVENTS
 _GEMINI = GEMINI_EVENTS
+_OPEN, _CLOSE = "<hook_context>", "</hook_context>"
 #: Events whose reply may carry context for the model.
 _CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "BeforeAgent"}
 
@@ -44,6 +45,21 @@ def detect(p: Payload) -> Harness:
     ):
         return "gemini"
     return "claude-code"
+
+
+def strip_hook_context(text: str) -> str:
+    """`text` without the `<hook_context>…</hook_context>` blocks Gemini put before it.
+
+    In `gemini -p` the SessionStart context arrives as such a block at the head of the
+    prompt (hooks-protocol.md §6.2): searched as the prompt, the block's own words would
+    choose what auto-search finds. Text without one comes back unchanged.
+    """
+    rest = text.lstrip()
+    if not rest.startswith(_OPEN):
+        return text
+    while rest.startswith(_OPEN) and (end := rest.find(_CLOSE)) >= 0:
+        rest = rest[end + len(_CLOSE) :].lstrip()
+    return rest
 
 
 def to_event(p: Payload, harness: Harness | None = None) -> Event | None:
@@ -92,13 +108,16 @@ def to_event(p: Payload, harness: Harness | None = None) -> Event | None:
             source="compact",
             reinject=True,
         )
+    prompt = p.prompt
+    if harness == "gemini" and prompt is not None:
+        prompt = strip_hook_context(prompt)
     return Event(
         kind,
         harness,
         name,
         session,
         p.cwd,
-        p.prompt,
+        prompt,
         p.compact_summary,
         p.transcript_path,
         p.source,

@@ -1,8 +1,10 @@
-"""Digest of a Claude Code transcript (JSONL) for the PreCompact flush.
+"""Digest of a harness transcript (JSONL) for the compaction flush and the session end.
 
-The line format is undocumented and reverse-engineered by third parties
-(/work/shared/reference/hooks-protocol.md §4), so every accessor checks types and
-skips what it does not recognise: a transcript must never make the hook fail.
+Claude Code's transcript is read here; Codex rollouts and Gemini chat files (the file at
+`transcript_path` for those harnesses) are recognised line by line and read by
+`transcript_shapes`. The formats are undocumented (Claude Code's reverse-engineered by
+third parties, /work/shared/reference/hooks-protocol.md §4), so every accessor checks
+types and skips what it does not recognise: a transcript must never make the hook fail.
 """
 
 from __future__ import annotations
@@ -15,6 +17,13 @@ import re
 import stat
 from dataclasses import astuple, dataclass
 from typing import TYPE_CHECKING, BinaryIO, Literal
+
+from memhooks.hooks.transcript_shapes import (
+    GeminiReader,
+    codex_events,
+    is_codex,
+    is_gemini,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -33,7 +42,10 @@ _NOISE = re.compile(
 # Hooks inject context as <system-reminder> spans in user text (§4.1); unclosed: to the end.
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 _BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
-_Event = Literal["prompt", "file", "command", "assistant", "summary", "read", "search"]
+#: What a transcript line can contribute to a digest.
+TranscriptEvent = Literal[
+    "prompt", "file", "command", "assistant", "summary", "read", "search"
+]
 _TRUNCATED = "…[digest truncated]"
 _SKIP_CHUNK = 64 * 1024
 
@@ -111,7 +123,18 @@ def _json(raw: bytes | str) -> dict[object, object] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _events(obj: dict[object, object]) -> Iterator[tuple[_Event, str]]:
+def _line_events(
+    obj: dict[object, object], gemini: GeminiReader
+) -> Iterator[tuple[TranscriptEvent, str]]:
+    """What one line contributes, whichever harness wrote it."""
+    if is_codex(obj):
+        return codex_events(obj)
+    if is_gemini(obj):
+        return gemini.events(obj)
+    return _events(obj)
+
+
+def _events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
     """What one transcript record contributes to the digest, in order."""
     if obj.get("isSidechain") is True:
         return  # sidechain records belong to subagents, not to this conversation
@@ -142,7 +165,7 @@ def _events(obj: dict[object, object]) -> Iterator[tuple[_Event, str]]:
 
 def _assistant_events(
     message: dict[object, object], content: object, api_error: bool
-) -> Iterator[tuple[_Event, str]]:
+) -> Iterator[tuple[TranscriptEvent, str]]:
     # Synthetic/API-error replies ("No response requested.") are not the model's word.
     speaks = not api_error and message.get("model") != "<synthetic>"
     if isinstance(content, str) and content.strip() and speaks:
@@ -180,11 +203,12 @@ def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
     prompts: list[str] = []
     files: list[str] = []
     commands: list[str] = []
-    looked: dict[_Event, list[str]] = {"read": [], "search": []}
-    last: dict[_Event, str] = {}
+    looked: dict[TranscriptEvent, list[str]] = {"read": [], "search": []}
+    last: dict[TranscriptEvent, str] = {}
+    gemini = GeminiReader()
     for raw in lines:
         obj = _json(raw)
-        for event, value in _events(obj) if obj is not None else ():
+        for event, value in _line_events(obj, gemini) if obj is not None else ():
             if event == "prompt":
                 prompts.append(value)
             elif event == "file" and value not in files:

@@ -1,0 +1,172 @@
+"""What one line of a Codex rollout or a Gemini chat file contributes to a digest.
+
+`hooks.transcript` reads any of the three transcript shapes line by line; it hands the
+lines that are not Claude Code's to the functions here. Both shapes were read off files
+the real CLIs wrote (tests/data/harness/: Codex CLI 0.171.0 rollouts, Gemini CLI 0.61.0
+chat files); neither is documented, so every accessor checks types and skips the rest.
+
+- Codex rollout: `{"timestamp", "type", "payload"}` per line. What the user typed and what
+  the model said are `event_msg` lines (`item_completed` with a `UserMessage` or
+  `AgentMessage` item; older builds: `user_message` / `agent_message`); `response_item`
+  lines repeat them next to injected context, so only their tool calls are read;
+  `compacted` holds the compaction summary.
+- Gemini chat file: a header line, then message records `{"id", "type": "user" |
+  "gemini" | "info" | …, "content"}`, and `{"$set": …}` lines that rewrite the history
+  (after a compression) and repeat what came before. A record may be written twice with
+  the same id (a model turn, then again with its `toolCalls`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+from memhooks.hooks.adapters import strip_hook_context
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from memhooks.hooks.transcript import TranscriptEvent
+
+_CODEX_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+)
+_CODEX_SHELL = frozenset({"exec_command", "shell", "container.exec", "local_shell"})
+# apply_patch input names each file it touches on a line of its own.
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$", re.MULTILINE)
+_GEMINI_SHELL = frozenset({"run_shell_command"})
+_GEMINI_EDITS = frozenset({"write_file", "replace", "edit"})
+# Gemini's own first user message: the workspace description, not a prompt.
+_SESSION_CONTEXT = "<session_context>"
+
+
+def _str(obj: object, key: str) -> str | None:
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _dicts(value: object) -> list[dict[object, object]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _joined(parts: list[dict[object, object]]) -> str:
+    return "\n".join(t for p in parts if (t := _str(p, "text")))
+
+
+def is_codex(obj: dict[object, object]) -> bool:
+    """True for a line of a Codex rollout."""
+    return _str(obj, "type") in _CODEX_TYPES and isinstance(obj.get("payload"), dict)
+
+
+def is_gemini(obj: dict[object, object]) -> bool:
+    """True for a line of a Gemini chat file (a record, a `$set`, or the header)."""
+    if "$set" in obj or ("projectHash" in obj and "sessionId" in obj):
+        return True
+    # Claude Code's records keep their text under "message"; Gemini's under "content".
+    return "message" not in obj and "id" in obj and "content" in obj
+
+
+def codex_events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
+    """What one rollout line contributes: prompts, replies, commands, files, summary."""
+    payload = obj.get("payload")
+    kind = obj.get("type")
+    if kind == "compacted":
+        if summary := _str(payload, "message"):
+            yield "summary", summary
+    elif kind == "event_msg" and isinstance(payload, dict):
+        yield from _codex_message(payload)
+    elif kind == "response_item" and isinstance(payload, dict):
+        yield from _codex_tool(payload)
+
+
+def _codex_message(
+    payload: dict[object, object],
+) -> Iterator[tuple[TranscriptEvent, str]]:
+    kind = payload.get("type")
+    if kind in ("user_message", "agent_message"):
+        text = (_str(payload, "message") or "").strip()
+        if text:
+            yield ("prompt" if kind == "user_message" else "assistant"), text
+        return
+    item = payload.get("item") if kind == "item_completed" else None
+    item_kind = _str(item, "type")
+    if item_kind not in ("UserMessage", "AgentMessage") or not isinstance(item, dict):
+        return
+    text = _joined(_dicts(item.get("content"))).strip()
+    if text:
+        yield ("prompt" if item_kind == "UserMessage" else "assistant"), text
+
+
+def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
+    kind, name = payload.get("type"), _str(payload, "name")
+    if kind == "function_call" and name in _CODEX_SHELL:
+        try:
+            args = json.loads(_str(payload, "arguments") or "")
+        except (ValueError, RecursionError):
+            return
+        command = _str(args, "cmd") or _str(args, "command")
+        if command is None and isinstance(args, dict):
+            argv = args.get("command")
+            if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
+                command = " ".join(argv)
+        if command and command.strip():
+            yield "command", command.strip()
+    elif kind == "local_shell_call":
+        argv = payload.get("action")
+        argv = argv.get("command") if isinstance(argv, dict) else None
+        if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
+            yield "command", " ".join(argv)
+    elif kind == "custom_tool_call" and name == "apply_patch":
+        for path in _PATCH_FILE.findall(_str(payload, "input") or ""):
+            yield "file", path.strip()
+
+
+class GeminiReader:
+    """Gemini chat lines → digest events; remembers the tool calls already seen by id."""
+
+    def __init__(self) -> None:
+        self._calls: set[str] = set()
+
+    def events(
+        self, obj: dict[object, object]
+    ) -> Iterator[tuple[TranscriptEvent, str]]:
+        """What one chat-file line contributes (nothing for `$set` lines and the header)."""
+        kind = obj.get("type")
+        if kind == "user":
+            yield from self._prompt(obj.get("content"))
+        elif kind == "gemini":
+            content = obj.get("content")
+            if isinstance(content, str) and content.strip():
+                yield "assistant", content
+            for call in _dicts(obj.get("toolCalls")):
+                yield from self._tool(call)
+
+    @staticmethod
+    def _prompt(content: object) -> Iterator[tuple[TranscriptEvent, str]]:
+        parts = _dicts(content) if isinstance(content, list) else []
+        texts = (
+            [content] if isinstance(content, str) else [_str(p, "text") for p in parts]
+        )
+        # Tool results come back as user records holding functionResponse parts only.
+        kept = [strip_hook_context(t) for t in texts if t]
+        prompt = "\n".join(t for t in kept if t).strip()
+        if prompt and not prompt.startswith(_SESSION_CONTEXT):
+            yield "prompt", prompt
+
+    def _tool(
+        self, call: dict[object, object]
+    ) -> Iterator[tuple[TranscriptEvent, str]]:
+        key = _str(call, "id")
+        if key is not None:
+            if key in self._calls:
+                return
+            self._calls.add(key)
+        name, args = _str(call, "name"), call.get("args")
+        if name in _GEMINI_SHELL:
+            if command := (_str(args, "command") or "").strip():
+                yield "command", command
+        elif name in _GEMINI_EDITS:
+            path = _str(args, "file_path") or _str(args, "absolute_path")
+            if path and path.strip():
+                yield "file", path
