@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
     from tests.e2e.sandbox import Leftovers, Sandbox
 
-pytestmark = pytest.mark.timeout(300)
+# `claude -p` takes 2-10 s a run on a busy 2-core machine; MEMHOOKS_E2E_RUNS sets how many.
+pytestmark = pytest.mark.timeout(max(300, 120 + 20 * runs()))
 
 # What Claude Code's debug log says when a hook failed or timed out.
 _HOOK_ERROR = re.compile(
@@ -247,3 +248,24 @@ def test_interactive_leaves_no_process_socket_or_state(
 
 def test_interactive_logs_no_hook_error(interactive: Interactive) -> None:
     assert not hook_errors(interactive.debug)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="PreCompact flushes even when Claude Code then says "
+    "'Not enough messages to compact'",
+)
+def test_compact_refused_writes_no_flush(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    with sandbox(tmp_path_factory.mktemp("claude-nocompact"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        tmux = sb.tmux(["claude"], env=env)
+        tmux.wait_text("? for shortcuts", timeout=60)
+        sb.ask(tmux, ASK)
+        tmux.type("/compact")
+        tmux.wait_text("Not enough messages to compact", timeout=60)
+        tmux.type("/exit")
+        tmux.wait_exit()
+        assert not sb.entries("compaction summary"), sb.daily()
