@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tests.e2e.sandbox import Request, Sandbox
+    from tests.e2e.modellog import Request
+    from tests.e2e.sandbox import Sandbox
 
 #: A MEMORY.md rule: it must reach the model in the SessionStart block.
 RULE = "- Name every migration after a bird (rule ZEBRA-42)."

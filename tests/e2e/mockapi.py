@@ -1,6 +1,6 @@
 """A stand-in for the three model APIs, on 127.0.0.1, that logs what the model would receive.
 
-    python tests/e2e/mockapi.py DIR
+    python -m tests.e2e.mockapi DIR     (from the repository's root)
 
 listens on 127.0.0.1 (a free port, written to DIR/port once it listens), appends every
 request to DIR/requests.jsonl (`{"n", "method", "path", "body"}`, the body parsed as JSON
@@ -33,11 +33,25 @@ import json
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.e2e.mockwire import (
+    Answer,
+    anthropic_events,
+    anthropic_last_user,
+    anthropic_message,
+    from_schema,
+    gemini_last_user,
+    gemini_response,
+    responses_events,
+    responses_last_user,
+    side_call,
+    side_schema,
+    texts,
+)
 
 SUMMARY_ANALYSIS = "<analysis>\nMock analysis: the scratchpad the summary prompt asks for.\n</analysis>"
 SUMMARY_TEXT = "Mock compaction summary: the user asked about the mock project."
@@ -52,26 +66,6 @@ _SUMMARY_ASKS = (
     "context checkpoint compaction",  # Codex
 )
 _GEMINI_SNAPSHOT_ASK = "state_snapshot"
-
-
-def _texts(value: Any) -> list[str]:
-    """Every string under a JSON value, in order (the text of any message shape)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [t for item in value for t in _texts(item)]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in _texts(item)]
-    return []
-
-
-@dataclass(frozen=True)
-class Answer:
-    """One model turn: text, or a call of `tool` with `args`."""
-
-    text: str = ""
-    tool: str | None = None
-    args: dict[str, Any] = field(default_factory=dict)
 
 
 class Script:
@@ -106,223 +100,16 @@ class Script:
 
 
 def _summary_asked(body: Any) -> bool:
-    text = "\n".join(_texts(body)).lower()
+    text = "\n".join(texts(body)).lower()
     return any(ask in text for ask in _SUMMARY_ASKS)
 
 
-# --- Anthropic -------------------------------------------------------------------------
-
-
-def _anthropic_last_user(body: dict[str, Any]) -> str | None:
-    users = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-    users = [m for m in users if m.get("role") == "user"]
-    if not users:
-        return ""
-    content = users[-1].get("content")
-    blocks = content if isinstance(content, list) else []
-    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
-        return None
-    return "\n".join(_texts(content))
-
-
-def _anthropic_events(model: str, answer: Answer, n: int, usage: int) -> list[Any]:
-    if answer.tool:
-        block = {"type": "tool_use", "id": f"toolu_mock{n}", "name": answer.tool}
-        start, delta = (
-            {**block, "input": {}},
-            {
-                "type": "input_json_delta",
-                "partial_json": json.dumps(answer.args),
-            },
-        )
-        stop = "tool_use"
-    else:
-        start, delta = (
-            {"type": "text", "text": ""},
-            {
-                "type": "text_delta",
-                "text": answer.text,
-            },
-        )
-        stop = "end_turn"
-    message: dict[str, Any] = {
-        "id": f"msg_mock{n}",
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {"input_tokens": usage, "output_tokens": 1},
-    }
-    return [
-        ("message_start", {"type": "message_start", "message": message}),
-        (
-            "content_block_start",
-            {"type": "content_block_start", "index": 0, "content_block": start},
-        ),
-        (
-            "content_block_delta",
-            {"type": "content_block_delta", "index": 0, "delta": delta},
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop, "stop_sequence": None},
-                "usage": {"output_tokens": 10},
-            },
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-
-
-def _anthropic_message(
-    model: str, answer: Answer, n: int, usage: int
-) -> dict[str, Any]:
-    content: dict[str, Any] = (
-        {
-            "type": "tool_use",
-            "id": f"toolu_mock{n}",
-            "name": answer.tool,
-            "input": answer.args,
-        }
-        if answer.tool
-        else {"type": "text", "text": answer.text}
-    )
-    return {
-        "id": f"msg_mock{n}",
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [content],
-        "stop_reason": "tool_use" if answer.tool else "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": usage, "output_tokens": 10},
-    }
-
-
-# --- OpenAI Responses ------------------------------------------------------------------
-
-
-def _responses_last_user(body: dict[str, Any]) -> str | None:
-    items = [i for i in body.get("input") or [] if isinstance(i, dict)]
-    if items and str(items[-1].get("type", "")).endswith("_output"):
-        return None  # function_call_output & co: the tool's result
-    users = [i for i in items if i.get("role") == "user"]
-    return "\n".join(_texts(users[-1].get("content"))) if users else ""
-
-
-def _responses_events(answer: Answer, n: int, usage: int) -> list[Any]:
-    rid = f"resp_mock{n}"
-    if answer.tool:
-        item: dict[str, Any] = {
-            "type": "function_call",
-            "id": f"fc_mock{n}",
-            "call_id": f"call_mock{n}",
-            "name": answer.tool,
-            "arguments": json.dumps(answer.args),
-            "status": "completed",
-        }
-    else:
-        item = {
-            "type": "message",
-            "role": "assistant",
-            "id": f"msg_{rid}",
-            "status": "completed",
-            "content": [
-                {"type": "output_text", "text": answer.text, "annotations": []}
-            ],
-        }
-    completed = {
-        "id": rid,
-        "usage": {
-            "input_tokens": usage,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": 10,
-            "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": usage + 10,
-        },
-    }
-    return [
-        ("response.created", {"type": "response.created", "response": {"id": rid}}),
-        (
-            "response.output_item.done",
-            {"type": "response.output_item.done", "output_index": 0, "item": item},
-        ),
-        ("response.completed", {"type": "response.completed", "response": completed}),
-    ]
-
-
-# --- Gemini ----------------------------------------------------------------------------
-
-
-def _gemini_last_user(body: dict[str, Any]) -> str | None:
-    contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
-    users = [c for c in contents if c.get("role") == "user"]
-    if not users:
-        return ""
-    parts = [p for p in users[-1].get("parts") or [] if isinstance(p, dict)]
-    if any("functionResponse" in p for p in parts):
-        return None
-    return "\n".join(p["text"] for p in parts if isinstance(p.get("text"), str))
-
-
-def _from_schema(schema: Any) -> Any:
-    """A value of a JSON schema's shape (Gemini's next-speaker check and router)."""
-    if not isinstance(schema, dict):
-        return "mock"
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        choices = [str(c) for c in schema["enum"]]
-        for preferred in ("user", "flash"):
-            if preferred in choices:
-                return preferred
-        return choices[0]
-    kind = str(schema.get("type", "string")).lower()
-    if kind == "object":
-        props = schema.get("properties") or {}
-        return {k: _from_schema(v) for k, v in props.items()}
-    if kind == "array":
-        return []
-    if kind == "boolean":
-        return False
-    if kind in ("integer", "number"):
-        return schema.get("minimum", 1)
-    return "mock"
-
-
 def _gemini_answer(body: dict[str, Any], script: Script, n: int) -> Answer:
-    config = body.get("generationConfig") or {}
-    if config.get("responseMimeType") == "application/json":
-        schema = config.get("responseJsonSchema") or config.get("responseSchema")
-        return Answer(json.dumps(_from_schema(schema)))
-    if _GEMINI_SNAPSHOT_ASK in "\n".join(_texts(body.get("systemInstruction"))):
+    if side_call(body):
+        return Answer(json.dumps(from_schema(side_schema(body))))
+    if _GEMINI_SNAPSHOT_ASK in "\n".join(texts(body.get("systemInstruction"))):
         return Answer(GEMINI_SNAPSHOT)
-    return script.answer(_gemini_last_user(body), n)
-
-
-def _gemini_response(answer: Answer, usage: int) -> dict[str, Any]:
-    part = (
-        {"functionCall": {"name": answer.tool, "args": answer.args}}
-        if answer.tool
-        else {"text": answer.text}
-    )
-    return {
-        "candidates": [
-            {
-                "content": {"role": "model", "parts": [part]},
-                "finishReason": "STOP",
-                "index": 0,
-            }
-        ],
-        "usageMetadata": {
-            "promptTokenCount": usage,
-            "candidatesTokenCount": 10,
-            "totalTokenCount": usage + 10,
-        },
-        "modelVersion": "mock",
-    }
+    return script.answer(gemini_last_user(body), n)
 
 
 # --- server ----------------------------------------------------------------------------
@@ -415,27 +202,28 @@ class Handler(BaseHTTPRequestHandler):
             answer = (
                 Answer(SUMMARY)
                 if _summary_asked(body.get("messages"))
-                else script.answer(_anthropic_last_user(body), n)
+                else script.answer(anthropic_last_user(body), n)
             )
             model = str(body.get("model", "mock"))
             if body.get("stream"):
-                self._sse(_anthropic_events(model, answer, n, usage))
+                self._sse(anthropic_events(model, answer, n, usage))
             else:
-                self._json(200, _anthropic_message(model, answer, n, usage))
+                self._json(200, anthropic_message(model, answer, n, usage))
         elif path.endswith("/responses"):
-            answer = (
-                Answer(SUMMARY)
-                if _summary_asked(body.get("input"))
-                else script.answer(_responses_last_user(body), n)
-            )
-            self._sse(_responses_events(answer, n, usage))
+            if side_call(body):
+                answer = Answer(json.dumps(from_schema(side_schema(body))))
+            elif _summary_asked(body.get("input")):
+                answer = Answer(SUMMARY)
+            else:
+                answer = script.answer(responses_last_user(body), n)
+            self._sse(responses_events(answer, n, usage))
         elif path.endswith(":countTokens"):
             self._json(200, {"totalTokens": usage})
         elif path.endswith(":streamGenerateContent"):
-            reply = _gemini_response(_gemini_answer(body, script, n), usage)
+            reply = gemini_response(_gemini_answer(body, script, n), usage)
             self._sse([(None, reply)])
         elif path.endswith(":generateContent"):
-            self._json(200, _gemini_response(_gemini_answer(body, script, n), usage))
+            self._json(200, gemini_response(_gemini_answer(body, script, n), usage))
         else:
             self._json(404, {"error": {"message": f"mock: no POST {path}"}})
 

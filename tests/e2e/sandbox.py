@@ -9,7 +9,6 @@ off by the CLIs' own switches; `MEMHOOKS_E2E_NETNS=0|1` forces the choice.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -23,10 +22,13 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tests.e2e.modellog import Request
+from tests.e2e.tmux import Tmux
+
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-MOCK = Path(__file__).with_name("mockapi.py")
+REPO = Path(__file__).resolve().parents[2]
 MEMHOOKS = Path(sys.executable).parent / "memhooks"
 API_KEY = {
     "claude": "sk-ant-mock-0000000000000000",
@@ -48,121 +50,6 @@ def netns_usable() -> bool:
         check=False,
     )
     return probe.returncode == 0
-
-
-def _texts(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [t for item in value for t in _texts(item)]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in _texts(item)]
-    return []
-
-
-@dataclass(frozen=True)
-class Request:
-    """One request the mock model API received."""
-
-    n: int
-    method: str
-    path: str
-    body: Any
-
-    @property
-    def conversation(self) -> Any:
-        """The part of the body that holds what the model reads (messages + system)."""
-        if not isinstance(self.body, dict):
-            return None
-        keys = (
-            "system",
-            "messages",
-            "instructions",
-            "input",
-            "systemInstruction",
-            "contents",
-        )
-        return {k: self.body[k] for k in keys if k in self.body}
-
-    @property
-    def text(self) -> str:
-        """Every string the model got in this request, joined (Gemini's HTML escapes undone)."""
-        joined = "\n".join(_texts(self.conversation))
-        return html.unescape(joined) if "contents" in (self.body or {}) else joined
-
-    def last_user_texts(self) -> list[str]:
-        """The text parts of the last user message: where a typed prompt sits."""
-        body = self.body if isinstance(self.body, dict) else {}
-        for key, role_key in (
-            ("messages", "user"),
-            ("input", "user"),
-            ("contents", "user"),
-        ):
-            items = [m for m in body.get(key) or [] if isinstance(m, dict)]
-            users = [m for m in items if m.get("role") == role_key]
-            if users:
-                last = users[-1]
-                return _texts(last.get("content", last.get("parts")))
-        return []
-
-    def carries(self, prompt: str) -> bool:
-        """True when this is a conversation turn whose last user message is `prompt`."""
-        if isinstance(self.body, dict):
-            config = self.body.get("generationConfig") or {}
-            if config.get("responseMimeType") == "application/json":
-                return False  # Gemini's routing / next-speaker side calls
-        return any(t.strip().endswith(prompt) for t in self.last_user_texts())
-
-
-@dataclass
-class Tmux:
-    """An interactive CLI in a tmux session (the tmux server lives in the sandbox's namespace)."""
-
-    socket: Path
-    prefix: Sequence[str]
-
-    def _tmux(self, *args: str) -> str:
-        out = subprocess.run(
-            ["tmux", "-S", str(self.socket), *args],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=10,
-        )
-        return out.stdout
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-S", "-200")
-
-    def alive(self) -> bool:
-        return "main" in self._tmux("list-sessions", "-F", "#{session_name}")
-
-    def type(self, text: str, *, enter: bool = True) -> None:
-        self._tmux("send-keys", "-t", "main", "-l", text)
-        if enter:
-            time.sleep(0.4)  # TUIs batch a paste; Enter must come as its own key
-            self._tmux("send-keys", "-t", "main", "Enter")
-
-    def keys(self, *keys: str) -> None:
-        self._tmux("send-keys", "-t", "main", *keys)
-
-    def wait_for(self, check: Any, *, timeout: float = 30, what: str = "") -> None:
-        """Poll until `check()` is true; fail with the screen when it never is."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if check():
-                return
-            time.sleep(0.2)
-        raise AssertionError(f"timed out waiting for {what or check}:\n{self.screen()}")
-
-    def wait_text(self, text: str, *, timeout: float = 30) -> None:
-        self.wait_for(lambda: text in self.screen(), timeout=timeout, what=repr(text))
-
-    def wait_exit(self, *, timeout: float = 30) -> None:
-        self.wait_for(lambda: not self.alive(), timeout=timeout, what="the CLI to exit")
-
-    def kill(self) -> None:
-        self._tmux("kill-server")
 
 
 @dataclass
@@ -205,7 +92,7 @@ class Sandbox:
             "# kestrel\nA project for the e2e tier.\n"
         )
         self.script()
-        cmd = [sys.executable, str(MOCK), str(self.mock_dir)]
+        cmd = [sys.executable, "-m", "tests.e2e.mockapi", str(self.mock_dir)]
         if self.netns:
             cmd = [
                 "unshare",
@@ -216,7 +103,7 @@ class Sandbox:
                 "sh",
                 *cmd,
             ]
-        self._mock = subprocess.Popen(cmd, stdin=subprocess.PIPE)
+        self._mock = subprocess.Popen(cmd, stdin=subprocess.PIPE, cwd=REPO)
         port_file = self.mock_dir / "port"
         deadline = time.monotonic() + 10
         while not port_file.exists():
@@ -303,7 +190,7 @@ class Sandbox:
     def tmux(self, argv: Sequence[str], *, env: dict[str, str]) -> Tmux:
         """Start `argv` in a 200x50 tmux session inside the sandbox."""
         sock = self.runtime / f"tmux{len(self._tmux)}"
-        tmux = Tmux(sock, ())
+        tmux = Tmux(sock)
         self._tmux.append(tmux)
         # The tmux server is forked by this first client: it inherits the namespace and env.
         tmux_argv = [
@@ -372,8 +259,7 @@ class Sandbox:
         seen: list[Request] = []
         for r in self.turns(prompt):
             # Later requests of the same turn (tool results) repeat the prompt as often.
-            count = sum(t.strip().endswith(prompt) for t in _texts(r.conversation))
-            if count > len(seen):
+            if r.count(prompt) > len(seen):
                 seen.append(r)
         return seen
 

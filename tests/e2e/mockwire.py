@@ -1,0 +1,258 @@
+"""The wire shapes of the three model APIs the mock speaks: what a request's user typed
+last, and how an answer is encoded (Anthropic Messages, OpenAI Responses, Gemini).
+
+Shapes follow what Claude Code 2.1.197, Codex CLI 0.171.0 and Gemini CLI 0.61.0 sent and
+accepted (tests/e2e/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def texts(value: Any) -> list[str]:
+    """Every string under a JSON value, in order (the text of any message shape)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [t for item in value for t in texts(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in texts(item)]
+    return []
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One model turn: text, or a call of `tool` with `args`."""
+
+    text: str = ""
+    tool: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+def side_call(body: Any) -> bool:
+    """True for a CLI's own structured side request (a title, routing, a next-speaker
+    check): it wants JSON of a schema's shape, not a conversation turn."""
+    if not isinstance(body, dict):
+        return False
+    config = body.get("generationConfig")  # Gemini
+    if (
+        isinstance(config, dict)
+        and config.get("responseMimeType") == "application/json"
+    ):
+        return True
+    text = body.get("text")  # OpenAI Responses (Codex's thread title)
+    form = text.get("format") if isinstance(text, dict) else None
+    return isinstance(form, dict) and form.get("type") == "json_schema"
+
+
+def side_schema(body: dict[str, Any]) -> Any:
+    config = body.get("generationConfig") or {}
+    if config:
+        return config.get("responseJsonSchema") or config.get("responseSchema")
+    return body["text"]["format"].get("schema")
+
+
+# --- Anthropic -------------------------------------------------------------------------
+
+
+def anthropic_last_user(body: dict[str, Any]) -> str | None:
+    users = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    users = [m for m in users if m.get("role") == "user"]
+    if not users:
+        return ""
+    content = users[-1].get("content")
+    blocks = content if isinstance(content, list) else []
+    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+        return None
+    return "\n".join(texts(content))
+
+
+def anthropic_events(model: str, answer: Answer, n: int, usage: int) -> list[Any]:
+    if answer.tool:
+        block = {"type": "tool_use", "id": f"toolu_mock{n}", "name": answer.tool}
+        start, delta = (
+            {**block, "input": {}},
+            {
+                "type": "input_json_delta",
+                "partial_json": json.dumps(answer.args),
+            },
+        )
+        stop = "tool_use"
+    else:
+        start, delta = (
+            {"type": "text", "text": ""},
+            {
+                "type": "text_delta",
+                "text": answer.text,
+            },
+        )
+        stop = "end_turn"
+    message: dict[str, Any] = {
+        "id": f"msg_mock{n}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": usage, "output_tokens": 1},
+    }
+    return [
+        ("message_start", {"type": "message_start", "message": message}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": start},
+        ),
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": delta},
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 10},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+
+
+def anthropic_message(model: str, answer: Answer, n: int, usage: int) -> dict[str, Any]:
+    content: dict[str, Any] = (
+        {
+            "type": "tool_use",
+            "id": f"toolu_mock{n}",
+            "name": answer.tool,
+            "input": answer.args,
+        }
+        if answer.tool
+        else {"type": "text", "text": answer.text}
+    )
+    return {
+        "id": f"msg_mock{n}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [content],
+        "stop_reason": "tool_use" if answer.tool else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": usage, "output_tokens": 10},
+    }
+
+
+# --- OpenAI Responses ------------------------------------------------------------------
+
+
+def responses_last_user(body: dict[str, Any]) -> str | None:
+    items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+    if items and str(items[-1].get("type", "")).endswith("_output"):
+        return None  # function_call_output & co: the tool's result
+    users = [i for i in items if i.get("role") == "user"]
+    return "\n".join(texts(users[-1].get("content"))) if users else ""
+
+
+def responses_events(answer: Answer, n: int, usage: int) -> list[Any]:
+    rid = f"resp_mock{n}"
+    if answer.tool:
+        item: dict[str, Any] = {
+            "type": "function_call",
+            "id": f"fc_mock{n}",
+            "call_id": f"call_mock{n}",
+            "name": answer.tool,
+            "arguments": json.dumps(answer.args),
+            "status": "completed",
+        }
+    else:
+        item = {
+            "type": "message",
+            "role": "assistant",
+            "id": f"msg_{rid}",
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "text": answer.text, "annotations": []}
+            ],
+        }
+    completed = {
+        "id": rid,
+        "usage": {
+            "input_tokens": usage,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 10,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage + 10,
+        },
+    }
+    return [
+        ("response.created", {"type": "response.created", "response": {"id": rid}}),
+        (
+            "response.output_item.done",
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+        ),
+        ("response.completed", {"type": "response.completed", "response": completed}),
+    ]
+
+
+# --- Gemini ----------------------------------------------------------------------------
+
+
+def gemini_last_user(body: dict[str, Any]) -> str | None:
+    contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
+    users = [c for c in contents if c.get("role") == "user"]
+    if not users:
+        return ""
+    parts = [p for p in users[-1].get("parts") or [] if isinstance(p, dict)]
+    if any("functionResponse" in p for p in parts):
+        return None
+    return "\n".join(p["text"] for p in parts if isinstance(p.get("text"), str))
+
+
+def from_schema(schema: Any) -> Any:
+    """A value of a JSON schema's shape (Gemini's next-speaker check and router)."""
+    if not isinstance(schema, dict):
+        return "mock"
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        choices = [str(c) for c in schema["enum"]]
+        for preferred in ("user", "flash"):
+            if preferred in choices:
+                return preferred
+        return choices[0]
+    kind = str(schema.get("type", "string")).lower()
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {k: from_schema(v) for k, v in props.items()}
+    if kind == "array":
+        return []
+    if kind == "boolean":
+        return False
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    return "mock"
+
+
+def gemini_response(answer: Answer, usage: int) -> dict[str, Any]:
+    part = (
+        {"functionCall": {"name": answer.tool, "args": answer.args}}
+        if answer.tool
+        else {"text": answer.text}
+    )
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [part]},
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {
+            "promptTokenCount": usage,
+            "candidatesTokenCount": 10,
+            "totalTokenCount": usage + 10,
+        },
+        "modelVersion": "mock",
+    }

@@ -1,0 +1,61 @@
+"""An interactive CLI under tmux: type into it, read its screen, wait for it."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@dataclass
+class Tmux:
+    """An interactive CLI in a tmux session (the tmux server lives in the sandbox's namespace)."""
+
+    socket: Path
+
+    def _tmux(self, *args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-S", str(self.socket), *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        )
+        return out.stdout
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-S", "-200")
+
+    def alive(self) -> bool:
+        return "main" in self._tmux("list-sessions", "-F", "#{session_name}")
+
+    def type(self, text: str, *, enter: bool = True) -> None:
+        self._tmux("send-keys", "-t", "main", "-l", text)
+        if enter:
+            time.sleep(0.4)  # TUIs batch a paste; Enter must come as its own key
+            self._tmux("send-keys", "-t", "main", "Enter")
+
+    def keys(self, *keys: str) -> None:
+        self._tmux("send-keys", "-t", "main", *keys)
+
+    def wait_for(self, check: Any, *, timeout: float = 30, what: str = "") -> None:
+        """Poll until `check()` is true; fail with the screen when it never is."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if check():
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what or check}:\n{self.screen()}")
+
+    def wait_text(self, text: str, *, timeout: float = 30) -> None:
+        self.wait_for(lambda: text in self.screen(), timeout=timeout, what=repr(text))
+
+    def wait_exit(self, *, timeout: float = 30) -> None:
+        self.wait_for(lambda: not self.alive(), timeout=timeout, what="the CLI to exit")
+
+    def kill(self) -> None:
+        self._tmux("kill-server")
