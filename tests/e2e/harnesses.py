@@ -3,10 +3,10 @@
 What a user must do beyond `memhooks install` is spelled out here, once per harness:
 - Claude Code: nothing for `claude -p`; an interactive session asks the user to trust the
   folder (recorded in ~/.claude.json, as done below).
-- Codex CLI: hooks in `.codex/hooks.json` load only in a trusted project (`[projects."DIR"]
-  trust_level = "trusted"` in config.toml, what Codex records when the user says yes) and
-  only run once the user has reviewed them with `/hooks` in the TUI; `codex exec` here
-  passes `--dangerously-bypass-hook-trust` instead.
+- Codex CLI: `memhooks install codex` writes `.codex/hooks.json`; it loads only in a trusted
+  project (`[projects."DIR"] trust_level = "trusted"` in config.toml, what Codex records when
+  the user says yes), and the hooks run only once the user has reviewed them with `/hooks`
+  in the TUI; the tier passes `--dangerously-bypass-hook-trust` instead.
 - Gemini CLI: headless runs need a trusted folder (`GEMINI_CLI_TRUST_WORKSPACE=true` here).
 """
 
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tests.e2e.sandbox import API_KEY, MEMHOOKS
+from tests.e2e.sandbox import API_KEY
 
 if TYPE_CHECKING:
     from tests.e2e.sandbox import Sandbox
@@ -83,19 +83,11 @@ def setup_claude(
 
 # --- Codex CLI --------------------------------------------------------------------------
 
-CODEX_EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreCompact",
-    "PostCompact",
-    "SessionEnd",
-)
-
 
 def setup_codex(
     sb: Sandbox, *, capture: str | None = None, auto_compact: int | None = None
 ) -> dict[str, str]:
-    """A custom model provider on the mock, the project trusted, hooks in .codex/hooks.json."""
+    """A custom model provider on the mock, the project trusted, `memhooks install codex`."""
     codex_home = sb.home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
     lines = [
@@ -121,15 +113,8 @@ def setup_codex(
         'trust_level = "trusted"',
     ]
     (codex_home / "config.toml").write_text("\n".join(lines) + "\n")
-    # What the README says: Codex reads Claude Code's hook contract.
-    command = f"{shlex.quote(str(MEMHOOKS))} hook --harness codex"
-    hooks = {
-        event: [{"hooks": [{"type": "command", "command": command, "timeout": 10}]}]
-        for event in CODEX_EVENTS
-    }
+    sb.memhooks("install", "codex", "--scope", "project")
     settings = sb.project / ".codex" / "hooks.json"
-    settings.parent.mkdir(exist_ok=True)
-    settings.write_text(json.dumps({"hooks": hooks}, indent=2))
     _capture(settings, capture)
     return sb.env(CODEX_HOME=str(codex_home), MOCK_API_KEY=API_KEY["codex"])
 

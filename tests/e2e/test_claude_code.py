@@ -116,10 +116,6 @@ def test_print_runs_log_no_hook_error(printed: PrintRuns) -> None:
     assert not hook_errors(printed.debug)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a resumed session (--continue) gets the whole block a second time",
-)
 def test_print_continue_does_not_inject_the_block_again(printed: PrintRuns) -> None:
     got = printed.sb.turn(RESUME)
     assert blocks_in(got) == 1, f"{blocks_in(got)} blocks in the resumed conversation"

@@ -95,9 +95,6 @@ def test_exec_session_end_record(execd: ExecRuns) -> None:
     assert ASK in execd.first_end, execd.sb.daily()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="`codex exec resume` gets the whole block a second time"
-)
 def test_exec_resume_does_not_inject_the_block_again(execd: ExecRuns) -> None:
     got = execd.sb.turn(RESUME)
     assert blocks_in(got) == 1, f"{blocks_in(got)} blocks in the resumed conversation"
