@@ -19,6 +19,8 @@ from dataclasses import astuple, dataclass
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from memhooks.hooks.transcript_shapes import (
+    MCP_READ,
+    MCP_SEARCH,
     GeminiReader,
     codex_events,
     is_codex,
@@ -34,7 +36,6 @@ logger = logging.getLogger(__name__)
 _EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
 # Our MCP tools as Claude Code names them: mcp__<server>__memory_read.
-_MCP_READ, _MCP_SEARCH = "memory_read", "memory_search"
 # Harness-written user text that nobody typed (§4.1: local commands, bash mode output).
 _NOISE = re.compile(
     r"<(local-command-\w+|command-message|command-args|bash-std\w+)>|\[Request interrupted"
@@ -183,10 +184,10 @@ def _assistant_events(
             paths = [p for k in _PATH_KEYS if (p := _str(args, k)) and p.strip()]
             if paths:
                 yield "file", paths[0]
-        elif name == "Read" or (name or "").endswith(_MCP_READ):
+        elif name == "Read" or (name or "").endswith(MCP_READ):
             if target := _str(args, "file_path") or _str(args, "target"):
                 yield "read", target
-        elif (name or "").endswith(_MCP_SEARCH) and (query := _str(args, "query")):
+        elif (name or "").endswith(MCP_SEARCH) and (query := _str(args, "query")):
             yield "search", query
 
 

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
     from memhooks.hooks.transcript import TranscriptEvent
 
+# The MCP tools' names end so in every harness (`mcp__memhooks__memory_read`, …).
+MCP_READ, MCP_SEARCH = "memory_read", "memory_search"
 _CODEX_TYPES = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 )
@@ -98,9 +100,24 @@ def _codex_message(
         yield ("prompt" if item_kind == "UserMessage" else "assistant"), text
 
 
+def _looked(name: str | None, args: object) -> Iterator[tuple[TranscriptEvent, str]]:
+    """A memory file read or a memory search through the MCP tools (or Gemini's read_file)."""
+    name = name or ""
+    if name == "read_file" or name.endswith(MCP_READ):
+        if target := _str(args, "file_path") or _str(args, "target"):
+            yield "read", target
+    elif name.endswith(MCP_SEARCH) and (query := _str(args, "query")):
+        yield "search", query
+
+
 def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
     kind, name = payload.get("type"), _str(payload, "name")
-    if kind == "function_call" and name in _CODEX_SHELL:
+    if kind == "function_call" and name and name.endswith((MCP_READ, MCP_SEARCH)):
+        try:
+            yield from _looked(name, json.loads(_str(payload, "arguments") or ""))
+        except (ValueError, RecursionError):
+            return
+    elif kind == "function_call" and name in _CODEX_SHELL:
         try:
             args = json.loads(_str(payload, "arguments") or "")
         except (ValueError, RecursionError):
@@ -170,3 +187,5 @@ class GeminiReader:
             path = _str(args, "file_path") or _str(args, "absolute_path")
             if path and path.strip():
                 yield "file", path
+        else:
+            yield from _looked(name, args)

@@ -147,6 +147,33 @@ def test_gemini_tool_calls_written_twice_count_once() -> None:
     assert d.files == ("/tmp/e2e/tools-gemini/work/kestrel/notes.txt",)
 
 
+def test_memory_reads_and_searches_through_tools() -> None:
+    codex = {
+        "type": "response_item",
+        "payload": {
+            "type": "function_call",
+            "name": "mcp__memhooks__memory_search",
+            "arguments": json.dumps({"query": "wombat proxy"}),
+        },
+    }
+    gemini = {
+        "id": "g1",
+        "type": "gemini",
+        "content": "",
+        "toolCalls": [
+            {"id": "c1", "name": "read_file", "args": {"file_path": "/m/notes/a.md"}},
+            {
+                "id": "c2",
+                "name": "mcp_memhooks_memory_read",
+                "args": {"target": "notes/b"},
+            },
+        ],
+    }
+    d = parse_lines([json.dumps(codex), json.dumps(gemini)])
+    assert d.searches == ("wombat proxy",)
+    assert d.reads == ("/m/notes/a.md", "notes/b")
+
+
 @pytest.mark.parametrize(
     "rel", ["gemini/interactive/chat.jsonl", "codex/interactive/rollout.jsonl"]
 )
