@@ -210,10 +210,6 @@ def test_interactive_harness_summary_is_logged(interactive: Interactive) -> None
     assert "Mock compaction summary" in entry
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PostCompact compact_summary logged whole: <analysis> not dropped",
-)
 def test_interactive_harness_summary_drops_the_analysis(
     interactive: Interactive,
 ) -> None:
@@ -221,9 +217,6 @@ def test_interactive_harness_summary_drops_the_analysis(
     assert "<analysis>" not in entry and "Mock analysis" not in entry
 
 
-@pytest.mark.xfail(
-    strict=True, reason="slash commands (/compact, /exit) logged as prompts"
-)
 def test_interactive_slash_commands_are_not_logged_as_prompts(
     interactive: Interactive,
 ) -> None:
