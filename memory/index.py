@@ -36,6 +36,10 @@ class Analysis(NamedTuple):
     fields: frozenset[str]  #: keys of the file name and the aliases line
 
 
+#: Distinct lines remembered while tokenizing one document (memory stays bounded).
+SEEN_LINES = 65_536
+
+
 def analyze(doc: Doc, only: Query | None = None) -> Analysis:
     """The keys of a document's content, per line, and of its name and aliases line.
 
@@ -49,13 +53,18 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
     text = doc.text.split("\n")
     # Folding never adds or removes a newline, so line i of the folded text is line i.
     wanted = None if only is None else only.lines(_fold(doc.text))
+    seen: dict[str, list[str]] = {}  # a log repeats its lines: tokenize each text once
     for i, line in enumerate(text):
         if wanted is not None and i not in wanted:
             continue
-        # Single CJK characters are filed too, for a one-character query.
-        ks = [*keys(line), *cjk_chars(line)]
-        if only is not None:
-            ks = [k for k in ks if k in only.keys]
+        ks = seen.get(line)
+        if ks is None:
+            # Single CJK characters are filed too, for a one-character query.
+            ks = [*keys(line), *cjk_chars(line)]
+            if only is not None:
+                ks = [k for k in ks if k in only.keys]
+            if len(seen) < SEEN_LINES:
+                seen[line] = ks
         tf.update(ks)
         lines.update(set(ks))
     fields = set(keys(doc.filename.removesuffix(".md")))

@@ -31,7 +31,7 @@ from memhooks.memory.constants import (
     SEARCH_CONTEXT_LINES,
     SEARCH_MAX_WINDOWS,
 )
-from memhooks.memory.index import Query, line_keys
+from memhooks.memory.index import SEEN_LINES, Query, line_keys
 from memhooks.memory.terms import keys
 
 if TYPE_CHECKING:
@@ -274,10 +274,16 @@ def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> tuple[int
     """
     weight: dict[int, float] = {}
     wanted = set(found)
+    seen: dict[str, float] = {}  # a log repeats its lines: tokenize each text once
     for i, line in enumerate(doc.lines):
-        here = wanted.intersection(line_keys(line))
-        if here:
-            weight[i] = sum(idf[k] for k in found if k in here)
+        w = seen.get(line)
+        if w is None:
+            here = wanted.intersection(line_keys(line))
+            w = sum(idf[k] for k in found if k in here)
+            if len(seen) < SEEN_LINES:
+                seen[line] = w
+        if w:
+            weight[i] = w
     if not weight:
         return ()
     floor = max(weight.values()) * FOCUS
