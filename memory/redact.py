@@ -13,14 +13,8 @@ import bisect
 import re
 from typing import TYPE_CHECKING, Final
 
-from memhooks.memory.secret_shapes import (
-    KINDS,
-    SHAPES,
-    TOKEN_RUN,
-    TOKENS,
-    Token,
-    secret_span,
-)
+from memhooks.memory.secret_shapes import KINDS, SHAPES, secret_span
+from memhooks.memory.secret_tokens import TOKEN_RUN, TOKENS, Token
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

