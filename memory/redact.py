@@ -2,9 +2,10 @@
 
 Memory files live for years, so every digest a hook writes on its own goes through
 `redact`. Explicit writes by a person or the model keep their text; `find_secrets`
-only names what looks sensitive so the caller can warn. The shapes, and what is left
-alone on purpose, are in `memory.secret_shapes`; the count of shapes they are tested on
-is in docs/reliability.md.
+only names what looks sensitive so the caller can warn. The rules are in
+`memory.secret_tokens` (prefixed tokens), `memory.secret_shapes` (everything else) and
+`memory.secret_checks` (where the line between a secret and ordinary text is drawn);
+the count of shapes they are tested on is in docs/reliability.md.
 """
 
 from __future__ import annotations
