@@ -182,7 +182,7 @@ def _session_text(
     parts: list[str] = []
     sources = sorted(REPO.glob("memory/*.py")) + sorted(REPO.glob("hooks/*.py"))
     # Not the files that spell out every shape: they would not be plain text.
-    sources = [p for p in sources if p.stem not in ("redact", "secret_shapes")]
+    sources = [p for p in sources if p.stem != "redact" and "secret" not in p.stem]
     sources += [REPO / "README.md"]
     cases = (
         [str(c["text"]) for kind in ("positive", "negative") for c in corpus[kind]]
