@@ -43,6 +43,16 @@ def _bash(command: str) -> dict[str, object]:
     return {"type": "assistant", "message": {"role": "assistant", "content": [use]}}
 
 
+def _mcp_search(query: str) -> dict[str, object]:
+    use = {
+        "type": "tool_use",
+        "id": "m",
+        "name": "mcp__memhooks__memory_search",
+        "input": {"query": query},
+    }
+    return {"type": "assistant", "message": {"role": "assistant", "content": [use]}}
+
+
 def _said(text: str) -> dict[str, object]:
     block = {"type": "text", "text": text}
     return {"type": "assistant", "message": {"role": "assistant", "content": [block]}}
@@ -86,6 +96,9 @@ def test_a_pre_compaction_flush_writes_no_secret_of_the_corpus(
                 records.append(_bash(f"# {tag}\n{case['text']}"))
             else:
                 records.append(_user(f"{tag} {case['text']}"))
+        # Searches the model ran on its own go to the activity record.
+        records.append(_bash(f"memhooks search 'why {cases[0]['text']}'"))
+        records.append(_mcp_search(f"deploy {cases[1]['text']}"))
         records.append(_said(f"r{number}-said {cases[-1]['text']}"))
         with transcript.open("a", encoding="utf-8") as f:
             f.writelines(json.dumps(r) + "\n" for r in records)
@@ -101,6 +114,7 @@ def test_a_pre_compaction_flush_writes_no_secret_of_the_corpus(
         assert all(f"r{number}s{i}" in log for i in range(len(cases)))
         assert f"r{number}-said" in log
     assert any(rel.startswith(".sessions/") for rel in files)
+    assert any('"looked"' in text for text in files.values())  # the activity record
     for rel, text in files.items():
         assert not _leaks(text), rel
 
