@@ -101,7 +101,8 @@ def write(event: Event, state: SessionState, view: View, title: str, body: str) 
 def looked(event: Event, view: View, digest: TranscriptDigest) -> None:
     """Record which memory files the model opened or searched for on its own."""
     files, searches = activity.looked_for(view.store, digest.reads, digest.commands)
-    searches += list(digest.searches)
+    # A query is the model's text: the activity file is written on our own, so redacted.
+    searches = [safe(query) for query in [*searches, *digest.searches]]
     if files or searches:
         activity.note(
             view.store, event.session_id, "looked", reads=files, searches=searches

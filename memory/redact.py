@@ -1,34 +1,26 @@
-"""Redaction of ``<private>`` blocks and well-known secret shapes.
+"""Redaction of ``<private>`` blocks and secrets.
 
 Memory files live for years, so every digest a hook writes on its own goes through
 `redact`. Explicit writes by a person or the model keep their text; `find_secrets`
-only names what looks sensitive so the caller can warn.
-
-Every pattern runs in linear time: no nested quantifiers, possessive quantifiers
-where a failed match could backtrack, and lookbehinds that let a token start only
-at the start of a run, so scans never overlap.
-
-Left alone on purpose, to keep ordinary prose and code intact:
-
-- "token" or "password" without an assignment, and keys that only contain a
-  keyword (``max_tokens=4096``, ``token_count: 3``): the keyword must end the key.
-- Assignment values shorter than 4 characters (``password=``, ``pwd: abc``),
-  placeholders starting with one of ``$ < { % * . = / ~ [`` (``${PASSWORD}``,
-  ``<your-token>``, ``{{ secret }}``, ``***``, ``...``, ``[redacted]``), and the
-  literals null/none/true/false.
-- Unquoted values that look like code (``password = getpass()``,
-  ``token = argv[1]``) and the shell's ``PWD=/home/me``. The price: a secret that
-  starts with ``/`` after ``password=`` stays visible.
-- ``sk-`` inside a word (``task-force``), or followed by fewer than 20 key
-  characters or by no digit at all (``sk-this-is-a-hyphenated-phrase``).
-- ``key: value`` forms are redacted even in prose ("Password: required" loses
-  "required"): redacting a word costs less than keeping a secret for years.
+only names what looks sensitive so the caller can warn. The rules are in
+`memory.secret_tokens` (prefixed tokens), `memory.secret_shapes` (everything else) and
+`memory.secret_checks` (where the line between a secret and ordinary text is drawn);
+the count of shapes they are tested on is in docs/reliability.md.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final
+
+from memhooks.memory.secret_shapes import KINDS, SHAPES, secret_span
+from memhooks.memory.secret_tokens import TOKEN_RUN, TOKENS, Token
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from memhooks.memory.secret_shapes import Shape
 
 __all__ = ["REDACTED", "find_secrets", "redact", "strip_private"]
 
@@ -38,77 +30,6 @@ REDACTED: Final = "[redacted]"
 _OPEN_TAG: Final = "<private>"
 _OPEN_RE: Final = re.compile(re.escape(_OPEN_TAG), re.IGNORECASE | re.ASCII)
 _CLOSE_RE: Final = re.compile(r"</private>", re.IGNORECASE | re.ASCII)
-
-
-class _Rule(NamedTuple):
-    name: str
-    pattern: re.Pattern[str]
-    repl: str
-
-
-def _rule(name: str, pattern: str, flags: int = 0) -> _Rule:
-    # Rules that keep a key or a scheme capture it as `pre` and put it back.
-    repl = (r"\g<pre>" if "(?P<pre>" in pattern else "") + REDACTED
-    return _Rule(name, re.compile(pattern, flags), repl)
-
-
-_PEM_LABEL: Final = r"[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-_ASSIGNMENT: Final = (
-    # `PWD=/path` in an env dump is the working directory, not a password.
-    r"(?P<pre>(?<![A-Za-z0-9_.-])(?!(?-i:(?:OLD)?PWD=))[A-Za-z0-9_.-]++"
-    # The key must end with a keyword; `access_token`, `client_secret` are suffixes.
-    r"(?:(?<=password)|(?<=passwd)|(?<=pwd)|(?<=secret)|(?<=token)"
-    r"|(?<=api_key)|(?<=api-key)|(?<=apikey))"
-    r"[\"']?[ \t]*(?::=|=>|[:=])[ \t]*(?P<q>[\"'])?)"
-    r"(?![$<{%*.=/~\[]|(?:null|none|true|false)\b)"
-    # A quoted value stops short of an earlier REDACTED, so a second pass finds none.
-    r"(?(q)(?:(?!\[redacted\])[^\"'\n]){4,}+"
-    r"|[^\s\"'`,;&()\[\]{}<>]{4,}+(?![(\[]))"
-)
-
-# Order matters within a pass: whole blocks, URLs and headers come first, so that
-# no narrower rule redacts only part of them.
-_RULES: Final = (
-    _rule("private-key", rf"-----BEGIN{_PEM_LABEL}[\s\S]*?(?:-----END{_PEM_LABEL}|\Z)"),
-    _rule(
-        "url-credentials",
-        r"(?P<pre>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*+://)"
-        r"[^\s/@:\[\]]*+:[^\s/\[\]]+(?=@)",
-    ),
-    _rule(
-        "authorization-header",
-        r"(?P<pre>(?<![A-Za-z0-9_-])authorization[\"']?[ \t]*:[ \t]*[\"']?"
-        r"(?:bearer|basic|token)[ \t]+)[A-Za-z0-9._~+/=-]{8,}+",
-        re.IGNORECASE,
-    ),
-    _rule(
-        "aws-access-key-id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
-    ),
-    _rule(
-        "aws-secret-access-key",
-        r"(?P<pre>(?<![A-Za-z0-9_])aws_?secret_?access_?key[\"']?[ \t]*[:=][ \t]*[\"']?)"
-        r"[A-Za-z0-9/+=]{16,}+",
-        re.IGNORECASE,
-    ),
-    _rule(
-        "github-token",
-        r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}+|github_pat_[A-Za-z0-9_]{20,}+)",
-    ),
-    _rule("anthropic-key", r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}+"),
-    _rule(
-        "openai-key",
-        r"(?<![A-Za-z0-9_-])sk-(?!ant-)(?=[A-Za-z0-9_-]*?[0-9])[A-Za-z0-9_-]{20,}+",
-    ),
-    _rule("slack-token", r"(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}+"),
-    _rule("google-api-key", r"(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35,}+"),
-    _rule("stripe-key", r"(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16,}+"),
-    _rule("npm-token", r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36,}+"),
-    _rule(
-        "jwt",
-        r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]*+",
-    ),
-    _rule("secret-assignment", _ASSIGNMENT, re.IGNORECASE),
-)
 
 
 def strip_private(text: str) -> str:
@@ -172,12 +93,135 @@ def _spliced_tag_end(text: str, kept: list[list[int]], pos: int) -> int | None:
     return pos + match.end() - len(tail)
 
 
-def redact(text: str) -> str:
-    """Drop private blocks and replace well-known secret shapes with `REDACTED`.
+_MARK_RE: Final = re.compile(re.escape(REDACTED))
+_RUN_RE: Final = re.compile(TOKEN_RUN)
+_PREFIXES: Final = tuple(t.prefix for t in TOKENS)
+_BY_HEAD: Final[dict[str, list[Token]]] = {}
+for _token in TOKENS:
+    _BY_HEAD.setdefault(_token.prefix[:2], []).append(_token)
 
-    Assignments, headers and URLs keep their key or scheme: ``password=hunter22``
-    becomes ``password=[redacted]`` and ``https://u:p@host`` becomes
-    ``https://[redacted]@host``. Idempotent: ``redact(redact(x)) == redact(x)``.
+
+def _found(text: str) -> list[tuple[int, int, str]]:
+    """Every secret in ``text`` as (start, end, kind), less the parts already redacted.
+
+    A match can reach into an earlier marker (``password=[redacted]``); only what lies
+    outside markers counts, so replacing never touches a marker and a second pass over
+    the result finds nothing.
+    """
+    marks = [m.span() for m in _MARK_RE.finditer(text)]
+    starts = [start for start, _ in marks]
+    found: list[tuple[int, int, str]] = []
+    for start, end, kind in _candidates(text):
+        # Cut out the markers the span overlaps, keeping the pieces between.
+        i = max(bisect.bisect_right(starts, start) - 1, 0)
+        while start < end and i < len(marks):
+            mark_start, mark_end = marks[i]
+            if mark_start >= end:
+                break
+            if mark_end > start:
+                if mark_start > start:
+                    found.append((start, mark_start, kind))
+                start = max(start, mark_end)
+            i += 1
+        if start < end:
+            found.append((start, end, kind))
+    return found
+
+
+def _candidates(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, kind) of every token and every match of a shape in ``text``."""
+    # Tokens: one scan for the runs they could start, then only the prefixes there.
+    for run in _RUN_RE.finditer(text):
+        start = run.start()
+        if text.startswith(_PREFIXES, start):
+            for token in _BY_HEAD[text[start : start + 2]]:
+                if text.startswith(token.prefix, start):
+                    m = token.pattern.match(text, start)
+                    if m is not None:
+                        yield start, m.end(), token.kind
+                        break
+    lowered = _lower(text)
+    present: dict[str, bool] = {}  # a keyword is looked for once, however many use it
+    for shape in SHAPES:
+        if shape.keywords and not any(
+            present.setdefault(k, k in lowered) for k in shape.keywords
+        ):
+            continue
+        ranges = _lines(shape.keywords, lowered) if shape.lines else [(0, len(text))]
+        for start, end in _matches(shape, text, lowered, ranges):
+            yield start, end, shape.kind
+
+
+def _matches(
+    shape: Shape, text: str, lowered: str, ranges: list[tuple[int, int]]
+) -> Iterator[tuple[int, int]]:
+    """The spans of the secrets ``shape`` finds within ``ranges``.
+
+    A match its check rejects may span one it would accept (``"Default": "…;
+    Password=x;"``), so the search goes on from the next character, not from its end.
+    """
+    pattern = shape.pattern
+    searched = lowered if shape.lower else text
+    tail = None if shape.tail is None else re.compile(shape.tail)
+    for pos, stop in ranges:
+        while (m := pattern.search(searched, pos, stop)) is not None:
+            if shape.check is not None and not shape.check(text, m):
+                pos = m.start() + 1
+                continue
+            start, end = secret_span(m)
+            if tail is not None:
+                end = max(end, tail.match(text, end).end())  # type: ignore[union-attr]
+            yield start, end
+            pos = max(m.end(), end, m.start() + 1)
+
+
+def _lower(text: str) -> str:
+    """``text`` in lower case, each character where it was (`İ` lower-cases to two)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):  # nothing grew, so nothing moved
+        return lowered
+    return "".join(c if len(low := c.lower()) != 1 else low for c in text)
+
+
+def _lines(keywords: tuple[str, ...], lowered: str) -> list[tuple[int, int]]:
+    """The (start, end) of each line that holds one of ``keywords``, in order."""
+    starts: set[int] = set()
+    for word in keywords:
+        at = lowered.find(word)
+        while at >= 0:
+            starts.add(lowered.rfind("\n", 0, at) + 1)
+            end = lowered.find("\n", at)
+            at = -1 if end < 0 else lowered.find(word, end)
+    found = []
+    for start in sorted(starts):
+        end = lowered.find("\n", start)
+        found.append((start, len(lowered) if end < 0 else end))
+    return found
+
+
+def _replace(text: str, found: list[tuple[int, int, str]]) -> str:
+    parts: list[str] = []
+    pos = 0
+    for start, end, _ in sorted(found):
+        if end <= pos:
+            continue
+        if start > pos:
+            parts.append(text[pos:start])
+            parts.append(REDACTED)
+        elif not parts or parts[-1] != REDACTED:
+            parts.append(REDACTED)  # overlaps the span before: one marker for both
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def redact(text: str) -> str:
+    """Drop private blocks and replace every secret with `REDACTED`.
+
+    Only the secret goes: keys, schemes, flags and hosts around it stay, so
+    ``password=hunter22`` becomes ``password=[redacted]`` and ``https://u:p@host``
+    becomes ``https://[redacted]@host``. Deterministic and idempotent:
+    ``redact(redact(x)) == redact(x)``.
 
     Args:
         text: Any text, typically a digest a hook is about to write.
@@ -186,16 +230,12 @@ def redact(text: str) -> str:
         The text that is safe to store.
     """
     result = strip_private(text)
-    # A replacement can change the character a neighbour's boundary check saw, so
-    # repeat until stable. Each match replaces characters no rule can match again
-    # (no rule matches inside REDACTED), so the loop ends, usually after one check.
-    while True:
-        changed = 0
-        for rule in _RULES:
-            result, count = rule.pattern.subn(rule.repl, result)
-            changed += count
-        if not changed:
-            return result
+    # A replacement can change what a neighbour's boundary check saw, so repeat until
+    # nothing is found. Each pass replaces characters outside markers only, so the
+    # loop ends; it usually stops at the second look.
+    while found := _found(result):
+        result = _replace(result, found)
+    return result
 
 
 def find_secrets(text: str) -> list[str]:
@@ -209,10 +249,11 @@ def find_secrets(text: str) -> list[str]:
 
     Returns:
         Kind names such as ``["github-token", "jwt"]``, each at most once, in the
-        fixed order of the rules.
+        fixed order of `memory.secret_shapes.KINDS`.
 
     Example:
         >>> find_secrets("export GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ")
         ['github-token', 'secret-assignment']
     """
-    return [rule.name for rule in _RULES if rule.pattern.search(text)]
+    kinds = {kind for _, _, kind in _found(text)}
+    return [kind for kind in KINDS if kind in kinds]
