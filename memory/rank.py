@@ -50,7 +50,7 @@ from memhooks.memory.constants import (
     SEARCH_MAX_WINDOWS,
 )
 from memhooks.memory.index import Query, line_keys
-from memhooks.memory.terms import keys
+from memhooks.memory.terms import keys, stem_needles
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping, Sequence
@@ -437,11 +437,11 @@ def needles(terms: Sequence[Term]) -> list[str]:
     """Substrings one of which every file that can match holds (in its casefolded text or
     name): what `Store.scan` filters on before anything is tokenized.
 
-    A key is a substring of the word it came from, except where stemming turned a final
-    ``y`` into ``i`` (``retry`` → ``retri``), so that ``i`` is dropped.
+    A key is a substring of the word it came from but where stemming changed its end
+    (`memory.terms.stem_needles`).
     """
     out: dict[str, None] = {}
     for t in terms:
         for k in t.keys:
-            out[k[:-1] if k.isascii() and len(k) > 3 and k.endswith("i") else k] = None
+            out.update(dict.fromkeys(stem_needles(k)))
     return list(out)
