@@ -10,26 +10,18 @@ there counts as if it occurred a few more times.
 
 A later daily log often revises what an older log or a note says, so time counts where
 the question asks for it (`memory.question`), as a factor of a daily log's score by its
-place in the timeline (0 oldest .. 1 newest):
+place in the timeline (`memory.timeline`): a question about the latest state puts the
+newest log that mentions its subject about as well as the best first, one about the first
+state the oldest; one in the present tense or with no verb gives newer logs a little
+more, one in the past tense ("why did Bob decide …") nothing, as its answer may lie in any
+old session. Exact ties still go to the newer log. Words of the question's frame ("what",
+"did", "would", 的, 吗) weigh `FRAME` of their idf: they may break a near tie but not
+decide.
 
-- "latest", "current", "still", "where did I leave", 最新, 现在 … — up to `TIMELY` more
-  for the newest log; then the logs that score within `LEAD` of the best go first,
-  newest first: the newest file that mentions the subject about as well as the best.
-- "when did we first", "originally", 最初 … — the same towards the oldest log.
-- a question in the present tense or with no verb ("which port does X run on",
-  "Sentry sample rate") — up to `PRESENT` more: the current state is what is usually
-  meant, but a clearly better match still wins.
-- a question in the past tense ("why did Bob decide …") — nothing: its answer may lie in
-  any session, and often an old one. Exact ties still go to the newer log.
-
-MEMORY.md holds the standing rules and gets `STANDING` more always (`TIMELY` for a
-latest question). Words of the question's frame ("what", "did", "would", 的, 吗) weigh
-`FRAME` of their idf: they may break a near tie but not decide.
-
-Shape (for early termination): a sum over the query's keys of ``w_k · tf-saturation``
-(``w_k`` is idf, or `FRAME` × idf for a frame key), times a per-document factor in
-[1, 1 + `TIMELY`] known from the file alone (its date, or MEMORY.md); for a latest or
-first question, the logs scoring at least `LEAD` × the best then move ahead.
+Shape (for `memory.topk`): a sum over the query's keys of ``w_k · tf-saturation`` (``w_k``
+is idf, or `FRAME` × idf for a frame key), times a per-document factor of at least 1 known
+from the file alone (its date, or MEMORY.md); for a latest or first question, the logs
+scoring within ``timeline.LEAD`` of the best then move ahead.
 
 Departures from spec §4 rules 1-6, each measured with ``memhooks eval`` (README): MEMORY.md
 is not put first but gets a bonus (first cost overall R@1 0.72 → 0.26 on the dev set);
@@ -51,6 +43,7 @@ from memhooks.memory.constants import (
 )
 from memhooks.memory.index import Query, line_keys
 from memhooks.memory.terms import keys, stem_needles
+from memhooks.memory.timeline import LEADING, boosts, factor, lead
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping, Sequence
@@ -64,17 +57,6 @@ K1 = 1.2
 B = 0.75
 #: Extra occurrences credited to a key in the file name or on the aliases line.
 FIELD_WEIGHT = 2.0
-#: Score bonus of MEMORY.md, as a fraction: it holds the standing rules.
-STANDING = 0.25
-#: Score bonus of the newest daily log for a question in the present tense (or with no
-#: verb), as a fraction; older logs get less by their place in the timeline.
-PRESENT = 0.25
-#: The same for a question that asks for the latest state (the oldest log, for the
-#: first state), before the logs within `LEAD` of the best go first.
-TIMELY = 1.0
-#: For such a question, the daily logs scoring at least this share of the best score
-#: go first, newest (oldest) first: they mention its subject about as well.
-LEAD = 0.7
 #: Weight of a subject-less key (`memory.question`), as a share of its idf.
 FRAME = 0.2
 #: No output shows more files than this (a page, eval's top 10, auto-search's few).
@@ -158,7 +140,7 @@ def rank(
     weighs = {k for k in qkeys if k not in frame} or set(qkeys)
     bm25 = BM25(index.sizes, avg, when)
     columns = getattr(index, "columns", None)
-    if columns is not None and len(weighs) == len(qkeys) and when not in _LEAD:
+    if columns is not None and len(weighs) == len(qkeys) and when not in LEADING:
         # A session's index keeps each key's scores: the best are found without adding
         # up every posting of a common word (`memory.topk.Columns`). Not for frame
         # words at a share of their weight, nor when the logs near the best move ahead:
@@ -173,8 +155,8 @@ def rank(
         bm25.add(sums, w, post, named)
     bm25.finish(index, sums)
     score, content = sums.score, sums.content
-    if when in _LEAD and score:
-        _lead(index, score, oldest=when == "first")
+    if when in LEADING and score:
+        lead(index, score, oldest=when == "first")
     best = _best(index, score, content, limit)
     holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
     return _ranking(index, terms, qkeys, best, sums, holders, len(score), idf)
@@ -238,48 +220,7 @@ class BM25:
         memory = index.id_of(MEMORY_FILE)
         for i, place in boosts(index).items():
             if i in score:
-                score[i] *= _timely(i == memory, place, self.when)
-
-
-_LEAD = ("latest", "first")
-
-
-def _timely(memory: bool, place: float, when: When | None) -> float:
-    # The factor of a daily log's (or MEMORY.md's) score, by its place in the timeline;
-    # never below 1, so `memory.topk` may bound the others by their sum of keys.
-    if memory:
-        return 1 + (TIMELY if when == "latest" else STANDING)
-    if when == "latest":
-        return 1 + TIMELY * place
-    if when == "first":
-        return 1 + TIMELY * (1 - place)
-    if when == "present":
-        return 1 + PRESENT * place
-    return 1.0
-
-
-def _lead(index: Searchable, score: dict[int, float], *, oldest: bool) -> None:
-    # The daily logs within LEAD of the best score get a bonus of the best score times
-    # their rank by date: above every other file, newest (oldest) first among themselves.
-    top = max(score.values())
-    memory = index.id_of(MEMORY_FILE)
-    place = boosts(index)
-    near = [
-        i for i, p in place.items() if i != memory and score.get(i, 0.0) >= LEAD * top
-    ]
-    for r, i in enumerate(sorted(near, key=place.__getitem__, reverse=oldest)):
-        score[i] += top * (1 + r)
-
-
-def boosts(index: Searchable) -> dict[int, float]:
-    """The ids whose score the time of a question may raise (daily logs, MEMORY.md),
-    and their place (0 .. 1) in the timeline."""
-    out: dict[int, float] = {}
-    for rel, place in _freshness(index).items():
-        at = index.id_of(rel)
-        if at is not None:
-            out[at] = place
-    return out
+                score[i] *= factor(i == memory, place, self.when)
 
 
 def _ranking(
@@ -332,19 +273,6 @@ def _best(
             ids = list(itertools.compress(ids, map(edge.__le__, values)))
         ids.sort(key=lambda i: (-score[i], -place.get(i, -1.0), index.rel(i)))
         out += ids[:room]
-    return out
-
-
-def _freshness(index: Searchable) -> dict[str, float]:
-    # Place in the timeline, 0 (oldest log) .. 1 (newest): by order, not by days, so a
-    # gap of a month between two logs counts like a gap of a day. MEMORY.md holds the
-    # standing rules, as current as the newest log: this is rule 1 made soft (it wins
-    # near ties instead of coming first), global R@1 0.70 → 0.90 on the dev set.
-    dailies = index.dailies()
-    last = max(len(dailies) - 1, 1)
-    out = {rel: i / last for i, (_, rel) in enumerate(dailies)}
-    if index.id_of(MEMORY_FILE) is not None:
-        out[MEMORY_FILE] = 1.0
     return out
 
 
