@@ -35,7 +35,7 @@ _ENGLISH = Stemmer.Stemmer("english")
 # holds (3.6 against 0.9 us a word over 20,000 random words); `_word_keys` caches already.
 _ENGLISH.maxCacheSize = 0
 #: Snowball's exceptional stems that are no prefix of a word they stand for.
-_IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying"}
+_IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
 
 
 def keys(text: str) -> list[str]:
@@ -122,19 +122,23 @@ def stem(word: str) -> str:
 def stem_needles(key: str) -> tuple[str, ...]:
     """Substrings one of which every word stemmed to `key` holds (see `memory.rank.needles`).
 
-    A Snowball stem is a prefix of its word but for a final ``e`` or ``i`` it may add or
-    turn a ``y`` into (``hoping`` → ``hope``, ``retries`` → ``retri``), an ``abl``/``ibl``
-    from ``-ability`` (``possibility`` → ``possibl``), and three listed words.
+    A Snowball stem is a prefix of its word but where it ends in an ``e`` the word may
+    lack (``hoping`` → ``hope``), in an ``i`` that was a ``y`` (``retry`` → ``retri``;
+    ``redis`` → ``redi`` keeps its ``i``), in an ``abl``/``ibl`` from ``-ability``
+    (``possibility`` → ``possibl``), and for four listed words.
 
     Args:
         key: a key from `keys`.
 
     Returns:
-        One or two substrings, e.g. ``stem_needles("hope") == ("hop",)``.
+        One or two substrings, e.g. ``stem_needles("hope") == ("hop",)`` and
+        ``stem_needles("retri") == ("retri", "retry")``.
     """
     if not (key.isascii() and key.isalpha()) or len(key) < 3:
         return (key,)
-    out = key[:-1] if key[-1] in "eiy" else key
-    if out.endswith("bl"):
-        out = out[:-1]
-    return (out, _IRREGULAR[key]) if key in _IRREGULAR else (out,)
+    if key in _IRREGULAR:
+        return (key, _IRREGULAR[key])
+    if key[-1] == "i":
+        return (key, key[:-1] + "y")
+    out = key[:-1] if key[-1] == "e" else key
+    return (out[:-1] if out.endswith("bl") else out,)

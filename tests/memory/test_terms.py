@@ -64,12 +64,20 @@ def test_derivations_are_joined() -> None:
         "relational",
         "happily",
         "skies",
+        "redis",
+        "busy",
     ],
 )
 def test_every_word_holds_a_needle_of_its_stem(word: str) -> None:
     # A one-shot search reads only files holding a needle (memory.rank.needles): a
     # word whose stem's needles it does not hold would be missed.
     assert any(n in word for n in stem_needles(stem(word)))
+
+
+def test_needles_stay_as_long_as_they_can() -> None:
+    # A short needle lets many lines through the one-shot prefilter ("red" for "redis").
+    assert stem_needles(stem("redis")) == ("redi", "redy")
+    assert stem_needles(stem("deploying")) == ("deploy",)
 
 
 def test_words_split_at_punctuation_and_casefolded() -> None:
