@@ -8,15 +8,25 @@ is the same as with the count of keys, README). The file name and a
 note's ``aliases:`` line are short fields a writer chose to describe the file, so a key
 there counts as if it occurred a few more times.
 
-A later daily log often revises what an older log or a note says (the eval set's
-``recency`` queries), so a daily log's score grows with its place in the timeline: the
-newest gets `RECENCY` more, the oldest nothing. Files that match about equally are
-thereby ordered newest log first, while a clearly better match still wins.
+A later daily log often revises what an older log or a note says, so time counts where
+the question asks for it (`memory.question`), as a factor of a daily log's score by its
+place in the timeline (`memory.timeline`): a question about the latest state puts the
+newest log that mentions its subject about as well as the best first, one about the first
+state the oldest; one in the present tense or with no verb gives newer logs a little
+more, one in the past tense ("why did Bob decide …") nothing, as its answer may lie in any
+old session. Exact ties still go to the newer log. Words of the question's frame ("what",
+"did", "would", 的, 吗) weigh `FRAME` of their idf: they may break a near tie but not
+decide.
+
+Shape (for `memory.topk`): a sum over the query's keys of ``w_k · tf-saturation`` (``w_k``
+is idf, or `FRAME` × idf for a frame key), times a per-document factor of at least 1 known
+from the file alone (its date, or MEMORY.md); for a latest or first question, the logs
+scoring within ``timeline.LEAD`` of the best then move ahead.
 
 Departures from spec §4 rules 1-6, each measured with ``memhooks eval`` (README): MEMORY.md
-is not put first but gets the newest log's bonus (first cost overall R@1 0.72 → 0.26 on
-the dev set); rules 2, 4 and 5 become the score; rule 3 (content before filename-only) and
-rule 6 (path) stay.
+is not put first but gets a bonus (first cost overall R@1 0.72 → 0.26 on the dev set);
+rules 2, 4 and 5 become the score; rule 3 (content before filename-only) and rule 6
+(path) stay.
 """
 
 from __future__ import annotations
@@ -32,21 +42,23 @@ from memhooks.memory.constants import (
     SEARCH_MAX_WINDOWS,
 )
 from memhooks.memory.index import SEEN_LINES, Query, line_keys
-from memhooks.memory.terms import keys
+from memhooks.memory.terms import keys, stem_needles
+from memhooks.memory.timeline import LEADING, boosts, factor, lead
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping, Sequence
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Searchable
+    from memhooks.memory.question import Reading, When
 
 # BM25's usual constants; the dev set showed no gain away from them (README).
 K1 = 1.2
 B = 0.75
 #: Extra occurrences credited to a key in the file name or on the aliases line.
 FIELD_WEIGHT = 2.0
-#: Score bonus of the newest daily log (and MEMORY.md), as a fraction; older logs get less.
-RECENCY = 0.25
+#: Weight of a subject-less key (`memory.question`), as a share of its idf.
+FRAME = 0.2
 #: No output shows more files than this (a page, eval's top 10, auto-search's few).
 MAX_HITS = 200
 #: A line is shown in a snippet if its weight is at least this fraction of the best line's.
@@ -97,13 +109,22 @@ class Ranking(NamedTuple):
     idf: dict[str, float]
 
 
-def rank(index: Searchable, terms: Sequence[Term], limit: int = MAX_HITS) -> Ranking:
+def rank(
+    index: Searchable,
+    terms: Sequence[Term],
+    limit: int = MAX_HITS,
+    *,
+    reading: Reading | None = None,
+) -> Ranking:
     """Score every indexed document that holds a query key; keep the best `limit`.
 
     Args:
         index: the corpus (or the part of it that can match, with corpus-wide counts).
         terms: the query, from `query_terms`.
         limit: how many to return (no output shows more; the total is still counted).
+        reading: the question's frame (`memory.question.read`): its subject-less keys
+            weigh `FRAME` of their idf (unless it has no other), and a time it asks for
+            favours newer or older daily logs.
 
     Returns:
         The best matching documents — content hits before filename-only ones, each group
@@ -114,20 +135,28 @@ def rank(index: Searchable, terms: Sequence[Term], limit: int = MAX_HITS) -> Ran
     if not qkeys or not index.count:
         return Ranking([], 0, {})
     n, avg = index.count, index.avg_size
-    bm25 = BM25(index.sizes, avg)
+    when = reading.when if reading is not None else None
+    frame = reading.subjectless if reading is not None else frozenset()
+    weighs = {k for k in qkeys if k not in frame} or set(qkeys)
+    bm25 = BM25(index.sizes, avg, when)
     columns = getattr(index, "columns", None)
-    if columns is not None:
+    if columns is not None and len(weighs) == len(qkeys) and when not in LEADING:
         # A session's index keeps each key's scores: the best are found without adding
-        # up every posting of a common word (`memory.topk.Columns`).
+        # up every posting of a common word (`memory.topk.Columns`). Not for frame
+        # words at a share of their weight, nor when the logs near the best move ahead:
+        # those are scored in full.
         return _ranking(index, terms, qkeys, *columns.top(index, qkeys, bm25, limit))
     sums = Sums()
     idf: dict[str, float] = {}
     for k in qkeys:
         post, named = index.postings(k), index.field_ids(k)
-        idf[k] = w = bm25.idf(n, len(named.union(post[0::3])))
+        w = bm25.idf(n, len(named.union(post[0::3])))
+        idf[k] = w = w if k in weighs else w * FRAME
         bm25.add(sums, w, post, named)
     bm25.finish(index, sums)
     score, content = sums.score, sums.content
+    if when in LEADING and score:
+        lead(index, score, oldest=when == "first")
     best = _best(index, score, content, limit)
     holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
     return _ranking(index, terms, qkeys, best, sums, holders, len(score), idf)
@@ -147,8 +176,10 @@ class BM25:
     """The score of a document for the keys it holds: BM25 over a corpus of documents
     of these `sizes` (by id), `avg` bytes on average."""
 
-    def __init__(self, sizes: Sequence[int], avg: float) -> None:
-        self.sizes, self.avg = sizes, avg
+    def __init__(
+        self, sizes: Sequence[int], avg: float, when: When | None = None
+    ) -> None:
+        self.sizes, self.avg, self.when = sizes, avg, when
         # BM25's length norm, K1 * (1 - B + B * size / avg), as c0 + c1 * size: `add`
         # runs once per posting, thousands of times for a common word.
         self.c0, self.c1, self.k1p = K1 * (1 - B), K1 * B / avg, K1 + 1
@@ -174,7 +205,8 @@ class BM25:
             sums.by_name.setdefault(i, []).append(w)
 
     def finish(self, index: Searchable, sums: Sums) -> None:
-        """Add what names alone matched, then each daily log's recency, to `sums`."""
+        """Add what names alone matched, then the factor of each daily log's place in
+        the timeline (and of MEMORY.md) for the time the question asks, to `sums`."""
         score, content, sizes = sums.score, sums.content, self.sizes
         c0, c1, k1p = self.c0, self.c1, self.k1p
         for i, weights in sums.by_name.items():
@@ -185,20 +217,10 @@ class BM25:
             f = FIELD_WEIGHT
             for w in weights:
                 score[i] = score.get(i, 0.0) + w * f * k1p / (f + norm)
+        memory = index.id_of(MEMORY_FILE)
         for i, place in boosts(index).items():
             if i in score:
-                score[i] *= 1 + RECENCY * place
-
-
-def boosts(index: Searchable) -> dict[int, float]:
-    """The ids whose score grows with recency (daily logs, MEMORY.md), and their place
-    (0 .. 1) in the timeline."""
-    out: dict[int, float] = {}
-    for rel, place in _freshness(index).items():
-        at = index.id_of(rel)
-        if at is not None:
-            out[at] = place
-    return out
+                score[i] *= factor(i == memory, place, self.when)
 
 
 def _ranking(
@@ -235,8 +257,10 @@ def _best(
     index: Searchable, score: dict[int, float], content: set[int], limit: int
 ) -> list[int]:
     # The `limit` best ids: content hits before filename-only ones, by descending score,
-    # then by path. Paths are looked up only among the few at the top (with every tie
-    # at the cut): a common word matches thousands of files.
+    # then (on an exact tie) daily logs newest first, then by path. Paths are looked up
+    # only among the few at the top (with every tie at the cut): a common word matches
+    # thousands of files.
+    place = boosts(index)
     out: list[int] = []
     for group in (content, score.keys() - content):
         room = limit - len(out)
@@ -247,21 +271,8 @@ def _best(
             values = list(map(score.__getitem__, ids))
             edge = heapq.nlargest(room, values)[-1]
             ids = list(itertools.compress(ids, map(edge.__le__, values)))
-        ids.sort(key=lambda i: (-score[i], index.rel(i)))
+        ids.sort(key=lambda i: (-score[i], -place.get(i, -1.0), index.rel(i)))
         out += ids[:room]
-    return out
-
-
-def _freshness(index: Searchable) -> dict[str, float]:
-    # Place in the timeline, 0 (oldest log) .. 1 (newest): by order, not by days, so a
-    # gap of a month between two logs counts like a gap of a day. MEMORY.md holds the
-    # standing rules, as current as the newest log: this is rule 1 made soft (it wins
-    # near ties instead of coming first), global R@1 0.70 → 0.90 on the dev set.
-    dailies = index.dailies()
-    last = max(len(dailies) - 1, 1)
-    out = {rel: i / last for i, (_, rel) in enumerate(dailies)}
-    if index.id_of(MEMORY_FILE) is not None:
-        out[MEMORY_FILE] = 1.0
     return out
 
 
@@ -360,11 +371,11 @@ def needles(terms: Sequence[Term]) -> list[str]:
     """Substrings one of which every file that can match holds (in its casefolded text or
     name): what `Store.scan` filters on before anything is tokenized.
 
-    A key is a substring of the word it came from, except where stemming turned a final
-    ``y`` into ``i`` (``retry`` → ``retri``), so that ``i`` is dropped.
+    A key is a substring of the word it came from but where stemming changed its end
+    (`memory.terms.stem_needles`).
     """
     out: dict[str, None] = {}
     for t in terms:
         for k in t.keys:
-            out[k[:-1] if k.isascii() and len(k) > 3 and k.endswith("i") else k] = None
+            out.update(dict.fromkeys(stem_needles(k)))
     return list(out)

@@ -28,6 +28,7 @@ from memhooks.memory.index import Index, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
+from memhooks.memory.question import read
 from memhooks.memory.rank import count_lines, focus, query_of, query_terms, rank
 from memhooks.memory.results import Hit, SearchResult
 
@@ -193,7 +194,7 @@ def search_index(
     them): meaning can rank a file that holds no query key.
     """
     terms = query_terms(query)
-    scored, total, idf = rank(index, terms)
+    scored, total, idf = rank(index, terms, reading=read(query))
     hits = tuple(
         Hit(
             s.rel,

@@ -1,7 +1,7 @@
 """What search matches on: the keys of a text. Pure: a string in, keys out.
 
-A key is either a lightly stemmed word (``deploys``, ``deployed`` and ``deploying`` all
-give ``deploy``) or, for Chinese, Japanese and Korean, an overlapping character bigram:
+A key is either a stemmed word (Snowball English: ``deploys``, ``deployed`` and
+``deploying`` all give ``deploy``) or, for Chinese, Japanese and Korean, an overlapping character bigram:
 those scripts put no spaces between words, so a query typed as one phrase would be one
 literal term that matches nothing unless the whole phrase is in the file (the zerostack
 blind spot, spec §4). Bigrams let ``催繳排程現在是第幾天重試`` meet a note that says
@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+
+import Stemmer
 
 # Han (with extension A and compatibility ideographs), kana, the prolonged sound mark,
 # half-width katakana and Hangul. CJK punctuation (、。「」) is left out on purpose: it
@@ -28,8 +30,12 @@ _TOKEN = re.compile(
 # Lower-to-upper and acronym-to-word boundaries inside one identifier
 # (``strictPort`` → strict, port; ``PDFDownload`` → pdf, download).
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_VOWELS = frozenset("aeiouy")
-_DOUBLES = ("bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt")
+_ENGLISH = Stemmer.Stemmer("english")
+# PyStemmer's own cache costs ~4x the stemming once a corpus has more distinct words than it
+# holds (3.6 against 0.9 us a word over 20,000 random words); `_word_keys` caches already.
+_ENGLISH.maxCacheSize = 0
+#: Snowball's exceptional stems that are no prefix of a word they stand for.
+_IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
 
 
 def keys(text: str) -> list[str]:
@@ -91,13 +97,15 @@ def _word_keys(word: str) -> tuple[str, ...]:
     return (stem(low), *(stem(p.casefold()) for p in parts))
 
 
-@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
-    """Light English stemming: plurals and -ed/-ing go, a final -e goes (Porter step 1).
+    """English stemming with Snowball's Porter2 (PyStemmer): inflections and derivations.
 
-    Only inflections are removed, not derivations (``deployment`` stays), so a stem never
-    joins words of different meaning that a reader would not also join. Words of three
-    letters or less, and words with digits or non-ASCII letters, are returned unchanged.
+    ``deploys``, ``deployed`` and ``deploying`` give ``deploy``; ``decided`` and
+    ``decides`` give ``decid``; ``availability`` and ``available`` give ``avail``.
+    Measured against the light inflection-only stemmer this replaced (README): recall the
+    same or better on every eval set; the C extension imports in ~2 ms and stems a word
+    in about the time the hand-written rules took (~1 us). Words with digits or
+    non-ASCII letters are returned unchanged.
 
     Args:
         word: one casefolded word.
@@ -105,60 +113,32 @@ def stem(word: str) -> str:
     Returns:
         The stem: ``stem("deploys") == stem("deployed") == stem("deploying") == "deploy"``.
     """
-    if (
-        len(word) <= 3
-        or word[-1] not in "sdgye"
-        or not (word.isascii() and word.isalpha())
-    ):
-        return word  # every rule below needs one of these endings
-    w = _plural(word)
-    w = _verb(w)
-    if len(w) > 2 and w[-1] == "y" and w[-2] not in _VOWELS:
-        w = w[:-1] + "i"  # retry, retries, retried → retri
-    if len(w) > 3 and w[-1] == "e" and w[-2] != "e":
-        w = w[:-1]  # cache/caching, make/making meet once the -e is gone from both
-    return w
+    if not (word.isascii() and word.isalpha()):
+        return word
+    stemmed: str = _ENGLISH.stemWord(word)
+    return stemmed
 
 
-def _plural(w: str) -> str:
-    if w.endswith("sses"):
-        return w[:-2]
-    if w.endswith(("ies", "ied")):
-        return w[:-3] + ("i" if len(w) > 4 else "ie")
-    if w.endswith(("us", "ss", "is")):
-        return w
-    if w.endswith("s") and any(c in _VOWELS for c in w[:-2]):
-        return w[:-1]
-    return w
+def stem_needles(key: str) -> tuple[str, ...]:
+    """Substrings one of which every word stemmed to `key` holds (see `memory.rank.needles`).
 
+    A Snowball stem is a prefix of its word but where it ends in an ``e`` the word may
+    lack (``hoping`` → ``hope``), in an ``i`` that was a ``y`` (``retry`` → ``retri``;
+    ``redis`` → ``redi`` keeps its ``i``), in an ``abl``/``ibl`` from ``-ability``
+    (``possibility`` → ``possibl``), and for four listed words.
 
-def _verb(w: str) -> str:
-    if w.endswith("eed"):
-        return w  # need, speed, proceed: the -ed is part of the word
-    for suffix in ("ingly", "edly", "ing", "ed"):
-        if not w.endswith(suffix):
-            continue
-        base = w[: -len(suffix)]
-        if len(base) < 2 or not any(c in _VOWELS for c in base):
-            return w  # ring, sing, red, bed
-        if base.endswith(("at", "bl", "iz")):
-            return base + "e"
-        if base.endswith(_DOUBLES):
-            return base[:-1]
-        if _short(base):
-            return base + "e"
-        return base
-    return w
+    Args:
+        key: a key from `keys`.
 
-
-def _short(w: str) -> bool:
-    # Porter's short syllable: consonant-vowel-consonant at the end of a one-syllable stem
-    # (hop-ing → hope, not hop), so that the -e rule above treats both forms alike.
-    if len(w) != 3:
-        return False
-    return (
-        w[0] not in _VOWELS
-        and w[1] in _VOWELS
-        and w[2] not in _VOWELS
-        and w[2] not in "wxy"
-    )
+    Returns:
+        One or two substrings, e.g. ``stem_needles("hope") == ("hop",)`` and
+        ``stem_needles("retri") == ("retri", "retry")``.
+    """
+    if not (key.isascii() and key.isalpha()) or len(key) < 3:
+        return (key,)
+    if key in _IRREGULAR:
+        return (key, _IRREGULAR[key])
+    if key[-1] == "i":
+        return (key, key[:-1] + "y")
+    out = key[:-1] if key[-1] == "e" else key
+    return (out[:-1] if out.endswith("bl") else out,)

@@ -19,7 +19,8 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.memory.rank import BM25, Sums, _best, boosts
+from memhooks.memory.rank import BM25, Sums, _best
+from memhooks.memory.timeline import boosts
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Container, Iterable, Sequence

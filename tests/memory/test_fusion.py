@@ -61,3 +61,18 @@ def test_only_meaning_only_files_are_marked() -> None:
     lex = [Lexical("a.md", 1.0, 0.1)]
     got = fuse(lex, _flat(("a.md", 0.9), ("b.md", 0.8)))
     assert {f.rel: f.by_meaning for f in got} == {"a.md": False, "b.md": True}
+
+
+def test_meaning_that_sets_no_file_apart_does_not_outweigh_the_words() -> None:
+    # Sessions of one long chat: the encoder finds them all about equally close (best
+    # 0.04 above the median), so its best guess must not overturn the lexical first.
+    lex = [Lexical("said.md", 1.0, 0.25), Lexical("chatter.md", 0.5, 0.25)]
+    meaning = [
+        _m("chatter.md", 0.42),
+        _m("said.md", 0.40),
+        *(_m(f"session{i}.md", 0.38) for i in range(20)),
+    ]
+    assert [f.rel for f in fuse(lex, meaning)[:2]] == ["said.md", "chatter.md"]
+    # The same files with the encoder sure of its pick: meaning decides.
+    sure = [_m("chatter.md", 0.8), _m("said.md", 0.4), *meaning[2:]]
+    assert fuse(lex, sure)[0] == Fused("chatter.md", False)

@@ -297,3 +297,28 @@ def test_files_written_just_before_the_build_are_trusted_after_one_more_build(
     assert rebuilt != built
     assert _answer(search(store, "alpha")) == first
     assert index_file.stat().st_mtime_ns == rebuilt
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_questions_rank_in_a_session_as_a_fresh_read(
+    memory_root: Path, seed: int, trusting: None
+) -> None:
+    # Frame words and the time a question asks (memory.question) change the weights and
+    # the daily logs' factors: a session's columns must give the same ranking.
+    rng = random.Random(seed)
+    store = _random_root(memory_root, rng)
+    search(store, "deploy")  # builds the index file
+    docs = store.corpus()
+    session = open_index(store, docs=docs)
+    for shape in (
+        "what did we {} with {}",
+        "latest {} {}",
+        "when did we first {} {}",
+        "is {} still {}",
+        "which {} does {} use",
+        "{} {}",
+    ):
+        query = shape.format(*rng.choices(WORDS, k=2))
+        fresh = _answer(search_docs(docs.values(), query))
+        assert _answer(search(store, query)) == fresh, query
+        assert _answer(search_index(session, query)) == fresh, query

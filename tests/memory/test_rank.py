@@ -243,3 +243,86 @@ def test_cli_ranking_choice(
     assert proc.returncode == 0, proc.stderr
     paths = [r["path"] for r in json.loads(proc.stdout)["results"]]
     assert paths[0].removeprefix(f"projects/{SLUG}/") == first
+
+
+# Logs in which one value was revised: the note keeps the first value, the logs change it,
+# and the newest log says it in one line of a longer day, so it matches less well than
+# the note and the older log.
+_REVISED = {
+    **_COMMON,
+    "notes/db": "pgbouncer default_pool_size = 20",
+    "daily/2026-01-05": (
+        "pgbouncer default_pool_size 20 -> 30 after the pgbouncer pool ran dry;\n"
+        "restarted pgbouncer, pool fine"
+    ),
+    "daily/2026-02-02": "shipped the invoice export",
+    "daily/2026-03-01": (
+        "### 10:00 — db\npgbouncer default_pool_size = 40 now\n### 15:00 — exports\n"
+        "shipped the refund export, fixed the csv header, reviewed the invoice template"
+    ),
+    "daily/2026-03-09": "shipped the refund export",
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        pytest.param(
+            "what's the latest pgbouncer default_pool_size?",
+            "daily/2026-03-01.md",
+            id="latest",
+        ),
+        pytest.param("pgbouncer pool 现在是多少", "daily/2026-03-01.md", id="zh-now"),
+        pytest.param(
+            "what was the pgbouncer default_pool_size originally?",
+            "daily/2026-01-05.md",
+            id="originally",
+        ),
+    ],
+)
+def test_a_question_about_time_ranks_by_the_logs_that_mention_its_subject(
+    memory_root: Path, query: str, first: str
+) -> None:
+    assert _order(_search(memory_root, _REVISED, query))[0] == first
+
+
+def test_without_a_time_the_better_match_wins(memory_root: Path) -> None:
+    # The older log holds more of the subject; a past-tense question gives it no reason
+    # to yield to a newer one.
+    got = _order(_search(memory_root, _REVISED, "why did the pgbouncer pool run dry?"))
+    assert got[0] == "daily/2026-01-05.md"
+
+
+def test_a_past_tense_question_gets_no_newer_log_bonus(memory_root: Path) -> None:
+    # The same sentence twice; the newer log is a little longer, so matches a little
+    # less: only a question about the present lifts it above the older one.
+    said = "Alice: I moved to Lisbon for the sea."
+    files = {
+        **_COMMON,
+        "daily/2026-01-05": said,
+        "daily/2026-03-01": said + "\nBob: nice",
+    }
+    past = _order(_search(memory_root, files, "Why did Alice move to Lisbon?"))
+    assert past[:2] == ["daily/2026-01-05.md", "daily/2026-03-01.md"]
+    present = _order(_search(memory_root, files, "Does Alice live in Lisbon?"))
+    assert present[:2] == ["daily/2026-03-01.md", "daily/2026-01-05.md"]
+
+
+def test_frame_words_do_not_decide_but_are_all_reported(memory_root: Path) -> None:
+    # "would" and "likely" frame the question; one log happens to be full of them, the
+    # other holds what it is about.
+    files = {
+        **{f"daily/2026-01-{d:02d}": f"what did you do? {d}" for d in range(10, 20)},
+        "daily/2026-02-01": "I would likely go, you would likely come, would you?",
+        "daily/2026-02-02": "Alice ran a marathon in four hours",
+    }
+    result = _search(memory_root, files, "Would Alice likely enjoy the marathon?")
+    assert _order(result)[0] == "daily/2026-02-02.md"
+    assert result.terms == (
+        ("would", 1),
+        ("alice", 1),
+        ("likely", 1),
+        ("enjoy", 0),
+        ("the", 0),
+        ("marathon?", 1),
+    )

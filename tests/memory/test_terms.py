@@ -1,10 +1,10 @@
-"""Keys of text: light English stemming, camel-case parts and CJK bigrams."""
+"""Keys of text: Snowball English stemming, camel-case parts and CJK bigrams."""
 
 from __future__ import annotations
 
 import pytest
 
-from memhooks.memory.terms import cjk_chars, keys, stem
+from memhooks.memory.terms import cjk_chars, keys, stem, stem_needles
 
 
 @pytest.mark.parametrize(
@@ -15,7 +15,7 @@ from memhooks.memory.terms import cjk_chars, keys, stem
         ),
         pytest.param(["retry", "retries", "retried", "retrying"], "retri", id="y-to-i"),
         pytest.param(["cache", "caches", "cached", "caching"], "cach", id="final-e"),
-        pytest.param(["hope", "hoping", "hoped"], "hop", id="short-syllable"),
+        pytest.param(["hope", "hoping", "hoped"], "hope", id="short-syllable"),
         pytest.param(["run", "runs", "running"], "run", id="double-consonant"),
         pytest.param(["policy", "policies"], "polici", id="ies"),
         pytest.param(["pool", "pools", "pooled", "pooling"], "pool", id="pool"),
@@ -32,7 +32,7 @@ def test_inflections_meet(words: list[str], expected: str) -> None:
         pytest.param("class", id="ss-is-not-plural"),
         pytest.param("string", id="ing-without-vowel-before"),
         pytest.param("need", id="eed"),
-        pytest.param("api", id="three-letters"),
+        pytest.param("api", id="short"),
         pytest.param("v2", id="digits"),
         pytest.param("café", id="non-ascii"),
     ],
@@ -41,18 +41,52 @@ def test_words_left_alone(word: str) -> None:
     assert stem(word) == word
 
 
-def test_derivations_are_not_joined() -> None:
-    # Light stemming: only inflections go, so a deployment is not a deploy.
-    assert stem("deployment") != stem("deploy")
+def test_derivations_are_joined() -> None:
+    # Snowball removes derivational suffixes too: the chat eval's "decision" meets
+    # "decisive", a "deployment" is about deploying.
+    assert stem("deployment") == stem("deploy")
+    assert stem("availability") == stem("available")
+    assert stem("decision") != stem("deploy")
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "hoping",
+        "retries",
+        "possibility",
+        "capabilities",
+        "dying",
+        "lying",
+        "generalization",
+        "sensitivity",
+        "operator",
+        "relational",
+        "happily",
+        "skies",
+        "redis",
+        "busy",
+    ],
+)
+def test_every_word_holds_a_needle_of_its_stem(word: str) -> None:
+    # A one-shot search reads only files holding a needle (memory.rank.needles): a
+    # word whose stem's needles it does not hold would be missed.
+    assert any(n in word for n in stem_needles(stem(word)))
+
+
+def test_needles_stay_as_long_as_they_can() -> None:
+    # A short needle lets many lines through the one-shot prefilter ("red" for "redis").
+    assert stem_needles(stem("redis")) == ("redi", "redy")
+    assert stem_needles(stem("deploying")) == ("deploy",)
 
 
 def test_words_split_at_punctuation_and_casefolded() -> None:
     assert keys("default_pool_size = 20, Redis!") == [
         "default",
         "pool",
-        "siz",
+        "size",
         "20",
-        "redis",
+        "redi",  # Snowball's -s rule; "Redis" in a file gives the same key
     ]
 
 

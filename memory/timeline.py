@@ -1,0 +1,90 @@
+"""Where a daily log stands in time, and what the time a question asks for does to its
+score (`memory.rank`, issue 18). Pure: an index in.
+
+A later daily log often revises what an older log or a note says. The place of a log is
+its rank in the timeline, 0 (oldest) .. 1 (newest), by order and not by days. A question
+about the latest state multiplies a log's score by up to 1 + `TIMELY` (the newest), then
+the logs within `LEAD` of the best score move ahead, newest first: the newest file that
+mentions the subject about as well as the best. A question about the first state does the
+same towards the oldest log; one in the present tense or without a verb gets up to
+`PRESENT` more; one in the past tense nothing. MEMORY.md holds the standing rules: it gets
+`STANDING` more always (`TIMELY`, as the newest, for a latest question). Measured with
+``memhooks eval`` (docs/search-quality.md).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memhooks.memory.constants import MEMORY_FILE
+
+if TYPE_CHECKING:
+    from memhooks.memory.index import Searchable
+    from memhooks.memory.question import When
+
+#: Score bonus of MEMORY.md, as a fraction: it holds the standing rules.
+STANDING = 0.25
+#: Score bonus of the newest daily log for a question in the present tense (or with no
+#: verb), as a fraction; older logs get less by their place in the timeline.
+PRESENT = 0.25
+#: The same for a question that asks for the latest state (the oldest log, for the
+#: first state), before the logs within `LEAD` of the best go first.
+TIMELY = 1.0
+#: For such a question, the daily logs scoring at least this share of the best score
+#: go first, newest (oldest) first: they mention its subject about as well.
+LEAD = 0.7
+
+#: The times for which the logs near the best move ahead (`lead`).
+LEADING = ("latest", "first")
+
+
+def factor(memory: bool, place: float, when: When | None) -> float:
+    """The factor of a daily log's score (or MEMORY.md's, when `memory`) at `place` (0 oldest
+    .. 1 newest) for a question asking for `when`; never below 1, so `memory.topk` may
+    bound the other documents by their sum of keys."""
+    if memory:
+        return 1 + (TIMELY if when == "latest" else STANDING)
+    if when == "latest":
+        return 1 + TIMELY * place
+    if when == "first":
+        return 1 + TIMELY * (1 - place)
+    if when == "present":
+        return 1 + PRESENT * place
+    return 1.0
+
+
+def lead(index: Searchable, score: dict[int, float], *, oldest: bool) -> None:
+    """Put the daily logs scoring within `LEAD` of the best first in `score`, newest first
+    (oldest, with `oldest`): each gets the best score times its rank by date."""
+    top = max(score.values())
+    memory = index.id_of(MEMORY_FILE)
+    place = boosts(index)
+    near = [
+        i for i, p in place.items() if i != memory and score.get(i, 0.0) >= LEAD * top
+    ]
+    for r, i in enumerate(sorted(near, key=place.__getitem__, reverse=oldest)):
+        score[i] += top * (1 + r)
+
+
+def boosts(index: Searchable) -> dict[int, float]:
+    """The ids whose score the time of a question may raise (daily logs, MEMORY.md),
+    and their place (0 .. 1) in the timeline."""
+    out: dict[int, float] = {}
+    for rel, place in _freshness(index).items():
+        at = index.id_of(rel)
+        if at is not None:
+            out[at] = place
+    return out
+
+
+def _freshness(index: Searchable) -> dict[str, float]:
+    # Place in the timeline, 0 (oldest log) .. 1 (newest): by order, not by days, so a
+    # gap of a month between two logs counts like a gap of a day. MEMORY.md holds the
+    # standing rules, as current as the newest log: this is rule 1 made soft (it wins
+    # near ties instead of coming first), global R@1 0.70 → 0.90 on the dev set.
+    dailies = index.dailies()
+    last = max(len(dailies) - 1, 1)
+    out = {rel: i / last for i, (_, rel) in enumerate(dailies)}
+    if index.id_of(MEMORY_FILE) is not None:
+        out[MEMORY_FILE] = 1.0
+    return out

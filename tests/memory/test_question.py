@@ -1,0 +1,122 @@
+"""Reading a question's frame: the time it asks for and the words that carry no subject."""
+
+from __future__ import annotations
+
+import pytest
+
+from memhooks.memory.question import read
+from memhooks.memory.terms import keys
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param("what's the latest on the 3.4 rollout?", id="latest"),
+        pytest.param("most recent crash-free rate", id="most-recent"),
+        pytest.param("pgbouncer pool size currently", id="currently"),
+        pytest.param("is staging still in us-central1?", id="still"),
+        pytest.param("where did I leave the decoder leak?", id="where-did-i-leave"),
+        pytest.param("where did we leave the migration", id="where-did-we-leave"),
+        pytest.param("last time I tried the backfill", id="last-time"),
+        pytest.param("what's the status of the migration", id="status-of"),
+        pytest.param("how many stations do we have these days", id="these-days"),
+        pytest.param("原始数据现在保留多久", id="zh-now"),
+        pytest.param("最新的数据保留期", id="zh-latest"),
+        pytest.param("最近一次改成多少", id="zh-recently"),
+        pytest.param("上次调的批量大小", id="zh-last-time"),
+        pytest.param("目前在哪个区域", id="zh-at-present"),
+        pytest.param("Argo CD 还在用手动同步吗", id="zh-still-ma"),
+        pytest.param("催繳排程現在是第幾天", id="zh-hant-now"),
+        pytest.param("最新のバージョン", id="ja-latest"),
+    ],
+)
+def test_questions_about_the_current_state(query: str) -> None:
+    assert read(query).when == "latest"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param("when did we first notice the leak", id="did-we-first"),
+        pytest.param("when was TestReplayWindow first quarantined", id="was-x-first"),
+        pytest.param("what TTL did we originally set", id="originally"),
+        pytest.param("original subscription price", id="original"),
+        pytest.param("which service did we use at first", id="at-first"),
+        pytest.param("initially what was the limit", id="initially"),
+        pytest.param("IngestLagHigh 最初的阈值", id="zh-at-first"),
+        pytest.param("第一次崩溃是什么时候", id="zh-first-time"),
+        pytest.param("一开始 staging 在哪个区域", id="zh-in-the-beginning"),
+    ],
+)
+def test_questions_about_the_first_state(query: str) -> None:
+    assert read(query).when == "first"
+
+
+@pytest.mark.parametrize(
+    ("query", "when"),
+    [
+        # "first" as an adjective names an event; it asks for no time.
+        pytest.param("What was Kenji's first big fire?", None, id="possessive-first"),
+        pytest.param("What happened on the first day?", None, id="the-first-day"),
+        # "initial" describes a thing: the initial bundle is today's bundle.
+        pytest.param("initial JS bundle size budget", "present", id="initial"),
+        # "last" alone is not "last time".
+        pytest.param("What happened on the last day?", None, id="last-day"),
+        # The past tense: the answer may lie in any session.
+        pytest.param("Why did Bob decide to move?", None, id="past"),
+        pytest.param(
+            "What did Alice say she would do after the race?", None, id="said"
+        ),
+        # The present tense, or no verb: the current state, weakly.
+        pytest.param("which port does the dev server run on", "present", id="present"),
+        pytest.param("Sentry traces_sample_rate for prod", "present", id="keywords"),
+        # Both at once: no time.
+        pytest.param("was it originally 20 and what is it now", None, id="both"),
+    ],
+)
+def test_questions_that_ask_for_no_latest_or_first_state(
+    query: str, when: str | None
+) -> None:
+    assert read(query).when == when
+
+
+def test_frame_words_carry_no_subject() -> None:
+    frame = read("What did Alice say she would likely do after the race?").subjectless
+    for word in ("what", "did", "she", "would", "likely", "after", "the"):
+        assert set(keys(word)) <= frame, word
+    for word in ("alice", "say", "race"):
+        assert not set(keys(word)) & frame, word
+
+
+def test_time_words_carry_no_subject_but_the_same_word_elsewhere_does() -> None:
+    assert set(keys("status")) <= read("what's the status of the migration").subjectless
+    assert not set(keys("status")) & read("status page colours").subjectless
+
+
+def test_possessive_s_carries_no_subject() -> None:
+    assert "s" in read("What is Maya's dog called?").subjectless
+
+
+@pytest.mark.parametrize(
+    ("query", "frame", "subject"),
+    [
+        pytest.param(
+            "台湾区订阅价格现在是多少",
+            {"现在", "多少", "是多", "格现"},
+            {"订阅", "价格", "台湾"},
+            id="zh",
+        ),
+        pytest.param(
+            "コンビニ決済の期限は何日ですか",
+            {"の期", "限は", "何日", "です"},
+            {"決済", "期限", "コン"},
+            id="ja-particles",
+        ),
+    ],
+)
+def test_cjk_bigrams_that_touch_a_function_word_carry_no_subject(
+    query: str, frame: set[str], subject: set[str]
+) -> None:
+    got = read(query).subjectless
+    assert frame <= got
+    assert not subject & got
