@@ -1,6 +1,6 @@
 """Per-session record of what memory reached the model, and what it went looking for itself.
 
-A miss nobody sees is the worst failure (spec §8): when the model reads a memory file
+A miss nobody sees is the worst failure (docs/design.md): when the model reads a memory file
 that the prompt's auto-search did not surface, auto-search missed it, live. The
 handlers append one JSON line per fact to `<root>/.activity/<slug>.jsonl` (private,
 append-only, bounded); `memhooks report` reads it back.

@@ -1,4 +1,4 @@
-"""Map each harness's payloads to canonical events and render replies back (spec §5).
+"""Map each harness's payloads to canonical events and render replies back (docs/design.md).
 
 | harness            | session-start | pre-prompt       | pre-compaction | post-compaction                       | session-end |
 |--------------------|---------------|------------------|----------------|---------------------------------------|-------------|
@@ -51,7 +51,7 @@ def strip_hook_context(text: str) -> str:
     """`text` without the `<hook_context>…</hook_context>` blocks Gemini put before it.
 
     In `gemini -p` the SessionStart context arrives as such a block at the head of the
-    prompt (hooks-protocol.md §6.2): searched as the prompt, the block's own words would
+    prompt (seen with Gemini CLI 0.61, tests/data/harness/gemini): searched as the prompt, the block's own words would
     choose what auto-search finds. Text without one comes back unchanged.
     """
     rest = text.lstrip()

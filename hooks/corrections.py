@@ -1,4 +1,4 @@
-"""Correcting memory legibly: forget, supersede, restore, and listing duplicates (spec §7).
+"""Correcting memory legibly: forget, supersede, restore, and listing duplicates (docs/design.md).
 
 The file format is `memory.forget`'s; this module resolves what a person or the model
 typed (``MEMORY.md --line TEXT``, ``PATH:N`` as printed by ``status --duplicates``,

@@ -1,7 +1,7 @@
 """The five lifecycle handlers: (event, session state, memory view) → reply + writes.
 
 The one-shot hook, the session process and `simulate` all call these, so the only thing
-that differs between them is who holds the state and the corpus (spec §6).
+that differs between them is who holds the state and the corpus (docs/design.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The injected block ends with a line naming the memory tools the model actually has
 (`memory.inject.USAGE` / `USAGE_MCP`); reading the harness's files to know that is I/O,
 so it happens here and the memory core only gets the line. `memhooks doctor` uses the
-same look-up. Locations: hooks-protocol.md §7 (Claude Code ``.mcp.json``, ``claude mcp
+same look-up. Locations (Claude Code ``.mcp.json``, ``claude mcp
 add`` writing ``~/.claude.json``), §6.1 (Codex ``config.toml`` ``[mcp_servers.NAME]``),
 §6.2 (Gemini CLI ``settings.json`` ``mcpServers``).
 """

@@ -1,4 +1,4 @@
-"""Whether a search also ranks by meaning (spec §4 ``[semantic]``, §6 processes).
+"""Whether a search also ranks by meaning (docs/design.md).
 
 The encoder takes about a second and 150 MB to load, so only processes that live long
 enough to pay that back use it: a session process, which loads it once and keeps its

@@ -1,6 +1,6 @@
 """Run one event through its handler under a deadline: shared by the hook and the session.
 
-Failing open is the rule (spec §5): whatever goes wrong, the harness gets exit 0 and no
+Failing open is the rule (docs/design.md): whatever goes wrong, the harness gets exit 0 and no
 context, and one line on stderr says why. Exit 2 would block the user's prompt.
 """
 

@@ -1,6 +1,6 @@
 """Per-session state: what the block held, what auto-search surfaced, where the last flush stopped.
 
-One small JSON file per session id under the memory root (spec §6). The one-shot hook loads
+One small JSON file per session id under the memory root (docs/design.md). The one-shot hook loads
 and saves it around every event; a session process keeps it in memory and writes it
 through, so a hook that falls back to one-shot mode sees the same state.
 """

@@ -3,7 +3,7 @@
 Claude Code's transcript is read here; Codex rollouts and Gemini chat files (the file at
 `transcript_path` for those harnesses) are recognised line by line and read by
 `transcript_shapes`. The formats are undocumented (Claude Code's reverse-engineered by
-third parties, /work/shared/reference/hooks-protocol.md §4), so every accessor checks
+third parties; tests/data/harness holds real captures), so every accessor checks
 types and skips what it does not recognise: a transcript must never make the hook fail.
 """
 

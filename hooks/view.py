@@ -1,7 +1,7 @@
 """A project's memory as the handlers see it: store, config and a corpus kept between events.
 
 The one-shot hook builds the corpus once from disk; the session process keeps it and
-re-reads only the files the watcher reports (spec §6), so both rank the same documents.
+re-reads only the files the watcher reports (docs/design.md), so both rank the same documents.
 """
 
 from __future__ import annotations

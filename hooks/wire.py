@@ -26,7 +26,7 @@ KINDS: tuple[Kind, ...] = (
     "post-compaction",
     "session-end",
 )
-#: Claude Code's and Codex's event names (spec §5).
+#: Claude Code's and Codex's event names (docs/design.md).
 CLAUDE_EVENTS: dict[str, Kind] = {
     "SessionStart": "session-start",
     "UserPromptSubmit": "pre-prompt",

@@ -1,4 +1,4 @@
-"""Passages of a memory file for the semantic index (spec §4, ``[semantic]``). Pure: a
+"""Passages of a memory file for the semantic index (docs/design.md, ``[semantic]``). Pure: a
 document in, chunks out.
 
 A sentence encoder averages over its input, so one vector for a whole daily log would

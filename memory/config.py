@@ -1,4 +1,4 @@
-"""config.toml: optional settings, validated strictly (unknown keys are an error, spec §2).
+"""config.toml: optional settings, validated strictly (unknown keys are an error, docs/design.md).
 
 The file is validated by the pydantic schema in `_config_schema`, which is imported only
 when a config file exists: importing pydantic costs more than a whole hook run otherwise

@@ -1,4 +1,4 @@
-"""Names, defaults and limits shared by the memory core (spec §2-§4)."""
+"""Names, defaults and limits shared by the memory core (docs/design.md-§4)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ DAILY_DIR: Final = "daily"
 NOTES_DIR: Final = "notes"
 LOCK_FILE: Final = ".memhooks.lock"
 STATE_DIR: Final = ".sessions"
-#: The rebuildable embedding cache of the `[semantic]` extra (spec §4); never searched.
+#: The rebuildable embedding cache of the `[semantic]` extra (docs/design.md); never searched.
 EMBEDDINGS_DIR: Final = ".embeddings"
 #: The search index of each project (`memory.segment`), a cache beside the notes.
 INDEX_DIR: Final = ".index"
@@ -24,7 +24,7 @@ INDEX_DIR: Final = ".index"
 ENV_EMBEDDINGS: Final = "MEMHOOKS_EMBEDDINGS"
 BACKUP_SUFFIX: Final = ".bak"
 
-#: Injection budget in UTF-8 bytes (spec §3).
+#: Injection budget in UTF-8 bytes (docs/design.md).
 DEFAULT_INJECT_BUDGET: Final = 16 * 1024
 #: Search output budget; zerostack shares the injection cap (MAX_INJECT_BYTES).
 DEFAULT_SEARCH_BUDGET: Final = 16 * 1024

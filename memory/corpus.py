@@ -1,7 +1,7 @@
 """The parsed memory files that injection and search work on. Pure: built from text.
 
 The one-shot command builds a corpus from disk on every call; a session process keeps one
-in memory and replaces single documents as files change (spec §6). Both rank the same
+in memory and replaces single documents as files change (docs/design.md). Both rank the same
 documents with the same code, so their answers are identical.
 """
 

@@ -1,4 +1,4 @@
-"""The embedding cache on disk: one small file of vectors per memory file (spec §4).
+"""The embedding cache on disk: one small file of vectors per memory file (docs/design.md).
 
 The Markdown files stay the only source of truth; this folder (``.embeddings/`` under the
 root, with its own ``.gitignore``) only saves re-embedding them. Deleting it loses

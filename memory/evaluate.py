@@ -1,4 +1,4 @@
-"""Scoring search against ground truth (spec §8): recall@k, MRR and silent misses. Pure.
+"""Scoring search against ground truth (docs/design.md): recall@k, MRR and silent misses. Pure.
 
 The queries file is JSON Lines, one ``{"id", "query", "project", "expect", "category"}``
 per line (``../eval/dev/README.md``). The caller runs each query through the real search

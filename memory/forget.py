@@ -1,4 +1,4 @@
-"""Forget, supersede and restore, written into the files themselves (spec §7). Pure: text in,
+"""Forget, supersede and restore, written into the files themselves (docs/design.md). Pure: text in,
 text out.
 
 Nothing is erased: a person reading the Markdown, or its ``git diff``, sees what was

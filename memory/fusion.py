@@ -1,4 +1,4 @@
-"""Lexical ranking plus candidates found by meaning (spec §4, ``[semantic]``). Pure.
+"""Lexical ranking plus candidates found by meaning (docs/design.md, ``[semantic]``). Pure.
 
 The lexical ranking (`memory.rank`) is precise when the query shares its rare words with
 a file, and blind when it shares none: a paraphrase, or a question in one language about

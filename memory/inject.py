@@ -1,4 +1,4 @@
-"""The injected memory block (spec §3). Pure: documents in, text out.
+"""The injected memory block (docs/design.md). Pure: documents in, text out.
 
 Sections come in this order: scratchpad open items, the newest daily log, MEMORY.md, the
 second-newest daily log, then an index of notes. zerostack put MEMORY.md first and
@@ -100,7 +100,7 @@ def _index_line(doc: Doc) -> str:
     return f"- notes/{doc.filename} — {mark}{first_line(doc)}".rstrip(" —")
 
 
-#: Each section's share of the budget (spec §3, revised after real use). A section that
+#: Each section's share of the budget (docs/design.md, revised after real use). A section that
 #: needs less than its share leaves the rest to the others, so with a small log every
 #: section is whole; under pressure each keeps at least its share, so today's log, which
 #: the hooks append to on their own, can never push MEMORY.md or the open items out.

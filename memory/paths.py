@@ -1,5 +1,5 @@
 """Where memory lives: the root, the project a folder belongs to, and each file under the
-root (spec §2).
+root (docs/design.md).
 
 Every path handed to the store is a POSIX path relative to the root, produced here, so
 the rules that keep names inside the root live in one place. Only root and project

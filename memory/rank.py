@@ -1,4 +1,4 @@
-"""Scoring for the default ranking (spec §4, "beyond the baseline"). Pure: an index in.
+"""Scoring for the default ranking (docs/design.md, "beyond the baseline"). Pure: an index in.
 
 Each file is scored with BM25 over its keys (`memory.terms`): a key found in few files
 weighs more than one found in most, so a query's stopwords cannot decide the order, and
@@ -23,7 +23,7 @@ is idf, or `FRAME` × idf for a frame key), times a per-document factor of at le
 from the file alone (its date, or MEMORY.md); for a latest or first question, the logs
 scoring within ``timeline.LEAD`` of the best then move ahead.
 
-Departures from spec §4 rules 1-6, each measured with ``memhooks eval`` (README): MEMORY.md
+Departures from docs/design.md rules 1-6, each measured with ``memhooks eval`` (README): MEMORY.md
 is not put first but gets a bonus (first cost overall R@1 0.72 → 0.26 on the dev set);
 rules 2, 4 and 5 become the score; rule 3 (content before filename-only) and rule 6
 (path) stay.
@@ -279,7 +279,7 @@ def _best(
 def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> tuple[int, ...]:
     """The lines of `doc` worth showing for the query keys it holds, in at most 5 windows.
 
-    A snippet is for recognising the file (spec §4), so it shows the lines with the
+    A snippet is for recognising the file (docs/design.md), so it shows the lines with the
     query's rarest keys: every line within FOCUS of the best line's weight, not each line
     with a common word — in a long log those would fill the window cap alone.
     """

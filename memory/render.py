@@ -1,4 +1,4 @@
-"""A search result as the model and people read it (spec §4): the summary line, the
+"""A search result as the model and people read it (docs/design.md): the summary line, the
 greedy page within a byte budget, explicit truncation markers, and the same page as JSON."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _trailer(omitted: int) -> str:
 
 
 def render_text(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> str:
-    """The text the model reads (see the spec §4 example)."""
+    """The text the model reads (see the docs/design.md example)."""
     return paginate(result, budget).text
 
 

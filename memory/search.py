@@ -1,4 +1,4 @@
-"""Search as discovery (spec §4): which files to read, ranked so truncation drops the least
+"""Search as discovery (docs/design.md): which files to read, ranked so truncation drops the least
 relevant. `search` is the one entry point; `memory.render` formats what it returns.
 
 Baseline semantics are zerostack's: the query splits on whitespace into literal,
@@ -70,7 +70,7 @@ def search(
         store: the memory root and project to search (MEMORY.md and the project's files).
         query: what was typed; whitespace separates the terms.
         ranking: ``"default"`` (BM25 over stemmed keys, see `memory.rank`) or
-            ``"baseline"`` (spec §4 rules 1-6 on literal terms).
+            ``"baseline"`` (docs/design.md rules 1-6 on literal terms).
         docs: the project's corpus when the caller already holds it (a session process,
             eval over thousands of queries); else the on-disk index is used, and only the
             files changed since it was written are read.
@@ -131,7 +131,7 @@ def search_docs(
     Args:
         docs: the corpus in scope (MEMORY.md and the current project's files).
         query: what was typed; whitespace separates the terms.
-        ranking: ``"baseline"`` is spec §4 rules 1-6 on literal terms: 1. MEMORY.md
+        ranking: ``"baseline"`` is docs/design.md rules 1-6 on literal terms: 1. MEMORY.md
             first; 2. more distinct terms; 3. content hits before filename-only; 4. more
             matching lines; 5. newer daily log first; 6. path ascending. ``"default"``
             scores keys with BM25 (see `memory.rank`), measured with ``memhooks eval``.

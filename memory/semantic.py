@@ -1,4 +1,4 @@
-"""Meaning for search: the optional ``[semantic]`` extra (spec §4).
+"""Meaning for search: the optional ``[semantic]`` extra (docs/design.md).
 
 The only module that imports numpy or the encoder, and only when a search by meaning
 actually runs: importing it costs nothing, so the hooks' one-shot path and an install

@@ -1,6 +1,6 @@
 """Writing memory files: atomic replacement and locked appends that keep every byte.
 
-Writes follow spec §2: every change is written to a temp file in the same folder and
+Writes follow docs/design.md: every change is written to a temp file in the same folder and
 renamed over the original (so a crash leaves the old or the new file, never half of one),
 under one exclusive lock per root, held on its own lock file (so concurrent hooks and
 sessions never lose an entry, and whether a file exists is decided under the lock).

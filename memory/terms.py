@@ -4,7 +4,7 @@ A key is either a stemmed word (Snowball English: ``deploys``, ``deployed`` and
 ``deploying`` all give ``deploy``) or, for Chinese, Japanese and Korean, an overlapping character bigram:
 those scripts put no spaces between words, so a query typed as one phrase would be one
 literal term that matches nothing unless the whole phrase is in the file (the zerostack
-blind spot, spec §4). Bigrams let ``催繳排程現在是第幾天重試`` meet a note that says
+blind spot, docs/design.md). Bigrams let ``催繳排程現在是第幾天重試`` meet a note that says
 ``催繳排程``.
 """
 

@@ -1,4 +1,4 @@
-"""Nothing imports numpy or the encoder unless a search by meaning runs (spec §4, §6).
+"""Nothing imports numpy or the encoder unless a search by meaning runs (docs/design.md).
 
 Holds with and without the [semantic] extra installed: in `auto` mode a one-shot
 `memhooks search` and a one-shot hook stay lexical, so they never pay for the model.

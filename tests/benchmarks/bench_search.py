@@ -1,6 +1,6 @@
 """Timing for search and eval; a script, not a test (pytest collects only ``test_*.py``).
 
-    .venv/bin/python -m tests.benchmarks.bench_search [--runs 15] [--dev ../shared/eval/dev]
+    .venv/bin/python -m tests.benchmarks.bench_search [--runs 15] [--dev PATH/TO/eval/dev]
 
 1. ``memhooks search`` one-shot, as a harness runs it (a fresh process per query), on the
    dev root: ``--ranking baseline`` and the default, interleaved so machine load hits both

@@ -32,7 +32,7 @@ QUERIES = [
 
 @pytest.fixture
 def evalset(tmp_path: Path) -> Path:
-    """A queries file with its ``root/`` beside it, as in ../shared/eval/dev/."""
+    """A queries file with its ``root/`` beside it, as the eval sets in tests/data/eval are laid out."""
     base = tmp_path / "evalset"
     for rel, text in FILES.items():
         (base / "root" / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ from memhooks.hooks.transcript import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-# --- builders for real-shaped lines (hooks-protocol.md §4.1, §4.2) ---------------------
+# --- builders for real-shaped lines (tests/data/harness/claude-code holds real ones) ---------------------
 
 
 def _line(record: dict[str, Any] | bytes) -> bytes:

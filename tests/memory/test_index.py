@@ -1,4 +1,4 @@
-"""The index may speed up finding candidates, never change ranking (spec §6): the one-shot
+"""The index may speed up finding candidates, never change ranking (docs/design.md): the one-shot
 scan, a full index and a session's patched index give the same answer."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The injected block (spec §3): priority order, budget, markers, containment."""
+"""The injected block (docs/design.md): priority order, budget, markers, containment."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Root resolution, project directory and slugs (spec §2)."""
+"""Root resolution, project directory and slugs (docs/design.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The spec §4 baseline: the zerostack example must reproduce, and each ranking rule holds."""
+"""The docs/design.md baseline: the zerostack example must reproduce, and each ranking rule holds."""
 
 from __future__ import annotations
 

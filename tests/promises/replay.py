@@ -1,6 +1,6 @@
 """Real-shaped Claude Code sessions, replayed through real memhooks processes.
 
-Transcript lines follow /work/shared/reference/hooks-protocol.md §4 (user, assistant
+Transcript lines follow Claude Code's transcript shape (user, assistant
 with tool_use, tool_result, slash commands as <command-name> tags, compact_boundary and
 the isCompactSummary user line); hook payloads follow §2 and the order observed in §2.3:
 PreCompact → SessionStart(compact) → PostCompact.
