@@ -125,13 +125,15 @@ class _Process:
             self.stop.set()
 
         async with anyio.create_task_group() as tg:
+            # Requests are served at once: catching up (a stat of every file) can take a
+            # while, and a hook must not wait for it.
+            tg.start_soon(serve_then_stop)
             tg.start_soon(watch_root, self.root, self._changed, self.stop)
             await anyio.sleep(
                 0.1
             )  # the watcher is up: catch up with edits made meanwhile
             for view in self.sessions.views():
                 await anyio.to_thread.run_sync(view.catch_up)
-            tg.start_soon(serve_then_stop)
             while not self.stop.is_set():
                 with anyio.move_on_after(CHECK_EVERY):
                     await self.stop.wait()
