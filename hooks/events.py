@@ -1,16 +1,18 @@
 """What crosses the process boundary: harness payloads in, canonical events inside, replies out.
 
-Payload models accept unknown keys (a newer harness must not break the hook) and coerce
-nothing: a field of the wrong type is dropped to its default rather than failing the event.
+A payload is validated by hand, not by a pydantic model: these fields are few and flat, and
+importing pydantic costs a hook process ~150 ms — more than the rest of a SessionStart hook
+(docs/speed.md). Unknown keys are ignored (a newer harness must not break the hook) and
+nothing is coerced: a field of the wrong type is dropped to its default rather than failing
+the event.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from memhooks.memory.text import scrub_surrogates
 
@@ -22,10 +24,9 @@ logger = logging.getLogger(__name__)
 Harness = Literal["claude-code", "codex", "gemini", "generic"]
 
 
-class Payload(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Payload:
     """Union of the fields any supported harness sends (Claude Code, Codex, Gemini, generic)."""
-
-    model_config = ConfigDict(extra="allow", strict=True)
 
     # Claude Code / Codex / Gemini
     hook_event_name: str | None = None
@@ -43,23 +44,34 @@ class Payload(BaseModel):
     summary: str | None = None
     id: str | int | None = None
 
-    @field_validator("*")
-    @classmethod
-    def _encodable(cls, value: object) -> object:
-        # "\ud800" is valid JSON; left in, it makes the state file and the log unwritable.
-        return scrub_surrogates(value) if isinstance(value, str) else value
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(Payload))
 
 
 def parse_payload(data: object) -> Payload:
-    """Validate a decoded JSON payload; fields of the wrong type are dropped, not fatal."""
+    """Validate a decoded JSON payload; fields of the wrong type are dropped, not fatal.
+
+    Raises:
+        TypeError: the JSON is not an object.
+    """
     if not isinstance(data, dict):
         raise TypeError(f"payload is a JSON {type(data).__name__}, not an object")
-    try:
-        return Payload.model_validate(data)
-    except ValidationError as e:
-        bad = {str(err["loc"][0]) for err in e.errors() if err["loc"]}
-        logger.debug("ignoring fields of the wrong type: %s", ", ".join(sorted(bad)))
-        return Payload.model_validate({k: v for k, v in data.items() if k not in bad})
+    kept: dict[str, Any] = {}
+    bad = []
+    for name in _FIELDS:
+        value = data.get(name)
+        if value is None:
+            continue
+        if isinstance(value, str):
+            # "\ud800" is valid JSON; left in, it makes the state file and the log unwritable.
+            kept[name] = scrub_surrogates(value)
+        elif name == "id" and type(value) is int:  # bool is an int, but not an id
+            kept[name] = value
+        else:
+            bad.append(name)
+    if bad:
+        logger.debug("ignoring fields of the wrong type: %s", ", ".join(bad))
+    return Payload(**kept)
 
 
 @dataclass(frozen=True)

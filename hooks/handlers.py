@@ -267,10 +267,9 @@ def _adopted(
     """
 
     def run(event: Event, state: SessionState, view: View) -> Reply:
-        after = state.model_copy(deep=True)
+        after = state.copy()
         reply = flush(event, after, view)
-        for name in type(state).model_fields:
-            setattr(state, name, getattr(after, name))
+        state.adopt(after)
         return reply
 
     run.__doc__ = flush.__doc__

@@ -8,11 +8,13 @@ through, so a hook that falls back to one-shot mode sees the same state.
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import hashlib
+import json
 import logging
-from typing import TYPE_CHECKING
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from memhooks.memory.constants import STATE_DIR
 from memhooks.memory.errors import MemoryStoreError, StoreWriteError
@@ -32,34 +34,93 @@ MAX_PROMPTS = 50
 MAX_PROMPT_BYTES = 4096
 
 
-class SessionState(BaseModel):
-    """Everything a session remembers between events; strict, since we write it."""
+@dataclass
+class SessionState:
+    """Everything a session remembers between events; read back strictly, since we write it.
 
-    model_config = ConfigDict(extra="forbid")
+    A dataclass, not a pydantic model: every hook process loads it, and importing pydantic
+    would cost more than the rest of the hook (docs/speed.md).
+    """
 
     version: int = 2
     slug: str = ""
-    injected: dict[str, str] = Field(
+    injected: dict[str, str] = field(
         default_factory=dict
     )  #: path → fingerprint, whole in the block
     #: Edits of files with a later mtime are news (0: no block built yet). A time, not a
     #: map of every file: a session over ten thousand notes writes this file per event.
     noticed_at: int = 0
-    own: dict[str, int] = Field(
+    own: dict[str, int] = field(
         default_factory=dict
     )  #: path → mtime of our own writes since, which are no news
-    surfaced: dict[str, str] = Field(
+    surfaced: dict[str, str] = field(
         default_factory=dict
     )  #: path → fingerprint, shown by auto-search
     #: daily log → ids of its entries the model has seen (in the block, surfaced, or
     #: written by this session): a later append to the log does not make them news.
-    seen_entries: dict[str, list[str]] = Field(default_factory=dict)
+    seen_entries: dict[str, list[str]] = field(default_factory=dict)
     transcript_path: str | None = None
     transcript_offset: int = 0
-    prompts: list[str] = Field(default_factory=list)  #: since the last flush
-    flushed_summaries: list[str] = Field(
+    prompts: list[str] = field(default_factory=list)  #: since the last flush
+    flushed_summaries: list[str] = field(
         default_factory=list
     )  #: `records.key` of the summaries recorded
+
+    def copy(self) -> SessionState:
+        return copy.deepcopy(self)
+
+    def adopt(self, other: SessionState) -> None:
+        """Take every field of `other`."""
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, getattr(other, f.name))
+
+    def to_json(self) -> bytes:
+        # Text reaching the state was scrubbed of lone surrogates; "replace" is a last guard.
+        return json.dumps(dataclasses.asdict(self), ensure_ascii=False).encode(
+            "utf-8", "replace"
+        )
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> SessionState:
+        """Raises ValueError or TypeError for anything this class would not have written."""
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise TypeError("not a JSON object")
+        unknown = set(data) - _TYPES.keys()
+        if unknown:
+            raise ValueError(f"unknown fields {sorted(unknown)}")
+        for name, value in data.items():
+            if not _valid(value, _TYPES[name]):
+                raise TypeError(f"{name} has the wrong type")
+        return cls(**data)
+
+
+#: Each field's JSON shape: a type, (dict, value type), (list, item type) or (None, type).
+_TYPES: dict[str, Any] = {
+    "version": int,
+    "slug": str,
+    "injected": (dict, str),
+    "noticed_at": int,
+    "own": (dict, int),
+    "surfaced": (dict, str),
+    "seen_entries": (dict, (list, str)),
+    "transcript_path": (None, str),
+    "transcript_offset": int,
+    "prompts": (list, str),
+    "flushed_summaries": (list, str),
+}
+
+
+def _valid(value: object, shape: Any) -> bool:
+    if isinstance(shape, type):
+        # bool is an int in Python, not in this file.
+        return type(value) is shape
+    outer, inner = shape
+    if outer is None:
+        return value is None or _valid(value, inner)
+    if outer is list:
+        return isinstance(value, list) and all(_valid(v, inner) for v in value)
+    return isinstance(value, dict) and all(_valid(v, inner) for v in value.values())
 
 
 def fingerprint(doc: Doc) -> str:
@@ -88,9 +149,13 @@ def load(store: Store, session_id: str) -> SessionState | None:
         logger.warning("ignoring unreadable session state: %s", e)
         return None
     try:
-        return SessionState.model_validate_json(raw)
-    except ValidationError as e:
-        logger.warning("ignoring damaged session state (%d problems)", e.error_count())
+        return SessionState.from_json(raw)
+    except (
+        ValueError,
+        TypeError,
+        RecursionError,
+    ) as e:  # UnicodeDecodeError: ValueError
+        logger.warning("ignoring damaged session state: %s", e)
         return None
 
 
@@ -104,7 +169,7 @@ def save(store: Store, session_id: str, state: SessionState) -> None:
     path = _path(store, rel)
     try:
         private_folder(path.parent)
-        write_atomic(path, state.model_dump_json().encode("utf-8"), durable=True)
+        write_atomic(path, state.to_json(), durable=True)
     except OSError as e:
         raise StoreWriteError(rel, e) from e
 

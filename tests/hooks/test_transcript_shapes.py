@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memhooks.hooks.adapters import strip_hook_context, to_event
-from memhooks.hooks.events import Payload
+from memhooks.hooks.events import parse_payload
 from memhooks.hooks.transcript import parse_lines, read_transcript
 from tests.conftest import run_cli
 
@@ -216,7 +216,7 @@ def test_strip_hook_context(text: str, expected: str) -> None:
 def test_gemini_before_agent_prompt_is_what_the_user_typed() -> None:
     raw = (DATA / "gemini/print/02-BeforeAgent.json").read_text()
     assert json.loads(raw)["prompt"].startswith("<hook_context>")
-    event = to_event(Payload.model_validate_json(raw))
+    event = to_event(parse_payload(json.loads(raw)))
     assert event is not None and event.prompt == ASK
 
 
