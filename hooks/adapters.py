@@ -14,10 +14,11 @@ import os
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.events import Event, Harness, Payload
-from memhooks.hooks.wire import CLAUDE_EVENTS, GEMINI_EVENTS, KINDS, Kind
+from memhooks.hooks.wire import CLAUDE_EVENTS, GEMINI_EVENTS, KINDS
 
 if TYPE_CHECKING:
     from memhooks.hooks.events import Reply
+    from memhooks.hooks.wire import Kind
 
 _CLAUDE = CLAUDE_EVENTS
 _GEMINI = GEMINI_EVENTS

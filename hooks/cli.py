@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 import traceback
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 from memhooks.hooks.constants import (
     EXIT_INTERNAL_ERROR,
@@ -20,6 +20,7 @@ from memhooks.hooks.constants import (
     EXIT_OK,
     EXIT_SEARCH_ERROR,
     EXIT_USER_ERROR,
+    HARNESSES,
     PROG,
 )
 from memhooks.hooks.errors import HookError, UsageError
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from memhooks.hooks.commands import Where
+    from memhooks.hooks.events import Harness
 
 logger = logging.getLogger(__name__)
 
@@ -103,25 +105,19 @@ def _corrections(a: argparse.Namespace, out: TextIO) -> int:
 
 
 def _session(a: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    # The one `anyio.run` of the command line: `session` is its only async command.
-    import anyio
+    from memhooks.hooks.hookcmd import run_session
 
-    from memhooks.hooks.hookcmd import session
-
-    async def run() -> int:
-        return await session(
-            stdin,
-            out,
-            harness=a.harness,
-            root=a.root,
-            idle_timeout=a.idle_timeout,
-            listen=a.listen,
-            parent_pid=a.parent_pid,
-            session_id=a.session_id,
-            project=a.project,
-        )
-
-    return anyio.run(run)
+    return run_session(
+        stdin,
+        out,
+        harness=a.harness,
+        root=a.root,
+        idle_timeout=a.idle_timeout,
+        listen=a.listen,
+        parent_pid=a.parent_pid,
+        session_id=a.session_id,
+        project=a.project,
+    )
 
 
 def _setup(a: argparse.Namespace, out: TextIO) -> int:
@@ -214,6 +210,21 @@ def error_handler(
         result[0] = EXIT_INTERNAL_ERROR
 
 
+def _plain_hook(argv: Sequence[str]) -> tuple[Harness | None, str | None] | None:
+    """(harness, root) of `hook [--harness NAME] [--root DIR]`; None for any other form
+    (the parser then reads it, and explains what is wrong).
+    """
+    if not _is_hook(argv) or len(argv) % 2 == 0:
+        return None
+    options = dict(zip(argv[1::2], argv[2::2], strict=True))
+    if (
+        not options.keys() <= {"--harness", "--root"}
+        or options.get("--harness", "generic") not in HARNESSES
+    ):
+        return None
+    return cast("Harness | None", options.get("--harness")), options.get("--root")
+
+
 def _is_hook(argv: Sequence[str]) -> bool:
     return bool(argv) and argv[0] == "hook"
 
@@ -232,11 +243,11 @@ def main(
     logging.basicConfig(
         level=logging.WARNING, format=f"{PROG}: %(message)s", stream=sys.stderr
     )
-    from memhooks.hooks import parser
-
     argv = list(sys.argv[1:] if argv is None else argv)
     out = stdout or sys.stdout
     if not argv:
+        from memhooks.hooks import parser
+
         out.write(parser.help_text())
         return EXIT_USER_ERROR
     result = [EXIT_OK]
@@ -252,6 +263,13 @@ def main(
 
             fail_open(str(e))  # a hook never fails the agent
             return EXIT_OK
+        if (hook := _plain_hook(argv)) is not None:
+            # The hook is paid on every prompt: no argument parser for its usual form.
+            from memhooks.hooks.hookcmd import cmd_hook
+
+            return cmd_hook(*hook, stdin or sys.stdin, out)
+        from memhooks.hooks import parser
+
         args = parser.parse(argv)
         result[0] = dispatch(args, out, stdin or sys.stdin)
     return result[0]

@@ -50,7 +50,6 @@ def _option(argv: list[str], name: str) -> str | None:
 def forward(argv: list[str], payload: bytes) -> str | None:
     """Send a hook event to its session process; the text to print, or None to do it in-process."""
     import json
-    import socket
 
     try:
         data = json.loads(payload)
@@ -61,6 +60,8 @@ def forward(argv: list[str], payload: bytes) -> str | None:
     path = socket_path(default_root(_option(argv, "--root")), data["session_id"])
     if not os.path.exists(path) or not private_dir_ok(os.path.dirname(path)):
         return None
+    import socket  # only now: a SessionStart hook (no socket yet) never needs it
+
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(CONNECT_TIMEOUT)
         try:

@@ -16,6 +16,8 @@ EXIT_SEARCH_ERROR: Final = 2
 EXIT_INTERRUPTED: Final = 130
 
 PROG: Final = "memhooks"
+#: The dialects `--harness` accepts.
+HARNESSES: Final = ("claude-code", "codex", "gemini", "generic")
 
 #: Set to 0 to keep hook commands from starting a session process (every hook then runs in-process).
 ENV_SESSION_PROCESS: Final = "MEMHOOKS_SESSION_PROCESS"

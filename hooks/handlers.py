@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import activity, recorder, records
+from memhooks.hooks import activity, records
 from memhooks.hooks.autosearch import (
     entry_id,
     judge_log,
@@ -136,6 +136,8 @@ def _block_in_transcript(event: Event) -> bool:
 
 def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     """Search memory for the prompt's terms; inject a few fresh hits and a change notice."""
+    from memhooks.hooks import recorder  # secret redaction: not for SessionStart
+
     prompt = event.prompt or ""
     if records.is_slash_command(prompt):
         return Reply()  # `/compact`, `/exit`: a command to the harness, not a question
@@ -282,6 +284,8 @@ def _pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
     Nothing new (a `/compact` Claude Code then answers with "Not enough messages to
     compact", a question already on record) writes nothing.
     """
+    from memhooks.hooks import recorder  # secret redaction: not for SessionStart
+
     digest = recorder.news(recorder.digest_since_flush(event, state, view), state, view)
     state.prompts = []
     if digest.compact_summary:
@@ -299,6 +303,8 @@ def _post_compaction(event: Event, state: SessionState, view: View) -> Reply:
     of `<analysis>` working notes. The same summary reaches us twice (the transcript's
     copy at SessionStart(compact), then PostCompact's): it is recorded once.
     """
+    from memhooks.hooks import recorder  # secret redaction: not for SessionStart
+
     wrote: list[str] = []
     summary = event.summary
     if not summary and event.transcript_path:
@@ -329,6 +335,8 @@ post_compaction = _adopted(_post_compaction)
 
 def session_end(event: Event, state: SessionState, view: View) -> Reply:
     """A last short record of what is new since the last flush; nothing when nothing is."""
+    from memhooks.hooks import recorder  # secret redaction: not for SessionStart
+
     digest = recorder.digest_since_flush(
         event, state, view, tail=recorder.SESSION_END_TAIL
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import sys
@@ -11,7 +12,11 @@ from memhooks.hooks.constants import ENV_SESSION_PROCESS, EXIT_OK, PROG
 from memhooks.memory import default_root
 
 if TYPE_CHECKING:
+    import socket
+    from pathlib import Path
+
     from memhooks.hooks.events import Event, Harness
+    from memhooks.hooks.runner import Sessions
 
 
 def cmd_hook(
@@ -27,11 +32,20 @@ def cmd_hook(
         event = decode(raw, harness)
         if event is None:
             return EXIT_OK
-        reply = handle_now(event, Sessions(root, keep=False))
-        text = render(event, reply)
+        sessions = Sessions(root, keep=False)
+        text = render(event, handle_now(event, sessions))
+        if text:
+            out.write(text + "\n")
+        out.flush()  # the reply is out before a session process starts
         if _wants_server(event):
             spawn.ensure_server(
-                default_root(root), event.session_id, event.harness, event.cwd
+                default_root(root),
+                event.session_id,
+                event.harness,
+                event.cwd,
+                serve=functools.partial(
+                    run_session, sys.stdin, sys.stdout, warm=sessions
+                ),
             )
     except TimeoutError:
         sys.stderr.write(f"{PROG} hook: deadline exceeded; no context\n")
@@ -40,9 +54,6 @@ def cmd_hook(
         os._exit(EXIT_OK)
     except Exception as e:  # noqa: BLE001 - fail open (docs/design.md): never block or crash the agent
         fail_open(f"{type(e).__name__}: {_one_line(e)}")
-        return EXIT_OK
-    if text:
-        out.write(text + "\n")
     return EXIT_OK
 
 
@@ -64,19 +75,27 @@ def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split())[:300]
 
 
-async def session(
+def run_session(
     stdin: TextIO,
     out: TextIO,
     *,
     harness: Harness | None,
-    root: str | None,
+    root: str | Path | None,
     idle_timeout: float,
     listen: str | None = None,
     parent_pid: int | None = None,
     session_id: str | None = None,
     project: str | None = None,
+    sock: socket.socket | None = None,
+    warm: Sessions | None = None,
 ) -> int:
-    """`memhooks session`: over stdin/stdout, or serving hook commands on a socket."""
+    """`memhooks session`, and the session process a hook forks: where a session runs.
+
+    Over stdin/stdout, or serving hook commands on the socket `listen` (`sock`: already
+    listening there; `warm`: the forking hook's sessions, whose corpus is kept).
+    """
+    import anyio
+
     from memhooks.hooks.serve import serve_pipe, serve_socket
 
     def write(line: str) -> None:
@@ -85,21 +104,33 @@ async def session(
 
     where = default_root(root)
     if listen:
-        return await serve_socket(
-            listen,
-            root=where,
-            harness=harness,
-            parent_pid=parent_pid,
-            idle_timeout=idle_timeout,
-            session_id=session_id,
-            project=project,
+        return anyio.run(
+            functools.partial(
+                serve_socket,
+                listen,
+                root=where,
+                harness=harness,
+                parent_pid=parent_pid,
+                idle_timeout=idle_timeout,
+                session_id=session_id,
+                project=project,
+                sock=sock,
+                warm=warm,
+            )
         )
     binary = (
         stdin.buffer if hasattr(stdin, "buffer") else io.BytesIO(stdin.read().encode())
     )
-    return await serve_pipe(
-        binary, write, root=where, harness=harness, idle_timeout=idle_timeout
+    return anyio.run(
+        functools.partial(
+            serve_pipe,
+            binary,
+            write,
+            root=where,
+            harness=harness,
+            idle_timeout=idle_timeout,
+        )
     )
 
 
-__all__ = ["cmd_hook", "fail_open", "session"]
+__all__ = ["cmd_hook", "fail_open", "run_session"]

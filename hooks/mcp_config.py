@@ -14,7 +14,6 @@ import json
 import logging
 import re
 import shlex
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -58,6 +57,8 @@ def _read(path: Path) -> object:
             return None
         raw = path.read_bytes()
         if path.suffix == ".toml":
+            import tomllib  # only for a TOML file: a SessionStart hook reads few
+
             return tomllib.loads(raw.decode("utf-8"))
         return json.loads(raw.decode("utf-8-sig"))
     except (OSError, ValueError) as e:  # ValueError: bad JSON, TOML or UTF-8

@@ -11,13 +11,12 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from memhooks.hooks.constants import PROG
+from memhooks.hooks.constants import HARNESSES, PROG
 from memhooks.hooks.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-HARNESSES = ["claude-code", "codex", "gemini", "generic"]
 #: Commands that only read memory: the root they name must exist (a typo in --root or
 #: $MEMHOOKS_HOME must not search an empty root and succeed). Writing commands create it.
 READ_COMMANDS = frozenset(

@@ -51,6 +51,11 @@ class Sessions:
             self._views[key] = View.open(self.root, where, indexed=self.keep)
         return self._views[key]
 
+    def adopt(self, other: Sessions) -> None:
+        """Keep the views `other` read (a hook's, in the session process it forked)."""
+        for key, view in other._views.items():
+            self._views.setdefault(key, view.kept())
+
     def views(self) -> list[View]:
         return list(self._views.values())
 

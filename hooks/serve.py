@@ -20,16 +20,18 @@ import threading
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple, cast
 
 import anyio
+from anyio.abc import SocketListener
 from anyio.lowlevel import EventLoopToken, checkpoint, current_token
 
 from memhooks.hooks.adapters import render, render_error
 from memhooks.hooks.runner import Sessions, decode, handle
 from memhooks.hooks.state import state_rel
 from memhooks.hooks.watch import watch_root
-from memhooks.hooks.wire import answers, parse_request, private_dir_ok, reply
+from memhooks.hooks.wire import ends_session, listen, parse_request, reply
 from memhooks.memory.files import pid_alive
 
 if TYPE_CHECKING:
+    import socket
     from collections.abc import Awaitable, Callable, Iterator
     from pathlib import Path
 
@@ -43,6 +45,8 @@ logger = logging.getLogger(__name__)
 MAX_REQUEST = 16 * 1024 * 1024
 #: How often the process checks that its harness, its socket and its session are still there.
 CHECK_EVERY = 0.5
+#: How long an event in progress may delay the way out.
+FINISH_WITHIN = 1.5
 
 
 class Answer(NamedTuple):
@@ -147,6 +151,11 @@ class _Process:
                     logger.info("%s; exiting", reason)
                     break
             self.stop.set()  # the watcher's thread returns on it; cancelling alone waits
+            # An event still running (a session end answered before it was done) finishes
+            # first, within what a process may outlive its harness by.
+            with anyio.move_on_after(FINISH_WITHIN):
+                async with self._lock:
+                    pass
             tg.cancel_scope.cancel()
 
 
@@ -234,20 +243,28 @@ async def serve_socket(
     idle_timeout: float,
     session_id: str | None = None,
     project: str | None = None,
+    sock: socket.socket | None = None,
+    warm: Sessions | None = None,
 ) -> int:
     """Listen on `path` until the session ends, the harness dies, the socket goes, or idle.
 
     With `session_id`, it also leaves when that session's state file is gone: a
     session-end handled in-process (no socket yet, or a slow one) has ended the session.
+    `sock` is the socket already listening on `path` (the hook that forked this process
+    bound it, so that no hook finds the socket missing); `warm`, that hook's sessions,
+    whose corpus this process keeps instead of reading it again.
     """
-    if not _claim(path):
+    sock = sock or listen(path)
+    if sock is None:
         logger.info("a session process already serves %s", path)
         return 0
+    ours = _inode(path)
     await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
     process = _Process(root, idle_timeout)
+    if warm is not None:
+        process.sessions.adopt(warm)
     if project is not None:
-        # Warm before listening: a hook finding no socket yet answers in-process, which is
-        # better than one waiting on a ten-thousand-note corpus being read.
+        # Before serving: a hook waits for this instead of reading the corpus itself.
         await anyio.to_thread.run_sync(lambda: process.sessions.view(project).index())
 
     async def on_connect(stream: SocketStream) -> None:
@@ -259,9 +276,15 @@ async def serve_socket(
                 if not raw:  # a liveness probe (wire.answers): connect, hang up
                     return
                 named, payload = parse_request(raw)
-                result = await process.answer(
-                    payload, cast("Harness | None", named) or harness
-                )
+                dialect = cast("Harness | None", named) or harness
+                if ends_session(payload):
+                    # The harness prints nothing for a session end and waits for the
+                    # hook: let it go at once; the record is written as it leaves.
+                    await stream.send(reply(""))
+                    await stream.aclose()
+                    await process.answer(payload, dialect)
+                    return
+                result = await process.answer(payload, dialect)
                 # A failed event is answered with nothing to print: fail open.
                 await stream.send(
                     reply(result.text if result.ok and result.text else "")
@@ -270,13 +293,6 @@ async def serve_socket(
             logger.info("a client hung up before its reply: %s", e)
         except Exception:
             logger.exception("a request failed; still serving")
-
-    try:
-        listener = await anyio.create_unix_listener(path)
-    except OSError as e:  # another session process for this session won the race
-        logger.info("not listening on %s: %s", path, e)
-        return 0
-    ours = _private(path)
 
     def leave() -> str | None:
         nonlocal ours
@@ -290,7 +306,7 @@ async def serve_socket(
         return None
 
     try:
-        async with listener:
+        async with await SocketListener.from_socket(sock) as listener:
             await process.run(lambda: listener.serve(on_connect), leave)
     finally:
         _release(path, ours)
@@ -302,26 +318,6 @@ def _inode(path: str) -> int | None:
         return os.stat(path).st_ino
     except OSError:
         return None
-
-
-def _claim(path: str) -> bool:
-    """Remove a stale socket at `path`; False when a live session process already listens there."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    if not private_dir_ok(folder):
-        logger.warning("%s is not a private folder of ours; not listening", folder)
-        return False
-    if not os.path.exists(path):
-        return True
-    if answers(path, timeout=0.5):
-        return False
-    os.unlink(path)
-    return True
-
-
-def _private(path: str) -> int | None:
-    os.chmod(path, 0o600)
-    return _inode(path)
 
 
 def _release(path: str, ours: int | None) -> None:

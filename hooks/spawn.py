@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
-import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.wire import answers, socket_path
+from memhooks.hooks.wire import answers, listen, socket_path
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from anyio.abc import Process
@@ -22,6 +23,8 @@ logger = logging.getLogger(__name__)
 #: hold its own `memory/` or `hooks/`) off `sys.path`.
 SELF = (sys.executable, "-P", "-m", "memhooks.hooks")
 
+#: What `ps` calls a session process a hook forked (at most 15 bytes: Linux's limit).
+PROCESS_NAME = "memhooks-serve"
 _SHELLS = {"sh", "bash", "dash", "zsh", "fish", "ksh"}
 #: A session process with no event for this long exits; the next hook answers in-process
 #: and starts a new one.
@@ -45,36 +48,43 @@ def harness_pid() -> int:
     return pid
 
 
-def ensure_server(root: Path, session_id: str, harness: str, cwd: str | None) -> None:
-    """Start the session process for this session unless one is already listening.
+def ensure_server(
+    root: Path,
+    session_id: str,
+    harness: str,
+    cwd: str | None,
+    *,
+    serve: Callable[..., int],
+) -> None:
+    """Make sure a session process serves this session, once the hook's reply is out.
 
-    It reads the project's memory and builds its index before it listens, so a hook never
-    waits on that: until the socket appears, hooks answer in-process.
+    Where it can, the hook forks itself into the session process, which runs `serve`
+    (`hookcmd.run_session`) with the socket and these arguments: the socket listens before
+    the hook exits, so the next hook never finds it missing, and the child keeps what the
+    hook imported and read instead of starting Python over.
     """
     path = socket_path(str(root), session_id)
-    if os.path.exists(path):
-        if answers(path):
-            return
-        # Left by a session process that crashed: nobody listens, so start a new one.
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-    cmd = [
-        *SELF,
-        "session",
-        "--listen",
-        path,
-        *(["--project", cwd] if cwd else []),
-        "--root",
-        str(root),
-        "--harness",
-        harness,
-        "--parent-pid",
-        str(harness_pid()),
-        "--session-id",
-        session_id,
-        "--idle-timeout",
-        str(IDLE_TIMEOUT),
-    ]
+    if os.path.exists(path) and answers(path):
+        return
+    args = {
+        "root": root,
+        "harness": harness,
+        "parent_pid": harness_pid(),
+        "idle_timeout": IDLE_TIMEOUT,
+        "session_id": session_id,
+        "project": cwd,
+    }
+    if hasattr(os, "fork"):
+        _fork(path, functools.partial(serve, listen=path, **args))
+        return
+    with contextlib.suppress(OSError):
+        os.unlink(path)  # left by a session process that crashed: nobody listens
+    cmd = [*SELF, "session", "--listen", path]
+    for name, value in args.items():
+        if value is not None:
+            cmd += [f"--{name.replace('_', '-')}", str(value)]
+    import subprocess  # where there is no fork only
+
     # Detached from the hook (which exits now) but watching the harness, so never an orphan.
     subprocess.Popen(
         cmd,
@@ -85,6 +95,38 @@ def ensure_server(root: Path, session_id: str, harness: str, cwd: str | None) ->
         close_fds=True,
     )
     logger.debug("started a session process on %s", path)
+
+
+def _name(name: str) -> None:
+    """Name this process as `ps` and `top` show it (Linux; elsewhere it keeps the hook's)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(15, name.encode(), 0, 0, 0)  # PR_SET_NAME
+
+
+def _fork(path: str, serve: Callable[..., int]) -> None:
+    sock = listen(path)
+    if sock is None:
+        return  # another process serves the session already
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.fork():
+        sock.close()
+        return
+    # The child: a session process of its own, detached from the hook's pipes and group.
+    code = 1
+    try:
+        os.setsid()
+        _name(PROCESS_NAME)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        code = serve(sock=sock)
+    except BaseException:  # nobody to tell but the log; never return into the hook
+        logger.exception("session process failed")
+    finally:
+        os._exit(code)
 
 
 async def open_session(root: Path) -> Process:

@@ -75,6 +75,14 @@ class View:
                 self._start_meaning(list(self._docs.values()))
         return self._docs
 
+    def kept(self) -> View:
+        """This view, from now on kept by a session process (with an index, and meaning)."""
+        if not self.indexed:
+            self.indexed = True
+            if self._docs is not None:
+                self._start_meaning(list(self._docs.values()))
+        return self
+
     def _start_meaning(self, docs: list[Doc]) -> None:
         index = open_meaning(
             self.store.root, self.config.search.semantic, long_lived=True
@@ -150,5 +158,6 @@ class View:
 
     def take_reread(self) -> list[str]:
         """Files re-read since the last call (the session reports them per event)."""
-        out, self.reread = self.reread, []
+        # Once each: catching up and the watcher may both have re-read one edit.
+        out, self.reread = list(dict.fromkeys(self.reread)), []
         return out

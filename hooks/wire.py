@@ -14,11 +14,22 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Literal
 
-Kind = Literal[
-    "session-start", "pre-prompt", "pre-compaction", "post-compaction", "session-end"
-]
+#: Not `typing.TYPE_CHECKING`: importing `typing` (or `logging`) would cost a thin client
+#: more than the rest of its work. Type checkers read this name the same way.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import socket
+    from typing import Literal
+
+    Kind = Literal[
+        "session-start",
+        "pre-prompt",
+        "pre-compaction",
+        "post-compaction",
+        "session-end",
+    ]
+
 KINDS: tuple[Kind, ...] = (
     "session-start",
     "pre-prompt",
@@ -61,6 +72,15 @@ def reply_deadline(event_name: object) -> float:
     if kind is None and name in KINDS:
         kind = name  # a generic event names its kind
     return DEADLINES.get(kind or "pre-prompt", DEADLINES["pre-prompt"]) + ROUND_TRIP
+
+
+def ends_session(payload: bytes) -> bool:
+    """True for a harness's SessionEnd payload (its reply is never printed)."""
+    try:
+        data = json.loads(payload)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("hook_event_name") == "SessionEnd"
 
 
 def request(harness: str | None, payload: bytes) -> bytes:
@@ -129,6 +149,36 @@ def private_dir_ok(path: str) -> bool:
         and (st.st_mode & 0o077) == 0
         and not os.path.islink(path)
     )
+
+
+def listen(path: str) -> socket.socket | None:
+    """A socket listening on `path`, owner-only; None when a live session process already
+    listens there or the folder is not private to us. A socket file nobody answers on is
+    stale (left by a process that crashed) and is replaced.
+    """
+    import logging
+    import socket
+
+    logger = logging.getLogger(__name__)
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if not private_dir_ok(folder):
+        logger.warning("%s is not a private folder of ours; not listening", folder)
+        return None
+    if os.path.exists(path):
+        if answers(path, timeout=0.5):
+            return None
+        os.unlink(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(path)  # fails when another process bound it since: it won the race
+        os.chmod(path, 0o600)
+        sock.listen(64)
+    except OSError as e:
+        sock.close()
+        logger.info("not listening on %s: %s", path, e)
+        return None
+    return sock
 
 
 def answers(path: str, timeout: float = 0.2) -> bool:

@@ -49,6 +49,7 @@ from tests.benchmarks.bench_speed import (
     median_ms,
     p95_ms,
 )
+from tests.processes import session_processes
 
 CACHE = Path(tempfile.gettempdir()) / "memhooks-bench-queries"
 #: Bump when the generator changes, so a cached corpus is generated anew.
@@ -289,7 +290,7 @@ def _hooks(c: Corpus, env: dict[str, str], runs: int) -> dict[str, float]:
         for _ in range(3):
             nop.append(_run([PY, "-c", "pass"], env))
             ready.append(hook("UserPromptSubmit", prompt=query))
-        rss.append(_session_rss(sid))
+        rss.append(_session_rss(c.root, sid))
         hook("SessionEnd", reason="other")
     return {
         "python_ms": median_ms(nop),
@@ -302,18 +303,10 @@ def _hooks(c: Corpus, env: dict[str, str], runs: int) -> dict[str, float]:
     }
 
 
-def _session_rss(sid: str) -> int:
-    # The session process a SessionStart hook started (its command line names the id).
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmd = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"session" in cmd and sid.encode() in cmd:
-            return _vm_hwm(int(proc.name))
-    return 0
+def _session_rss(root: Path, sid: str) -> int:
+    """Peak RSS of the session process a SessionStart hook started for `sid`."""
+    pids = session_processes(root, sid)
+    return _vm_hwm(pids[0]) if pids else 0
 
 
 def bench(notes: int, runs: int, *, build: bool = True) -> dict[str, object]:

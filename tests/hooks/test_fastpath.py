@@ -17,6 +17,7 @@ from memhooks.hooks.client import default_root
 from memhooks.hooks.wire import answers, socket_path
 from memhooks.memory import Store, slug_for
 from memhooks.memory import default_root as memory_default_root
+from tests.processes import session_processes
 
 FAST = {"MEMHOOKS_SESSION_PROCESS": "1"}
 
@@ -53,17 +54,7 @@ def _hook(payload: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
 
 def _servers(root: Path) -> list[int]:
     """Pids of session processes serving `root`."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"--listen" in argv and str(root).encode() in argv:
-            pids.append(int(entry.name))
-    return pids
+    return session_processes(root)
 
 
 def _wait(predicate: object, timeout: float = 5.0) -> bool:
