@@ -6,11 +6,12 @@ that differs between them is who holds the state and the corpus (docs/design.md)
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import activity, records
+from memhooks.hooks import activity, compaction, records
 from memhooks.hooks.autosearch import (
     entry_id,
     judge_log,
@@ -139,15 +140,22 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     from memhooks.hooks import recorder  # secret redaction: not for SessionStart
 
     prompt = event.prompt or ""
+    # Gemini has no post-compression event: the prompt after one is where it is recorded
+    # and where the block comes back.
+    after = (
+        post_compaction(dataclasses.replace(event, reinject=True), state, view)
+        if compaction.compressed(event, state)
+        else Reply()
+    )
     if records.is_slash_command(prompt):
-        return Reply()  # `/compact`, `/exit`: a command to the harness, not a question
+        return after  # `/compact`, `/exit`: a command to the harness, not a question
     if prompt.strip():
         # Kept in the session's state file until the next flush: redacted already.
         kept = cut(recorder.safe(prompt), MAX_PROMPT_BYTES, "…[prompt truncated]")
         state.prompts = [*state.prompts, kept][-MAX_PROMPTS:]
     auto = view.config.auto_search
     if not auto.enabled:
-        return Reply()
+        return after
     docs = view.corpus()
     # The notice takes at most half the budget: the hits are what the prompt asked for.
     notice = _changes(state, docs, _budget(event, auto.budget) // 2)
@@ -171,7 +179,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
             view.store, event.session_id, "surfaced", rels=[h.rel for h in shown]
         )
     return Reply(
-        context=context or None,
+        context="\n\n".join(c for c in (after.context, context) if c) or None,
+        wrote=after.wrote,
         extra={"surfaced": [h.rel for h in shown]}
         if event.harness == "generic"
         else {},
@@ -259,78 +268,13 @@ def _changes(state: SessionState, docs: dict[str, Doc], limit: int) -> str | Non
     return cut(line + ", ".join(named), limit - nbytes(tail), "…") + tail
 
 
-def _adopted(
-    flush: Handler,
-) -> Handler:
-    """`flush` run on a copy of the state, adopted only once its writes are done: a write
-    the disk refuses moves no transcript offset, clears no prompts and marks no summary
-    recorded, so the next flush retries all of it (the session process keeps the state in
-    memory, where a lost part would stay lost).
+def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
+    """Record what came before the compaction, and the harness's summary; re-inject a
+    fresh block where the harness allows.
     """
-
-    def run(event: Event, state: SessionState, view: View) -> Reply:
-        after = state.copy()
-        reply = flush(event, after, view)
-        state.adopt(after)
-        return reply
-
-    run.__doc__ = flush.__doc__
-    return run
-
-
-def _pre_compaction(event: Event, state: SessionState, view: View) -> Reply:
-    """Flush what is new since the last flush into today's log, before context is lost.
-
-    Nothing new (a `/compact` Claude Code then answers with "Not enough messages to
-    compact", a question already on record) writes nothing.
-    """
-    from memhooks.hooks import recorder  # secret redaction: not for SessionStart
-
-    digest = recorder.news(recorder.digest_since_flush(event, state, view), state, view)
-    state.prompts = []
-    if digest.compact_summary:
-        state.flushed_summaries.append(records.key(digest.compact_summary))
-    if digest.is_empty():
-        return Reply(notes=("nothing new to flush",))
-    body = records.render(digest, records.FLUSH_MAX)
-    return Reply(wrote=(recorder.write(event, state, view, records.FLUSH, body),))
-
-
-def _post_compaction(event: Event, state: SessionState, view: View) -> Reply:
-    """Record the harness's own summary, then re-inject a fresh block where the harness allows.
-
-    Only the `<summary>` is kept: Claude Code's `compact_summary` starts with several KB
-    of `<analysis>` working notes. The same summary reaches us twice (the transcript's
-    copy at SessionStart(compact), then PostCompact's): it is recorded once.
-    """
-    from memhooks.hooks import recorder  # secret redaction: not for SessionStart
-
-    wrote: list[str] = []
-    summary = event.summary
-    if not summary and event.transcript_path:
-        summary = recorder.digest_since_flush(event, state, view).compact_summary
-    # Redacted before the cut, as every record is, but only what the cut can keep: the
-    # summary of a 5 MB reply is not worth seconds of redaction past its cap.
-    part = records.summary_part(summary or "")
-    part = recorder.safe(part[: 2 * records.SUMMARY_MAX]).strip()
-    if part:
-        k = records.key(part)
-        if k not in state.flushed_summaries and k not in records.on_record(
-            recorder.today_log(view)
-        ):
-            body = cut(part, records.SUMMARY_MAX, "…[summary truncated]")
-            wrote.append(
-                recorder.write(event, state, view, records.HARNESS_SUMMARY, body)
-            )
-        state.flushed_summaries = [*state.flushed_summaries, k][-20:]
-    if summary and summary.strip():
-        state.prompts = []  # the harness's summary covers them
+    wrote = compaction.confirmed(event, state, view)
     context = _block(event, state, view) if event.reinject else ""
-    return Reply(context=context or None, wrote=tuple(wrote))
-
-
-pre_compaction = _adopted(_pre_compaction)
-post_compaction = _adopted(_post_compaction)
+    return Reply(context=context or None, wrote=wrote)
 
 
 def session_end(event: Event, state: SessionState, view: View) -> Reply:
@@ -359,7 +303,7 @@ def session_end(event: Event, state: SessionState, view: View) -> Reply:
 HANDLERS: dict[Kind, Handler] = {
     "session-start": session_start,
     "pre-prompt": pre_prompt,
-    "pre-compaction": pre_compaction,
+    "pre-compaction": compaction.announced,
     "post-compaction": post_compaction,
     "session-end": session_end,
 }

@@ -110,9 +110,17 @@ def looked(event: Event, view: View, digest: TranscriptDigest) -> None:
 
 
 def digest_since_flush(
-    event: Event, state: SessionState, view: View, *, tail: int | None = None
+    event: Event,
+    state: SessionState,
+    view: View,
+    *,
+    tail: int | None = None,
+    upto: int | None = None,
 ) -> TranscriptDigest:
-    """What happened since the last flush: from the transcript, else from prompts seen."""
+    """What happened since the last flush: from the transcript, else from prompts seen.
+
+    `tail`: only the transcript's last bytes; `upto`: only what came before this offset.
+    """
     path = event.transcript_path
     if path:
         offset = state.transcript_offset if state.transcript_path == path else 0
@@ -120,7 +128,9 @@ def digest_since_flush(
             if tail is not None:
                 size = Path(path).stat().st_size
                 offset = max(offset, _line_start_after(Path(path), size - tail))
-            digest, state.transcript_offset = read_transcript(Path(path), offset)
+            digest, state.transcript_offset = read_transcript(
+                Path(path), offset, upto=upto
+            )
             state.transcript_path = path
             looked(event, view, digest)
             return digest

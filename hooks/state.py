@@ -65,6 +65,8 @@ class SessionState:
     flushed_summaries: list[str] = field(
         default_factory=list
     )  #: `records.key` of the summaries recorded
+    #: Transcript size when the harness announced a compaction not yet confirmed (-1: none).
+    compaction_at: int = -1
 
     def copy(self) -> SessionState:
         return copy.deepcopy(self)
@@ -108,6 +110,7 @@ _TYPES: dict[str, Any] = {
     "transcript_offset": int,
     "prompts": (list, str),
     "flushed_summaries": (list, str),
+    "compaction_at": int,
 }
 
 

@@ -250,7 +250,11 @@ def _end_of_line(f: BinaryIO, pos: int) -> int | None:
 
 
 def read_transcript(
-    path: Path, offset: int = 0, *, max_bytes: int = 8 * 1024 * 1024
+    path: Path,
+    offset: int = 0,
+    *,
+    max_bytes: int = 8 * 1024 * 1024,
+    upto: int | None = None,
 ) -> tuple[TranscriptDigest, int]:
     """Digest the complete lines of a transcript from a byte offset.
 
@@ -261,6 +265,7 @@ def read_transcript(
             or truncated and reading restarts from 0.
         max_bytes: Read at most this many bytes from the offset. A single line longer
             than this is skipped, with a warning.
+        upto: Read no line that ends past this offset (what the file held at a moment).
 
     Returns:
         The digest and the offset just past the last complete line read. A trailing
@@ -279,12 +284,16 @@ def read_transcript(
         if start != offset:
             logger.info("offset %d invalid for %s: rereading from 0", offset, path)
         f.seek(start)
-        data = f.read(max(max_bytes, 1))
+        limit = max(max_bytes, 1) if upto is None else min(max_bytes, upto - start)
+        data = f.read(limit) if limit > 0 else b""
         end = data.rfind(b"\n") + 1
         if end:
             return parse_lines(data[:end].split(b"\n")), start + end
         if len(data) < max_bytes:
-            return TranscriptDigest(), start  # only a partial line so far
+            return (
+                TranscriptDigest(),
+                start,
+            )  # only a partial line so far (or up to `upto`)
         skip_to = _end_of_line(f, start + len(data))
         if skip_to is None:
             return TranscriptDigest(), start

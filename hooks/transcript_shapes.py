@@ -41,6 +41,8 @@ _GEMINI_SHELL = frozenset({"run_shell_command"})
 _GEMINI_EDITS = frozenset({"write_file", "replace", "edit"})
 # Gemini's own first user message: the workspace description, not a prompt.
 _SESSION_CONTEXT = "<session_context>"
+# What Gemini's compression summary is wrapped in.
+_SNAPSHOT = "<state_snapshot>"
 
 
 def _str(obj: object, key: str) -> str | None:
@@ -148,9 +150,11 @@ class GeminiReader:
     def events(
         self, obj: dict[object, object]
     ) -> Iterator[tuple[TranscriptEvent, str]]:
-        """What one chat-file line contributes (nothing for `$set` lines and the header)."""
+        """What one chat-file line contributes (a `$set` line: the summary of a compression)."""
         kind = obj.get("type")
-        if kind == "user":
+        if isinstance(rewrite := obj.get("$set"), dict):
+            yield from self._snapshot(rewrite.get("messages"))
+        elif kind == "user":
             yield from self._prompt(obj.get("content"))
         elif kind == "gemini":
             content = obj.get("content")
@@ -158,6 +162,22 @@ class GeminiReader:
                 yield "assistant", content
             for call in _dicts(obj.get("toolCalls")):
                 yield from self._tool(call)
+
+    @staticmethod
+    def _snapshot(messages: object) -> Iterator[tuple[TranscriptEvent, str]]:
+        # A compressed history starts with the model's summary, a `<state_snapshot>`
+        # message; the history a `$set` merely repeats holds none.
+        for message in _dicts(messages):
+            for part in _dicts(message.get("content")):
+                text = (_str(part, "text") or "").strip()
+                if text.startswith(_SNAPSHOT):
+                    yield (
+                        "summary",
+                        text.removeprefix(_SNAPSHOT)
+                        .removesuffix(_SNAPSHOT.replace("<", "</"))
+                        .strip(),
+                    )
+                    return
 
     @staticmethod
     def _prompt(content: object) -> Iterator[tuple[TranscriptEvent, str]]:

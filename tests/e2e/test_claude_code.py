@@ -239,11 +239,6 @@ def test_interactive_logs_no_hook_error(interactive: Interactive) -> None:
     assert not hook_errors(interactive.debug)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PreCompact flushes even when Claude Code then says "
-    "'Not enough messages to compact'",
-)
 def test_compact_refused_writes_no_flush(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:

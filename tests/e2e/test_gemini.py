@@ -149,11 +149,6 @@ def test_interactive_change_notice_after_an_edit_on_disk(
     assert CHANGE_NOTICE in interactive.sb.turn(AFTER_EDIT).text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PreCompress fires before every compression check (each prompt): "
-    "memhooks flushes each time, though nothing was compressed",
-)
 def test_interactive_no_flush_before_a_compression(interactive: Interactive) -> None:
     assert "compaction summary" not in interactive.daily_before_compress
 
@@ -165,10 +160,6 @@ def test_interactive_prompts_are_in_the_log_when_compressed(
     assert ASK in flushed and AFTER_EDIT in flushed, interactive.sb.daily()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Gemini has no post-compression event: the block is gone after /compress",
-)
 def test_interactive_block_after_compress(interactive: Interactive) -> None:
     got = interactive.sb.turn(AFTER_COMPACT)
     assert "state_snapshot" in got.text, "not compressed"

@@ -36,6 +36,15 @@ def claude(event: str, project: Path, **fields: object) -> dict[str, object]:
     }
 
 
+def compact(project: Path, transcript: Path, trigger: str = "auto") -> None:
+    """A compaction as Claude Code makes one: PreCompact, then PostCompact once done."""
+    for event in ("PreCompact", "PostCompact"):
+        code, out, err = hook(
+            claude(event, project, trigger=trigger, transcript_path=str(transcript))
+        )
+        assert (code, out) == (0, ""), err
+
+
 def context_of(stdout: str, event: str) -> str:
     reply = json.loads(stdout)
     assert set(reply) == {"hookSpecificOutput"}
@@ -187,10 +196,7 @@ def test_pre_compact_flushes_the_transcript_incrementally(
             "SessionStart", project, source="startup", transcript_path=str(transcript)
         )
     )
-    code, out, err = hook(
-        claude("PreCompact", project, trigger="auto", transcript_path=str(transcript))
-    )
-    assert (code, out) == (0, ""), err
+    compact(project, transcript)
     log = memory_root / f"projects/{store.slug}/daily/{dt.date.today():%Y-%m-%d}.md"
     first = log.read_text()
     assert "— compaction summary" in first
@@ -205,12 +211,12 @@ def test_pre_compact_flushes_the_transcript_incrementally(
         transcript,
         [_user("add a test for the export"), _edit("/src/export.py", "Write")],
     )
-    hook(claude("PreCompact", project, trigger="auto", transcript_path=str(transcript)))
+    compact(project, transcript)
     second = log.read_text()[len(first) :]
     assert second.count("— compaction summary") == 1
     assert "add a test for the export" in second and "/src/export.py" in second
     assert "rounding bug" not in second and "/src/invoice.py" not in second
-    code, out, _ = hook(
+    _, out, _ = hook(
         claude(
             "SessionStart", project, source="compact", transcript_path=str(transcript)
         )
@@ -395,10 +401,7 @@ def test_a_compaction_with_nothing_new_writes_nothing(
     store = store_for(memory_root, project)
     transcript = tmp_path / "t.jsonl"
     _transcript(transcript, [_user("fix the CSV export"), _bash("pytest -q")])
-    pre = claude(
-        "PreCompact", project, trigger="manual", transcript_path=str(transcript)
-    )
-    assert hook(pre)[0] == 0
+    compact(project, transcript, "manual")
     log = memory_root / f"projects/{store.slug}/daily/{dt.date.today():%Y-%m-%d}.md"
     first = log.read_text()
     assert first.count("— compaction summary") == 1
@@ -416,7 +419,7 @@ def test_a_compaction_with_nothing_new_writes_nothing(
         ],
     )
     assert hook(claude("UserPromptSubmit", project, prompt="/compact"))[:2] == (0, "")
-    assert hook(pre)[0] == 0
+    compact(project, transcript, "manual")
     _transcript(transcript, [_user("<command-name>/exit</command-name>")])
     end = claude(
         "SessionEnd",

@@ -102,11 +102,13 @@ def test_a_pre_compaction_flush_writes_no_secret_of_the_corpus(
         records.append(_said(f"r{number}-said {cases[-1]['text']}"))
         with transcript.open("a", encoding="utf-8") as f:
             f.writelines(json.dumps(r) + "\n" for r in records)
-        _hook(
-            _claude(
-                "PreCompact", project, trigger="auto", transcript_path=str(transcript)
+        for event in (
+            "PreCompact",
+            "PostCompact",
+        ):  # the flush waits for the compaction
+            _hook(
+                _claude(event, project, trigger="auto", transcript_path=str(transcript))
             )
-        )
     files = _written(memory_root)
     (log,) = (text for rel, text in files.items() if "/daily/" in f"/{rel}")
     assert log.count("compaction summary") == len(rounds)

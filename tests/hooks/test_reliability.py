@@ -181,11 +181,15 @@ def test_pre_compact_flush_leaves_no_secret_in_the_daily_log(
         said = " ".join(text for text, _ in group)
         records.append(assistant(f"{PRIVATE} Done with {said} in round {round_no}."))
         transcript_lines(transcript, records)
-        payload = claude(
-            "PreCompact", project, trigger="auto", transcript_path=str(transcript)
-        )
-        code, out, err = hook(payload)
-        assert (code, out) == (0, ""), err
+        for event in (
+            "PreCompact",
+            "PostCompact",
+        ):  # the flush waits for the compaction
+            payload = claude(
+                event, project, trigger="auto", transcript_path=str(transcript)
+            )
+            code, out, err = hook(payload)
+            assert (code, out) == (0, ""), err
     log = daily_text(memory_root)
     assert log.count("— compaction summary") == len(groups)
     assert_clean(log)

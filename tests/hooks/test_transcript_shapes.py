@@ -221,13 +221,17 @@ def test_gemini_before_agent_prompt_is_what_the_user_typed() -> None:
 
 
 def test_codex_pre_compact_flushes_the_rollout(project: Path, tmp_path: Path) -> None:
-    """The captured PreCompact payload, its rollout beside it: the flush holds the prompts."""
+    """The captured PreCompact and PostCompact payloads, the rollout beside them: the flush
+    holds the prompts."""
     rollout = tmp_path / "rollout.jsonl"
     rollout.write_bytes((DATA / "codex/interactive/rollout.jsonl").read_bytes())
-    payload = json.loads((DATA / "codex/interactive/05-PreCompact.json").read_text())
-    payload |= {"cwd": str(project), "transcript_path": str(rollout)}
-    done = run_cli("hook", "--harness", "codex", input=json.dumps(payload), cwd=project)
-    assert done.returncode == 0 and not done.stderr, done.stderr
+    for name in ("05-PreCompact.json", "06-PostCompact.json"):
+        payload = json.loads((DATA / "codex/interactive" / name).read_text())
+        payload |= {"cwd": str(project), "transcript_path": str(rollout)}
+        done = run_cli(
+            "hook", "--harness", "codex", input=json.dumps(payload), cwd=project
+        )
+        assert done.returncode == 0 and not done.stderr, done.stderr
     (log,) = (tmp_path / "root" / "projects").glob(f"*/daily/{date.today()}.md")
     text = log.read_text()
     assert "compaction summary" in text and ASK in text and EDIT in text

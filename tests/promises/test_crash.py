@@ -432,26 +432,30 @@ def test_refused_flush_fails_open_and_is_retried(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """A PreCompact flush on a full disk: exit 0, one stderr line; the next flush has it all."""
+    """A compaction's flush on a full disk: exit 0, one stderr line; the next has it all."""
     transcript = tmp_path / "t.jsonl"
     line = {"type": "user", "message": {"role": "user", "content": "rename billing"}}
     transcript.write_text(json.dumps(line) + "\n")
     project = tmp_path / "shop"
     project.mkdir()
-    payload = json.dumps(
-        {
-            "hook_event_name": "PreCompact",
-            "session_id": "s",
-            "cwd": str(project),
-            "transcript_path": str(transcript),
-            "trigger": "auto",
-        }
-    )
+
+    def payload(event: str) -> str:
+        return json.dumps(
+            {
+                "hook_event_name": event,
+                "session_id": "s",
+                "cwd": str(project),
+                "transcript_path": str(transcript),
+                "trigger": "auto",
+            }
+        )
 
     class Stdin:
-        def __init__(self) -> None:
-            self.buffer = io.BytesIO(payload.encode())
+        def __init__(self, event: str = "PostCompact") -> None:
+            self.buffer = io.BytesIO(payload(event).encode())
 
+    # The flush is written once the harness has compacted (PostCompact).
+    assert main(["hook"], stdin=Stdin("PreCompact"), stdout=io.StringIO()) == 0  # type: ignore[arg-type]
     with monkeypatch.context() as m:
         _break(m, "fsync")
         code = main(["hook"], stdin=Stdin(), stdout=io.StringIO())  # type: ignore[arg-type]

@@ -1,0 +1,110 @@
+"""A compaction goes on record once the harness has compacted (hooks/compaction.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import TYPE_CHECKING
+
+from memhooks.memory import Store, slug_for
+from tests.hooks.test_hook import _transcript, _user, claude, compact, hook
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FLUSH = "— compaction summary"
+
+
+def _log(memory_root: Path, project: Path) -> Path:
+    slug = slug_for(str(project))
+    return memory_root / f"projects/{slug}/daily/{dt.date.today():%Y-%m-%d}.md"
+
+
+def test_a_compaction_the_harness_refuses_writes_nothing_until_one_is_made(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    _transcript(transcript, [_user("fix the CSV export")])
+    pre = claude(
+        "PreCompact", project, trigger="manual", transcript_path=str(transcript)
+    )
+    # Claude Code fires PreCompact, then may answer "Not enough messages to compact".
+    assert hook(pre)[:2] == (0, "")
+    log = _log(memory_root, project)
+    assert not log.exists() or FLUSH not in log.read_text()
+    _transcript(transcript, [_user("then the PDF export")])
+    compact(project, transcript)
+    text = log.read_text()
+    assert text.count(FLUSH) == 1
+    assert "fix the CSV export" in text and "then the PDF export" in text
+
+
+def test_the_flush_holds_what_came_before_the_compaction(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    _transcript(transcript, [_user("rename the billing module")])
+    fields = {"trigger": "auto", "transcript_path": str(transcript)}
+    assert hook(claude("PreCompact", project, **fields))[:2] == (0, "")
+    _transcript(transcript, [_user("what the compacted conversation said next")])
+    assert hook(claude("PostCompact", project, **fields))[:2] == (0, "")
+    text = _log(memory_root, project).read_text()
+    assert "rename the billing module" in text
+    assert "compacted conversation said next" not in text
+
+
+def _gemini(event: str, project: Path, chat: Path, **fields: object) -> str:
+    payload = {
+        "session_id": "g-1",
+        "transcript_path": str(chat),
+        "cwd": str(project),
+        "hook_event_name": event,
+        "timestamp": "2026-12-01T15:39:25.897Z",
+        **fields,
+    }
+    return json.dumps(payload)
+
+
+def _chat(chat: Path, *records: dict[str, object]) -> None:
+    with chat.open("a", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
+
+
+def _said(i: int, kind: str, text: str) -> dict[str, object]:
+    content: object = [{"text": text}] if kind == "user" else text
+    return {"id": f"m{i}", "type": kind, "content": content}
+
+
+def test_gemini_flushes_and_reinjects_only_after_a_real_compression(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    Store(memory_root, slug_for(str(project))).write_memory(
+        "- Deploys go out on Fridays."
+    )
+    chat = tmp_path / "chat.jsonl"
+    _chat(chat, {"sessionId": "g-1", "projectHash": "x", "messages": []})
+    assert hook(_gemini("SessionStart", project, chat, source="startup"))[0] == 0
+
+    def turn(i: int, prompt: str) -> str:
+        code, out, err = hook(_gemini("BeforeAgent", project, chat, prompt=prompt))
+        assert code == 0, err
+        _chat(chat, _said(i, "user", prompt), _said(i + 1, "gemini", "ok"))
+        # Gemini fires PreCompress before every compression check.
+        done = hook(_gemini("PreCompress", project, chat, trigger="auto"))
+        assert done[:2] == (0, ""), done[2]
+        return out
+
+    turn(1, "rename the billing module")
+    assert "Fridays" not in turn(3, "and the invoices table")
+    log = _log(memory_root, project)
+    assert not log.exists() or FLUSH not in log.read_text()  # nothing was compressed
+    snapshot = "<state_snapshot>\nThe user renamed billing.\n</state_snapshot>"
+    _chat(chat, {"$set": {"messages": [_said(9, "user", snapshot)]}})
+    code, out, err = hook(_gemini("BeforeAgent", project, chat, prompt="next task"))
+    assert code == 0, err
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "Deploys go out on Fridays." in context  # the block is back
+    text = log.read_text()
+    assert text.count(FLUSH + "\n") == 1
+    assert "rename the billing module" in text and "invoices table" in text
+    assert "The user renamed billing." in text  # Gemini's own summary
