@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.hooks.records import entries
+from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
 from memhooks.memory.render import matched_label
 from memhooks.memory.terms import keys
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
@@ -23,19 +24,11 @@ if TYPE_CHECKING:
 MAX_TERMS = 12
 _WORD = re.compile(r"[\w][\w.\-/:]*[\w]|\w", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-# Common English words that carry no topic: a prompt made only of these gets no search.
-_STOP_WORDS = """
-    a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing done don down during each else even
-    ever few for from get got had has have having he her here hers him his how i if in into is
-    it its just know let like make me more most much must my need no nor not now of off ok okay
-    on once only or other our ours out over own please really same see she should show so some
-    still such sure take tell than thank thanks that the their them then there these they thing
-    things think this those through to too try under until up us use used using very want was
-    way we well were what when where which while who whom why will with would yes yet you your
-    yours
-"""
-_STOP = frozenset(_STOP_WORDS.split())
+# Words that carry no topic (one list, memory.question's): a prompt made only of these
+# gets no search.
+_STOP = STOP_WORDS | REQUEST_WORDS
+# The rest of a contraction ("didn't", "we're"): the list holds it whole.
+_CONTRACTED = re.compile(r"['\u2019]([a-z]+)", re.IGNORECASE)
 
 
 def significant_terms(prompt: str) -> list[str]:
@@ -44,6 +37,9 @@ def significant_terms(prompt: str) -> list[str]:
     for m in _WORD.finditer(prompt):
         word = m.group(0).strip(".-/:").casefold()
         if not word or word in _STOP or word.isdigit() and len(word) < 3:
+            continue
+        rest = _CONTRACTED.match(prompt, m.end())
+        if rest and f"{word}'{rest[1].casefold()}" in _STOP:
             continue
         if len(word) < 3 and not _CJK.search(word):
             continue

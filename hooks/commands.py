@@ -208,14 +208,33 @@ def cmd_write(
             "the text on stdin is not UTF-8; nothing was written"
         ) from None
     store, _ = open_store(where)
-    result = write(store, to, text, name=name, title=title, mode=mode, aliases=aliases)
-    for note in write_warnings(store, result, text, title=title, aliases=aliases):
+    with _writing(to, text):
+        result = write(
+            store, to, text, name=name, title=title, mode=mode, aliases=aliases
+        )
+        notes = write_warnings(store, result, text, title=title, aliases=aliases)
+        unchanged = _all_dropped(text, result)
+    for note in notes:
         logger.warning("%s", note)
-    if _all_dropped(text, result):
+    if unchanged:
         out.write(f"unchanged {result.rel}: every line is already there\n")
     else:
         out.write(f"wrote {result.rel}\n")
     return EXIT_OK
+
+
+#: Text from this many characters on takes seconds to write and check (a 40 MB note
+#: takes several): `memhooks write` says so on a terminal.
+SLOW_WRITE_CHARS = 1 << 20
+
+
+def _writing(to: str, text: str) -> contextlib.AbstractContextManager[None]:
+    if len(text) < SLOW_WRITE_CHARS:
+        return contextlib.nullcontext()
+    from memhooks.hooks.progress import status
+
+    mib = nbytes(text) / (1 << 20)
+    return status(f"writing {mib:.0f} MiB to {to}, checking it for secrets")
 
 
 def _all_dropped(text: str, result: WriteResult) -> bool:

@@ -122,8 +122,9 @@ _DESCRIPTIONS = {
     "in it (new may be empty to delete).",
     "memory_forget": "Retire a wrong or outdated line or note: it disappears from "
     "search and the injected block but stays in the file, marked with the date and "
-    "reason, for a person to restore. With superseded_by, mark a note replaced by a "
-    "newer one instead.",
+    "reason, for a person to restore. Name a line by its PATH:LINE as memory_search "
+    "prints it, or by line. With superseded_by, mark a note replaced by a newer one "
+    "instead.",
 }
 
 

@@ -29,11 +29,22 @@ class Doc:
         text: its text.
         size: bytes of the file on disk (what BM25 counts as its length).
         mtime_ns: when the file last changed, as read.
+        skipped: 0-based positions in the file on disk of the lines left out of `text`
+            (forgotten lines), ascending: what `number` counts back in.
     """
 
     # A plain class, not a dataclass: importing dataclasses costs a one-shot search
     # more than its ranking does (README, "Speed").
-    __slots__ = ("_lines", "key", "kind", "mtime_ns", "rel", "size", "text")
+    __slots__ = (
+        "_lines",
+        "key",
+        "kind",
+        "mtime_ns",
+        "rel",
+        "size",
+        "skipped",
+        "text",
+    )
 
     def __init__(
         self,
@@ -43,6 +54,7 @@ class Doc:
         text: str,
         size: int = 0,
         mtime_ns: int = 0,
+        skipped: tuple[int, ...] = (),
     ) -> None:
         self.rel = rel
         self.kind: Kind = kind
@@ -50,10 +62,19 @@ class Doc:
         self.text = text
         self.size = size
         self.mtime_ns = mtime_ns
+        self.skipped = skipped
         self._lines: tuple[str, ...] | None = None
 
     def _key(self) -> tuple[object, ...]:
-        return (self.rel, self.kind, self.key, self.text, self.size, self.mtime_ns)
+        return (
+            self.rel,
+            self.kind,
+            self.key,
+            self.text,
+            self.size,
+            self.mtime_ns,
+            self.skipped,
+        )
 
     def __eq__(self, other: object) -> bool:
         return self._key() == other._key() if isinstance(other, Doc) else NotImplemented
@@ -87,6 +108,16 @@ class Doc:
             self._lines = tuple(lines)
         return self._lines
 
+    def number(self, i: int) -> int:
+        """The 1-based line number in the file on disk of ``lines[i]`` (what ``grep -n``
+        and ``memhooks forget PATH:LINE`` count), forgotten lines included."""
+        n = i
+        for at in self.skipped:
+            if at > n:
+                break
+            n += 1
+        return n + 1
+
     @property
     def lower(self) -> tuple[str, ...]:
         """Casefolded lines, for literal matching (not cached: the baseline alone uses it)."""
@@ -94,7 +125,12 @@ class Doc:
 
 
 def make_doc(
-    loc: Located, text: str, *, size: int | None = None, mtime_ns: int = 0
+    loc: Located,
+    text: str,
+    *,
+    size: int | None = None,
+    mtime_ns: int = 0,
+    skipped: tuple[int, ...] = (),
 ) -> Doc:
     """Build a document from a file's text (CRLF and a BOM are normalised away).
 
@@ -103,11 +139,12 @@ def make_doc(
         text: its decoded text.
         size: its size in bytes on disk (default: the UTF-8 size of `text`).
         mtime_ns: its modification time, when read from disk.
+        skipped: where the lines left out of `text` are in the file (see `Doc`).
     """
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     if size is None:
         size = len(text.encode("utf-8", "surrogatepass"))
-    return Doc(loc.rel, loc.kind, loc.key, text, size, mtime_ns)
+    return Doc(loc.rel, loc.kind, loc.key, text, size, mtime_ns, skipped)
 
 
 def newest_dailies(docs: dict[str, Doc] | list[Doc], count: int) -> list[Doc]:

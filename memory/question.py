@@ -40,9 +40,9 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# The Snowball project's English stop word list (snowballstem.org, BSD), which the
-# Snowball stemmer is meant to be used with, and a few words that frame questions.
-_STOP = _words(
+#: The Snowball project's English stop word list (snowballstem.org, BSD), which the
+#: Snowball stemmer is meant to be used with, and a few words that frame questions.
+STOP_WORDS = _words(
     """
     i me my myself we our ours ourselves you your yours yourself yourselves he him his
     himself she her hers herself it its itself they them their theirs themselves what
@@ -57,6 +57,18 @@ _STOP = _words(
     here there when where why how all any both each few more most other some such no nor
     not only own same so than too very
     will shall can may might must likely probably possibly perhaps maybe ever also
+    """
+)
+
+#: Words of a request to an agent that name no subject ("please show me", "thanks, now
+#: try", "can you tell me what we still need"): auto-search drops them from a prompt's
+#: terms, with `STOP_WORDS`. The time words among them ("now", "still", "yet") tell
+#: `read` the time of a query; as search terms they would match any file that says "still".
+REQUEST_WORDS = _words(
+    """
+    don done else even get got just know let like make much need ok okay please really
+    see show sure take tell thank thanks thing things think try us use used using want
+    way well yes now still yet
     """
 )
 
@@ -165,7 +177,7 @@ def read(query: str) -> Reading:
         when = "present"
     frame: set[str] = set()
     for i, w in enumerate(words):
-        if w in _STOP or i in cue_words:
+        if w in STOP_WORDS or i in cue_words:
             frame.update(keys(w))
         elif "'" in w:  # Kenji's, Omar's: the "s" is no subject
             frame.update(keys(w.split("'", 1)[1]))
@@ -222,4 +234,4 @@ def _cjk_frame(text: str, cues: list[str]) -> set[str]:
     return out
 
 
-__all__ = ["Reading", "When", "read"]
+__all__ = ["REQUEST_WORDS", "STOP_WORDS", "Reading", "When", "read"]

@@ -1,5 +1,10 @@
 """A search result as the model and people read it (docs/design.md): the summary line, the
-greedy page within a byte budget, explicit truncation markers, and the same page as JSON."""
+greedy page within a byte budget, explicit truncation markers, and the same page as JSON.
+
+Each line shown is placed as ``grep -n`` places it: ``PATH:LINE:text`` for a line holding a
+query key, ``PATH-LINE-text`` for a line of context, LINE counted in the file on disk
+(forgotten lines included), so that ``memhooks forget PATH:LINE`` retires that line.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from memhooks.memory.constants import DEFAULT_SEARCH_BUDGET
 from memhooks.memory.text import cut, nbytes, neutralise
 
 if TYPE_CHECKING:
-    from memhooks.memory.results import Hit, SearchResult
+    from memhooks.memory.results import Hit, Line, SearchResult
 
 
 def summary_line(result: SearchResult, shown: int) -> str:
@@ -69,7 +74,17 @@ def matched_label(hit: Hit) -> str:
 
 
 def _block(hit: Hit) -> str:
-    return f"{hit.rel}  {matched_label(hit)}\n{neutralise(hit.snippet)}"
+    rows = (numbered(hit.rel, ln) for ln in hit.lines)
+    return neutralise("\n".join([f"{hit.rel}  {matched_label(hit)}", *rows]))
+
+
+def numbered(rel: str, line: Line) -> str:
+    """``PATH:LINE:text`` (a match), ``PATH-LINE-text`` (context), or the text of a line
+    memhooks added (``…``, a mark), as ``grep -n`` prints them."""
+    if not line.number:
+        return line.text
+    sep = ":" if line.match else "-"
+    return f"{rel}{sep}{line.number}{sep}{line.text}"
 
 
 def _trailer(omitted: int) -> str:
@@ -98,7 +113,13 @@ def to_json(
                 "path": h.rel,
                 "matched": list(h.matched),
                 "filename_only": h.filename_only,
+                "line": h.line,
                 "snippet": h.snippet,
+                "lines": [
+                    {"line": ln.number, "text": ln.text, "match": ln.match}
+                    for ln in h.lines
+                    if ln.number
+                ],
             }
             | ({"by_meaning": True} if h.by_meaning else {})
             for h in page.shown

@@ -1,11 +1,27 @@
-"""What a search returns: the ranked files (`Hit`) and the per-term counts (`SearchResult`)."""
+"""What a search returns: the ranked files (`Hit`), the lines each shows (`Line`) and the
+per-term counts (`SearchResult`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
+
+
+class Line(NamedTuple):
+    """One line of a snippet, placed in the file as it is on disk (what ``grep -n`` prints)."""
+
+    #: 1-based line number in the file on disk (forgotten lines counted); 0 for a line
+    #: memhooks adds: the ``…`` between windows, a ``(superseded by …)`` mark
+    number: int
+    text: str
+    #: it holds a query key (a context line does not)
+    match: bool = False
+
+
+#: What a snippet is made from: its text (lines without numbers) or its `Line` rows.
+Source: TypeAlias = "str | Sequence[Line]"
 
 
 class Hit:
@@ -15,8 +31,8 @@ class Hit:
         rel: its path.
         matched: query terms it matched, in query order.
         filename_only: only its name (or aliases line) matched.
-        source: the snippet, or how to make it: only the files shown need one, so it is
-            made when asked.
+        source: the snippet (`Line` rows, or text without line numbers), or how to make
+            it: only the files shown need one, so it is made when asked.
         lines_matched: lines holding a query key, counted per key.
         by_meaning: found by meaning only (the ``[semantic]`` extra): no query key in
             it, `matched` empty.
@@ -25,7 +41,7 @@ class Hit:
     # A plain class, not a dataclass: importing dataclasses costs a one-shot search
     # more than its ranking does (README, "Speed").
     __slots__ = (
-        "_snippet",
+        "_lines",
         "by_meaning",
         "filename_only",
         "lines_matched",
@@ -39,7 +55,7 @@ class Hit:
         rel: str,
         matched: tuple[str, ...],
         filename_only: bool,
-        source: str | Callable[[], str],
+        source: Source | Callable[[], Source],
         lines_matched: int = 0,
         by_meaning: bool = False,
     ) -> None:
@@ -49,17 +65,33 @@ class Hit:
         self.source = source
         self.lines_matched = lines_matched
         self.by_meaning = by_meaning
-        self._snippet: str | None = None
+        self._lines: tuple[Line, ...] | None = None
+
+    @property
+    def lines(self) -> tuple[Line, ...]:
+        """Matching lines with ±3 lines of context (or the first lines, for a name match),
+        each with its line number in the file."""
+        if self._lines is None:
+            src = self.source
+            made = src() if callable(src) else src
+            self._lines = (
+                tuple(Line(0, t) for t in made.split("\n"))
+                if isinstance(made, str)
+                else tuple(made)
+            )
+        return self._lines
 
     @property
     def snippet(self) -> str:
-        """Matching lines with ±3 lines of context (or the first lines, for a name match)."""
-        if self._snippet is None:
-            src = self.source
-            self._snippet = src if isinstance(src, str) else src()
-        return self._snippet
+        """The snippet's text, without line numbers."""
+        return "\n".join(ln.text for ln in self.lines)
 
-    def with_source(self, source: str | Callable[[], str]) -> Hit:
+    @property
+    def line(self) -> int | None:
+        """The first matching line shown (1-based, in the file on disk), if any."""
+        return next((ln.number for ln in self.lines if ln.match and ln.number), None)
+
+    def with_source(self, source: Source | Callable[[], Source]) -> Hit:
         """The same hit with another snippet (or way to make it)."""
         return Hit(
             self.rel,

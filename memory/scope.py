@@ -17,7 +17,7 @@ from memhooks.memory.constants import CONFIG_FILE, DAILY_DIR, NOTES_DIR, PROJECT
 from memhooks.memory.corpus import Doc, make_doc
 from memhooks.memory.errors import NotAFileError, TargetNotFoundError, UnsafeNameError
 from memhooks.memory.files import NotRegularFileError, read_regular
-from memhooks.memory.note_format import visible
+from memhooks.memory.note_format import forgotten_lines, visible
 from memhooks.memory.paths import Located
 from memhooks.memory.segment import Entry
 from memhooks.memory.text import cut
@@ -206,7 +206,11 @@ class Scope:
         shown = visible(loc.kind, text)
         if shown is None:
             return None
-        return make_doc(loc, shown, size=len(raw), mtime_ns=mtime)
+        # Where they were, so that search prints the line numbers of the file on disk.
+        skipped = (
+            () if shown is text else tuple(f.line - 1 for f in forgotten_lines(text))
+        )
+        return make_doc(loc, shown, size=len(raw), mtime_ns=mtime, skipped=skipped)
 
     def load(self, loc: Located) -> Doc | None:
         """One document, or None if the file vanished or points outside the root."""

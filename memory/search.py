@@ -24,13 +24,13 @@ from memhooks.memory.constants import (
     SEARCH_MAX_WINDOWS,
 )
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.index import Index, prefilter
+from memhooks.memory.index import Index, line_keys, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
 from memhooks.memory.rank import count_lines, focus, query_of, query_terms, rank
-from memhooks.memory.results import Hit, SearchResult
+from memhooks.memory.results import Hit, Line, SearchResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -245,7 +245,7 @@ def _with_meaning(
     return tuple(out)
 
 
-def _snippet_at(doc: Doc, line: int) -> Callable[[], str]:
+def _snippet_at(doc: Doc, line: int) -> Callable[[], list[Line]]:
     return lambda: _windows(doc, [line])
 
 
@@ -255,13 +255,18 @@ def _snippet(
     found: Sequence[str],
     idf: dict[str, float],
     filename_only: bool,
-) -> Callable[[], str]:
+) -> Callable[[], list[Line]]:
     # The document is read only if the snippet is made (an index may hold no text).
-    def make() -> str:
+    def make() -> list[Line]:
         doc = index.doc(doc_id)
         if filename_only:
             return _filename_preview(doc)
-        return _windows(doc, focus(doc, found, idf))
+        wanted = set(found)
+        return _windows(
+            doc,
+            focus(doc, found, idf),
+            lambda text: not wanted.isdisjoint(line_keys(text)),
+        )
 
     return make
 
@@ -270,7 +275,11 @@ def _newer_first(doc: Doc) -> int:
     return -int(doc.key.replace("-", "")) if doc.kind == "daily" else 0
 
 
-def _windows(doc: Doc, hits: Sequence[int]) -> str:
+def _windows(
+    doc: Doc, hits: Sequence[int], match: Callable[[str], bool] | None = None
+) -> list[Line]:
+    # The lines around `hits`, numbered as in the file on disk; a line is a match if it
+    # is one of `hits`, or if `match` says it holds a query key.
     spans: list[list[int]] = []
     for i in hits:
         lo, hi = (
@@ -282,23 +291,36 @@ def _windows(doc: Doc, hits: Sequence[int]) -> str:
         else:
             spans.append([lo, hi])
     if not spans:  # the file changed since it was indexed: none of its lines match now
-        return ""
-    parts = ["\n".join(doc.lines[lo : hi + 1]) for lo, hi in spans[:SEARCH_MAX_WINDOWS]]
-    text = "\n…\n".join(parts)
+        return []
+    centres = set(hits)
+    out: list[Line] = []
+    for lo, hi in spans[:SEARCH_MAX_WINDOWS]:
+        if out:
+            out.append(_GAP)
+        for i in range(lo, hi + 1):
+            text = doc.lines[i]
+            here = i in centres or (match is not None and match(text))
+            out.append(Line(doc.number(i), text, here))
     more = (
         len(spans) > SEARCH_MAX_WINDOWS
         or spans[min(len(spans), SEARCH_MAX_WINDOWS) - 1][1] < len(doc.lines) - 1
     )
-    return text + "\n…" if more else text
+    return [*out, _GAP] if more else out
 
 
-def _filename_preview(doc: Doc) -> str:
-    head = [ln for ln in doc.lines if ln.strip()][:FILENAME_PREVIEW_LINES]
-    return "\n".join(["(filename match)", *head])
+_GAP = Line(0, "…")
 
 
-def _marked(hit: Hit, mark: str) -> Callable[[], str]:
-    return lambda: f"{mark}\n{hit.snippet}"
+def _filename_preview(doc: Doc) -> list[Line]:
+    head = [i for i, ln in enumerate(doc.lines) if ln.strip()][:FILENAME_PREVIEW_LINES]
+    return [
+        Line(0, "(filename match)"),
+        *(Line(doc.number(i), doc.lines[i]) for i in head),
+    ]
+
+
+def _marked(hit: Hit, mark: str) -> Callable[[], list[Line]]:
+    return lambda: [Line(0, mark), *hit.lines]
 
 
 def mark_superseded(result: SearchResult, docs: Mapping[str, Doc]) -> SearchResult:

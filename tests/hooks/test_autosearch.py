@@ -1,12 +1,14 @@
-"""Auto-search prefers answers to echoes (issue #15): judging daily-log hits."""
+"""Auto-search: the terms of a prompt, and answers before echoes (issue #15): judging
+daily-log hits."""
 
 from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.autosearch import entry_ids, judge_log
+from memhooks.hooks.autosearch import entry_ids, judge_log, significant_terms
 from memhooks.memory import Store, slug_for
+from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
@@ -90,3 +92,24 @@ def test_a_log_is_not_surfaced_again_for_an_appended_record(
     assert _ask(project, question) == []
     store.append_daily("later", "Invoices: rounding moved to the ledger service.")
     assert _ask(project, question) == [log]  # a new entry that answers is news
+
+
+def test_the_words_search_reads_as_no_subject_are_no_prompt_terms() -> None:
+    # One list (memory.question) for search and auto-search: a hedge such as "maybe" or
+    # "probably" is no subject for either.
+    assert significant_terms(" ".join(sorted(STOP_WORDS | REQUEST_WORDS))) == []
+    prompt = (
+        "Please show me what we still need for the flaky deploy test, maybe the cache?"
+    )
+    assert significant_terms(prompt) == ["flaky", "deploy", "test", "cache"]
+    assert significant_terms("Why didn't Kenji's deploy work?") == [
+        "kenji",
+        "deploy",
+        "work",
+    ]
+    # Words of a subject stay, in the prompt's order, and so do CJK runs.
+    assert significant_terms("Is staging now in us-central1? 部署") == [
+        "staging",
+        "us-central1",
+        "部署",
+    ]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memhooks.hooks import parser
+from memhooks.hooks.commands import SLOW_WRITE_CHARS
 from memhooks.memory import Store
 from tests.conftest import run_cli
 
@@ -190,19 +191,26 @@ def test_missing_queries_file_is_one_line(tmp_path: Path) -> None:
     )
 
 
-def _with_terminal_stderr(*argv: str) -> tuple[int, str, str]:
-    """Run memhooks with stderr on a pseudo-terminal and stdout on a pipe."""
+def _with_terminal_stderr(
+    *argv: str, stdin: Path | None = None
+) -> tuple[int, str, str]:
+    """Run memhooks with stderr on a pseudo-terminal and stdout on a pipe (stdin: a file)."""
     import pty
     import subprocess
     import sys
 
     leader, follower = pty.openpty()
-    with subprocess.Popen(
-        [sys.executable, "-m", "memhooks.hooks", *argv],
-        stdout=subprocess.PIPE,
-        stderr=follower,
-        text=True,
-    ) as proc:
+    with contextlib.ExitStack() as stack:
+        source = stack.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
+        proc = stack.enter_context(
+            subprocess.Popen(
+                [sys.executable, "-m", "memhooks.hooks", *argv],
+                stdin=source,
+                stdout=subprocess.PIPE,
+                stderr=follower,
+                text=True,
+            )
+        )
         os.close(follower)
         out, _ = proc.communicate(timeout=60)
         err = b""
@@ -225,3 +233,32 @@ def test_first_search_says_it_builds_the_index_on_a_terminal_only(
     (memory_root / ".index" / f"{SLUG}.mhix").unlink()
     piped = run_cli("search", "--slug", SLUG, "redis")
     assert again.stderr == "" and piped.stderr == ""
+
+
+def test_a_huge_write_shows_progress_on_a_terminal_only(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    big = tmp_path / "big.md"
+    line = "deploy the broker with ansible, then check the queue depth\n"
+    big.write_text(line * (SLOW_WRITE_CHARS // len(line) + 1))
+    small = tmp_path / "small.md"
+    small.write_text(line)
+
+    code, out, err = _with_terminal_stderr(
+        "write", "--slug", SLUG, "--to", "note", "--name", "big", stdin=big
+    )
+
+    assert code == 0 and out == f"wrote projects/{SLUG}/notes/big.md\n"
+    assert err.startswith("memhooks: writing 1 MiB to note, checking it for secrets…")
+    assert err.endswith("\r\x1b[K")  # erased: the terminal is left clean
+    note = memory_root / f"projects/{SLUG}/notes/big.md"
+    assert note.read_text() == big.read_text()
+    # A small write says nothing, nor a huge one whose stderr is not a terminal.
+    _, _, quiet = _with_terminal_stderr(
+        "write", "--slug", SLUG, "--to", "note", "--name", "small", stdin=small
+    )
+    assert quiet == ""
+    piped = run_cli(
+        "write", "--slug", SLUG, "--to", "note", "--name", "big2", input=big.read_text()
+    )
+    assert piped.returncode == 0 and piped.stderr == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from typing import TYPE_CHECKING
 
@@ -194,3 +195,64 @@ def test_in_process_forget_and_restore(memory_root: Path) -> None:
     assert call("inject")[1] == ""
     assert call("restore", "scratchpad", "--line", "flaky")[0] == 0
     assert "fix the flaky test" in call("inject")[1]
+
+
+def _places(out: str, word: str) -> list[str]:
+    # The `PATH:LINE` of each matching line `search` printed that holds `word`.
+    return [
+        m[1]
+        for m in re.finditer(r"^(\S+?:\d+):(.*)$", out, re.MULTILINE)
+        if word in m[2]
+    ]
+
+
+def test_search_prints_the_place_forget_takes(memory_root: Path) -> None:
+    # Line numbers are those of the file on disk: a forgotten line above, and a note's
+    # header lines, still count, although search never shows them.
+    cli("write", "--to", "memory", "--text", "- Deploy with fabric.\n- Use uv.")
+    cli("forget", "MEMORY.md", "--line", "fabric")
+    cli("write", "--to", "memory", "--text", "- The broker is rabbitmq on 5672.")
+    cli("write", "--to", "note", "--name", "old", "--text", "queue: rabbitmq")
+    cli("write", "--to", "note", "--name", "new", "--aliases", "mq", "--text", "x")
+    cli("forget", "notes/old", "--by", "new")
+    note = memory_root / NOTES / "old.md"
+    cli("write", "--to", "note", "--name", "old", "--text", "broker rabbitmq retired")
+    lines_before = (memory_root / "MEMORY.md").read_text().splitlines()
+
+    out = cli("search", "rabbitmq")
+
+    def on_disk(rel: str, word: str) -> str:
+        lines = (memory_root / rel).read_text().splitlines()
+        (n,) = [i for i, line in enumerate(lines, 1) if word in line]
+        return f"{rel}:{n}"
+
+    (in_memory,) = _places(out, "5672")
+    assert in_memory == on_disk("MEMORY.md", "5672") == "MEMORY.md:4"
+    (in_note,) = _places(out, "retired")
+    assert in_note == on_disk(f"{NOTES}/old.md", "retired")
+    assert note.read_text().startswith("superseded-by: ")
+    cli("forget", in_memory)
+    cli("forget", in_note)
+
+    lines = (memory_root / "MEMORY.md").read_text().splitlines()
+    assert lines[:3] == lines_before[:3]
+    assert lines[3].startswith("<!-- forgotten ") and "5672" in lines[3]
+    assert (
+        [ln for ln in note.read_text().splitlines() if "rabbitmq" in ln]
+        == [
+            "queue: rabbitmq",  # the line above is still live
+            f"<!-- forgotten {lines[3][15:25]} -->~~broker rabbitmq retired~~",
+        ]
+    )
+    assert "5672" not in cli("search", "rabbitmq")
+
+
+def test_search_json_carries_line_numbers(memory_root: Path) -> None:
+    cli("write", "--to", "memory", "--text", "- a\n- b\n- postgres on 5433")
+    cli("forget", "MEMORY.md:1")
+
+    (hit,) = json.loads(cli("search", "postgres", "--json"))["results"]
+
+    assert hit["line"] == 3
+    assert {"line": 3, "text": "- postgres on 5433", "match": True} in hit["lines"]
+    assert {"line": 2, "text": "- b", "match": False} in hit["lines"]

@@ -88,6 +88,7 @@ async def test_client_session(memory_root: Path, tmp_path: Path) -> None:
             assert not error
             assert text.startswith("Searched 2 terms: redis(1) port(1) across 1 file.")
             assert f"{note}  [matched: redis, port]" in text
+            assert f"\n{note}:1:Redis port 6380 on dev." in text  # forget's PATH:LINE
             assert await call("memory_read", target="notes/redis") == (
                 False,
                 "Redis port 6380 on dev.\n",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, render_text, search_docs
+from memhooks.memory import Store, render_text, search, search_docs
 from memhooks.memory.render import paginate, to_json
 from tests.conftest import run_cli
 
@@ -60,12 +60,13 @@ def test_zerostack_example_through_the_real_command(memory_root: Path) -> None:
         in out
     )
     assert (
-        f"projects/{SLUG}/daily/2026-03-28.md  [matched: redis, port]\n### 14:32 — deploy troubleshooting"
+        f"projects/{SLUG}/daily/2026-03-28.md  [matched: redis, port]\n"
+        f"projects/{SLUG}/daily/2026-03-28.md-1-### 14:32 — deploy troubleshooting"
         in out
     )
     assert (
-        f"projects/{SLUG}/notes/port-setup.md  [matched: port]\n(filename match)\n# Local dev environment"
-        in out
+        f"projects/{SLUG}/notes/port-setup.md  [matched: port]\n(filename match)\n"
+        f"projects/{SLUG}/notes/port-setup.md-1-# Local dev environment" in out
     )
     assert "truncated" not in out
 
@@ -191,3 +192,45 @@ def test_no_match_says_so(memory_root: Path) -> None:
         text
         == "Searched 1 term: kubernetes(0) across 0 files. No matches: try other words."
     )
+
+
+@pytest.mark.parametrize("ranking", ["default", "baseline"])
+def test_lines_are_numbered_as_in_the_file_on_disk(
+    memory_root: Path, ranking: str
+) -> None:
+    # Search never sees forgotten lines, yet the numbers it gives are grep's: a line
+    # forgotten above, a CRLF file and a note's header lines all count.
+    store = Store(memory_root, SLUG)
+    note = memory_root / f"projects/{SLUG}/notes/kafka.md"
+    note.parent.mkdir(parents=True)
+    note.write_bytes(
+        b"aliases: broker\r\n"
+        b"superseded-by: notes/queue2.md (2026-11-30)\r\n"
+        b"<!-- forgotten 2026-11-30 -->~~kafka on 9092~~\r\n"
+        b"intro\r\n"
+        b"<!-- forgotten 2026-11-30 -->~~kafka again~~\r\n"
+        b"<!-- forgotten 2026-11-30 -->~~and again~~\r\n"
+        b"kafka retention is 7 days\r\n"
+        b"tail\r\n"
+    )
+    if ranking == "default":
+        result = search(store, "kafka retention")
+    else:
+        result = search_docs(
+            store.corpus().values(), "kafka retention", ranking="baseline"
+        )
+
+    (hit,) = result.hits
+    numbered = [(ln.number, ln.text, ln.match) for ln in hit.lines if ln.number]
+    assert numbered == [
+        (1, "aliases: broker", False),
+        (2, "superseded-by: notes/queue2.md (2026-11-30)", False),
+        (4, "intro", False),
+        (7, "kafka retention is 7 days", True),
+        (8, "tail", False),
+    ]
+    assert hit.line == 7
+    text = render_text(result)
+    assert f"projects/{SLUG}/notes/kafka.md:7:kafka retention is 7 days\n" in text
+    assert f"projects/{SLUG}/notes/kafka.md-4-intro\n" in text
+    assert "(superseded by notes/queue2.md on 2026-11-30)" in text

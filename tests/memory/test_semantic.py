@@ -208,7 +208,9 @@ def test_without_meaning_the_output_is_unchanged(memory_root: Path) -> None:
         "path",
         "matched",
         "filename_only",
+        "line",
         "snippet",
+        "lines",
     }
 
 
