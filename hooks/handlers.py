@@ -66,13 +66,12 @@ def _budget(event: Event, configured: int) -> int:
 
 
 def _block(event: Event, state: SessionState, view: View) -> str:
-    docs = view.corpus()
+    budget = _budget(event, view.config.inject.budget)
+    docs, newest = view.block_corpus(budget)
     block, shares = render_shares(
-        sections(docs, today()),
-        _budget(event, view.config.inject.budget),
-        usage_line(event.cwd, event.harness),
+        sections(docs, today()), budget, usage_line(event.cwd, event.harness)
     )
-    state.noticed_at = max((d.mtime_ns for d in docs.values()), default=1)
+    state.noticed_at = newest
     state.own = {}
     state.injected = {
         rel: fingerprint(d)

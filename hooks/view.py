@@ -18,9 +18,11 @@ from memhooks.memory import (
     default_root,
     parse_config,
 )
+from memhooks.memory.inject import index_line
 from memhooks.memory.layered import Layered, open_index
 from memhooks.memory.paths import kind_of
 from memhooks.memory.search import search
+from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -82,6 +84,37 @@ class View:
             if self._docs is not None:
                 self._start_meaning(list(self._docs.values()))
         return self
+
+    def block_corpus(self, budget: int) -> tuple[dict[str, Doc], int]:
+        """What the block is built from, and the newest modification time in scope.
+
+        A session process holds every document already. A hook reads only what a block of
+        `budget` bytes can show: MEMORY.md, the scratchpad, the two newest logs, and notes
+        in name order until their index lines fill it (reading every note cost a
+        SessionStart hook ~0.8 s at ten thousand notes); the rest is stat'ed, not read.
+        """
+        if self.indexed or self._docs is not None:
+            everything = self.corpus()
+            return everything, max((d.mtime_ns for d in everything.values()), default=1)
+        found = self.store.walk()
+        by_key = sorted(found, key=lambda f: f.key)
+        docs: dict[str, Doc] = {}
+        logs = 0
+        # The newest logs first; one emptied or wholly forgotten does not count.
+        for f in reversed(by_key):
+            if f.kind == "daily" and logs < 2 and (d := self.store.read_listed(f.rel)):
+                docs[f.rel] = d
+                logs += bool(d.text.strip())
+        used = 0  # bytes of the notes' index lines so far
+        for f in by_key:
+            wanted = f.kind in ("memory", "scratchpad") or (
+                f.kind == "note" and used <= budget
+            )
+            if wanted and (d := self.store.read_listed(f.rel)):
+                docs[f.rel] = d
+                if f.kind == "note":
+                    used += nbytes(index_line(d)) + 1
+        return docs, max((f.mtime_ns for f in found), default=1)
 
     def _start_meaning(self, docs: list[Doc]) -> None:
         index = open_meaning(

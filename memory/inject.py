@@ -64,7 +64,7 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
         out.append(Section(f"Daily log {logs[1].key}", logs[1].text.strip(), "older"))
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
-        index = [_index_line(d) for d in notes]
+        index = [index_line(d) for d in notes]
         out.append(
             Section(
                 "Notes (read with `memhooks read notes/NAME`)",
@@ -93,7 +93,8 @@ def _head(doc: Doc, lines: int = 12) -> list[str]:
     return doc.text.split("\n", lines)[:lines]
 
 
-def _index_line(doc: Doc) -> str:
+def index_line(doc: Doc) -> str:
+    """A note's line in the block's index of notes."""
     # Forgotten notes never reach here (Store.load drops them); superseded ones say so.
     newer = superseded_by(_head(doc))
     mark = f"(superseded by notes/{newer.by}.md) " if newer else ""
@@ -243,6 +244,7 @@ __all__ = [
     "Section",
     "Share",
     "build",
+    "index_line",
     "render",
     "render_shares",
     "sections",

@@ -37,3 +37,37 @@ def test_a_session_whose_index_file_is_damaged_answers_and_reopens_it(
             search_docs(docs.values(), word)
         ), word
     Segment(Bytes(index_file.read_bytes()))  # dropped and built anew
+
+
+def test_a_hook_builds_the_block_a_whole_corpus_gives(tmp_path: Path) -> None:
+    """The SessionStart hook reads only what the block can show; the block is the same."""
+    from memhooks.memory import today
+    from memhooks.memory.inject import render_shares, sections
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    store = Store.for_project(tmp_path / "root", project)
+    store.write_memory("- Run make test before pushing.")
+    store.write_scratchpad("- [ ] ship the CSV export")
+    rng = random.Random(5)
+    for i in range(400):  # far more notes than a block's index can list
+        words = " ".join(rng.choice(WORDS) for _ in range(8))
+        store.write_note(f"n{rng.randrange(10**6):06d}-{i}", f"{words}\nmore {i}")
+    logs = store.root / "projects" / store.slug / "daily"
+    logs.mkdir(parents=True, exist_ok=True)
+    for day in ("2026-11-28", "2026-11-29", "2026-11-30"):
+        (logs / f"{day}.md").write_text(f"# {day}\n- did {day}\n")
+    # The newest log holds nothing: the block shows the two before it.
+    (logs / "2026-12-01.md").write_text("\n")
+    for budget in (600, 4000, 9000):
+        hook = View.open(tmp_path / "root", project)
+        session = View.open(tmp_path / "root", project, indexed=True)
+        (few, newest), (every, newest_all) = (
+            hook.block_corpus(budget),
+            session.block_corpus(budget),
+        )
+        assert len(few) < len(every) and newest == newest_all
+        assert (
+            render_shares(sections(few, today()), budget)[0]
+            == render_shares(sections(every, today()), budget)[0]
+        )
