@@ -37,7 +37,7 @@ from memhooks.memory.paths import daily
 from memhooks.memory.text import cut, nbytes, neutralise
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
     from memhooks.hooks.view import View
     from memhooks.hooks.wire import Kind
@@ -155,7 +155,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     auto = view.config.auto_search
     if not auto.enabled:
         return after
-    docs = view.corpus()
+    docs = view.prompt_docs(state.noticed_at)
     # The notice takes at most half the budget: the hits are what the prompt asked for.
     notice = _changes(state, docs, _budget(event, auto.budget) // 2)
     terms = significant_terms(prompt)
@@ -192,7 +192,7 @@ _CONSIDERED = 20
 
 def _fresh_hits(
     result: SearchResult,
-    docs: dict[str, Doc],
+    docs: Mapping[str, Doc],
     state: SessionState,
     need: int,
     prompt: str,
@@ -232,7 +232,7 @@ def _fresh_hits(
     yield from later
 
 
-def _changes(state: SessionState, docs: dict[str, Doc], limit: int) -> str | None:
+def _changes(state: SessionState, docs: Mapping[str, Doc], limit: int) -> str | None:
     """One line naming memory files edited or added since the block was built (each change
     is told once; our own writes are not news), in at most `limit` bytes: the names that
     fit, then how many more.

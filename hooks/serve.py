@@ -39,12 +39,15 @@ if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectSendStream
 
     from memhooks.hooks.events import Event, Harness
+    from memhooks.hooks.view import View
 
 logger = logging.getLogger(__name__)
 
 MAX_REQUEST = 16 * 1024 * 1024
 #: How often the process checks that its harness, its socket and its session are still there.
 CHECK_EVERY = 0.5
+#: A session process reads its corpus after its first answer, or this long after start.
+WARM_AFTER = 1.0
 #: How long an event in progress may delay the way out.
 FINISH_WITHIN = 1.5
 
@@ -104,14 +107,32 @@ class _Process:
         self.stop = anyio.Event()
         self.last = anyio.current_time()
         self._lock = anyio.Lock()
+        self._warming: list[View] = []
+        self._answered = anyio.Event()
 
     async def answer(self, line: bytes, harness: Harness | None) -> Answer:
         async with self._lock:  # handlers share the session's state
             result = await answer(line, harness, self.sessions)
         self.last = anyio.current_time()
+        self._answered.set()
         if result.ended:
             self.stop.set()
         return result
+
+    def warm(self, view: View) -> None:
+        """Read `view`'s corpus and index in the background once `run` starts."""
+        self._warming.append(view)
+
+    async def _warm(self, view: View) -> None:
+        # After the first answer (or a quiet moment): reading ten thousand notes holds
+        # the interpreter, and the prompt right after SessionStart must not wait on it.
+        with anyio.move_on_after(WARM_AFTER):
+            await self._answered.wait()
+        try:
+            await anyio.to_thread.run_sync(view.index)
+            await anyio.to_thread.run_sync(view.catch_up)  # edits made while reading
+        except Exception:
+            logger.exception("reading the corpus failed; answering from the index file")
 
     def _changed(self, rels: set[str]) -> None:
         for view in self.sessions.views():
@@ -133,6 +154,8 @@ class _Process:
             # while, and a hook must not wait for it.
             tg.start_soon(serve_then_stop)
             tg.start_soon(watch_root, self.root, self._changed, self.stop)
+            for view in self._warming:
+                tg.start_soon(self._warm, view)
             await anyio.sleep(
                 0.1
             )  # the watcher is up: catch up with edits made meanwhile
@@ -264,8 +287,9 @@ async def serve_socket(
     if warm is not None:
         process.sessions.adopt(warm)
     if project is not None:
-        # Before serving: a hook waits for this instead of reading the corpus itself.
-        await anyio.to_thread.run_sync(lambda: process.sessions.view(project).index())
+        # Read while answering: until the corpus is in memory, a prompt is answered from
+        # the index file as a hook would be (`View.search`), not kept waiting.
+        process.warm(process.sessions.view(project))
 
     async def on_connect(stream: SocketStream) -> None:
         # One client's trouble (a liveness probe that hangs up, a hook killed mid-reply)

@@ -18,6 +18,7 @@ from memhooks.memory import (
     default_root,
     parse_config,
 )
+from memhooks.memory.index_file import has_index
 from memhooks.memory.inject import index_line
 from memhooks.memory.layered import Layered, open_index
 from memhooks.memory.paths import kind_of
@@ -25,7 +26,7 @@ from memhooks.memory.search import search
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
     from pathlib import Path
 
     from memhooks.memory import Doc
@@ -52,6 +53,9 @@ class View:
         # thread, re-reads the log it just wrote: two patches of one index at once
         # corrupt it (a condensed daily log made it a KeyError in every session).
         self._patching = threading.Lock()
+        #: Held while the corpus and the index are read (a session process does that in
+        #: the background while it already answers).
+        self._loading = threading.RLock()
 
     @classmethod
     def open(
@@ -71,11 +75,30 @@ class View:
 
     def corpus(self) -> dict[str, Doc]:
         """Every document in scope; read from disk once, then kept."""
-        if self._docs is None:
-            self._docs = self.store.corpus()
-            if self.indexed:
-                self._start_meaning(list(self._docs.values()))
-        return self._docs
+        with self._loading:
+            if self._docs is None:
+                docs = self.store.corpus()
+                if self.indexed:
+                    self._start_meaning(list(docs.values()))
+                self._docs = docs
+            return self._docs
+
+    def loaded(self) -> bool:
+        """True once the whole corpus is in memory."""
+        return self._docs is not None
+
+    def prompt_docs(self, since: int) -> Mapping[str, Doc]:
+        """The documents a prompt needs: the corpus once in memory; before that, those
+        changed after `since` (ns), and any other read when first asked for. A hook, or a
+        session process still reading ten thousand notes, so reads a few, not all.
+        """
+        if self._docs is not None:
+            return self._docs
+        docs = _OnDemand(self.store)
+        for f in self.store.walk() if since else ():  # 0: no block, so no news either
+            if f.mtime_ns > since and (d := self.store.read_listed(f.rel)):
+                docs[f.rel] = d
+        return docs
 
     def kept(self) -> View:
         """This view, from now on kept by a session process (with an index, and meaning)."""
@@ -126,13 +149,20 @@ class View:
 
     def index(self) -> Layered:
         """The corpus's inverted index: the index file, patched per re-read file."""
-        if self._index is None:
-            self._index = open_index(self.store, docs=self.corpus())
-        return self._index
+        with self._loading:
+            if self._index is None:
+                self._index = open_index(self.store, docs=self.corpus())
+            return self._index
 
     def search(self, query: str) -> SearchResult:
-        """`memory.search.search` over what this view holds: the index in a session, else the corpus."""
+        """`memory.search.search` over what this view holds: the index and corpus in a
+        session, else the index file (or, with none yet, the corpus)."""
         ranking = self.config.search.ranking
+        ready = self._docs is not None and (self._index is not None or not self.indexed)
+        if not ready and ranking == "default" and has_index(self.store):
+            # Not read yet (a hook, or a session process that is still reading): search
+            # as `memhooks search` does, from the index file and the files changed since.
+            return search(self.store, query)
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
         if self.indexed and ranking == "default":
@@ -194,3 +224,18 @@ class View:
         # Once each: catching up and the watcher may both have re-read one edit.
         out, self.reread = list(dict.fromkeys(self.reread)), []
         return out
+
+
+class _OnDemand(dict[str, "Doc"]):
+    """Documents read so far; any other is read when first looked up."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__()
+        self.store = store
+
+    def __missing__(self, rel: str) -> Doc:
+        doc = self.store.read_listed(rel)
+        if doc is None:
+            raise KeyError(rel)
+        self[rel] = doc
+        return doc

@@ -56,6 +56,11 @@ def open_index(scope: Scope) -> IndexFile | None:
         return None
 
 
+def has_index(scope: Scope) -> bool:
+    """True when an index file of this scope is there to be read (nothing is opened)."""
+    return _path(scope).is_file()
+
+
 def save_index(scope: Scope, chunks: Iterable[bytes]) -> None:
     """Replace the on-disk index by `chunks`, written as they come (see `write_atomic`).
 

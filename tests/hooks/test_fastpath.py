@@ -17,6 +17,7 @@ from memhooks.hooks.client import default_root
 from memhooks.hooks.wire import answers, socket_path
 from memhooks.memory import Store, slug_for
 from memhooks.memory import default_root as memory_default_root
+from tests.conftest import children_cpu_seconds
 from tests.processes import session_processes
 
 FAST = {"MEMHOOKS_SESSION_PROCESS": "1"}
@@ -277,3 +278,30 @@ def test_clients_that_hang_up_do_not_end_the_session_process(
     assert _servers(memory_root) == [pid]
     _hook(_payload("SessionEnd", project, "probe-1", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root)) and not os.path.exists(path)
+
+
+def test_the_prompt_right_after_session_start_reaches_the_session_process(
+    memory_root: Path, project: Path
+) -> None:
+    """`claude -p`: the prompt hook follows SessionStart at once. The socket listens before
+    SessionStart's hook exits, and a session process still reading its corpus answers from
+    the index file: the hook costs a thin client's CPU, not an in-process hook's."""
+    notes = memory_root / "projects" / slug_for(str(project)) / "notes"
+    for i in range(1500):  # enough that reading the corpus outweighs a thin client
+        (notes / f"n{i:04d}.md").write_text(f"note {i} about topic {i % 37}\n")
+    _hook(_payload("SessionStart", project, "warm-up", source="startup"), {})
+    ask = "where is the stripe webhook secret?"
+
+    def prompt_cpu(session: str, env: dict[str, str]) -> tuple[float, str]:
+        start = _payload("SessionStart", project, session, source="startup")
+        assert _hook(start, env).returncode == 0
+        before = children_cpu_seconds()
+        done = _hook(_payload("UserPromptSubmit", project, session, prompt=ask), env)
+        return children_cpu_seconds() - before, done.stdout
+
+    in_process, slow = prompt_cpu("slow-2", {})
+    forwarded, fast = prompt_cpu("fast-2", FAST)
+    assert "kv/shop/stripe" in fast and json.loads(fast) == json.loads(slow)
+    assert forwarded < in_process / 2, (forwarded, in_process)
+    _hook(_payload("SessionEnd", project, "fast-2", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
