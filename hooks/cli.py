@@ -25,7 +25,7 @@ from memhooks.hooks.constants import (
 )
 from memhooks.hooks.errors import HookError, UsageError
 from memhooks.memory import MemoryStoreError
-from memhooks.memory.constants import ENV_HOME
+from memhooks.memory.home import ENV_HOME
 
 if TYPE_CHECKING:
     import argparse

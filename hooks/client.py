@@ -19,23 +19,11 @@ from memhooks.hooks.wire import (
     request,
     socket_path,
 )
+from memhooks.memory.home import root_dir
 
 #: How long a thin client waits to reach the session process before doing the work itself.
 CONNECT_TIMEOUT = 0.5
 MAX_REPLY = 1024 * 1024
-
-
-def default_root(explicit: str | None = None) -> str:
-    """The memory root exactly as `memory.store.default_root` resolves it (kept import-free)."""
-    if explicit:
-        return os.path.abspath(os.path.expanduser(explicit))
-    if os.environ.get("MEMHOOKS_HOME"):
-        return os.path.abspath(os.path.expanduser(os.environ["MEMHOOKS_HOME"]))
-    if os.environ.get("XDG_DATA_HOME"):
-        return os.path.join(
-            os.path.abspath(os.path.expanduser(os.environ["XDG_DATA_HOME"])), "memhooks"
-        )
-    return os.path.join(os.path.expanduser("~"), ".local", "share", "memhooks")
 
 
 def _option(argv: list[str], name: str) -> str | None:
@@ -57,7 +45,7 @@ def forward(argv: list[str], payload: bytes) -> str | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("session_id"), str):
         return None
-    path = socket_path(default_root(_option(argv, "--root")), data["session_id"])
+    path = socket_path(root_dir(_option(argv, "--root")), data["session_id"])
     if not os.path.exists(path) or not private_dir_ok(os.path.dirname(path)):
         return None
     import socket  # only now: a SessionStart hook (no socket yet) never needs it

@@ -32,7 +32,7 @@ from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
     from memhooks.memory import WriteResult
-    from memhooks.memory.search import Ranking
+    from memhooks.memory.searching import Ranking
     from memhooks.memory.store import WriteMode
 
 logger = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """`memhooks eval`: run labelled queries through the real search and score them.
 
 Each query runs in its own project, ``Store(root, query.project)``, through
-`memory.search.search` — the function behind ``memhooks search`` — so a number printed
+`memory.searching.search` — the function behind ``memhooks search`` — so a number printed
 here is a number the model would see. Each project's corpus is read once and reused,
 as a session process does, which keeps 2,000 queries within seconds.
 """
@@ -20,13 +20,13 @@ from memhooks.hooks.meaning import open_meaning
 from memhooks.hooks.progress import status
 from memhooks.memory import Store, default_root, parse_config
 from memhooks.memory.index import Index
-from memhooks.memory.search import search
+from memhooks.memory.searching import search
 
 if TYPE_CHECKING:
     from memhooks.memory import Doc
     from memhooks.memory.evaluate import Query
     from memhooks.memory.results import SearchResult
-    from memhooks.memory.search import Ranking
+    from memhooks.memory.searching import Ranking
     from memhooks.memory.semantic import SemanticIndex
 
 logger = logging.getLogger(__name__)

@@ -31,7 +31,7 @@ from memhooks.memory import (
 )
 from memhooks.memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
 from memhooks.memory.inject import USAGE_MCP
-from memhooks.memory.search import search
+from memhooks.memory.searching import search
 
 if TYPE_CHECKING:
     from collections.abc import Callable

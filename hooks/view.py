@@ -22,7 +22,7 @@ from memhooks.memory.index_file import has_index
 from memhooks.memory.inject import index_line
 from memhooks.memory.layered import Layered, open_index
 from memhooks.memory.paths import kind_of
-from memhooks.memory.search import search
+from memhooks.memory.searching import search
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ class View:
             return self._index
 
     def search(self, query: str) -> SearchResult:
-        """`memory.search.search` over what this view holds: the index and corpus in a
+        """`memory.searching.search` over what this view holds: the index and corpus in a
         session, else the index file (or, with none yet, the corpus)."""
         ranking = self.config.search.ranking
         ready = self._docs is not None and (self._index is not None or not self.indexed)

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from typing import Final
 
-ENV_HOME: Final = "MEMHOOKS_HOME"
-ENV_XDG_DATA_HOME: Final = "XDG_DATA_HOME"
-APP_DIR: Final = "memhooks"
-
 MEMORY_FILE: Final = "MEMORY.md"
 SCRATCHPAD_FILE: Final = "SCRATCHPAD.md"
 CONFIG_FILE: Final = "config.toml"

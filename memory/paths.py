@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from memhooks.memory.constants import (
-    APP_DIR,
     DAILY_DIR,
-    ENV_HOME,
-    ENV_XDG_DATA_HOME,
     MEMORY_FILE,
     NOTES_DIR,
     PROJECTS_DIR,
@@ -27,6 +23,7 @@ from memhooks.memory.constants import (
     SLUG_BASENAME_MAX,
 )
 from memhooks.memory.errors import InvalidTargetError, UnsafeNameError
+from memhooks.memory.home import root_dir
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -56,14 +53,7 @@ def default_root(
     """The memory root: `explicit`, else $MEMHOOKS_HOME, else $XDG_DATA_HOME/memhooks, else
     ~/.local/share/memhooks.
     """
-    env = os.environ if env is None else env
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    if env.get(ENV_HOME):
-        return Path(env[ENV_HOME]).expanduser().absolute()
-    if env.get(ENV_XDG_DATA_HOME):
-        return Path(env[ENV_XDG_DATA_HOME]).expanduser().absolute() / APP_DIR
-    return Path.home() / ".local" / "share" / APP_DIR
+    return Path(root_dir(explicit, env))
 
 
 def project_dir(cwd: str | Path) -> Path:

@@ -9,16 +9,17 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.hooks.client import default_root
 from memhooks.hooks.wire import answers, socket_path
 from memhooks.memory import Store, slug_for
-from memhooks.memory import default_root as memory_default_root
 from tests.conftest import children_cpu_seconds
 from tests.processes import session_processes
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FAST = {"MEMHOOKS_SESSION_PROCESS": "1"}
 
@@ -85,22 +86,6 @@ def hook(p):
 print(json.dumps(hook(START)), flush=True)
 time.sleep(60)
 """
-
-
-def test_client_resolves_the_root_like_the_core(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    for env in (
-        {"MEMHOOKS_HOME": str(tmp_path / "a")},
-        {"XDG_DATA_HOME": str(tmp_path / "x")},
-        {},
-    ):
-        monkeypatch.delenv("MEMHOOKS_HOME", raising=False)
-        monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-        for k, v in env.items():
-            monkeypatch.setenv(k, v)
-        assert Path(default_root()) == memory_default_root()
-    assert Path(default_root("~/r")) == memory_default_root("~/r")
 
 
 def test_prompts_are_forwarded_and_answered_like_in_process(

@@ -11,7 +11,7 @@ import pytest
 from memhooks.memory import Store, search, search_docs
 from memhooks.memory.index import Index
 from memhooks.memory.render import to_json
-from memhooks.memory.search import search_index
+from memhooks.memory.searching import search_index
 
 if TYPE_CHECKING:
     from pathlib import Path

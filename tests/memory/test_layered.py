@@ -15,7 +15,7 @@ from memhooks.memory import layered as layered_mod
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.layered import open_index
 from memhooks.memory.render import to_json
-from memhooks.memory.search import search_index
+from memhooks.memory.searching import search_index
 from memhooks.memory.segment import Bytes, Segment, encode
 from tests.memory.test_index import SLUG, WORDS, _random_root
 

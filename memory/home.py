@@ -1,0 +1,40 @@
+"""Where the memory root is, from the command line and the environment alone.
+
+It imports `os` only: a hook's thin client (`hooks.client`) resolves the root on every
+prompt, and `memory.paths.default_root` is this same function.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: Not `typing.TYPE_CHECKING`: importing `typing` would cost the thin client more than
+#: this whole module. Type checkers read this name the same way.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+ENV_HOME = "MEMHOOKS_HOME"
+ENV_XDG_DATA_HOME = "XDG_DATA_HOME"
+APP_DIR = "memhooks"
+
+
+def root_dir(
+    explicit: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """The memory root, absolute: `explicit`, else $MEMHOOKS_HOME, else
+    $XDG_DATA_HOME/memhooks, else ~/.local/share/memhooks.
+    """
+    env = os.environ if env is None else env
+    for base, sub in (
+        (explicit, ""),
+        (env.get(ENV_HOME), ""),
+        (env.get(ENV_XDG_DATA_HOME), APP_DIR),
+    ):
+        if base:
+            path = os.path.expanduser(os.fspath(base))
+            if not os.path.isabs(path):
+                path = os.path.join(os.getcwd(), path)
+            return os.path.join(path, sub) if sub else path
+    return os.path.join(os.path.expanduser("~"), ".local", "share", APP_DIR)
