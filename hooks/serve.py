@@ -24,6 +24,7 @@ from anyio.abc import SocketListener
 from anyio.lowlevel import EventLoopToken, checkpoint, current_token
 
 from memhooks.hooks.adapters import render, render_error
+from memhooks.hooks.reread import Rereads
 from memhooks.hooks.runner import Sessions, decode, handle
 from memhooks.hooks.state import state_rel
 from memhooks.hooks.watch import watch_root
@@ -109,9 +110,11 @@ class _Process:
         self._lock = anyio.Lock()
         self._warming: list[View] = []
         self._answered = anyio.Event()
+        self.rereads = Rereads(self.sessions.views)
 
     async def answer(self, line: bytes, harness: Harness | None) -> Answer:
         async with self._lock:  # handlers share the session's state
+            await self.rereads.settle()  # an edit just made, not a 30 MB note
             result = await answer(line, harness, self.sessions)
         self.last = anyio.current_time()
         self._answered.set()
@@ -135,8 +138,7 @@ class _Process:
             logger.exception("reading the corpus failed; answering from the index file")
 
     def _changed(self, rels: set[str]) -> None:
-        for view in self.sessions.views():
-            view.refresh(rels)
+        self.rereads.add(rels)  # in a thread: the event loop never reads a file
 
     async def run(
         self,

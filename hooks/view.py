@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from memhooks.memory import Doc
+    from memhooks.memory.index import Prepared
     from memhooks.memory.results import SearchResult
 
 logger = logging.getLogger(__name__)
@@ -193,31 +194,43 @@ class View:
         self.refresh([*stale, *(rel for rel in self._docs if rel not in now)])
 
     def refresh(self, rels: Iterable[str]) -> None:
-        """Re-read just these root-relative files (edited, created or deleted)."""
+        """Re-read just these root-relative files (edited, created or deleted).
+
+        Reading and tokenizing happen outside the lock a search takes (a 30 MB note
+        takes seconds); only the patch itself is made under it, so a search answers
+        meanwhile with what the view held before.
+        """
         if self._docs is None:
             return
-        with self._patching:
-            self._refresh(rels)
-
-    def _refresh(self, rels: Iterable[str]) -> None:
-        assert self._docs is not None
         scope = f"projects/{self.store.slug}/"
         for rel in rels:
             loc = kind_of(rel)
             if loc is None or not (rel == "MEMORY.md" or rel.startswith(scope)):
                 continue
             doc = self.store.load(loc)
-            self.reread.append(rel)
+            index = self._index
+            prepared = (
+                index.prepare(doc) if index is not None and doc is not None else None
+            )
             if self.meaning is not None:
                 self.meaning.changed(rel, doc)
-            if doc is None:
-                self._docs.pop(rel, None)
-                if self._index is not None:
-                    self._index.remove(rel)
-            else:
-                self._docs[rel] = doc
-                if self._index is not None:
-                    self._index.add(doc)
+            with self._patching:
+                self._patch(rel, doc, prepared if self._index is index else None)
+
+    def _patch(self, rel: str, doc: Doc | None, prepared: Prepared | None) -> None:
+        assert self._docs is not None
+        self.reread.append(rel)
+        # A new dict, not a change to the one a handler may be iterating in its thread.
+        docs = dict(self._docs)
+        if doc is None:
+            docs.pop(rel, None)
+            if self._index is not None:
+                self._index.remove(rel)
+        else:
+            docs[rel] = doc
+            if self._index is not None:
+                self._index.add(doc, prepared)
+        self._docs = docs
 
     def take_reread(self) -> list[str]:
         """Files re-read since the last call (the session reports them per event)."""

@@ -10,8 +10,6 @@ every way gives the same ranking.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import unicodedata
 from array import array
 from collections import Counter
@@ -36,8 +34,19 @@ class Analysis(NamedTuple):
     fields: frozenset[str]  #: keys of the file name and the aliases line
 
 
+class Prepared(NamedTuple):
+    """A document's `Analysis`, and the document it replaces with its own (`Index.add`)."""
+
+    analysis: Analysis
+    old: tuple[Doc, Analysis] | None = None
+
+
 #: Distinct lines remembered while tokenizing one document (memory stays bounded).
 SEEN_LINES = 65_536
+#: Lines of one file tokenized per needle when only a query's keys are wanted (a one-shot
+#: search's changed files, a snippet): a word on every line of a 20 MB log then costs
+#: what it costs in a short note, and its counts past these lines are left out.
+LINES_PER_NEEDLE = 2_000
 
 
 def analyze(doc: Doc, only: Query | None = None) -> Analysis:
@@ -52,7 +61,9 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
     lines: Counter[str] = Counter()
     text = doc.text.split("\n")
     # Folding never adds or removes a newline, so line i of the folded text is line i.
-    wanted = None if only is None else only.lines(_fold(doc.text))
+    wanted = None
+    if only is not None:
+        wanted = lines_holding(fold(doc.text), only.needles, LINES_PER_NEEDLE)[0]
     seen: dict[str, list[str]] = {}  # a log repeats its lines: tokenize each text once
     for i, line in enumerate(text):
         if wanted is not None and i not in wanted:
@@ -81,20 +92,34 @@ class Query(NamedTuple):
     keys: frozenset[str]
     needles: tuple[str, ...]
 
-    def lines(self, folded: str) -> set[int]:
-        """Indexes of the lines of `folded` text that hold a needle (may hold a key)."""
-        hits: set[int] = set()
-        starts: list[int] | None = None
-        for n in self.needles:
-            at = folded.find(n)
-            while at != -1:
-                if starts is None:
-                    starts = list(
-                        itertools.accumulate(len(x) + 1 for x in folded.split("\n"))
-                    )
-                hits.add(bisect.bisect_right(starts, at))
-                at = folded.find(n, at + 1)
-        return hits
+
+def lines_holding(
+    folded: str, needles: Iterable[str], cap: int | None = None
+) -> tuple[set[int], bool]:
+    """Indexes of the lines of `folded` text holding one of `needles`, and whether any
+    needle was found on more than `cap` lines (only its first `cap` lines are given).
+
+    Each line is looked at once per needle however often the needle repeats on it, so the
+    work is bounded by `cap` per needle (a common word in a 20 MB log stops early).
+    """
+    hits: set[int] = set()
+    capped = False
+    for n in needles:
+        found = line = pos = 0
+        at = folded.find(n)
+        while at != -1:
+            if found == cap:
+                capped = True
+                break
+            line += folded.count("\n", pos, at)
+            hits.add(line)
+            found += 1
+            end = folded.find("\n", at)
+            if end == -1:
+                break
+            pos, line = end + 1, line + 1
+            at = folded.find(n, pos)  # the next line: once per line is enough
+    return hits, capped
 
 
 def line_keys(line: str) -> set[str]:
@@ -116,19 +141,19 @@ def prefilter(needles: Sequence[str]) -> Callable[[bytes, Located], bool]:
         for n in raw:
             if n in low:
                 return True
-        name = _fold(loc.rel.rsplit("/", 1)[-1])
+        name = fold(loc.rel.rsplit("/", 1)[-1])
         if any(n in name for n in needles):
             return True
         if low.isascii():
             return False
-        text = _fold(low.decode("utf-8", "replace"))
+        text = fold(low.decode("utf-8", "replace"))
         return any(n in text for n in needles)
 
     return keep
 
 
-def _fold(text: str) -> str:
-    # What `memory.terms.keys` does to text before matching: NFKC, then casefold.
+def fold(text: str) -> str:
+    """`text` as `memory.terms.keys` sees it before matching: NFKC, then casefold."""
     return (text if text.isascii() else unicodedata.normalize("NFKC", text)).casefold()
 
 
@@ -251,9 +276,24 @@ class Index:
 
     # -- changes ----------------------------------------------------------------------
 
-    def add(self, doc: Doc) -> None:
-        """Index `doc`, replacing the document at the same path."""
-        self.remove(doc.rel)
+    def prepare(self, doc: Doc) -> Analysis:
+        """`doc`'s keys as `add` files them: the slow part, to do before taking a lock."""
+        return analyze(doc, self._only)
+
+    def add(
+        self,
+        doc: Doc,
+        analysis: Analysis | None = None,
+        old: tuple[Doc, Analysis] | None = None,
+    ) -> None:
+        """Index `doc`, replacing the document at the same path.
+
+        Args:
+            doc: the document.
+            analysis: `prepare(doc)`, if done already.
+            old: the document this replaces and its `prepare`, if done already.
+        """
+        self.remove(doc.rel, old)
         i = self._free.pop() if self._free else len(self._docs)
         if i == len(self._docs):
             self._docs.append(doc)
@@ -265,22 +305,21 @@ class Index:
             self._daily[doc.rel] = doc.key
         self._ids[doc.rel] = i
         self._size += doc.size
-        a = analyze(doc, self._only)
+        a = analysis or analyze(doc, self._only)
         for k, n in a.tf.items():
             self._post.setdefault(k, array("I")).extend((i, n, a.lines[k]))
         for k in a.fields:
             self._fields.setdefault(k, set()).add(i)
 
-    def remove(self, rel: str) -> None:
-        """Forget the document at `rel` (no-op when absent)."""
+    def remove(self, rel: str, old: tuple[Doc, Analysis] | None = None) -> None:
+        """Forget the document at `rel` (no-op when absent); `old` as for `add`."""
         i = self._ids.pop(rel, None)
         if i is None:
             return
         doc = self._docs[i]
         assert doc is not None
-        a = analyze(
-            doc, self._only
-        )  # re-derived, not stored: memory is what an index costs
+        # Re-derived, not stored: memory is what an index costs.
+        a = old[1] if old is not None and old[0] is doc else analyze(doc, self._only)
         for k in a.tf:
             post = self._post[k]
             for j in range(0, len(post), 3):

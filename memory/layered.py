@@ -26,7 +26,7 @@ from memhooks.memory import index_file
 from memhooks.memory.changes import Seen, compare
 from memhooks.memory.corpus import make_doc
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.index import Index, prefilter
+from memhooks.memory.index import Index, Prepared, prefilter
 from memhooks.memory.paths import Located, kind_of
 from memhooks.memory.scope import Found
 from memhooks.memory.segment import DAILY, HIDDEN, MARKED, Segment, encode
@@ -350,10 +350,21 @@ class Layered:
 
     # -- changes ----------------------------------------------------------------------
 
-    def add(self, doc: Doc) -> None:
+    def prepare(self, doc: Doc) -> Prepared:
+        """What `add` needs of `doc` and of the document it replaces, worked out before
+        taking a lock (tokenizing a 30 MB note takes seconds; patching, a moment).
+        """
+        before = self._over.get(doc.rel)
+        old = None if before is None else (before, self._over.prepare(before))
+        return Prepared(self._over.prepare(doc), old)
+
+    def add(self, doc: Doc, prepared: Prepared | None = None) -> None:
         """Index `doc` (in memory), replacing the document at the same path."""
         self._drop_live(doc.rel)
-        self._over.add(doc)
+        if prepared is None:
+            self._over.add(doc)
+        else:
+            self._over.add(doc, prepared.analysis, prepared.old)
         self._changed()
 
     def _changed(self) -> None:

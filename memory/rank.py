@@ -38,17 +38,16 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import (
     MEMORY_FILE,
-    SEARCH_CONTEXT_LINES,
-    SEARCH_MAX_WINDOWS,
 )
-from memhooks.memory.index import SEEN_LINES, Query, line_keys
+from memhooks.memory.index import (
+    Query,
+)
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
 
 if TYPE_CHECKING:
     from collections.abc import Container, Mapping, Sequence
 
-    from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Searchable
     from memhooks.memory.question import Reading, When
 
@@ -61,8 +60,6 @@ FIELD_WEIGHT = 2.0
 FRAME = 0.2
 #: No output shows more files than this (a page, eval's top 10, auto-search's few).
 MAX_HITS = 200
-#: A line is shown in a snippet if its weight is at least this fraction of the best line's.
-FOCUS = 0.5
 
 
 class Term(NamedTuple):
@@ -274,92 +271,6 @@ def _best(
         ids.sort(key=lambda i: (-score[i], -place.get(i, -1.0), index.rel(i)))
         out += ids[:room]
     return out
-
-
-def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> tuple[int, ...]:
-    """The lines of `doc` worth showing for the query keys it holds, in at most 5 windows.
-
-    A snippet is for recognising the file (docs/design.md), so it shows the lines with the
-    query's rarest keys: every line within FOCUS of the best line's weight, not each line
-    with a common word — in a long log those would fill the window cap alone.
-    """
-    weight: dict[int, float] = {}
-    wanted = set(found)
-    seen: dict[str, float] = {}  # a log repeats its lines: tokenize each text once
-    for i, line in enumerate(doc.lines):
-        w = seen.get(line)
-        if w is None:
-            here = wanted.intersection(line_keys(line))
-            w = sum(idf[k] for k in found if k in here)
-            if len(seen) < SEEN_LINES:
-                seen[line] = w
-        if w:
-            weight[i] = w
-    if not weight:
-        return ()
-    floor = max(weight.values()) * FOCUS
-    best = sorted(
-        (i for i, w in weight.items() if w >= floor), key=lambda i: (-weight[i], i)
-    )
-    return _fit(best)
-
-
-def _fit(best_first: list[int]) -> tuple[int, ...]:
-    # The best lines whose windows fit the window cap, so a long log shows where the
-    # rare words are rather than its first five mentions of a common one.
-    reach = 2 * SEARCH_CONTEXT_LINES + 1  # lines this close share a window
-    chosen: list[int] = []
-    near: set[int] = set()
-    groups = 0
-    for i in best_first:
-        if i not in near:
-            if groups == SEARCH_MAX_WINDOWS:
-                continue
-            groups += 1
-        chosen.append(i)
-        near.update(range(i - reach, i + reach + 1))
-    return tuple(sorted(chosen))
-
-
-def count_lines(index: Searchable, term: Term) -> tuple[int, int]:
-    """How many lines hold `term` whole, and (when none does) how many hold part of it.
-
-    A line holds a term whole when it holds all of the term's keys: the word up to
-    stemming, every word of ``default_pool_size``, every bigram of a CJK phrase. A term
-    with no keys at all (only punctuation) matches nothing here and counts 0, as it does
-    in the ranking.
-
-    Args:
-        index: the corpus, or the part of it that can hold the term.
-        term: one typed term.
-
-    Returns:
-        (whole, partial) line counts across the corpus; partial is 0 when whole is not.
-    """
-    if not term.keys:
-        return 0, 0
-    if len(term.keys) == 1:
-        post = index.postings(term.keys[0])
-        return sum(post[2::3]), 0
-    posts = [set(index.postings(k)[0::3]) for k in term.keys]
-    whole = sum(
-        _count(index.doc(i), term.keys, every=True) for i in set.intersection(*posts)
-    )
-    if whole:
-        return whole, 0
-    some = sum(_count(index.doc(i), term.keys, every=False) for i in set.union(*posts))
-    return 0, some
-
-
-def _count(doc: Doc, ks: Sequence[str], *, every: bool) -> int:
-    wanted = set(ks)
-    n = 0
-    for line in doc.text.split(
-        "\n"
-    ):  # not `Doc.lines`: that would stay cached on the doc
-        here = wanted.intersection(line_keys(line))
-        n += (here == wanted) if every else bool(here)
-    return n
 
 
 def query_of(terms: Sequence[Term]) -> Query:

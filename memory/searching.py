@@ -27,9 +27,10 @@ from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.index import Index, line_keys, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
+from memhooks.memory.lines import FOCUS_LINES, count_lines, focus
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
-from memhooks.memory.rank import count_lines, focus, query_of, query_terms, rank
+from memhooks.memory.rank import query_of, query_terms, rank
 from memhooks.memory.results import Hit, Line, SearchResult
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
     from memhooks.memory.store import Store
 
 logger = logging.getLogger(__name__)
+
+#: Starts the snippet of a file where a term was on more lines than the snippet looked at.
+PARTIAL_FOCUS = f"…[long file: snippet placed from the first {FOCUS_LINES:,} lines holding each term]"
 
 
 def terms_of(query: str) -> list[str]:
@@ -262,11 +266,13 @@ def _snippet(
         if filename_only:
             return _filename_preview(doc)
         wanted = set(found)
-        return _windows(
+        placed = focus(doc, found, idf)
+        lines = _windows(
             doc,
-            focus(doc, found, idf),
+            placed.lines,
             lambda text: not wanted.isdisjoint(line_keys(text)),
         )
+        return [Line(0, PARTIAL_FOCUS), *lines] if placed.partial else lines
 
     return make
 

@@ -1,0 +1,149 @@
+"""Which lines of a document a query reaches: where its snippet goes (`focus`), and how
+many lines hold a term (`count_lines`). Pure: a document and keys in.
+
+Both look only at lines holding one of a key's needles (`memory.index.lines_holding`),
+and tokenize at most `LINES_PER_NEEDLE` of them per needle: a word on every line of a
+20 MB log costs what it costs in a short note, and the snippet says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from memhooks.memory.constants import SEARCH_CONTEXT_LINES, SEARCH_MAX_WINDOWS
+from memhooks.memory.index import (
+    LINES_PER_NEEDLE,
+    SEEN_LINES,
+    fold,
+    line_keys,
+    lines_holding,
+)
+from memhooks.memory.terms import stem_needles
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from memhooks.memory.corpus import Doc
+    from memhooks.memory.index import Searchable
+    from memhooks.memory.rank import Term
+
+#: A line is shown in a snippet if its weight is at least this fraction of the best line's.
+FOCUS = 0.5
+#: Lines of one file tokenized per needle to place its snippet (the first ones holding
+#: it) or to count a term of several keys (`count_lines`): see `LINES_PER_NEEDLE`.
+FOCUS_LINES = COUNT_LINES = LINES_PER_NEEDLE
+
+
+class Focus(NamedTuple):
+    """The lines of a document worth showing, and whether only part of it was looked at."""
+
+    lines: tuple[int, ...]
+    partial: bool = False
+
+
+def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> Focus:
+    """The lines of `doc` worth showing for the query keys it holds, in at most 5 windows.
+
+    A snippet is for recognising the file (docs/design.md), so it shows the lines with the
+    query's rarest keys: every line within FOCUS of the best line's weight, not each line
+    with a common word — in a long log those would fill the window cap alone.
+
+    Only lines holding a key's needle are tokenized, at most `FOCUS_LINES` per key: a
+    common word in a 20 MB log costs no more than in a short note (`partial` says so).
+    """
+    weight: dict[int, float] = {}
+    wanted = set(found)
+    text = fold(doc.text)
+    candidates, partial = lines_holding(
+        text, dict.fromkeys(n for k in found for n in stem_needles(k)), FOCUS_LINES
+    )
+    seen: dict[str, float] = {}  # a log repeats its lines: tokenize each text once
+    lines = doc.lines
+    for i in sorted(candidates):
+        line = lines[i]
+        w = seen.get(line)
+        if w is None:
+            here = wanted.intersection(line_keys(line))
+            w = sum(idf[k] for k in found if k in here)
+            if len(seen) < SEEN_LINES:
+                seen[line] = w
+        if w:
+            weight[i] = w
+    if not weight:
+        return Focus((), partial)
+    floor = max(weight.values()) * FOCUS
+    best = sorted(
+        (i for i, w in weight.items() if w >= floor), key=lambda i: (-weight[i], i)
+    )
+    return Focus(_fit(best), partial)
+
+
+def _fit(best_first: list[int]) -> tuple[int, ...]:
+    # The best lines whose windows fit the window cap, so a long log shows where the
+    # rare words are rather than its first five mentions of a common one.
+    reach = 2 * SEARCH_CONTEXT_LINES + 1  # lines this close share a window
+    chosen: list[int] = []
+    near: set[int] = set()
+    groups = 0
+    for i in best_first:
+        if i not in near:
+            if groups == SEARCH_MAX_WINDOWS:
+                continue
+            groups += 1
+        chosen.append(i)
+        near.update(range(i - reach, i + reach + 1))
+    return tuple(sorted(chosen))
+
+
+def count_lines(index: Searchable, term: Term) -> tuple[int, int]:
+    """How many lines hold `term` whole, and (when none does) how many hold part of it.
+
+    A line holds a term whole when it holds all of the term's keys: the word up to
+    stemming, every word of ``default_pool_size``, every bigram of a CJK phrase. A term
+    with no keys at all (only punctuation) matches nothing here and counts 0, as it does
+    in the ranking.
+
+    Args:
+        index: the corpus, or the part of it that can hold the term.
+        term: one typed term.
+
+    Returns:
+        (whole, partial) line counts across the corpus; partial is 0 when whole is not.
+    """
+    if not term.keys:
+        return 0, 0
+    if len(term.keys) == 1:
+        post = index.postings(term.keys[0])
+        return sum(post[2::3]), 0
+    posts = [set(index.postings(k)[0::3]) for k in term.keys]
+    whole = sum(
+        _count(index.doc(i), term.keys, every=True) for i in set.intersection(*posts)
+    )
+    if whole:
+        return whole, 0
+    some = sum(_count(index.doc(i), term.keys, every=False) for i in set.union(*posts))
+    return 0, some
+
+
+def _count(doc: Doc, ks: Sequence[str], *, every: bool) -> int:
+    # Only lines holding a needle of every key (of some key, for a partial count) can
+    # hold the term; the first COUNT_LINES of them are tokenized, the others counted as
+    # holding it (a word on every line of a 20 MB log must not cost seconds).
+    wanted = set(ks)
+    folded = fold(doc.text).split("\n")
+    maybe: list[int] = list(range(len(folded)))
+    some: set[int] = set()
+    for k in ks:
+        held = sorted({i for n in stem_needles(k) for i in maybe if n in folded[i]})
+        if every:
+            maybe = held  # each key narrows the lines left to look at
+        else:
+            some.update(held)
+    if not every:
+        maybe = sorted(some)
+    lines = doc.text.split("\n")  # not `Doc.lines`: that would stay cached on the doc
+    n = 0
+    for i in maybe[:COUNT_LINES]:
+        here = wanted.intersection(line_keys(lines[i]))
+        n += (here == wanted) if every else bool(here)
+    return n + max(len(maybe) - COUNT_LINES, 0)
