@@ -8,7 +8,8 @@ query key, ``PATH-LINE-text`` for a line of context, LINE counted in the file on
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+import json
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from memhooks.memory.constants import DEFAULT_SEARCH_BUDGET
 from memhooks.memory.text import cut, nbytes, neutralise
@@ -17,19 +18,45 @@ if TYPE_CHECKING:
     from memhooks.memory.results import Hit, Line, SearchResult
 
 
-def summary_line(result: SearchResult, shown: int) -> str:
-    """``Searched 3 terms: redis(2) port(3) conflict(1) across 4 files. Showing top 3 by relevance.``"""
+def summary_line(result: SearchResult, shown: int, limit: int | None = None) -> str:
+    """``Searched 3 terms: redis(2) port(3) conflict(1) across 4 files. Showing top 3 by relevance.``
+
+    With `limit`, the terms that fit in that many bytes, then ``…[N more terms]``.
+    """
     n = len(result.terms)
-    partial = dict(result.partial)
-    counts = " ".join(
-        f"{t}({c}, {partial[t]} partial)" if t in partial else f"{t}({c})"
-        for t, c in result.terms
-    )
+    counts, _ = _term_counts(result, None if limit is None else limit - _FIXED)
     files = result.files_matched
     head = f"Searched {n} term{'s' if n != 1 else ''}: {counts} across {files} file{'s' if files != 1 else ''}."
     if not files:
         return head + " No matches: try other words."
     return f"{head} Showing top {shown} by relevance."
+
+
+#: Bytes of the summary line that are not term counts, at most (numbers of 7 digits).
+_FIXED = len(
+    "Searched 1000000 terms:  across 1000000 files. Showing top 1000000 by relevance."
+)
+
+
+def _term_counts(result: SearchResult, room: int | None) -> tuple[str, int]:
+    """The ``term(count)`` list in at most `room` bytes, and how many terms it shows."""
+    partial = dict(result.partial)
+    out: list[str] = []
+    used = 0
+    for i, (t, c) in enumerate(result.terms):
+        one = f"{t}({c}, {partial[t]} partial)" if t in partial else f"{t}({c})"
+        if room is not None:
+            more = _more_terms(len(result.terms) - i - 1)
+            if used + nbytes(one) + 1 + (nbytes(more) + 1 if more else 0) > room:
+                out.append(_more_terms(len(result.terms) - i))
+                return " ".join(out), i
+        out.append(one)
+        used += nbytes(one) + 1
+    return " ".join(out), len(result.terms)
+
+
+def _more_terms(n: int) -> str:
+    return f"…[{n} more term{'s' if n != 1 else ''}]" if n else ""
 
 
 class Page(NamedTuple):
@@ -49,7 +76,9 @@ def paginate(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> Page:
         block = _block(hit)
         trailer = _trailer(total - i - 1)
         used = (
-            nbytes(summary_line(result, i + 1)) + sum(nbytes(b) + 2 for b in blocks) + 2
+            nbytes(summary_line(result, i + 1, _summary_room(budget)))
+            + sum(nbytes(b) + 2 for b in blocks)
+            + 2
         )
         room = budget - used - (nbytes(trailer) + 2 if i + 1 < total else 0)
         if nbytes(block) > room:
@@ -62,10 +91,16 @@ def paginate(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> Page:
         blocks.append(block)
         shown.append(hit)
     omitted = total - len(shown)
-    parts = [summary_line(result, len(shown)), *blocks]
+    parts = [summary_line(result, len(shown), _summary_room(budget)), *blocks]
     if omitted:
         parts.append(_trailer(omitted))
     return Page(tuple(shown), omitted, "\n\n".join(parts))
+
+
+def _summary_room(budget: int) -> int:
+    # The summary line takes at most a quarter of the page: 100,000 typed words must not
+    # print a megabyte of counts.
+    return max(budget // 4, _FIXED + 40)
 
 
 def matched_label(hit: Hit) -> str:
@@ -101,30 +136,96 @@ def render_text(result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET) -> st
 def to_json(
     result: SearchResult, budget: int = DEFAULT_SEARCH_BUDGET
 ) -> dict[str, object]:
-    """The same page as a JSON-ready dict (`memhooks search --json`)."""
+    """The same page as a JSON-ready dict (`memhooks search --json`), within `budget`
+    bytes as that command prints it (indented, non-ASCII kept): JSON's keys and quotes
+    cost more than the text page, so lists are shortened (``terms_omitted``,
+    ``matched_omitted`` say by how many), then results dropped from the end, then the
+    first snippet cut.
+    """
     page = paginate(result, budget)
-    return {
-        "terms": [_term_json(t, c, result) for t, c in result.terms],
-        "files_matched": result.files_matched,
-        "shown": len(page.shown),
-        "omitted": page.omitted,
-        "results": [
-            {
-                "path": h.rel,
-                "matched": list(h.matched),
-                "filename_only": h.filename_only,
-                "line": h.line,
-                "snippet": h.snippet,
-                "lines": [
-                    {"line": ln.number, "text": ln.text, "match": ln.match}
-                    for ln in h.lines
-                    if ln.number
-                ],
-            }
-            | ({"by_meaning": True} if h.by_meaning else {})
-            for h in page.shown
-        ],
+    _, n_terms = _term_counts(result, _summary_room(budget) - _FIXED)
+    terms = [_term_json(t, c, result) for t, c in result.terms[:n_terms]]
+    # A list longer than this could never fit: one byte an entry at the very least.
+    results = [_hit_json(h, budget // 8) for h in page.shown]
+
+    def final() -> dict[str, object]:
+        out: dict[str, object] = {"terms": terms}
+        if len(terms) < len(result.terms):
+            out["terms_omitted"] = len(result.terms) - len(terms)
+        for r, hit in zip(results, page.shown, strict=False):
+            for key, whole in (
+                ("matched", len(hit.matched)),
+                ("lines", _numbered(hit)),
+            ):
+                left = whole - len(cast("list[object]", r[key]))
+                r.pop(f"{key}_omitted", None)
+                if left:
+                    r[f"{key}_omitted"] = left
+        return out | {
+            "files_matched": result.files_matched,
+            "shown": len(results),
+            "omitted": result.files_matched - len(results),
+            "results": results,
+        }
+
+    page_json = final()
+    while _json_size(page_json) > budget and _shrink(terms, results, budget):
+        page_json = final()
+    return page_json
+
+
+#: Lists kept whole down to this length before a result is dropped for them.
+_FEW = 8
+
+
+def _shrink(
+    terms: list[dict[str, object]], results: list[dict[str, object]], budget: int
+) -> bool:
+    # One step towards the budget; False when nothing is left to take.
+    lists: list[list[Any]] = [
+        terms,
+        *(cast("list[Any]", r[key]) for r in results for key in ("matched", "lines")),
+    ]
+    longest = max(lists, key=len)
+    if len(longest) > _FEW:
+        del longest[len(longest) // 2 :]
+    elif len(results) > 1:
+        results.pop()
+    elif results and results[0]["snippet"]:
+        snippet = str(results[0]["snippet"])
+        over = _json_size({"terms": terms, "results": results}) + 200 - budget
+        results[0]["snippet"] = cut(
+            snippet, max(nbytes(snippet) - over, 0), "…[snippet truncated]"
+        )
+    elif len(longest) > 1:
+        del longest[len(longest) // 2 :]
+    else:
+        return False
+    return True
+
+
+def _hit_json(hit: Hit, most: int) -> dict[str, object]:
+    out: dict[str, object] = {
+        "path": hit.rel,
+        "matched": list(hit.matched[:most]),
+        "filename_only": hit.filename_only,
+        "line": hit.line,
+        "snippet": hit.snippet,
+        "lines": [
+            {"line": ln.number, "text": ln.text, "match": ln.match}
+            for ln in hit.lines
+            if ln.number
+        ][:most],
     }
+    return out | ({"by_meaning": True} if hit.by_meaning else {})
+
+
+def _numbered(hit: Hit) -> int:
+    return sum(1 for ln in hit.lines if ln.number)
+
+
+def _json_size(page: dict[str, object]) -> int:
+    return nbytes(json.dumps(page, ensure_ascii=False, indent=2)) + 1  # and a newline
 
 
 def _term_json(term: str, count: int, result: SearchResult) -> dict[str, object]:
