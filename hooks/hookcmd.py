@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
+import logging
 import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks.constants import ENV_SESSION_PROCESS, EXIT_OK, PROG
 from memhooks.memory import default_root
+from memhooks.memory.text import cut, nbytes
 
 if TYPE_CHECKING:
     import socket
@@ -22,7 +25,27 @@ if TYPE_CHECKING:
 def cmd_hook(
     harness: Harness | None, root: str | None, stdin: TextIO, out: TextIO
 ) -> int:
-    """One event in, one reply out; fails open: exit 0 and no context on any failure."""
+    """One event in, one reply out; fails open: exit 0 and no context on any failure.
+
+    Whatever goes wrong, and however many times, stderr gets at most one line.
+    """
+    problems = _Problems()
+    root_logger = logging.getLogger()
+    handlers, root_logger.handlers = root_logger.handlers, [problems]
+    try:
+        return _hook(harness, root, stdin, out, problems)
+    finally:
+        root_logger.handlers = handlers
+        problems.write()
+
+
+def _hook(
+    harness: Harness | None,
+    root: str | None,
+    stdin: TextIO,
+    out: TextIO,
+    problems: _Problems,
+) -> int:
     try:
         from memhooks.hooks import spawn
         from memhooks.hooks.adapters import render
@@ -48,18 +71,68 @@ def cmd_hook(
                 ),
             )
     except TimeoutError:
-        sys.stderr.write(f"{PROG} hook: deadline exceeded; no context\n")
+        problems.lead = f"{PROG} hook: deadline exceeded; no context"
+        problems.write()
         sys.stderr.flush()
         # The handler's thread was abandoned; don't let interpreter shutdown wait for it.
         os._exit(EXIT_OK)
     except Exception as e:  # noqa: BLE001 - fail open (docs/design.md): never block or crash the agent
-        fail_open(f"{type(e).__name__}: {_one_line(e)}")
+        problems.lead = _fail_line(f"{type(e).__name__}: {_one_line(e)}")
     return EXIT_OK
 
 
 def fail_open(reason: str) -> None:
     """The one stderr line of a hook that answers with no context."""
-    sys.stderr.write(f"{PROG} hook: {reason}; no context\n")
+    sys.stderr.write(_fail_line(reason) + "\n")
+
+
+def _fail_line(reason: str) -> str:
+    return f"{PROG} hook: {reason}; no context"
+
+
+#: The longest stderr line a hook writes (its first problem whole, then the others cut).
+MAX_LINE = 500
+#: Problems a hook keeps the text of (the others are counted).
+_KEPT = 20
+
+
+class _Problems(logging.Handler):
+    """A hook's warnings, held and written as one line: a harness shows a hook's stderr
+    as one notice (23 unreadable files are one problem to the person reading it).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lead: str | None = None  #: why the hook answered with no context
+        self.seen: list[str] = []
+        self.count = 0  #: distinct problems, kept or not
+        self._written = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):
+            text = " ".join(record.getMessage().split())
+            if text not in self.seen:
+                self.count += 1
+                if len(self.seen) < _KEPT:
+                    self.seen.append(text)
+
+    def write(self) -> None:
+        """Write the one line (once): the lead or first problem, then how many more."""
+        if self._written:
+            return
+        self._written = True
+        first = self.lead or (f"{PROG}: {self.seen[0]}" if self.seen else None)
+        if first is None:
+            return
+        rest = self.seen if self.lead else self.seen[1:]
+        n = self.count if self.lead else self.count - 1
+        if n:
+            more = f" (and {n} more: {' | '.join(rest)}"
+            room = max(MAX_LINE - nbytes(first) - 2, 40)
+            first += cut(more, room, "").rstrip() + (
+                "…)" if nbytes(more) > room else ")"
+            )
+        sys.stderr.write(first + "\n")
 
 
 def _wants_server(event: Event) -> bool:

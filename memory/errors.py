@@ -9,6 +9,7 @@ MemoryStoreError
  ├── ConfigError
  ├── QueriesFileError     (also ValueError)
  ├── ForgetError
+ ├── ForeignRootError
  ├── CorruptSegment       (also ValueError)
  └── StoreWriteError      (also OSError)
 """
@@ -18,6 +19,19 @@ from __future__ import annotations
 
 class MemoryStoreError(Exception):
     """Base class: every error the memory core raises on purpose."""
+
+
+class ForeignRootError(MemoryStoreError):
+    """Raised when the memory root belongs to another user: its files would end up owned
+    by two users (each unable to write the other's), and what it injects is not yours.
+    """
+
+    def __init__(self, root: str, owner: str, you: str) -> None:
+        self.root = root
+        super().__init__(
+            f"memory root {root} belongs to {owner}, not to you, {you}: "
+            "set $MEMHOOKS_HOME to a folder of yours, or chown it"
+        )
 
 
 class CorruptSegment(MemoryStoreError, ValueError):

@@ -9,13 +9,19 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import pwd
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Self
 
 from memhooks.memory import paths
 from memhooks.memory.constants import CONFIG_FILE, DAILY_DIR, NOTES_DIR, PROJECTS_DIR
 from memhooks.memory.corpus import Doc, make_doc
-from memhooks.memory.errors import NotAFileError, TargetNotFoundError, UnsafeNameError
+from memhooks.memory.errors import (
+    ForeignRootError,
+    NotAFileError,
+    TargetNotFoundError,
+    UnsafeNameError,
+)
 from memhooks.memory.files import NotRegularFileError, read_regular
 from memhooks.memory.note_format import forgotten_lines, visible
 from memhooks.memory.paths import Located
@@ -55,6 +61,24 @@ class Found(NamedTuple):
         return Located(self.kind, self.rel, self.key)
 
 
+def _check_owner(root: Path) -> None:
+    # A root that does not exist yet is created on the first write, as ours.
+    try:
+        owner = os.stat(root).st_uid
+    except OSError:
+        return
+    you = os.geteuid()
+    if owner != you:
+        raise ForeignRootError(str(root), _user(owner), _user(you))
+
+
+def _user(uid: int) -> str:
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
+
+
 class Scope:
     """One memory root, seen from one project, for reading.
 
@@ -66,6 +90,7 @@ class Scope:
     def __init__(self, root: Path, slug: str) -> None:
         self.root = Path(root)
         self.slug = paths.check_slug(slug)
+        _check_owner(self.root)
 
     @classmethod
     def for_project(cls, root: Path, project: str | Path) -> Self:

@@ -147,6 +147,9 @@ class SemanticIndex:
         #: chunks embedded by this process (not found in memory or the cache): for tests
         #: and the benchmark, which check that an edit re-embeds only what changed
         self.embedded = 0
+        #: the encoder's dimension, once it has encoded anything: a cached record of
+        #: another (written by another build of the model) is stale, not an error
+        self._dim: int | None = None
 
     # -- keeping vectors --------------------------------------------------------------
 
@@ -176,7 +179,20 @@ class SemanticIndex:
 
     def _current(self, doc: Doc) -> bool:
         entry = self._entries.get(doc.rel)
-        return entry is not None and entry.text == doc.text
+        return (
+            entry is not None
+            and entry.text == doc.text
+            and (
+                self._dim is None
+                or not entry.chunks
+                or _dim(entry.vectors) == self._dim
+            )
+        )
+
+    def _encode(self, texts: list[str]) -> Vectors:
+        vecs = self.encoder.encode(texts)
+        self._dim = _dim(vecs)
+        return vecs
 
     def _embed(self, docs: Sequence[Doc]) -> None:
         import numpy as np
@@ -198,7 +214,7 @@ class SemanticIndex:
             fresh: dict[str, Vectors] = {}
             if missing:
                 texts = list(missing.values())
-                vecs = self.encoder.encode(texts)
+                vecs = self._encode(texts)
                 fresh = dict(zip(missing, vecs, strict=True))
                 self.embedded += len(texts)
             for doc, parts, known, same in plans:
@@ -231,12 +247,14 @@ class SemanticIndex:
         import numpy as np
 
         entry = self._entries.get(rel)
-        if entry is not None:
+        if entry is not None and (
+            self._dim is None or not entry.chunks or _dim(entry.vectors) == self._dim
+        ):
             vecs = zip(entry.chunks, entry.vectors, strict=True)
             return {c.digest: v for c, v in vecs}, entry.stored
         record = self._cache.load(rel) if self._cache is not None else None
-        if record is None:
-            return {}, None
+        if record is None or self._dim not in (None, record.dim):
+            return {}, None  # none, or of another dimension: embedded again
         matrix = np.frombuffer(record.data, dtype="<f4").reshape(-1, record.dim)
         vectors = dict(zip(record.digests, matrix.astype(np.float32), strict=True))
         return vectors, record.digests
@@ -256,6 +274,8 @@ class SemanticIndex:
         """
         if not query.strip() or not docs:
             return []
+        with self._lock:
+            self._query(query)  # first: it tells the encoder's dimension
         self.prepare(docs)
         with self._lock:
             rels, matrix, offsets = self._matrix(docs)
@@ -301,11 +321,15 @@ class SemanticIndex:
             self._queries.move_to_end(query)
             return self._queries[query]
         # Prepared as the chunks are: `default_pool_size` meets "default pool size".
-        vec = self.encoder.encode([embed_text(query) or query])[0]
+        vec = self._encode([embed_text(query) or query])[0]
         self._queries[query] = vec
         if len(self._queries) > QUERY_CACHE:
             self._queries.popitem(last=False)
         return vec
+
+
+def _dim(vectors: Vectors) -> int:
+    return int(vectors.shape[-1])
 
 
 def _closest_two(sims: Vectors) -> tuple[int, int]:

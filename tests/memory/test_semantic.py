@@ -7,6 +7,7 @@ model are skipped without the extra (`pipx install '.[semantic]'` from a clone).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import time
@@ -143,6 +144,39 @@ def test_a_torn_record_is_ignored(memory_root: Path) -> None:
     again = _index(memory_root)
     again.similar("prod", docs)
     assert again.embedded == 6
+
+
+def _redimension(folder: Path, dim: int) -> int:
+    # Rewrite every record by hand as another build of the model would have: same
+    # digests, vectors of `dim` values.
+    n = 0
+    for p in folder.iterdir():
+        head, _, _ = p.read_bytes().partition(b"\n")
+        meta = json.loads(head)
+        meta["dim"] = dim
+        vectors = (np.ones((len(meta["digests"]), dim)) / np.sqrt(dim)).astype("<f4")
+        p.write_bytes(json.dumps(meta).encode() + b"\n" + vectors.tobytes())
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("warm_first", [False, True])
+def test_a_record_of_another_dimension_is_embedded_again(
+    memory_root: Path, warm_first: bool
+) -> None:
+    docs = list(_root(memory_root).corpus().values())
+    before = _index(memory_root).similar("retry celery jobs", docs)
+    folder = memory_root / ".embeddings" / "fake-1"
+    assert _redimension(folder, 3) == 3
+    again = _index(memory_root)  # a new process, its cache written by another model
+    if warm_first:
+        again.prepare(docs)  # a session warms before any query tells the dimension
+    # Before: ValueError (shapes (64,) and (3,) not aligned) on every later run.
+    assert again.similar("retry celery jobs", docs) == before
+    assert again.embedded == 6  # all of it embedded again
+    records = [json.loads(p.read_bytes().partition(b"\n")[0]) for p in folder.iterdir()]
+    assert {r["dim"] for r in records} == {64}  # and the records replaced
+    assert _index(memory_root).similar("retry celery jobs", docs) == before
 
 
 class Topics:

@@ -1,0 +1,93 @@
+"""Conditions that are not bugs get one clear line, never a traceback: a command exits
+with its error code, a hook exits 0 with at most one stderr line. Real processes, real
+files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memhooks.memory import Store, slug_for
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def _hook(project: Path, event: str, **fields: object) -> tuple[str, list[str]]:
+    payload = {"session_id": "s", "cwd": str(project), "hook_event_name": event}
+    done = run_cli("hook", input=json.dumps({**payload, **fields}))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    return done.stdout, done.stderr.splitlines()
+
+
+def test_a_hook_writes_one_stderr_line_however_many_things_fail(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- always run the linter before committing")
+    store.write_note("lint", "ruff check runs the linter")
+    (memory_root / "config.toml").write_text("[inject]\nbudgett = 100\n")
+    (memory_root / ".sessions").write_text("not a folder")  # no state saved
+    (memory_root / ".activity").write_text("not a folder")  # no activity record
+    for event, fields in (
+        ("SessionStart", {"source": "startup"}),
+        ("UserPromptSubmit", {"prompt": "ruff linter"}),
+    ):
+        out, err = _hook(project, event, **fields)
+        assert "linter" in out  # still answered
+        # Before: three lines, one per problem.
+        assert len(err) == 1, err
+        assert err[0].startswith(
+            f"memhooks: {memory_root / 'config.toml'}: inject.budgett"
+        )
+        assert "(and 2 more: " in err[0], err
+        assert "session state not saved" in err[0], err
+        assert "activity record not written" in err[0], err
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the root away")
+def test_a_root_owned_by_another_user_is_refused_in_one_line(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- always run the linter before committing")
+    for folder, _, files in os.walk(memory_root):
+        for name in [folder, *(os.path.join(folder, f) for f in files)]:
+            os.chown(name, 65534, 65534)  # nobody's
+    # Before: as root, memhooks wrote root-owned files into nobody's root (which
+    # nobody could then no longer write); as another user, tracebacks and a misleading
+    # "cannot read config.toml".
+    why = (
+        f"memory root {memory_root} belongs to nobody (uid 65534), not to you, "
+        "root (uid 0): set $MEMHOOKS_HOME to a folder of yours, or chown it"
+    )
+    searched = run_cli("search", "linter", "--project", str(project))
+    assert (searched.returncode, searched.stderr) == (2, f"memhooks: error: {why}\n")
+    wrote = run_cli(
+        "write", "--to", "memory", "--text", "- x", "--project", str(project)
+    )
+    assert (wrote.returncode, wrote.stderr) == (1, f"memhooks: error: {why}\n")
+    out, err = _hook(project, "SessionStart", source="startup")
+    assert out == "" and err == [f"memhooks hook: ForeignRootError: {why}; no context"]
+    assert {os.stat(p).st_uid for p in memory_root.rglob("*")} == {65534}
+
+
+def test_a_folder_at_the_index_path_is_searched_around_every_time(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- always run the linter before committing")
+    index = memory_root / ".index" / f"{store.slug}.mhix"
+    (index / "not empty").mkdir(parents=True)  # cannot be removed as an empty one can
+    for _ in range(2):
+        searched = run_cli("search", "linter", "--project", str(project))
+        assert searched.returncode == 0 and "MEMORY.md" in searched.stdout
+        assert searched.stderr == ""
+        _, err = _hook(project, "UserPromptSubmit", prompt="linter committing")
+        assert err == []
+    assert (index / "not empty").is_dir()  # what sits there is left alone
