@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test lint typecheck format all dist publish
+.PHONY: install demo test test-under-load lint typecheck format all dist publish
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ typecheck: install
 
 test: lint typecheck
 	$(BIN)/pytest
+
+# `make test` ROUNDS times while busy loops keep every core busy (docs/reliability.md).
+ROUNDS ?= 3
+test-under-load: install
+	tests/stress_make_test.sh $(ROUNDS)
 
 format: install
 	$(BIN)/ruff check --fix .
