@@ -191,12 +191,21 @@ def _shrink(
         del longest[len(longest) // 2 :]
     elif len(results) > 1:
         results.pop()
-    elif results and results[0]["snippet"]:
-        snippet = str(results[0]["snippet"])
+    elif results and (results[0]["snippet"] or results[0]["lines"]):
+        # The first result's text, cut to what is left: the snippet, and its lines.
+        first = results[0]
+        snippet = str(first["snippet"])
         over = _json_size({"terms": terms, "results": results}) + 200 - budget
-        results[0]["snippet"] = cut(
-            snippet, max(nbytes(snippet) - over, 0), "…[snippet truncated]"
-        )
+        room = max(nbytes(snippet) - over, 0)
+        first["snippet"] = cut(snippet, room, "…[snippet truncated]")
+        kept: list[dict[str, object]] = []
+        for ln in cast("list[dict[str, object]]", first["lines"]):
+            if room <= 0:
+                break
+            text = cut(str(ln["text"]), room, "…[truncated]")
+            kept.append({**ln, "text": text})
+            room -= nbytes(text) or 1
+        first["lines"] = kept
     elif len(longest) > 1:
         del longest[len(longest) // 2 :]
     else:
