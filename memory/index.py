@@ -46,7 +46,7 @@ SEEN_LINES = 65_536
 #: Lines of one file tokenized per needle when only a query's keys are wanted (a one-shot
 #: search's changed files, a snippet): a word on every line of a 20 MB log then costs
 #: what it costs in a short note, and its counts past these lines are left out.
-LINES_PER_NEEDLE = 2_000
+LINES_PER_NEEDLE = 1_000
 
 
 def analyze(doc: Doc, only: Query | None = None) -> Analysis:
@@ -59,7 +59,8 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
     """
     tf: Counter[str] = Counter()
     lines: Counter[str] = Counter()
-    text = doc.text.split("\n")
+    # A one-shot search splits the document once, for this and for its snippet.
+    text = doc.text.split("\n") if only is None else doc.lines
     # Folding never adds or removes a newline, so line i of the folded text is line i.
     wanted = None
     if only is not None:
@@ -79,7 +80,7 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
         tf.update(ks)
         lines.update(set(ks))
     fields = set(keys(doc.filename.removesuffix(".md")))
-    if text[0].casefold().startswith(ALIASES):
+    if text and text[0].casefold().startswith(ALIASES):
         fields.update(keys(text[0][len(ALIASES) :]))
     if only is not None:
         fields &= only.keys

@@ -32,6 +32,8 @@ FOCUS = 0.5
 #: Lines of one file tokenized per needle to place its snippet (the first ones holding
 #: it) or to count a term of several keys (`count_lines`): see `LINES_PER_NEEDLE`.
 FOCUS_LINES = COUNT_LINES = LINES_PER_NEEDLE
+#: Lines a snippet's windows are built around, at most (each brings its context).
+FIT_LINES = 2 * SEARCH_MAX_WINDOWS * (2 * SEARCH_CONTEXT_LINES + 1)
 
 
 class Focus(NamedTuple):
@@ -86,6 +88,8 @@ def _fit(best_first: list[int]) -> tuple[int, ...]:
     near: set[int] = set()
     groups = 0
     for i in best_first:
+        if len(chosen) == FIT_LINES:
+            break  # a word on every line would make one window of the whole file
         if i not in near:
             if groups == SEARCH_MAX_WINDOWS:
                 continue

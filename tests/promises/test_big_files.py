@@ -91,7 +91,7 @@ def test_a_word_on_every_line_of_a_huge_log_costs_a_prompt_little_more(
         f"search {searched:.2f} s; a prompt missing the log {baseline:.2f} s\n"
     )
     # The snippet says it looked at part of the file.
-    assert "…[long file: snippet placed from the first 2,000 lines" in out
+    assert "…[long file: snippet placed from the first 1,000 lines" in out
 
 
 def _big_note(path: Path, marker: str, size: int = 30_000_000) -> None:
