@@ -96,7 +96,9 @@ class View:
         if self._docs is not None:
             return self._docs
         docs = _OnDemand(self.store)
-        for f in self.store.walk() if since else ():  # 0: no block, so no news either
+        if not since:  # no block, so no news either
+            return docs
+        for f in self.store.walk():  # a stat of each file; only those changed are read
             if f.mtime_ns > since and (d := self.store.read_listed(f.rel)):
                 docs[f.rel] = d
         return docs

@@ -290,3 +290,22 @@ def test_the_prompt_right_after_session_start_reaches_the_session_process(
     assert forwarded < in_process / 2, (forwarded, in_process)
     _hook(_payload("SessionEnd", project, "fast-2", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
+def test_an_edit_right_after_session_start_is_news_to_the_first_prompt(
+    memory_root: Path, project: Path
+) -> None:
+    """The session process may still be reading its corpus: its watcher tells it anyway."""
+    start = _payload("SessionStart", project, "edit-1", source="startup")
+    assert "Run make test" in _hook(start, FAST).stdout
+    notes = memory_root / "projects" / slug_for(str(project)) / "notes"
+    (notes / "payments.md").write_text(
+        "The Stripe webhook secret moved to kv/shop/pay.\n"
+    )
+    time.sleep(0.3)  # the watcher's debounce
+    ask = _payload("UserPromptSubmit", project, "edit-1", prompt="deploy the shop")
+    reply = _hook(ask, FAST)
+    assert reply.returncode == 0, reply.stderr
+    assert "changed on disk" in reply.stdout and "notes/payments.md" in reply.stdout
+    _hook(_payload("SessionEnd", project, "edit-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
