@@ -11,20 +11,23 @@ every way gives the same ranking.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
+import operator
 import unicodedata
 from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.note_format import ALIASES, may_be_superseded
-from memhooks.memory.terms import cjk_chars, keys
+from memhooks.memory.terms import keys, keys_of_runs, line_runs, run_keys, runs
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.paths import Located
+    from memhooks.memory.terms import Run
 
 
 class Analysis(NamedTuple):
@@ -36,10 +39,6 @@ class Analysis(NamedTuple):
     fields: frozenset[str]  #: keys of the file name and the aliases line
 
 
-#: Distinct lines remembered while tokenizing one document (memory stays bounded).
-SEEN_LINES = 65_536
-
-
 def analyze(doc: Doc, only: Query | None = None) -> Analysis:
     """The keys of a document's content, per line, and of its name and aliases line.
 
@@ -48,31 +47,78 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
         only: when given, just these keys are counted, and only lines holding one of
             their needles are tokenized (a one-shot search needs nothing else).
     """
-    tf: Counter[str] = Counter()
-    lines: Counter[str] = Counter()
-    text = doc.text.split("\n")
-    # Folding never adds or removes a newline, so line i of the folded text is line i.
-    wanted = None if only is None else only.lines(_fold(doc.text))
-    seen: dict[str, list[str]] = {}  # a log repeats its lines: tokenize each text once
-    for i, line in enumerate(text):
-        if wanted is not None and i not in wanted:
-            continue
-        ks = seen.get(line)
-        if ks is None:
-            # Single CJK characters are filed too, for a one-character query.
-            ks = [*keys(line), *cjk_chars(line)]
-            if only is not None:
-                ks = [k for k in ks if k in only.keys]
-            if len(seen) < SEEN_LINES:
-                seen[line] = ks
-        tf.update(ks)
-        lines.update(set(ks))
+    per_line: Sequence[Sequence[Run]]
+    if only is None:
+        per_line = line_runs(doc.text)
+    else:
+        # Folding never adds or removes a newline, so line i of the folded text is line i.
+        wanted = only.lines(_fold(doc.text))
+        text = doc.text.split("\n")
+        per_line = [runs(text[i]) for i in sorted(wanted)]
+    # Counted in C, run by run, then each distinct run's keys looked up once: a build
+    # does this for every note.
+    raw: Counter[Run] = Counter(itertools.chain.from_iterable(per_line))
+    sets: list[set[Run]] = list(map(set, per_line))
+    raw_lines: Counter[Run] = Counter(itertools.chain.from_iterable(sets))
+    ks = keys_of_runs(raw)
+    tf = Counter(itertools.chain.from_iterable(map(operator.mul, ks, raw.values())))
+    held = map(raw_lines.__getitem__, raw)
+    lines = Counter(itertools.chain.from_iterable(map(operator.mul, ks, held)))
+    if sum(map(len, ks)) > len(tf):
+        _shared_lines(lines, raw, ks, sets)
     fields = set(keys(doc.filename.removesuffix(".md")))
-    if text[0].casefold().startswith(ALIASES):
-        fields.update(keys(text[0][len(ALIASES) :]))
+    first = doc.text.split("\n", 1)[0]
+    if first.casefold().startswith(ALIASES):
+        fields.update(keys(first[len(ALIASES) :]))
     if only is not None:
+        for counter in (tf, lines):
+            for k in counter.keys() - only.keys:
+                del counter[k]
         fields &= only.keys
     return Analysis(tf, lines, frozenset(fields))
+
+
+def _shared_lines(
+    lines: Counter[str],
+    raw: Counter[Run],
+    ks: list[tuple[str, ...]],
+    sets: list[set[Run]],
+) -> None:
+    # Keys that two runs give (`Deploy` and `deploys`), or one run twice (a CJK run
+    # that repeats a pair), may share lines: counted line by line.
+    srcs = Counter(itertools.chain.from_iterable(ks))
+    shared = {k for k, n in srcs.items() if n > 1}
+    runs_of = {r: k for r, k in zip(raw, ks, strict=True) if not shared.isdisjoint(k)}
+    exact: Counter[str] = Counter()
+    for s in sets:
+        here = s & runs_of.keys()
+        if here:
+            held = itertools.chain.from_iterable(map(runs_of.__getitem__, here))
+            exact.update(shared.intersection(held))
+    for k in shared:
+        lines[k] = exact[k]
+
+
+def line_keys(lines: Iterable[str]) -> list[set[str]]:
+    """The keys each line holds (as `analyze` files them), line by line."""
+    per_line = line_runs("\n".join(lines))
+    return _key_sets(per_line, run_keys(itertools.chain.from_iterable(per_line)))
+
+
+def _key_sets(
+    per_line: Sequence[Sequence[Run]],
+    get: Callable[[Run], tuple[str, ...]],
+) -> list[set[str]]:
+    # The set of keys of each line, from its runs: maps all the way, no Python loop.
+    return list(
+        map(
+            set,
+            map(
+                itertools.chain.from_iterable,
+                map(functools.partial(map, get), per_line),
+            ),
+        )
+    )
 
 
 class Query(NamedTuple):
@@ -95,11 +141,6 @@ class Query(NamedTuple):
                 hits.add(bisect.bisect_right(starts, at))
                 at = folded.find(n, at + 1)
         return hits
-
-
-def line_keys(line: str) -> set[str]:
-    """The keys a single line holds (as `analyze` files them)."""
-    return {*keys(line), *cjk_chars(line)}
 
 
 def prefilter(needles: Sequence[str]) -> Callable[[bytes, Located], bool]:

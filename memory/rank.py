@@ -41,7 +41,7 @@ from memhooks.memory.constants import (
     SEARCH_CONTEXT_LINES,
     SEARCH_MAX_WINDOWS,
 )
-from memhooks.memory.index import SEEN_LINES, Query, line_keys
+from memhooks.memory.index import Query, line_keys
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
 
@@ -285,16 +285,9 @@ def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> tuple[int
     """
     weight: dict[int, float] = {}
     wanted = set(found)
-    seen: dict[str, float] = {}  # a log repeats its lines: tokenize each text once
-    for i, line in enumerate(doc.lines):
-        w = seen.get(line)
-        if w is None:
-            here = wanted.intersection(line_keys(line))
-            w = sum(idf[k] for k in found if k in here)
-            if len(seen) < SEEN_LINES:
-                seen[line] = w
-        if w:
-            weight[i] = w
+    for i, held in enumerate(line_keys(doc.lines)):
+        if not wanted.isdisjoint(held):
+            weight[i] = sum(idf[k] for k in found if k in held)
     if not weight:
         return ()
     floor = max(weight.values()) * FOCUS
@@ -353,13 +346,11 @@ def count_lines(index: Searchable, term: Term) -> tuple[int, int]:
 
 def _count(doc: Doc, ks: Sequence[str], *, every: bool) -> int:
     wanted = set(ks)
-    n = 0
-    for line in doc.text.split(
-        "\n"
-    ):  # not `Doc.lines`: that would stay cached on the doc
-        here = wanted.intersection(line_keys(line))
-        n += (here == wanted) if every else bool(here)
-    return n
+    # Not `Doc.lines`: that would stay cached on the doc.
+    held = line_keys(doc.text.split("\n"))
+    if every:
+        return sum(map(wanted.issubset, held))
+    return sum(1 for h in held if not wanted.isdisjoint(h))
 
 
 def query_of(terms: Sequence[Term]) -> Query:
