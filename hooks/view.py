@@ -20,6 +20,7 @@ from memhooks.memory import (
 )
 from memhooks.memory.layered import Layered, open_index
 from memhooks.memory.paths import kind_of
+from memhooks.memory.rank import MAX_HITS
 from memhooks.memory.search import search
 
 if TYPE_CHECKING:
@@ -46,6 +47,8 @@ class View:
         #: meaning (the [semantic] extra), in a session process only: see `hooks.meaning`
         self.meaning: Warm | None = None
         self.reread: list[str] = []  #: files re-read since the last `take_reread`
+        #: no document of the corpus changed after this (ns; an upper bound)
+        self.newest = 0
         # The watcher re-reads files on the event loop while a handler, in a worker
         # thread, re-reads the log it just wrote: two patches of one index at once
         # corrupt it (a condensed daily log made it a KeyError in every session).
@@ -71,6 +74,7 @@ class View:
         """Every document in scope; read from disk once, then kept."""
         if self._docs is None:
             self._docs = self.store.corpus()
+            self.newest = max((d.mtime_ns for d in self._docs.values()), default=0)
             if self.indexed:
                 self._start_meaning(list(self._docs.values()))
         return self._docs
@@ -97,8 +101,9 @@ class View:
             self._index = open_index(self.store, docs=self.corpus())
         return self._index
 
-    def search(self, query: str) -> SearchResult:
-        """`memory.search.search` over what this view holds: the index in a session, else the corpus."""
+    def search(self, query: str, limit: int = MAX_HITS) -> SearchResult:
+        """`memory.search.search` over what this view holds: the index in a session, else
+        the corpus; at most `limit` hits."""
         ranking = self.config.search.ranking
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
@@ -106,12 +111,24 @@ class View:
             with self._patching:  # not while the watcher patches the index
                 index = self.index()
                 result = search(
-                    self.store, query, index=index, semantic=semantic, docs=docs
+                    self.store,
+                    query,
+                    index=index,
+                    semantic=semantic,
+                    docs=docs,
+                    limit=limit,
                 )
             if index.damaged:
                 self._index = None  # its file was dropped: the next search rebuilds it
             return result
-        return search(self.store, query, ranking=ranking, docs=docs, semantic=semantic)
+        return search(
+            self.store,
+            query,
+            ranking=ranking,
+            docs=docs,
+            semantic=semantic,
+            limit=limit,
+        )
 
     def catch_up(self) -> None:
         """Re-read files that changed (or appeared, or went) since the corpus was read.
@@ -153,6 +170,7 @@ class View:
                     self._index.remove(rel)
             else:
                 self._docs[rel] = doc
+                self.newest = max(self.newest, doc.mtime_ns)
                 if self._index is not None:
                     self._index.add(doc)
 

@@ -20,7 +20,14 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.note_format import ALIASES, may_be_superseded
-from memhooks.memory.terms import keys, keys_of_runs, line_runs, run_keys, runs
+from memhooks.memory.terms import (
+    keys,
+    keys_of_runs,
+    line_runs,
+    run_keys,
+    runs,
+    stem_needles,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -97,6 +104,26 @@ def _shared_lines(
             exact.update(shared.intersection(held))
     for k in shared:
         lines[k] = exact[k]
+
+
+def key_lines(text: str, ks: Iterable[str]) -> dict[int, set[str]]:
+    """The lines of `text` that hold a key of `ks`, by index, each with those it holds.
+
+    Only the lines holding one of the keys' needles (`memory.terms.stem_needles`) are
+    tokenized: a snippet or a term's count wants a few words of a long file.
+    """
+    wanted = frozenset(ks)
+    needles = dict.fromkeys(n for k in wanted for n in stem_needles(k))
+    found = sorted(Query(wanted, tuple(needles)).lines(_fold(text)))
+    if not found:
+        return {}
+    lines = text.split("\n")
+    held = line_keys([lines[i] for i in found])
+    return {
+        i: h & wanted
+        for i, h in zip(found, held, strict=True)
+        if not wanted.isdisjoint(h)
+    }
 
 
 def line_keys(lines: Iterable[str]) -> list[set[str]]:

@@ -41,12 +41,12 @@ from memhooks.memory.constants import (
     SEARCH_CONTEXT_LINES,
     SEARCH_MAX_WINDOWS,
 )
-from memhooks.memory.index import Query, line_keys
+from memhooks.memory.index import Query, key_lines
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
 
 if TYPE_CHECKING:
-    from collections.abc import Container, Mapping, Sequence
+    from collections.abc import Container, Iterable, Mapping, Sequence
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Searchable
@@ -152,12 +152,14 @@ def rank(
         post, named = index.postings(k), index.field_ids(k)
         w = bm25.idf(n, len(named.union(post[0::3])))
         idf[k] = w = w if k in weighs else w * FRAME
-        bm25.add(sums, w, post, named)
+        bm25.score(sums, w, post, named)
+        sums.uncounted.append(post)
     bm25.finish(index, sums)
     score, content = sums.score, sums.content
     if when in LEADING and score:
         lead(index, score, oldest=when == "first")
     best = _best(index, score, content, limit)
+    sums.count_lines(best)
     holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
     return _ranking(index, terms, qkeys, best, sums, holders, len(score), idf)
 
@@ -170,6 +172,18 @@ class Sums:
         self.lines: dict[int, int] = {}  #: lines holding a query key, counted per key
         self.content: set[int] = set()  #: ids whose content holds a query key
         self.by_name: dict[int, list[float]] = {}  #: idf of keys only its name holds
+        #: postings whose lines are not in `lines` yet (`BM25.score`)
+        self.uncounted: list[Sequence[int]] = []
+
+    def count_lines(self, ids: Iterable[int]) -> None:
+        """Add to `lines` what the postings scored without them hold for these ids."""
+        ids = list(ids)
+        lines = self.lines
+        for post in self.uncounted:
+            held = dict(zip(post[0::3], post[2::3], strict=True))
+            for i in ids:
+                lines[i] = lines.get(i, 0) + held.get(i, 0)
+        self.uncounted = []
 
 
 class BM25:
@@ -193,16 +207,30 @@ class BM25:
     def add(self, sums: Sums, w: float, post: Sequence[int], named: set[int]) -> None:
         """Add one key of weight `w` to `sums`: its postings (flat (id, tf, lines)
         triples), and the ids whose name holds it."""
-        score, lines, sizes = sums.score, sums.lines, self.sizes
+        self.score(sums, w, post, named)
+        lines = sums.lines
+        for i, n_lines in zip(post[0::3], post[2::3], strict=True):
+            lines[i] = lines.get(i, 0) + n_lines
+
+    def score(self, sums: Sums, w: float, post: Sequence[int], named: set[int]) -> None:
+        """`add` but for the lines: the scores alone (`Sums.count_lines` for the few
+        ranked first)."""
+        score, sizes = sums.score, self.sizes
         c0, c1, k1p = self.c0, self.c1, self.k1p
         ids = post[0::3]
         sums.content.update(ids)
-        for i, tf, n_lines in zip(ids, post[1::3], post[2::3], strict=True):
-            f = tf + (FIELD_WEIGHT if i in named else 0.0)
-            score[i] = score.get(i, 0.0) + w * f * k1p / (f + c0 + c1 * sizes[i])
-            lines[i] = lines.get(i, 0) + n_lines
-        for i in named.difference(ids):
-            sums.by_name.setdefault(i, []).append(w)
+        get = score.get
+        if named:
+            for i, tf in zip(ids, post[1::3], strict=True):
+                f = tf + (FIELD_WEIGHT if i in named else 0.0)
+                score[i] = get(i, 0.0) + w * f * k1p / (f + c0 + c1 * sizes[i])
+            for i in named.difference(ids):
+                sums.by_name.setdefault(i, []).append(w)
+        else:
+            # The loop a common word runs thousands of times, as lean as it goes (an
+            # int tf computes as the float `tf + 0.0` would).
+            for i, tf in zip(ids, post[1::3], strict=True):
+                score[i] = get(i, 0.0) + w * tf * k1p / (tf + c0 + c1 * sizes[i])
 
     def finish(self, index: Searchable, sums: Sums) -> None:
         """Add what names alone matched, then the factor of each daily log's place in
@@ -283,11 +311,10 @@ def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> tuple[int
     query's rarest keys: every line within FOCUS of the best line's weight, not each line
     with a common word — in a long log those would fill the window cap alone.
     """
-    weight: dict[int, float] = {}
-    wanted = set(found)
-    for i, held in enumerate(line_keys(doc.lines)):
-        if not wanted.isdisjoint(held):
-            weight[i] = sum(idf[k] for k in found if k in held)
+    weight = {
+        i: sum(idf[k] for k in found if k in held)
+        for i, held in key_lines(doc.text, found).items()
+    }
     if not weight:
         return ()
     floor = max(weight.values()) * FOCUS
@@ -345,12 +372,11 @@ def count_lines(index: Searchable, term: Term) -> tuple[int, int]:
 
 
 def _count(doc: Doc, ks: Sequence[str], *, every: bool) -> int:
-    wanted = set(ks)
-    # Not `Doc.lines`: that would stay cached on the doc.
-    held = line_keys(doc.text.split("\n"))
-    if every:
-        return sum(map(wanted.issubset, held))
-    return sum(1 for h in held if not wanted.isdisjoint(h))
+    held = key_lines(doc.text, ks).values()
+    if not every:
+        return len(held)
+    n = len(set(ks))
+    return sum(len(h) == n for h in held)
 
 
 def query_of(terms: Sequence[Term]) -> Query:

@@ -325,7 +325,7 @@ def _exactly(src: Source, at: int, n: int) -> bytes:
 
 def _ints(buf: bytes, at: int, n: int, code: str = "I") -> array[int]:
     out = array(code)
-    out.frombytes(buf[at : at + out.itemsize * n])
+    out.frombytes(memoryview(buf)[at : at + out.itemsize * n])
     if len(out) != n:
         raise CorruptSegment("cut short")
     return out

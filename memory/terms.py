@@ -34,9 +34,8 @@ _CJK = (
 _TOKEN = re.compile(
     f"([{_CJK}]+)|([0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+)"
 )
-#: The same runs as one string each (what `runs` returns).
-_RUN = re.compile(f"[{_CJK}]+|[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+")
-_CJK_RUN = re.compile(f"[{_CJK}]")
+#: Letters of `_TOKEN`'s words are below this; its CJK characters above.
+_LAST_LETTER = "\u04ff"
 #: Runs whose keys `run_keys` keeps (~180 bytes each; dropped after a build).
 _RUN_CAP = 1 << 18
 _RUN_KEYS: dict[Run, tuple[str, ...]] = {}
@@ -89,7 +88,7 @@ def runs(line: str) -> list[str]:
     each a run of CJK characters or a word (text NFKC-normalised as `keys` does)."""
     if not line.isascii():
         line = unicodedata.normalize("NFKC", line)
-    return _RUN.findall(line)
+    return [word or run for run, word in _TOKEN.findall(line)]
 
 
 def line_runs(text: str) -> Sequence[Sequence[Run]]:
@@ -134,8 +133,8 @@ def forget_runs() -> None:
 
 def _keys_of_run(run: Run) -> tuple[str, ...]:
     if isinstance(run, bytes):
-        run = run.decode()
-    if not _CJK_RUN.match(run):
+        return _word_keys(run.decode())
+    if run[0] <= _LAST_LETTER:
         return _word_keys(run)
     if len(run) == 1:
         return (run,)
