@@ -23,6 +23,7 @@ import struct
 import zlib
 from array import array
 from collections import defaultdict, deque
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.errors import CorruptSegment
@@ -128,7 +129,7 @@ class _Builder:
     def __init__(self) -> None:
         self.docs = 0
         #: flat (id, tf, lines) triples
-        self._post: defaultdict[str, list[int]] = defaultdict(list)
+        self._post: defaultdict[str, array[int]] = defaultdict(partial(array, "I"))
         self._fields: dict[str, array[int]] = {}
 
     def add(self, i: int, doc: Doc) -> None:
@@ -137,7 +138,7 @@ class _Builder:
         # Each key's triple appended in C (a Python loop here cost a build a third).
         deque(
             map(
-                list.extend,
+                array.extend,
                 map(self._post.__getitem__, tf),
                 zip(itertools.repeat(i), tf.values(), map(lines.__getitem__, tf)),
             ),
@@ -153,8 +154,8 @@ class _Builder:
         keys = sorted(post.keys() | fields.keys())
         names = [k.encode("utf-8", "surrogatepass") for k in keys]
         # Key by key in C: a run holds tens of thousands of keys.
-        plists = list(map(post.get, keys, itertools.repeat(())))
-        posts = list(map(bytes, map(array, itertools.repeat("I"), plists)))
+        plists = list(map(post.get, keys, itertools.repeat(_NONE)))
+        posts = list(map(bytes, plists))
         ids = list(map(bytes, map(fields.get, keys, itertools.repeat(b""))))
         key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
         key_at.extend(itertools.accumulate(map(len, names)))
@@ -176,6 +177,9 @@ class _Builder:
         yield table
         yield b"".join(posts)
         yield b"".join(ids)
+
+
+_NONE: array[int] = array("I")
 
 
 class Source(Protocol):
