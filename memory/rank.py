@@ -154,13 +154,15 @@ def rank(
         idf[k] = w = w if k in weighs else w * FRAME
         bm25.score(sums, w, post, named)
         sums.uncounted.append(post)
+    posts = dict(zip(qkeys, sums.uncounted, strict=True))
     bm25.finish(index, sums)
     score, content = sums.score, sums.content
     if when in LEADING and score:
         lead(index, score, oldest=when == "first")
     best = _best(index, score, content, limit)
     sums.count_lines(best)
-    holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
+    top = set(best)  # which keys each of the best holds: no set of a common word's ids
+    holders = {k: top.intersection(posts[k][0::3]) | index.field_ids(k) for k in qkeys}
     return _ranking(index, terms, qkeys, best, sums, holders, len(score), idf)
 
 
