@@ -150,7 +150,8 @@ def rank(
     idf: dict[str, float] = {}
     for k in qkeys:
         post, named = index.postings(k), index.field_ids(k)
-        w = bm25.idf(n, len(named.union(post[0::3])))
+        # Its holders: no set of a common word's thousands of ids (each id posts once).
+        w = bm25.idf(n, len(post) // 3 + len(named.difference(post[0::3])))
         idf[k] = w = w if k in weighs else w * FRAME
         bm25.score(sums, w, post, named)
         sums.uncounted.append(post)
@@ -179,8 +180,7 @@ class Sums:
 
     def count_lines(self, ids: Iterable[int]) -> None:
         """Add to `lines` what the postings scored without them hold for these ids."""
-        ids = list(ids)
-        lines = self.lines
+        ids, lines = list(ids), self.lines
         for post in self.uncounted:
             held = dict(zip(post[0::3], post[2::3], strict=True))
             for i in ids:
@@ -192,9 +192,7 @@ class BM25:
     """The score of a document for the keys it holds: BM25 over a corpus of documents
     of these `sizes` (by id), `avg` bytes on average."""
 
-    def __init__(
-        self, sizes: Sequence[int], avg: float, when: When | None = None
-    ) -> None:
+    def __init__(self, sizes: Sequence[int], avg: float, when: When | None = None):
         self.sizes, self.avg, self.when = sizes, avg, when
         # BM25's length norm, K1 * (1 - B + B * size / avg), as c0 + c1 * size: `add`
         # runs once per posting, thousands of times for a common word.
