@@ -24,7 +24,7 @@ from memhooks.memory.constants import (
     SEARCH_MAX_WINDOWS,
 )
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.index import Index, line_keys, prefilter
+from memhooks.memory.index import Index, key_lines, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
@@ -277,11 +277,8 @@ def _snippet(
         doc = index.doc(doc_id)
         if filename_only:
             return _filename_preview(doc)
-        wanted = set(found)
         return _windows(
-            doc,
-            focus(doc, found, idf),
-            lambda text: not wanted.isdisjoint(line_keys(text)),
+            doc, focus(doc, found, idf), lambda text: bool(key_lines(text, found))
         )
 
     return make
