@@ -25,7 +25,6 @@ from memhooks.memory.terms import (
     keys_of_runs,
     line_runs,
     run_keys,
-    runs,
     stem_needles,
 )
 
@@ -54,25 +53,30 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
         only: when given, just these keys are counted, and only lines holding one of
             their needles are tokenized (a one-shot search needs nothing else).
     """
-    per_line: Sequence[Sequence[Run]]
-    if only is None:
-        per_line = line_runs(doc.text)
-    else:
+    rows = doc.text.split("\n")
+    if only is not None:
         # Folding never adds or removes a newline, so line i of the folded text is line i.
-        wanted = only.lines(_fold(doc.text))
-        text = doc.text.split("\n")
-        per_line = [runs(text[i]) for i in sorted(wanted)]
-    # Counted in C, run by run, then each distinct run's keys looked up once: a build
-    # does this for every note.
-    raw: Counter[Run] = Counter(itertools.chain.from_iterable(per_line))
+        rows = [rows[i] for i in sorted(only.lines(_fold(doc.text)))]
+    weights: list[int] | None = None  #: how often each of `rows` occurs
+    every = Counter(rows)  # a log repeats its lines: each is split once
+    if sum(every.values()) > len(every):
+        rows, weights = list(every), list(every.values())
+    per_line = line_runs("\n".join(rows))
     sets: list[set[Run]] = list(map(set, per_line))
-    raw_lines: Counter[Run] = Counter(itertools.chain.from_iterable(sets))
+    each: Iterable[Iterable[Run]] = per_line
+    if weights is not None:  # a line's runs as often as it occurs, in C
+        each, sets_each = map(operator.mul, per_line, weights), map(tuple, sets)
+        distinct: Iterable[Iterable[Run]] = map(operator.mul, sets_each, weights)
+    else:
+        distinct = sets
+    raw: Counter[Run] = Counter(itertools.chain.from_iterable(each))
+    raw_lines: Counter[Run] = Counter(itertools.chain.from_iterable(distinct))
     ks = keys_of_runs(raw)
     tf = Counter(itertools.chain.from_iterable(map(operator.mul, ks, raw.values())))
     held = map(raw_lines.__getitem__, raw)
     lines = Counter(itertools.chain.from_iterable(map(operator.mul, ks, held)))
     if sum(map(len, ks)) > len(tf):
-        _shared_lines(lines, raw, ks, sets)
+        _shared_lines(lines, raw, ks, sets, weights or itertools.repeat(1))
     fields = set(keys(doc.filename.removesuffix(".md")))
     first = doc.text.split("\n", 1)[0]
     if first.casefold().startswith(ALIASES):
@@ -90,6 +94,7 @@ def _shared_lines(
     raw: Counter[Run],
     ks: list[tuple[str, ...]],
     sets: list[set[Run]],
+    weights: Iterable[int],
 ) -> None:
     # Keys that two runs give (`Deploy` and `deploys`), or one run twice (a CJK run
     # that repeats a pair), may share lines: counted line by line.
@@ -97,11 +102,11 @@ def _shared_lines(
     shared = {k for k, n in srcs.items() if n > 1}
     runs_of = {r: k for r, k in zip(raw, ks, strict=True) if not shared.isdisjoint(k)}
     exact: Counter[str] = Counter()
-    for s in sets:
+    for s, w in zip(sets, weights, strict=False):  # weights may repeat 1 forever
         here = s & runs_of.keys()
         if here:
             held = itertools.chain.from_iterable(map(runs_of.__getitem__, here))
-            exact.update(shared.intersection(held))
+            exact.update(dict.fromkeys(shared.intersection(held), w))
     for k in shared:
         lines[k] = exact[k]
 
@@ -109,25 +114,28 @@ def _shared_lines(
 def key_lines(text: str, ks: Iterable[str]) -> dict[int, set[str]]:
     """The lines of `text` that hold a key of `ks`, by index, each with those it holds.
 
-    Only the lines holding one of the keys' needles (`memory.terms.stem_needles`) are
-    tokenized: a snippet or a term's count wants a few words of a long file.
+    Only the distinct lines holding one of the keys' needles (`memory.terms.stem_needles`)
+    are tokenized: a snippet or a term's count wants a few words of a long file, and a
+    log repeats its lines.
     """
     wanted = frozenset(ks)
-    needles = dict.fromkeys(n for k in wanted for n in stem_needles(k))
-    found = sorted(Query(wanted, tuple(needles)).lines(_fold(text)))
-    if not found:
-        return {}
+    needles = tuple(dict.fromkeys(n for k in wanted for n in stem_needles(k)))
     lines = text.split("\n")
-    held = line_keys([lines[i] for i in found])
-    return {
-        i: h & wanted
-        for i, h in zip(found, held, strict=True)
+    maybe = [x for x in dict.fromkeys(lines) if any(n in _fold(x) for n in needles)]
+    held = {
+        x: h & wanted
+        for x, h in zip(maybe, line_keys(maybe), strict=True)
         if not wanted.isdisjoint(h)
     }
+    if not held:
+        return {}
+    return {i: held[x] for i, x in enumerate(lines) if x in held}
 
 
-def line_keys(lines: Iterable[str]) -> list[set[str]]:
+def line_keys(lines: Sequence[str]) -> list[set[str]]:
     """The keys each line holds (as `analyze` files them), line by line."""
+    if not lines:
+        return []
     per_line = line_runs("\n".join(lines))
     return _key_sets(per_line, run_keys(itertools.chain.from_iterable(per_line)))
 

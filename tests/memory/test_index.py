@@ -130,7 +130,7 @@ def test_analysis_counts_each_key_as_its_lines_hold_it(seed: int) -> None:
     # `analyze` counts runs in C and looks each distinct run's keys up once; the counts
     # must be those of tokenizing line by line: a key's occurrences, and the lines that
     # hold it once however many runs give it (`Redis` and `redis`, `portPort`, a CJK run
-    # repeating a pair).
+    # repeating a pair), and a line repeated counts as often as it occurs.
     from collections import Counter
 
     from memhooks.memory.corpus import make_doc
@@ -140,9 +140,10 @@ def test_analysis_counts_each_key_as_its_lines_hold_it(seed: int) -> None:
 
     rng = random.Random(seed)
     words = [*WORDS, "portPort", "哈哈哈", "x-y_z", "ﬁle", "Ünïcode", "naïve"]
-    text = "\n".join(
-        " ".join(rng.choices(words, k=rng.randint(0, 8))) for _ in range(12)
-    )
+    rows = [" ".join(rng.choices(words, k=rng.randint(0, 8))) for _ in range(12)]
+    rows += rng.choices(rows, k=rng.randint(0, 12))  # a log repeats its lines
+    rng.shuffle(rows)
+    text = "\n".join(rows)
     if seed % 2:
         text = text.encode("ascii", "ignore").decode()  # the all-ASCII path
     tf: Counter[str] = Counter()
