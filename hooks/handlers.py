@@ -156,13 +156,24 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     if not auto.enabled:
         return after
     docs = view.prompt_docs(state.noticed_at)
+    # Until the corpus is read, `docs` holds just the files changed since the block.
+    newest = (
+        view.newest
+        if view.loaded()
+        else max((d.mtime_ns for d in docs.values()), default=0)
+    )
     # The notice takes at most half the budget: the hits are what the prompt asked for.
-    notice = _changes(state, docs, _budget(event, auto.budget) // 2)
+    notice = _changes(state, docs, _budget(event, auto.budget) // 2, newest)
     terms = significant_terms(prompt)
     logs: dict[str, frozenset[str]] = {}
     hits = (
         _fresh_hits(
-            view.search(" ".join(terms)), docs, state, min(2, len(terms)), prompt, logs
+            view.search(" ".join(terms), limit=_CONSIDERED),
+            docs,
+            state,
+            min(2, len(terms)),
+            prompt,
+            logs,
         )
         if terms
         else iter(())
@@ -232,18 +243,21 @@ def _fresh_hits(
     yield from later
 
 
-def _changes(state: SessionState, docs: Mapping[str, Doc], limit: int) -> str | None:
+def _changes(
+    state: SessionState, docs: Mapping[str, Doc], limit: int, newest_doc: int
+) -> str | None:
     """One line naming memory files edited or added since the block was built (each change
     is told once; our own writes are not news), in at most `limit` bytes: the names that
-    fit, then how many more.
+    fit, then how many more. `newest_doc`: no document changed after it (`View.newest`).
     """
     if not state.noticed_at:
         return None
-    # One pass over the corpus: in a session of 10,000 notes this runs before each prompt.
     seen, own = state.noticed_at, state.own
     newest = seen
     changed = []
-    for rel, d in docs.items():
+    # A pass over the corpus only when a file changed since: in a session of 10,000
+    # notes this runs before each prompt.
+    for rel, d in docs.items() if newest_doc > seen else ():
         t = d.mtime_ns
         if t > seen:
             newest = max(newest, t)

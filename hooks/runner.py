@@ -85,7 +85,11 @@ class Sessions:
             )
             return
         try:
-            state_io.save(view.store, event.session_id, st)
+            # A prompt's state (what was surfaced, the prompt until the next flush) is
+            # not worth two fsyncs per prompt; a flush's bookkeeping (what the daily log
+            # holds already) is: losing it would record the same things twice.
+            durable = event.kind != "pre-prompt"
+            state_io.save(view.store, event.session_id, st, durable=durable)
         except OSError as e:
             # A read-only or full root: the reply still goes out; the next event starts
             # from the state kept in memory (session process) or on disk (one-shot).

@@ -162,8 +162,17 @@ def load(store: Store, session_id: str) -> SessionState | None:
         return None
 
 
-def save(store: Store, session_id: str, state: SessionState) -> None:
+def save(
+    store: Store, session_id: str, state: SessionState, *, durable: bool = True
+) -> None:
     """Write a session's state through to disk (atomically, owner-only).
+
+    Args:
+        store: the project's memory.
+        session_id: the session.
+        state: its state.
+        durable: fsync the file and its folder; without, a power cut may leave the
+            previous state (the atomic rename still never leaves a torn file).
 
     Raises:
         StoreWriteError: the disk refused (a read-only or full root).
@@ -172,7 +181,7 @@ def save(store: Store, session_id: str, state: SessionState) -> None:
     path = _path(store, rel)
     try:
         private_folder(path.parent)
-        write_atomic(path, state.to_json(), durable=True)
+        write_atomic(path, state.to_json(), durable=durable)
     except OSError as e:
         raise StoreWriteError(rel, e) from e
 

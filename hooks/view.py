@@ -22,6 +22,7 @@ from memhooks.memory.index_file import has_index
 from memhooks.memory.inject import index_line
 from memhooks.memory.layered import Layered, open_index
 from memhooks.memory.paths import kind_of
+from memhooks.memory.rank import MAX_HITS
 from memhooks.memory.searching import search
 from memhooks.memory.text import nbytes
 
@@ -50,6 +51,8 @@ class View:
         #: meaning (the [semantic] extra), in a session process only: see `hooks.meaning`
         self.meaning: Warm | None = None
         self.reread: list[str] = []  #: files re-read since the last `take_reread`
+        #: no document of the corpus changed after this (ns; an upper bound)
+        self.newest = 0
         # The watcher re-reads files on the event loop while a handler, in a worker
         # thread, re-reads the log it just wrote: two patches of one index at once
         # corrupt it (a condensed daily log made it a KeyError in every session).
@@ -79,6 +82,7 @@ class View:
         with self._loading:
             if self._docs is None:
                 docs = self.store.corpus()
+                self.newest = max((d.mtime_ns for d in docs.values()), default=0)
                 if self.indexed:
                     self._start_meaning(list(docs.values()))
                 self._docs = docs
@@ -157,27 +161,39 @@ class View:
                 self._index = open_index(self.store, docs=self.corpus())
             return self._index
 
-    def search(self, query: str) -> SearchResult:
+    def search(self, query: str, limit: int = MAX_HITS) -> SearchResult:
         """`memory.searching.search` over what this view holds: the index and corpus in a
-        session, else the index file (or, with none yet, the corpus)."""
+        session, else the index file (or, with none yet, the corpus); at most `limit` hits."""
         ranking = self.config.search.ranking
         ready = self._docs is not None and (self._index is not None or not self.indexed)
         if not ready and ranking == "default" and has_index(self.store):
             # Not read yet (a hook, or a session process that is still reading): search
             # as `memhooks search` does, from the index file and the files changed since.
-            return search(self.store, query)
+            return search(self.store, query, limit=limit)
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
         if self.indexed and ranking == "default":
             with self._patching:  # not while the watcher patches the index
                 index = self.index()
                 result = search(
-                    self.store, query, index=index, semantic=semantic, docs=docs
+                    self.store,
+                    query,
+                    index=index,
+                    semantic=semantic,
+                    docs=docs,
+                    limit=limit,
                 )
             if index.damaged:
                 self._index = None  # its file was dropped: the next search rebuilds it
             return result
-        return search(self.store, query, ranking=ranking, docs=docs, semantic=semantic)
+        return search(
+            self.store,
+            query,
+            ranking=ranking,
+            docs=docs,
+            semantic=semantic,
+            limit=limit,
+        )
 
     def catch_up(self) -> None:
         """Re-read files that changed (or appeared, or went) since the corpus was read.
@@ -230,6 +246,7 @@ class View:
                 self._index.remove(rel)
         else:
             docs[rel] = doc
+            self.newest = max(self.newest, doc.mtime_ns)
             if self._index is not None:
                 self._index.add(doc, prepared)
         self._docs = docs

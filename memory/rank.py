@@ -39,14 +39,12 @@ from typing import TYPE_CHECKING, NamedTuple
 from memhooks.memory.constants import (
     MEMORY_FILE,
 )
-from memhooks.memory.index import (
-    Query,
-)
+from memhooks.memory.index import Query
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
 
 if TYPE_CHECKING:
-    from collections.abc import Container, Mapping, Sequence
+    from collections.abc import Container, Iterable, Mapping, Sequence
 
     from memhooks.memory.index import Searchable
     from memhooks.memory.question import Reading, When
@@ -147,15 +145,20 @@ def rank(
     idf: dict[str, float] = {}
     for k in qkeys:
         post, named = index.postings(k), index.field_ids(k)
-        w = bm25.idf(n, len(named.union(post[0::3])))
+        # Its holders: no set of a common word's thousands of ids (each id posts once).
+        w = bm25.idf(n, len(post) // 3 + len(named.difference(post[0::3])))
         idf[k] = w = w if k in weighs else w * FRAME
-        bm25.add(sums, w, post, named)
+        bm25.score(sums, w, post, named)
+        sums.uncounted.append(post)
+    posts = dict(zip(qkeys, sums.uncounted, strict=True))
     bm25.finish(index, sums)
     score, content = sums.score, sums.content
     if when in LEADING and score:
         lead(index, score, oldest=when == "first")
     best = _best(index, score, content, limit)
-    holders = {k: set(index.postings(k)[0::3]) | index.field_ids(k) for k in qkeys}
+    sums.count_lines(best)
+    top = set(best)  # which keys each of the best holds: no set of a common word's ids
+    holders = {k: top.intersection(posts[k][0::3]) | index.field_ids(k) for k in qkeys}
     return _ranking(index, terms, qkeys, best, sums, holders, len(score), idf)
 
 
@@ -167,15 +170,24 @@ class Sums:
         self.lines: dict[int, int] = {}  #: lines holding a query key, counted per key
         self.content: set[int] = set()  #: ids whose content holds a query key
         self.by_name: dict[int, list[float]] = {}  #: idf of keys only its name holds
+        #: postings whose lines are not in `lines` yet (`BM25.score`)
+        self.uncounted: list[Sequence[int]] = []
+
+    def count_lines(self, ids: Iterable[int]) -> None:
+        """Add to `lines` what the postings scored without them hold for these ids."""
+        ids, lines = list(ids), self.lines
+        for post in self.uncounted:
+            held = dict(zip(post[0::3], post[2::3], strict=True))
+            for i in ids:
+                lines[i] = lines.get(i, 0) + held.get(i, 0)
+        self.uncounted = []
 
 
 class BM25:
     """The score of a document for the keys it holds: BM25 over a corpus of documents
     of these `sizes` (by id), `avg` bytes on average."""
 
-    def __init__(
-        self, sizes: Sequence[int], avg: float, when: When | None = None
-    ) -> None:
+    def __init__(self, sizes: Sequence[int], avg: float, when: When | None = None):
         self.sizes, self.avg, self.when = sizes, avg, when
         # BM25's length norm, K1 * (1 - B + B * size / avg), as c0 + c1 * size: `add`
         # runs once per posting, thousands of times for a common word.
@@ -190,16 +202,30 @@ class BM25:
     def add(self, sums: Sums, w: float, post: Sequence[int], named: set[int]) -> None:
         """Add one key of weight `w` to `sums`: its postings (flat (id, tf, lines)
         triples), and the ids whose name holds it."""
-        score, lines, sizes = sums.score, sums.lines, self.sizes
+        self.score(sums, w, post, named)
+        lines = sums.lines
+        for i, n_lines in zip(post[0::3], post[2::3], strict=True):
+            lines[i] = lines.get(i, 0) + n_lines
+
+    def score(self, sums: Sums, w: float, post: Sequence[int], named: set[int]) -> None:
+        """`add` but for the lines: the scores alone (`Sums.count_lines` for the few
+        ranked first)."""
+        score, sizes = sums.score, self.sizes
         c0, c1, k1p = self.c0, self.c1, self.k1p
         ids = post[0::3]
         sums.content.update(ids)
-        for i, tf, n_lines in zip(ids, post[1::3], post[2::3], strict=True):
-            f = tf + (FIELD_WEIGHT if i in named else 0.0)
-            score[i] = score.get(i, 0.0) + w * f * k1p / (f + c0 + c1 * sizes[i])
-            lines[i] = lines.get(i, 0) + n_lines
-        for i in named.difference(ids):
-            sums.by_name.setdefault(i, []).append(w)
+        get = score.get
+        if named:
+            for i, tf in zip(ids, post[1::3], strict=True):
+                f = tf + (FIELD_WEIGHT if i in named else 0.0)
+                score[i] = get(i, 0.0) + w * f * k1p / (f + c0 + c1 * sizes[i])
+            for i in named.difference(ids):
+                sums.by_name.setdefault(i, []).append(w)
+        else:
+            # The loop a common word runs thousands of times, as lean as it goes (an
+            # int tf computes as the float `tf + 0.0` would).
+            for i, tf in zip(ids, post[1::3], strict=True):
+                score[i] = get(i, 0.0) + w * tf * k1p / (tf + c0 + c1 * sizes[i])
 
     def finish(self, index: Searchable, sums: Sums) -> None:
         """Add what names alone matched, then the factor of each daily log's place in

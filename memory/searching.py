@@ -30,7 +30,7 @@ from memhooks.memory.layered import open_index
 from memhooks.memory.lines import FOCUS_LINES, count_lines, focus
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
-from memhooks.memory.rank import query_of, query_terms, rank
+from memhooks.memory.rank import MAX_HITS, query_of, query_terms, rank
 from memhooks.memory.results import Hit, Line, SearchResult
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ def search(
     docs: Mapping[str, Doc] | None = None,
     index: Searchable | None = None,
     semantic: MeaningSource | None = None,
+    limit: int = MAX_HITS,
 ) -> SearchResult:
     """Search a project's memory: what `memhooks search`, auto-search, MCP and eval all call.
 
@@ -81,6 +82,8 @@ def search(
         index: an index the caller keeps (a session process).
         semantic: adds files found by meaning (the ``[semantic]`` extra); needs the
             whole corpus, so it reads it unless `docs` or `index` is given.
+        limit: how many hits a caller looks at, at most (auto-search: a few); the
+            default ranking then stops once it has found those (`memory.topk`).
 
     Returns:
         Every matching file, best first, with the per-term line counts; a superseded note
@@ -95,7 +98,9 @@ def search(
                 only = query_of(query_terms(query))
                 index = open_index(store, only) if docs is None else _picked(docs, only)
             in_scope = None if docs is None else list(docs.values())
-            result = search_index(index, query, semantic=semantic, docs=in_scope)
+            result = search_index(
+                index, query, semantic=semantic, docs=in_scope, limit=limit
+            )
             marked = {
                 h.rel: d for h in result.hits if (d := index.marked(h.rel)) is not None
             }
@@ -191,14 +196,18 @@ def search_index(
     *,
     semantic: MeaningSource | None = None,
     docs: Sequence[Doc] | None = None,
+    limit: int = MAX_HITS,
 ) -> SearchResult:
     """The default ranking over an index (see `memory.index`): what `search_docs` does, for
     callers that keep an index (a session) or build one of the files that can match.
     With `semantic`, the index must hold every document in scope (or `docs` must be
-    them): meaning can rank a file that holds no query key.
+    them): meaning can rank a file that holds no query key. At most `limit` hits (all
+    `MAX_HITS` with `semantic`: fusion may lift a file from far down the lexical list).
     """
     terms = query_terms(query)
-    scored, total, idf = rank(index, terms, reading=read(query))
+    if semantic is not None:
+        limit = MAX_HITS
+    scored, total, idf = rank(index, terms, limit, reading=read(query))
     hits = tuple(
         Hit(
             s.rel,

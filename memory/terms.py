@@ -13,8 +13,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import Stemmer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+#: A run of a line (`runs`): text, or for an ASCII line its bytes.
+Run = str | bytes
 
 # Han (with extension A and compatibility ideographs), kana, the prolonged sound mark,
 # half-width katakana and Hangul. CJK punctuation (、。「」) is left out on purpose: it
@@ -26,6 +33,15 @@ _CJK = (
 #: A run of CJK characters, or a run of letters and digits of an alphabetic script.
 _TOKEN = re.compile(
     f"([{_CJK}]+)|([0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+)"
+)
+#: Letters of `_TOKEN`'s words are below this; its CJK characters above.
+_LAST_LETTER = "\u04ff"
+#: Runs whose keys `run_keys` keeps (~180 bytes each; dropped after a build).
+_RUN_CAP = 1 << 18
+_RUN_KEYS: dict[Run, tuple[str, ...]] = {}
+#: ASCII letters and digits stay, a newline stays, any other byte becomes a space.
+_ASCII_RUNS = bytes(
+    c if chr(c).isascii() and chr(c).isalnum() or c == 10 else 32 for c in range(256)
 )
 # Lower-to-upper and acronym-to-word boundaries inside one identifier
 # (``strictPort`` → strict, port; ``PDFDownload`` → pdf, download).
@@ -65,6 +81,64 @@ def keys(text: str) -> list[str]:
         else:
             out.extend([run[i : i + 2] for i in range(len(run) - 1)])
     return out
+
+
+def runs(line: str) -> list[str]:
+    """The runs of one line that its keys come from (`run_keys`), in order, repeats kept:
+    each a run of CJK characters or a word (text NFKC-normalised as `keys` does)."""
+    if not line.isascii():
+        line = unicodedata.normalize("NFKC", line)
+    return [word or run for run, word in _TOKEN.findall(line)]
+
+
+def line_runs(text: str) -> Sequence[Sequence[Run]]:
+    """`runs` of each line of `text`; for ASCII text, as bytes (the same runs, split in
+    C: a third of what a regex costs, and a build splits every note).
+    """
+    if text.isascii():
+        return list(map(bytes.split, text.encode().translate(_ASCII_RUNS).split(b"\n")))
+    return list(map(runs, text.split("\n")))
+
+
+def run_keys(found: Iterable[Run]) -> Callable[[Run], tuple[str, ...]]:
+    """What the index files for each run of `found` (from `runs`), as a lookup: the
+    run's `keys`, plus for a CJK run of two or more its single characters (`cjk_chars`).
+    """
+    keys_of_runs(set(found))
+    return _RUN_KEYS.__getitem__
+
+
+def keys_of_runs(distinct: Iterable[Run]) -> list[tuple[str, ...]]:
+    """`run_keys` of each of these runs (each given once), in order.
+
+    The keys of a run are kept from one call to the next (at most `_RUN_CAP` runs): a
+    corpus repeats its words, and looking them up costs a dict lookup, not a stemming.
+    """
+    distinct = list(distinct)
+    out = list(map(_RUN_KEYS.get, distinct))
+    if None in out:
+        if len(_RUN_KEYS) + out.count(None) > _RUN_CAP:
+            _RUN_KEYS.clear()
+        for i, run in enumerate(distinct):
+            ks = out[i]
+            if ks is None:
+                ks = out[i] = _RUN_KEYS[run] = _keys_of_run(run)
+    return out  # type: ignore[return-value]  # no None is left
+
+
+def forget_runs() -> None:
+    """Drop the keys `run_keys` kept (a build is done: the memory is worth more)."""
+    _RUN_KEYS.clear()
+
+
+def _keys_of_run(run: Run) -> tuple[str, ...]:
+    if isinstance(run, bytes):
+        return _word_keys(run.decode())
+    if run[0] <= _LAST_LETTER:
+        return _word_keys(run)
+    if len(run) == 1:
+        return (run,)
+    return (*[run[i : i + 2] for i in range(len(run) - 1)], *run)
 
 
 def cjk_chars(text: str) -> list[str]:

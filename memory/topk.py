@@ -17,6 +17,8 @@ the ranking is the same (tests/memory/test_layered.py).
 from __future__ import annotations
 
 from array import array
+from itertools import compress
+from operator import add
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.rank import BM25, Sums, _best
@@ -34,6 +36,9 @@ MAX_BYTES = 48 * 2**20
 FIRST_READ = 32
 #: Past this share of the matching documents read one by one, all are scored at once.
 READ_SHARE = 0.25
+#: A query with this many keys each in many files (`DENSE_SHARE`) scores every document
+#: at once: reading each column from the top would not find a bound that stops early.
+DENSE_KEYS = 3
 #: A column holds its scores in an array over every id when more than this share of
 #: the ids hold its key (a common word), else in a dict.
 DENSE_SHARE = 1 / 32
@@ -64,6 +69,7 @@ class Column(NamedTuple):
     values: array[float]  #: their scores, in that order
     mask: int  #: ids whose content or name holds the key, as a bit set
     nbytes: int  #: about what it holds in memory
+    dense: array[float] | None  #: `score` over every id, for a key in many files
 
 
 class Columns:
@@ -106,12 +112,15 @@ def top(
         mask |= c.mask
     matches = mask.bit_count()
     found = _Found(index, cols, bm25)
-    # Scored first: those that can score more than their sum of keys.
-    named = set().union(*(c.named for c in cols))
-    raised = [i for i in boosts(index) if mask >> i & 1]
-    found.admit([*named, *raised])
+    if sum(c.dense is not None for c in cols) >= DENSE_KEYS:
+        found.admit_all()  # what the rounds below would come to, after costing more
+    else:
+        # Scored first: those that can score more than their sum of keys.
+        named = set().union(*(c.named for c in cols))
+        raised = [i for i in boosts(index) if mask >> i & 1]
+        found.admit([*named, *raised])
     at, step = 0, FIRST_READ
-    while True:
+    while not found.everything:
         bound, left = 0.0, False
         for c in cols:  # summed in query order, as a document's score is
             if at < len(c.order):
@@ -122,7 +131,7 @@ def top(
         if (at + step) * len(cols) > matches * READ_SHARE:
             # Many keys, each in many files (a long prompt): every file matters.
             found.admit_all()
-            break
+            continue
         found.admit(i for c in cols for i in c.order[at : at + step])
         at, step = at + step, step * 2
     sums = found.sums
@@ -152,7 +161,8 @@ class _Found:
     def __init__(self, index: Searchable, cols: list[Column], bm25: BM25) -> None:
         self._index, self._cols, self._bm25 = index, cols, bm25
         self.sums = Sums()
-        self._all = False  #: every document was scored, its lines not counted
+        #: every document was scored (its lines not counted)
+        self.everything = False
 
     def admit(self, ids: Iterable[int]) -> None:
         """Score the documents of `ids` not read yet."""
@@ -178,11 +188,20 @@ class _Found:
         """Score every document that holds a key: column by column, not document by
         document (what `rank` does without columns, minus the formula)."""
         cols, sums = self._cols, Sums()
-        score = sums.score
+        # Summed column by column in query order, as a document's score is; a common
+        # word's column over every id at once, in C (adding its 0.0 changes no sum).
+        total = [0.0] * len(self._index.sizes)
         for c in cols:
-            for i, x in zip(c.order, c.values, strict=True):
-                score[i] = score.get(i, 0.0) + x
-        sums.content = set(score)
+            if c.dense is not None:
+                total = list(map(add, total, c.dense))
+            else:
+                for i, x in zip(c.order, c.values, strict=True):
+                    total[i] += x
+        # Every content score is > 0: the documents that hold a key are the nonzero ones.
+        sums.score = dict(
+            zip(compress(range(len(total)), total), filter(None, total), strict=True)
+        )
+        sums.content = set(sums.score)
         for c in cols:
             for i in c.named.difference(sums.content):
                 sums.by_name.setdefault(i, []).append(c.w)
@@ -190,11 +209,11 @@ class _Found:
                 if not c.score(i):
                     sums.by_name.setdefault(i, []).append(c.w)
         self._bm25.finish(self._index, sums)
-        self.sums, self._all = sums, True
+        self.sums, self.everything = sums, True
 
     def lines(self, ids: Iterable[int]) -> None:
         """Count the lines of these ids (read all at once: counted only for the best)."""
-        if self._all:
+        if self.everything:
             lines, cols = self.sums.lines, self._cols
             for i in ids:
                 lines[i] = sum(c.lines(i) for c in cols)
@@ -226,6 +245,7 @@ def _column(
     n = len(index.sizes)
     score: Callable[[int], float]
     lines: Callable[[int], int]
+    dense: array[float] | None = None
     if len(scores) > n * DENSE_SHARE:
         dense, per_line = array("d", bytes(8 * n)), array("I", bytes(4 * n))
         for i, x in scores.items():
@@ -242,7 +262,7 @@ def _column(
     if sum(c.nbytes for c in columns.values()) + nbytes > MAX_BYTES:
         columns.clear()
     col = columns[at] = Column(
-        w, score, lines, named, order, values, _bits(holders), nbytes
+        w, score, lines, named, order, values, _bits(holders), nbytes, dense
     )
     return col
 

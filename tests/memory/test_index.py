@@ -123,3 +123,34 @@ def test_removed_and_edited_files_leave_the_index(memory_root: Path) -> None:
     ]
     assert search_index(index, "gamma").hits == ()
     assert index.count == 1
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_analysis_counts_each_key_as_its_lines_hold_it(seed: int) -> None:
+    # `analyze` counts runs in C and looks each distinct run's keys up once; the counts
+    # must be those of tokenizing line by line: a key's occurrences, and the lines that
+    # hold it once however many runs give it (`Redis` and `redis`, `portPort`, a CJK run
+    # repeating a pair), and a line repeated counts as often as it occurs.
+    from collections import Counter
+
+    from memhooks.memory.corpus import make_doc
+    from memhooks.memory.index import analyze
+    from memhooks.memory.paths import Located
+    from memhooks.memory.terms import cjk_chars, keys
+
+    rng = random.Random(seed)
+    words = [*WORDS, "portPort", "哈哈哈", "x-y_z", "ﬁle", "Ünïcode", "naïve"]
+    rows = [" ".join(rng.choices(words, k=rng.randint(0, 8))) for _ in range(12)]
+    rows += rng.choices(rows, k=rng.randint(0, 12))  # a log repeats its lines
+    rng.shuffle(rows)
+    text = "\n".join(rows)
+    if seed % 2:
+        text = text.encode("ascii", "ignore").decode()  # the all-ASCII path
+    tf: Counter[str] = Counter()
+    lines: Counter[str] = Counter()
+    for line in text.split("\n"):
+        ks = [*keys(line), *cjk_chars(line)]
+        tf.update(ks)
+        lines.update(set(ks))
+    got = analyze(make_doc(Located("note", "notes/a.md", "a"), text))
+    assert (dict(got.tf), dict(got.lines)) == (dict(tf), dict(lines))

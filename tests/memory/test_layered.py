@@ -322,3 +322,40 @@ def test_questions_rank_in_a_session_as_a_fresh_read(
         fresh = _answer(search_docs(docs.values(), query))
         assert _answer(search(store, query)) == fresh, query
         assert _answer(search_index(session, query)) == fresh, query
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_session_finds_the_first_hits_of_a_long_prompt_as_a_fresh_read(
+    memory_root: Path, seed: int, trusting: None
+) -> None:
+    # Auto-search looks at a prompt's first hits only (`limit`); a prompt holds several
+    # words found in most files, so a session scores every file at once (topk.DENSE_KEYS)
+    # or reads its columns from the top: either way the first hits are those of a
+    # ranking of every file, in the same order.
+    rng = random.Random(seed)
+    folder = memory_root / "projects" / SLUG / "notes"
+    folder.mkdir(parents=True)
+    usual = ["common", "usual", "often", "plain"]
+    rare = ["zebra", "quokka", "narwhal", "axolotl", "okapi", "tapir"]
+    weights = [1 / r for r in range(1, len(WORDS) + 1)]
+    for n in range(300):
+        words = [
+            *rng.sample(usual, rng.randint(1, 4)),
+            *rng.choices(WORDS, weights, k=rng.randint(0, 12)),
+            *(rng.sample(rare, 1) if rng.random() < 0.05 else []),
+        ]
+        rng.shuffle(words)
+        text = "\n".join(" ".join(words[i : i + 4]) for i in range(0, len(words), 4))
+        (folder / f"{rng.choice(WORDS)}-{n}.md").write_text(text + "\n")
+    store = Store(memory_root, SLUG)
+    search(store, "common")  # builds the index file
+    docs = store.corpus()
+    session = open_index(store, docs=docs)
+    for query, limit in [
+        (" ".join([*usual, rare[seed]]), 5),
+        (" ".join([*usual[:3], rare[seed + 1], WORDS[seed]]), 20),
+        (" ".join([*usual[:2], rare[seed + 2], rare[seed + 3]]), 3),
+    ]:
+        fresh = search_docs(docs.values(), query)
+        got = search_index(session, query, limit=limit)
+        assert _answer(got)["results"] == _answer(fresh)["results"][:limit], query  # type: ignore[index]

@@ -1,0 +1,59 @@
+"""One-shot search of this checkout against another version of memhooks and grep, in one run;
+a script, not a test (pytest collects ``test_*.py``).
+
+    git archive main memory hooks | tar -x -C /tmp/base/memhooks && touch /tmp/base/memhooks/__init__.py
+    .venv/bin/python -m tests.benchmarks.bench_against /tmp/base [--notes 10000] [--runs 7]
+
+The other version runs from that folder (put first on ``PYTHONPATH``, same interpreter and
+packages), on the corpora and query mixes of `tests.benchmarks.bench_queries`; the three
+commands alternate run by run, so a load that comes and goes weighs on each alike. Both
+versions must read the same index file (the same `memory.segment.VERSION`): it is built
+once, before the first run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.benchmarks.bench_queries import Corpus, _terms, _timed
+from tests.benchmarks.bench_speed import ENV, PY
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("other", type=Path, help="a folder holding a memhooks package")
+    ap.add_argument("--notes", type=int, default=10_000)
+    ap.add_argument("--runs", type=int, default=7)
+    args = ap.parse_args()
+    compileall.compile_dir(args.other, quiet=1)
+    c = Corpus(args.notes)
+    env = {**ENV, "MEMHOOKS_HOME": str(c.root)}
+    other = {**env, "PYTHONPATH": str(args.other.resolve())}
+    search = [PY, "-m", "memhooks.hooks", "search", "--root", str(c.root)]
+    search += ["--slug", c.slug]
+    subprocess.run([*search, "anything"], env=env, capture_output=True, check=False)
+    print(f"{args.notes:,} notes, medians of {args.runs} interleaved runs")
+    print("| mix | other | this | grep -ril | other / grep | this / grep |")
+    print("|---|---|---|---|---|---|")
+    for mix, query in c.mixes().items():
+        terms = _terms(query)
+        grep = ["grep", "-ril", "-E", "|".join(terms), *c.files()]
+        cmds = [([*search, *terms], other), ([*search, *terms], env), (grep, env)]
+        times: list[list[float]] = [[], [], []]
+        for _ in range(args.runs):
+            for (cmd, where), out in zip(cmds, times, strict=True):
+                out.append(_timed(cmd, where)[0])
+        o, t, g = (1000 * statistics.median(x) for x in times)
+        print(
+            f"| {mix} | {o:.0f} ms | {t:.0f} ms | {g:.0f} ms | {o / g:.2f}× | {t / g:.2f}× |"
+        )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
