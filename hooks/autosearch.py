@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from memhooks.hooks.records import entries
 from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
 from memhooks.memory.render import matched_label
-from memhooks.memory.terms import keys
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
@@ -136,6 +135,8 @@ def judge_log(
         # Records are condensed long before this: a log this large is a person's (or
         # hostile), and judging it line by line would cost the prompt its deadline.
         return LogHit(True, {entry_id(log[:JUDGE_MAX]): frozenset(matched)})
+    from memhooks.memory.terms import keys  # the stemmer: not for SessionStart
+
     said = set(keys(prompt[:_PROMPT_MAX]))
     wanted = {t: set(keys(t)) for t in matched}
     person: set[str] = set()

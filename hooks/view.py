@@ -20,10 +20,7 @@ from memhooks.memory import (
 )
 from memhooks.memory.index_file import has_index
 from memhooks.memory.inject import index_line
-from memhooks.memory.layered import Layered, open_index
 from memhooks.memory.paths import kind_of
-from memhooks.memory.rank import MAX_HITS
-from memhooks.memory.searching import search
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -32,6 +29,7 @@ if TYPE_CHECKING:
 
     from memhooks.memory import Doc
     from memhooks.memory.index import Prepared
+    from memhooks.memory.layered import Layered
     from memhooks.memory.results import SearchResult
 
 logger = logging.getLogger(__name__)
@@ -156,14 +154,22 @@ class View:
 
     def index(self) -> Layered:
         """The corpus's inverted index: the index file, patched per re-read file."""
+        from memhooks.memory.layered import open_index
+
         with self._loading:
             if self._index is None:
                 self._index = open_index(self.store, docs=self.corpus())
             return self._index
 
-    def search(self, query: str, limit: int = MAX_HITS) -> SearchResult:
+    def search(self, query: str, limit: int | None = None) -> SearchResult:
         """`memory.searching.search` over what this view holds: the index and corpus in a
-        session, else the index file (or, with none yet, the corpus); at most `limit` hits."""
+        session, else the index file (or, with none yet, the corpus); at most `limit` hits
+        (default: `memory.rank.MAX_HITS`)."""
+        # The search modules only here: a SessionStart hook never searches.
+        from memhooks.memory.rank import MAX_HITS
+        from memhooks.memory.searching import search
+
+        limit = MAX_HITS if limit is None else limit
         ranking = self.config.search.ranking
         ready = self._docs is not None and (self._index is not None or not self.indexed)
         if not ready and ranking == "default" and has_index(self.store):
