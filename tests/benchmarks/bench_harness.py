@@ -10,6 +10,12 @@ in each, `--runs` times, and the script prints the wall-clock median of each and
 ratio, plus how many runs left a memhooks process, socket or state file, and how many
 wrote their session-end record. Run it on an idle machine: both sides share it, but a
 burst of load still lands on one side's run.
+
+It measures the memhooks installed beside the Python that runs it. For a user's figure,
+run it with a venv where memhooks was installed with `pip install .` (not editable: an
+editable install's import hook costs every hook process ~20 ms more):
+
+    python -m venv /tmp/mh && /tmp/mh/bin/pip install . && /tmp/mh/bin/python -m tests.benchmarks.bench_harness
 """
 
 from __future__ import annotations

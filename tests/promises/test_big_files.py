@@ -71,8 +71,10 @@ def test_a_word_on_every_line_of_a_huge_log_costs_a_prompt_little_more(
         return _cpu("hook", payload=payload)
 
     prompt("warm up: build the index once")  # one-time work, not per prompt
-    # The baseline: the same process, root and index, for a word the log lacks.
-    baseline, _ = prompt("worker pool")
+    # The baseline: the same process, root and index, for a word on one line of the log:
+    # the log is a hit and read whole either way; what differs is the per-line work.
+    baseline, out = prompt("123457")
+    assert "123457" in out
     # A word on all 300,000 lines, and a term of two such words (counted per line).
     word, out = prompt("redis")
     assert "redis" in out
@@ -88,7 +90,7 @@ def test_a_word_on_every_line_of_a_huge_log_costs_a_prompt_little_more(
     assert searched < 3 * baseline, (searched, baseline)
     sys.stderr.write(
         f"\n20 MB log, CPU: prompt {word:.2f} s, compound term {both:.2f} s, "
-        f"search {searched:.2f} s; a prompt missing the log {baseline:.2f} s\n"
+        f"search {searched:.2f} s; a prompt for one of its lines {baseline:.2f} s\n"
     )
     # The snippet says it looked at part of the file.
     assert "…[long file: snippet placed from the first 1,000 lines" in out
