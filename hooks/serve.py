@@ -124,6 +124,7 @@ class _Process:
 
     def warm(self, view: View) -> None:
         """Read `view`'s corpus and index in the background once `run` starts."""
+        view.warming = True
         self._warming.append(view)
 
     async def _warm(self, view: View) -> None:

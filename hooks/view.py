@@ -58,6 +58,8 @@ class View:
         #: Held while the corpus and the index are read (a session process does that in
         #: the background while it already answers).
         self._loading = threading.RLock()
+        #: a session process reads the corpus in the background: answer without it meanwhile
+        self.warming = False
 
     @classmethod
     def open(
@@ -95,8 +97,8 @@ class View:
         changed after `since` (ns), and any other read when first asked for. A hook, or a
         session process still reading ten thousand notes, so reads a few, not all.
         """
-        if self._docs is not None:
-            return self._docs
+        if self._docs is not None or (self.indexed and not self.warming):
+            return self.corpus()
         docs = _OnDemand(self.store)
         if not since:  # no block, so no news either
             return docs
@@ -172,7 +174,8 @@ class View:
         limit = MAX_HITS if limit is None else limit
         ranking = self.config.search.ranking
         ready = self._docs is not None and (self._index is not None or not self.indexed)
-        if not ready and ranking == "default" and has_index(self.store):
+        cold = not ready and (not self.indexed or self.warming)
+        if cold and ranking == "default" and has_index(self.store):
             # Not read yet (a hook, or a session process that is still reading): search
             # as `memhooks search` does, from the index file and the files changed since.
             return search(self.store, query, limit=limit)
