@@ -108,7 +108,6 @@ class _Process:
         self.stop = anyio.Event()
         self.last = anyio.current_time()
         self._lock = anyio.Lock()
-        self._warming: list[View] = []
         self._answered = anyio.Event()
         self.rereads = Rereads(self.sessions.views)
 
@@ -125,7 +124,6 @@ class _Process:
     def warm(self, view: View) -> None:
         """Read `view`'s corpus and index in the background once `run` starts."""
         view.warming = True
-        self._warming.append(view)
 
     async def _warm(self, view: View) -> None:
         # After the first answer (or a quiet moment): reading ten thousand notes holds
@@ -157,8 +155,9 @@ class _Process:
             # while, and a hook must not wait for it.
             tg.start_soon(serve_then_stop)
             tg.start_soon(watch_root, self.root, self._changed, self.stop)
-            for view in self._warming:
-                tg.start_soon(self._warm, view)
+            for view in self.sessions.views():
+                if view.warming:
+                    tg.start_soon(self._warm, view)
             await anyio.sleep(
                 0.1
             )  # the watcher is up: catch up with edits made meanwhile
