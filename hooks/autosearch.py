@@ -6,11 +6,10 @@ little: a small budget of the best hits it has not already seen this session.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.hooks.records import entries
+from memhooks.hooks.records import entries, entry_id
 from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
 from memhooks.memory.render import matched_label
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
@@ -101,18 +100,6 @@ class LogHit(NamedTuple):
         old = set(seen)
         terms = {t for i, ts in self.entries.items() if i not in old for t in ts}
         return len(terms) >= need
-
-
-def entry_id(text: str) -> str:
-    """A daily-log entry's identity: the same entry keeps it when others are appended."""
-    return hashlib.blake2b(
-        text.strip().encode("utf-8", "surrogatepass"), digest_size=6
-    ).hexdigest()
-
-
-def entry_ids(log: str) -> set[str]:
-    """Ids of every entry of a daily log."""
-    return {entry_id(e.text) for e in entries(log)}
 
 
 def judge_log(

@@ -9,14 +9,15 @@ the event.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from memhooks.memory.text import scrub_surrogates
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from memhooks.hooks.wire import Kind
 
 logger = logging.getLogger(__name__)
@@ -24,8 +25,11 @@ logger = logging.getLogger(__name__)
 Harness = Literal["claude-code", "codex", "gemini", "generic"]
 
 
-@dataclass(frozen=True, slots=True)
-class Payload:
+# Named tuples rather than dataclasses here and in hooks/state.py: every hook process
+# loads these, and importing `dataclasses` (with `inspect`) costs it ~20 ms.
+
+
+class Payload(NamedTuple):
     """Union of the fields any supported harness sends (Claude Code, Codex, Gemini, generic)."""
 
     # Claude Code / Codex / Gemini
@@ -45,9 +49,6 @@ class Payload:
     id: str | int | None = None
 
 
-_FIELDS = tuple(f.name for f in dataclasses.fields(Payload))
-
-
 def parse_payload(data: object) -> Payload:
     """Validate a decoded JSON payload; fields of the wrong type are dropped, not fatal.
 
@@ -58,7 +59,7 @@ def parse_payload(data: object) -> Payload:
         raise TypeError(f"payload is a JSON {type(data).__name__}, not an object")
     kept: dict[str, Any] = {}
     bad = []
-    for name in _FIELDS:
+    for name in Payload._fields:
         value = data.get(name)
         if value is None:
             continue
@@ -74,8 +75,7 @@ def parse_payload(data: object) -> Payload:
     return Payload(**kept)
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     """A lifecycle event in canonical form, whatever harness sent it."""
 
     kind: Kind
@@ -91,11 +91,10 @@ class Event:
     request_id: str | int | None = None
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(NamedTuple):
     """What a handler produced: context for the model (or None) and notes for logs."""
 
     context: str | None = None
     notes: tuple[str, ...] = ()
     wrote: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = MappingProxyType({})

@@ -6,21 +6,14 @@ that differs between them is who holds the state and the corpus (docs/design.md)
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from memhooks.hooks import activity, compaction, records
-from memhooks.hooks.autosearch import (
-    entry_id,
-    judge_log,
-    render_hits,
-    significant_terms,
-)
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
-from memhooks.hooks.records import entries
+from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import (
     MAX_PROMPT_BYTES,
     MAX_PROMPTS,
@@ -142,7 +135,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     # Gemini has no post-compression event: the prompt after one is where it is recorded
     # and where the block comes back.
     after = (
-        post_compaction(dataclasses.replace(event, reinject=True), state, view)
+        post_compaction(event._replace(reinject=True), state, view)
         if compaction.compressed(event, state)
         else Reply()
     )
@@ -164,7 +157,9 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     )
     # The notice takes at most half the budget: the hits are what the prompt asked for.
     notice = _changes(state, docs, _budget(event, auto.budget) // 2, newest)
-    terms = significant_terms(prompt)
+    from memhooks.hooks import autosearch  # with the stemmer: not for SessionStart
+
+    terms = autosearch.significant_terms(prompt)
     logs: dict[str, frozenset[str]] = {}
     hits = (
         _fresh_hits(
@@ -178,7 +173,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if terms
         else iter(())
     )
-    context, shown = render_hits(hits, _budget(event, auto.budget), notice)
+    context, shown = autosearch.render_hits(hits, _budget(event, auto.budget), notice)
     for hit in shown:
         state.surfaced[hit.rel] = fingerprint(docs[hit.rel])
         if hit.rel in logs:
@@ -218,6 +213,8 @@ def _fresh_hits(
     must match on their own. `logs` receives the entries
     each daily-log hit matched, for the caller to mark seen once shown.
     """
+    from memhooks.hooks.autosearch import judge_log
+
     later: list[Hit] = []
     for hit in result.hits[:_CONSIDERED]:
         # A file found by meaning ([semantic], session only) matched no term by design.

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity, records
-from memhooks.hooks.autosearch import entry_ids
+from memhooks.hooks.records import entry_ids
 from memhooks.hooks.transcript import TranscriptDigest, read_transcript
 from memhooks.memory import TargetNotFoundError, today
 from memhooks.memory.paths import daily

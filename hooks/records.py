@@ -94,6 +94,18 @@ def entries(log: str) -> list[Entry]:
     return [e for e in out if e.text]
 
 
+def entry_id(text: str) -> str:
+    """A daily-log entry's identity: the same entry keeps it when others are appended."""
+    return hashlib.blake2b(
+        text.strip().encode("utf-8", "surrogatepass"), digest_size=6
+    ).hexdigest()
+
+
+def entry_ids(log: str) -> set[str]:
+    """Ids of every entry of a daily log."""
+    return {entry_id(e.text) for e in entries(log)}
+
+
 def is_slash_command(prompt: str) -> bool:
     """A prompt that is just a `/word` command line (`/compact`, `/model opus`)."""
     return "\n" not in prompt.strip() and bool(_SLASH.fullmatch(prompt.strip()))

@@ -12,7 +12,6 @@ that is going away.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import logging
 import os
@@ -82,7 +81,7 @@ async def answer(line: bytes, harness: Harness | None, sessions: Sessions) -> An
     reread = [r for v in sessions.views() for r in v.take_reread()]
     if reread:
         # Which files the watcher re-read for this event: the proof that nothing was rescanned.
-        reply = dataclasses.replace(reply, extra={**reply.extra, "reread": reread})
+        reply = reply._replace(extra={**reply.extra, "reread": reread})
     return Answer(render(event, reply), event.kind == "session-end")
 
 

@@ -99,10 +99,8 @@ def ensure_server(
 
 def _name(name: str) -> None:
     """Name this process as `ps` and `top` show it (Linux; elsewhere it keeps the hook's)."""
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        ctypes.CDLL(None).prctl(15, name.encode(), 0, 0, 0)  # PR_SET_NAME
+    with contextlib.suppress(OSError), open("/proc/self/comm", "w") as comm:
+        comm.write(name)
 
 
 def _fork(path: str, serve: Callable[..., int]) -> None:

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import hashlib
 import json
 import logging
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memhooks.memory.constants import STATE_DIR
@@ -34,69 +32,6 @@ MAX_PROMPTS = 50
 MAX_PROMPT_BYTES = 4096
 
 
-@dataclass
-class SessionState:
-    """Everything a session remembers between events; read back strictly, since we write it.
-
-    A dataclass, not a pydantic model: every hook process loads it, and importing pydantic
-    would cost more than the rest of the hook (docs/speed.md).
-    """
-
-    version: int = 2
-    slug: str = ""
-    injected: dict[str, str] = field(
-        default_factory=dict
-    )  #: path → fingerprint, whole in the block
-    #: Edits of files with a later mtime are news (0: no block built yet). A time, not a
-    #: map of every file: a session over ten thousand notes writes this file per event.
-    noticed_at: int = 0
-    own: dict[str, int] = field(
-        default_factory=dict
-    )  #: path → mtime of our own writes since, which are no news
-    surfaced: dict[str, str] = field(
-        default_factory=dict
-    )  #: path → fingerprint, shown by auto-search
-    #: daily log → ids of its entries the model has seen (in the block, surfaced, or
-    #: written by this session): a later append to the log does not make them news.
-    seen_entries: dict[str, list[str]] = field(default_factory=dict)
-    transcript_path: str | None = None
-    transcript_offset: int = 0
-    prompts: list[str] = field(default_factory=list)  #: since the last flush
-    flushed_summaries: list[str] = field(
-        default_factory=list
-    )  #: `records.key` of the summaries recorded
-    #: Transcript size when the harness announced a compaction not yet confirmed (-1: none).
-    compaction_at: int = -1
-
-    def copy(self) -> SessionState:
-        return copy.deepcopy(self)
-
-    def adopt(self, other: SessionState) -> None:
-        """Take every field of `other`."""
-        for f in dataclasses.fields(self):
-            setattr(self, f.name, getattr(other, f.name))
-
-    def to_json(self) -> bytes:
-        # Text reaching the state was scrubbed of lone surrogates; "replace" is a last guard.
-        return json.dumps(dataclasses.asdict(self), ensure_ascii=False).encode(
-            "utf-8", "replace"
-        )
-
-    @classmethod
-    def from_json(cls, raw: bytes) -> SessionState:
-        """Raises ValueError or TypeError for anything this class would not have written."""
-        data = json.loads(raw)
-        if not isinstance(data, dict):
-            raise TypeError("not a JSON object")
-        unknown = set(data) - _TYPES.keys()
-        if unknown:
-            raise ValueError(f"unknown fields {sorted(unknown)}")
-        for name, value in data.items():
-            if not _valid(value, _TYPES[name]):
-                raise TypeError(f"{name} has the wrong type")
-        return cls(**data)
-
-
 #: Each field's JSON shape: a type, (dict, value type), (list, item type) or (None, type).
 _TYPES: dict[str, Any] = {
     "version": int,
@@ -112,6 +47,94 @@ _TYPES: dict[str, Any] = {
     "flushed_summaries": (list, str),
     "compaction_at": int,
 }
+
+
+class SessionState:
+    """Everything a session remembers between events; read back strictly, since we write it.
+
+    A plain class, neither a pydantic model nor a dataclass: every hook process loads it,
+    and importing either would cost it more than the rest of its work (docs/speed.md).
+    """
+
+    __slots__ = tuple(_TYPES)
+
+    def __init__(
+        self,
+        *,
+        version: int = 2,
+        slug: str = "",
+        injected: dict[str, str] | None = None,
+        noticed_at: int = 0,
+        own: dict[str, int] | None = None,
+        surfaced: dict[str, str] | None = None,
+        seen_entries: dict[str, list[str]] | None = None,
+        transcript_path: str | None = None,
+        transcript_offset: int = 0,
+        prompts: list[str] | None = None,
+        flushed_summaries: list[str] | None = None,
+        compaction_at: int = -1,
+    ) -> None:
+        self.version = version
+        self.slug = slug
+        #: path → fingerprint, whole in the block
+        self.injected = injected or {}
+        #: Edits of files with a later mtime are news (0: no block built yet). A time, not
+        #: a map of every file: a session over ten thousand notes writes this file per event.
+        self.noticed_at = noticed_at
+        #: path → mtime of our own writes since, which are no news
+        self.own = own or {}
+        #: path → fingerprint, shown by auto-search
+        self.surfaced = surfaced or {}
+        #: daily log → ids of its entries the model has seen (in the block, surfaced, or
+        #: written by this session): a later append to the log does not make them news.
+        self.seen_entries = seen_entries or {}
+        self.transcript_path = transcript_path
+        self.transcript_offset = transcript_offset
+        #: since the last flush
+        self.prompts = prompts or []
+        #: `records.key` of the summaries recorded
+        self.flushed_summaries = flushed_summaries or []
+        #: Transcript size when the harness announced a compaction not yet confirmed (-1: none).
+        self.compaction_at = compaction_at
+
+    def _fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _TYPES}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SessionState):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"SessionState({self._fields()!r})"
+
+    def copy(self) -> SessionState:
+        return copy.deepcopy(self)
+
+    def adopt(self, other: SessionState) -> None:
+        """Take every field of `other`."""
+        for name in _TYPES:
+            setattr(self, name, getattr(other, name))
+
+    def to_json(self) -> bytes:
+        # Text reaching the state was scrubbed of lone surrogates; "replace" is a last guard.
+        return json.dumps(self._fields(), ensure_ascii=False).encode("utf-8", "replace")
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> SessionState:
+        """Raises ValueError or TypeError for anything this class would not have written."""
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise TypeError("not a JSON object")
+        unknown = set(data) - _TYPES.keys()
+        if unknown:
+            raise ValueError(f"unknown fields {sorted(unknown)}")
+        for name, value in data.items():
+            if not _valid(value, _TYPES[name]):
+                raise TypeError(f"{name} has the wrong type")
+        return cls(**data)
 
 
 def _valid(value: object, shape: Any) -> bool:

@@ -15,8 +15,7 @@ import logging
 import os
 import re
 import stat
-from dataclasses import astuple, dataclass
-from typing import TYPE_CHECKING, BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal, NamedTuple
 
 from memhooks.hooks.transcript_shapes import (
     MCP_READ,
@@ -51,8 +50,7 @@ _TRUNCATED = "…[digest truncated]"
 _SKIP_CHUNK = 64 * 1024
 
 
-@dataclass(frozen=True)
-class TranscriptDigest:
+class TranscriptDigest(NamedTuple):
     """What happened in a stretch of transcript, as needed for the daily log."""
 
     prompts: tuple[str, ...] = ()
@@ -68,7 +66,7 @@ class TranscriptDigest:
 
     def is_empty(self) -> bool:
         """Return True when there is nothing worth writing to the log."""
-        return not any(astuple(self)[:5])
+        return not any(self[:5])
 
 
 def _str(obj: object, key: str) -> str | None:

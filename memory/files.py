@@ -8,17 +8,16 @@ instead of freezing a hook or a session process in `open()` or `read()`.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
+import functools
 import os
 import re
-import secrets
 import stat
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
 FILE_MODE = 0o600
@@ -161,7 +160,7 @@ def write_atomic(
         ReplacedError: `over` was given and the file changed; `path` is left as it is.
         OSError: the disk refused; the temp file is removed and `path` is unchanged.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
         with os.fdopen(fd, "wb") as f:
@@ -208,21 +207,30 @@ def _replace_if_same(tmp: Path, path: Path, over: Read) -> None:
     raise ReplacedError(path)
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_renameat2 = getattr(_libc, "renameat2", None)
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
-_swap_works = _renameat2 is not None
+_swap_works = True  # until the kernel or the file system says otherwise
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """libc's renameat2, loaded at the first swap (ctypes is not for every hook)."""
+    import ctypes
+
+    return getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
 
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap the files named `a` and `b` atomically; False where this is not supported."""
     global _swap_works  # learnt once per process
-    if not _swap_works or _renameat2 is None:
+    renameat2 = _renameat2() if _swap_works else None
+    if renameat2 is None:
         return False
-    if _renameat2(
+    if renameat2(
         _AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE
     ):
+        import ctypes
+
         err = ctypes.get_errno()
         if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
             _swap_works = False

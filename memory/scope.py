@@ -25,13 +25,13 @@ from memhooks.memory.errors import (
 from memhooks.memory.files import NotRegularFileError, read_regular
 from memhooks.memory.note_format import forgotten_lines, visible
 from memhooks.memory.paths import Located
-from memhooks.memory.segment import Entry
 from memhooks.memory.text import cut
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
     from memhooks.memory.paths import Kind
+    from memhooks.memory.segment import Entry
 
 logger = logging.getLogger(__name__)
 
@@ -273,6 +273,9 @@ class Scope:
 
     def entries(self) -> Iterator[Entry]:
         """Every file in scope, read, as the on-disk index records it (`memory.segment`)."""
+        # The index's modules (and the stemmer) load only to build the index.
+        from memhooks.memory.segment import Entry
+
         for loc, path in self._entries():
             try:
                 read = _slurp(path)

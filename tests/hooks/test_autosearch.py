@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.autosearch import entry_ids, judge_log, significant_terms
+from memhooks.hooks.autosearch import judge_log, significant_terms
+from memhooks.hooks.records import entry_ids
 from memhooks.memory import Store, slug_for
 from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
 from tests.conftest import run_cli
