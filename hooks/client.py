@@ -13,6 +13,7 @@ import os
 import sys
 
 from memhooks.hooks.wire import (
+    parse_object,
     parse_reply,
     private_dir_ok,
     reply_deadline,
@@ -37,20 +38,23 @@ def _option(argv: list[str], name: str) -> str | None:
 
 def forward(argv: list[str], payload: bytes) -> str | None:
     """Send a hook event to its session process; the text to print, or None to do it in-process."""
-    import json
-
+    data = parse_object(payload)
+    if data is None or not isinstance(data.get("session_id"), str):
+        return None
+    sent = request(_option(argv, "--harness"), payload)
+    path = socket_path(root_dir(_option(argv, "--root")), str(data["session_id"]))
+    if sent is None or not os.path.exists(path):
+        return None
+    if not private_dir_ok(os.path.dirname(path)):
+        return None
+    # Only now, and the C half of `socket` (wire.py): a SessionStart hook never needs it.
     try:
-        data = json.loads(payload)
-    except (ValueError, RecursionError):  # RecursionError: absurdly nested input
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("session_id"), str):
-        return None
-    path = socket_path(root_dir(_option(argv, "--root")), data["session_id"])
-    if not os.path.exists(path) or not private_dir_ok(os.path.dirname(path)):
-        return None
-    import socket  # only now: a SessionStart hook (no socket yet) never needs it
+        from _socket import AF_UNIX, SHUT_WR, SOCK_STREAM, socket
+    except ImportError:
+        from socket import AF_UNIX, SHUT_WR, SOCK_STREAM, socket  # type: ignore[assignment]
 
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+    s = socket(AF_UNIX, SOCK_STREAM)
+    try:
         s.settimeout(CONNECT_TIMEOUT)
         try:
             s.connect(path)
@@ -60,8 +64,8 @@ def forward(argv: list[str], payload: bytes) -> str | None:
         # do: past the deadline the reply is dropped, never done twice (fail open).
         s.settimeout(reply_deadline(data.get("hook_event_name")))
         try:
-            s.sendall(request(_option(argv, "--harness"), payload))
-            s.shutdown(socket.SHUT_WR)
+            s.sendall(sent)
+            s.shutdown(SHUT_WR)
             chunks = []
             while chunk := s.recv(65536):
                 chunks.append(chunk)
@@ -72,6 +76,8 @@ def forward(argv: list[str], payload: bytes) -> str | None:
                 f"memhooks hook: session process did not answer ({e}); no context\n"
             )
             return ""
+    finally:
+        s.close()
     return parse_reply(b"".join(chunks))
 
 

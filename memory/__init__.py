@@ -6,8 +6,6 @@ core (a hook's thin client needs `memory.home` alone) does not import all of it.
 
 from __future__ import annotations
 
-import importlib
-
 #: Not `typing.TYPE_CHECKING`: see `memory.home`.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,6 +72,8 @@ def __getattr__(name: str) -> object:
         module, attr = _HOMES[name]
     except KeyError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    import importlib
+
     value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
     globals()[name] = value  # found here from now on
     return value

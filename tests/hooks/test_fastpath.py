@@ -3,6 +3,7 @@ over a private socket, and the process never outlives its session."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import signal
@@ -124,6 +125,42 @@ def test_prompts_are_forwarded_and_answered_like_in_process(
         "session-end did not stop the session process"
     )
     assert not os.path.exists(path)
+
+
+#: What a thin client would pay for on every prompt: `json` brings `re` and `enum`, `socket`
+#: `enum` and `selectors`, `hashlib` OpenSSL (hooks/wire.py).
+COSTLY = ("json", "re", "enum", "socket", "hashlib", "typing", "logging")
+#: Counting what the client adds to what Python's start loaded (an editable install's
+#: import hook loads `re` there).
+THIN = """
+import sys
+before = set(sys.modules)
+from memhooks.hooks import client
+out = client.forward(["hook", "--harness", "claude-code"], sys.stdin.buffer.read())
+print(repr((out, sorted(m for m in {costly!r} if m in set(sys.modules) - before))))
+"""
+
+
+def test_a_thin_client_imports_nothing_costly(memory_root: Path, project: Path) -> None:
+    start = _payload("SessionStart", project, "thin-1", source="startup")
+    assert "Run make test" in _hook(start, FAST).stdout
+    assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "thin-1")))
+    ask = "where is the stripe webhook secret?"
+    probe = subprocess.run(
+        [sys.executable, "-c", THIN.format(costly=COSTLY)],
+        input=_payload("UserPromptSubmit", project, "thin-1", prompt=ask),
+        capture_output=True,
+        text=True,
+        env={**os.environ, **FAST},
+        timeout=30,
+        check=False,
+    )
+    assert probe.returncode == 0, probe.stderr
+    out, loaded = ast.literal_eval(probe.stdout)
+    assert "kv/shop/stripe" in out
+    assert loaded == []
+    _hook(_payload("SessionEnd", project, "thin-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
 
 
 def test_the_session_process_dies_with_its_harness(

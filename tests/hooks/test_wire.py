@@ -1,0 +1,54 @@
+"""The thin client reads a payload as `json` would, without importing it (hooks/wire.py)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memhooks.hooks.wire import parse_object
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(st.characters(exclude_categories=("Cs",)))
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(st.characters(exclude_categories=("Cs",))), _VALUES))
+def test_an_object_reads_back_as_json_reads_it(obj: dict[str, object]) -> None:
+    for indent in (None, 2):
+        raw = json.dumps(obj, indent=indent, ensure_ascii=indent is None).encode()
+        assert parse_object(b" \n" + raw + b"\r\n\t") == json.loads(raw)
+
+
+@given(st.binary() | _VALUES.map(lambda v: json.dumps(v).encode()))
+def test_anything_else_is_read_as_json_reads_it_or_left_to_json(raw: bytes) -> None:
+    got = parse_object(raw)
+    if got is not None:  # None: the caller takes the full path, where json reads it
+        assert got == json.loads(raw)
+
+
+def test_what_json_would_refuse_or_reads_differently_is_left_to_json() -> None:
+    for raw in (
+        b'{"a": 1} x',  # trailing data
+        b'{"a": 1',  # cut
+        b"[1, 2]",  # not an object
+        b'\xef\xbb\xbf{"a": 1}',  # a BOM: json.loads reads past it
+        b'{"a": "\xed\xa0\x80"}',  # an encoded lone surrogate: json reads it as one
+        b'{"a": "\xff"}',  # not UTF-8
+        b"",
+        b'{"a": ' + b"[" * 100_000,  # too deep
+    ):
+        assert parse_object(raw) is None, raw
+    assert parse_object(b'{"n": NaN, "i": -Infinity}') is not None
