@@ -9,12 +9,11 @@ from hypothesis import strategies as st
 
 from memhooks.hooks.wire import parse_object
 
+_TEXT = st.text(
+    st.characters(exclude_categories=["Cs"])
+)  # JSON text: no lone surrogates
 _SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False)
-    | st.text(st.characters(exclude_categories=("Cs",)))
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _TEXT
 )
 _VALUES = st.recursive(
     _SCALARS,
@@ -25,7 +24,7 @@ _VALUES = st.recursive(
 )
 
 
-@given(st.dictionaries(st.text(st.characters(exclude_categories=("Cs",))), _VALUES))
+@given(st.dictionaries(_TEXT, _VALUES))
 def test_an_object_reads_back_as_json_reads_it(obj: dict[str, object]) -> None:
     for indent in (None, 2):
         raw = json.dumps(obj, indent=indent, ensure_ascii=indent is None).encode()
