@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from memhooks.memory.results import Hit
 
 MAX_TERMS = 12
+#: A prompt longer than this is mostly a paste: its terms are read from its start only.
+SCAN_MAX = 64 * 1024
 _WORD = re.compile(r"[\w][\w.\-/:]*[\w]|\w", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 # Words that carry no topic (one list, memory.question's): a prompt made only of these
@@ -32,7 +34,7 @@ _CONTRACTED = re.compile(r"['\u2019]([a-z]+)", re.IGNORECASE)
 def significant_terms(prompt: str) -> list[str]:
     """Terms worth searching for: no stopwords, no 1-2 letter words (CJK runs are kept)."""
     seen: dict[str, None] = {}
-    for m in _WORD.finditer(prompt):
+    for m in _WORD.finditer(prompt, 0, SCAN_MAX):
         word = m.group(0).strip(".-/:").casefold()
         if not word or word in _STOP or word.isdigit() and len(word) < 3:
             continue
@@ -42,7 +44,9 @@ def significant_terms(prompt: str) -> list[str]:
         if len(word) < 3 and not _CJK.search(word):
             continue
         seen.setdefault(word, None)
-    return list(seen)[:MAX_TERMS]
+        if len(seen) == MAX_TERMS:
+            break
+    return list(seen)
 
 
 def render_hits(

@@ -142,8 +142,11 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     if records.is_slash_command(prompt):
         return after  # `/compact`, `/exit`: a command to the harness, not a question
     if prompt.strip():
-        # Kept in the session's state file until the next flush: redacted already.
-        kept = cut(recorder.safe(prompt), MAX_PROMPT_BYTES, "…[prompt truncated]")
+        # Kept in the session's state file until the next flush: redacted already, and
+        # before it is cut (a secret cut in half is no longer recognisable) — but only as
+        # much as can be kept, with room to spare: a pasted 6 MB prompt is not scanned whole.
+        head = prompt[: 2 * MAX_PROMPT_BYTES]
+        kept = cut(recorder.safe(head), MAX_PROMPT_BYTES, "…[prompt truncated]")
         state.prompts = [*state.prompts, kept][-MAX_PROMPTS:]
     auto = view.config.auto_search
     if not auto.enabled:

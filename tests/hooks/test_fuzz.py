@@ -442,6 +442,34 @@ def test_extreme_payloads_fail_open(
     assert elapsed < deadline_of(data, None)
 
 
+def test_a_pasted_prompt_costs_about_what_decoding_it_does(
+    world: dict[str, Path],
+) -> None:
+    """A prompt of a 6 MB paste: its terms come from its start and only the part the state
+    keeps is redacted, so the hook costs a few times its payload's decoding, not seconds
+    (it took ~4 s of CPU, past the 8 s deadline on a busy machine)."""
+
+    def payload(prompt: str) -> bytes:
+        return json.dumps(
+            {
+                "hook_event_name": "UserPromptSubmit",
+                "session_id": "paste",
+                "prompt": prompt,
+            }
+        ).encode()
+
+    run_hook(payload("warm up: kafka lag"), "--root", str(world["root"]))
+    data = payload("kafka consumer lag on orders " * 200_000)
+    start = time.process_time()
+    decode(data, None)
+    decoding = time.process_time() - start
+    start = time.process_time()
+    code, _, err, _ = run_hook(data, "--root", str(world["root"]))
+    used = time.process_time() - start
+    assert code == 0 and not err, err
+    assert used < 20 * decoding, (used, decoding)
+
+
 # -- broken memory files ---------------------------------------------------------------------
 
 _names = st.text(
