@@ -116,7 +116,9 @@ def parse_object(raw: bytes) -> dict[str, object] | None:
         return None
     try:
         value, end = _scan(text, 0)
-    except (StopIteration, ValueError, RecursionError):
+    # The scanner raises json's JSONDecodeError for malformed input only where `json` was
+    # imported; here, a SystemError ("returned NULL without setting an exception").
+    except (StopIteration, ValueError, RecursionError, SystemError):
         return None
     return value if end == len(text) and isinstance(value, dict) else None
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -51,3 +53,23 @@ def test_what_json_would_refuse_or_reads_differently_is_left_to_json() -> None:
     ):
         assert parse_object(raw) is None, raw
     assert parse_object(b'{"n": NaN, "i": -Infinity}') is not None
+
+
+#: The thin client's case: the C scanner's errors need `json.decoder` loaded.
+NO_JSON = r"""
+import sys
+from memhooks.hooks.wire import parse_object
+assert "json.decoder" not in sys.modules
+for raw in (b"{not json", b'{"a": }', b'{"a": 1,}', b'{"a": "\\x"}'):
+    assert parse_object(raw) is None, raw
+assert parse_object(b'{"ok": [1, 2.5, null]}') == {"ok": [1, 2.5, None]}
+print("json" in sys.modules)
+"""
+
+
+def test_malformed_input_is_left_to_json_where_json_was_never_imported() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", NO_JSON], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
