@@ -11,21 +11,19 @@ every way gives the same ranking.
 from __future__ import annotations
 
 import itertools
-import operator
 import unicodedata
 from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.note_format import ALIASES, may_be_superseded
-from memhooks.memory.terms import cjk_chars, keys, keys_of_runs, line_runs
+from memhooks.memory.terms import TokenKeys, cjk_chars, keys, line_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.paths import Located
-    from memhooks.memory.terms import Run
 
 
 class Analysis(NamedTuple):
@@ -50,8 +48,10 @@ SEEN_LINES = 65_536
 #: search's changed files, a snippet): a word on every line of a 20 MB log then costs
 #: what it costs in a short note, and its counts past these lines are left out.
 LINES_PER_NEEDLE = 1_000
-#: Distinct lines of one document counted at once (`analyze`).
+#: Lines of one document counted at once (`parts`).
 ROWS_AT_ONCE = 4_096
+#: The key of each token met lately (`count_keys`).
+_KEYS = TokenKeys(1 << 14)
 
 
 def analyze(doc: Doc, only: Query | None = None) -> Analysis:
@@ -62,30 +62,14 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
         only: when given, just these keys are counted, and only lines holding one of
             their needles are tokenized (a one-shot search needs nothing else).
     """
-    rows = doc.text.split("\n")
+    text = doc.text
     if only is not None:
         # Folding never adds or removes a newline, so line i of the folded text is line i.
-        wanted = lines_holding(fold(doc.text), only.needles, LINES_PER_NEEDLE)[0]
-        rows = [rows[i] for i in sorted(wanted)]
-    weights: list[int] | None = None  #: how often each of `rows` occurs
-    every = Counter(rows)  # a log repeats its lines: each is split once
-    if sum(every.values()) > len(every):
-        rows, weights = list(every), list(every.values())
-    tf: Counter[str] = Counter()
-    lines: Counter[str] = Counter()
-    # In parts: each part is counted in C with the interpreter held, and a 30 MB note
-    # must not stop a session's other threads (its answers, its watcher) for seconds.
-    for at in range(0, len(rows), ROWS_AT_ONCE):
-        part = rows[at : at + ROWS_AT_ONCE]
-        counted = _count(
-            part, None if weights is None else weights[at : at + len(part)]
-        )
-        tf.update(counted[0])
-        lines.update(counted[1])
-    fields = set(keys(doc.filename.removesuffix(".md")))
-    first = doc.text.split("\n", 1)[0]
-    if first.casefold().startswith(ALIASES):
-        fields.update(keys(first[len(ALIASES) :]))
+        wanted = lines_holding(fold(text), only.needles, LINES_PER_NEEDLE)[0]
+        rows = text.split("\n")
+        text = "\n".join([rows[i] for i in sorted(wanted)])
+    tf, lines = count_keys(text)
+    fields = keys_of_fields(doc)
     if only is not None:
         for counter in (tf, lines):
             for k in counter.keys() - only.keys:
@@ -94,49 +78,37 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
     return Analysis(tf, lines, frozenset(fields))
 
 
-def _count(
-    rows: list[str], weights: list[int] | None
-) -> tuple[Counter[str], Counter[str]]:
-    # (occurrences, lines holding it) of each key of `rows`, a row `weights[i]` times.
-    per_line = line_runs("\n".join(rows))
-    sets: list[set[Run]] = list(map(set, per_line))
-    each: Iterable[Iterable[Run]] = per_line
-    if weights is not None:  # a line's runs as often as it occurs, in C
-        each, sets_each = map(operator.mul, per_line, weights), map(tuple, sets)
-        distinct: Iterable[Iterable[Run]] = map(operator.mul, sets_each, weights)
-    else:
-        distinct = sets
-    raw: Counter[Run] = Counter(itertools.chain.from_iterable(each))
-    raw_lines: Counter[Run] = Counter(itertools.chain.from_iterable(distinct))
-    ks = keys_of_runs(raw)
-    tf = Counter(itertools.chain.from_iterable(map(operator.mul, ks, raw.values())))
-    held = map(raw_lines.__getitem__, raw)
-    lines = Counter(itertools.chain.from_iterable(map(operator.mul, ks, held)))
-    if sum(map(len, ks)) > len(tf):
-        _shared_lines(lines, raw, ks, sets, weights or itertools.repeat(1))
+def keys_of_fields(doc: Doc) -> set[str]:
+    """The keys of a document's file name and of its aliases line."""
+    fields = set(keys(doc.filename.removesuffix(".md")))
+    first = doc.text.split("\n", 1)[0]
+    if first.casefold().startswith(ALIASES):
+        fields.update(keys(first[len(ALIASES) :]))
+    return fields
+
+
+def count_keys(text: str) -> tuple[Counter[str], Counter[str]]:
+    """How often each key occurs in `text`, and on how many of its lines."""
+    tf: Counter[str] = Counter()
+    lines: Counter[str] = Counter()
+    for part in parts(text):
+        per_line = map(map, itertools.repeat(_KEYS.__getitem__), line_tokens(part))
+        keyed = list(map(list, per_line))
+        tf.update(itertools.chain.from_iterable(keyed))
+        lines.update(itertools.chain.from_iterable(map(set, keyed)))
     return tf, lines
 
 
-def _shared_lines(
-    lines: Counter[str],
-    raw: Counter[Run],
-    ks: list[tuple[str, ...]],
-    sets: list[set[Run]],
-    weights: Iterable[int],
-) -> None:
-    # Keys that two runs give (`Deploy` and `deploys`), or one run twice (a CJK run
-    # that repeats a pair), may share lines: counted line by line.
-    srcs = Counter(itertools.chain.from_iterable(ks))
-    shared = {k for k, n in srcs.items() if n > 1}
-    runs_of = {r: k for r, k in zip(raw, ks, strict=True) if not shared.isdisjoint(k)}
-    exact: Counter[str] = Counter()
-    for s, w in zip(sets, weights, strict=False):  # weights may repeat 1 forever
-        here = s & runs_of.keys()
-        if here:
-            held = itertools.chain.from_iterable(map(runs_of.__getitem__, here))
-            exact.update(dict.fromkeys(shared.intersection(held), w))
-    for k in shared:
-        lines[k] = exact[k]
+def parts(text: str) -> Iterator[str]:
+    """`text` in parts of at most `ROWS_AT_ONCE` lines: each part is counted in C with the
+    interpreter held, and a 30 MB note must not stop a session's other threads (its
+    answers, its watcher) for seconds."""
+    if text.count("\n") < ROWS_AT_ONCE:
+        yield text
+        return
+    rows = text.split("\n")
+    for at in range(0, len(rows), ROWS_AT_ONCE):
+        yield "\n".join(rows[at : at + ROWS_AT_ONCE])
 
 
 def line_keys(line: str) -> set[str]:

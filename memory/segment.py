@@ -22,14 +22,11 @@ import itertools
 import struct
 import zlib
 from array import array
-from collections import defaultdict, deque
-from functools import partial
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.index import analyze
 from memhooks.memory.note_format import may_be_superseded
-from memhooks.memory.terms import forget_runs
+from memhooks.memory.postings import Postings
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -77,7 +74,7 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
     sizes, mtimes, flags = array("Q"), array("q"), bytearray()
     starts: list[int] = []
     offset = 0
-    run = _Builder()
+    run = Postings()
     for e in entries:
         if e.doc is None:
             flags.append(HIDDEN)
@@ -91,16 +88,14 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
         mtimes.append(e.mtime_ns)
         if run.docs == BATCH:
             starts.append(offset)
-            for piece in run.pieces():
+            for piece in _run(run):
                 offset += len(piece)
                 yield piece
-            run = _Builder()
     if run.docs:
         starts.append(offset)
-        for piece in run.pieces():
+        for piece in _run(run):
             offset += len(piece)
             yield piece
-    forget_runs()
     paths = "\0".join(rels).encode("utf-8", "surrogatepass")
     table = b"".join(
         [
@@ -123,63 +118,29 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
     )
 
 
-class _Builder:
-    """The postings of one run, as its documents are analysed."""
-
-    def __init__(self) -> None:
-        self.docs = 0
-        #: flat (id, tf, lines) triples
-        self._post: defaultdict[str, array[int]] = defaultdict(partial(array, "I"))
-        self._fields: dict[str, array[int]] = {}
-
-    def add(self, i: int, doc: Doc) -> None:
-        a = analyze(doc)
-        tf, lines = a.tf, a.lines
-        # Each key's triple appended in C (a Python loop here cost a build a third).
-        deque(
-            map(
-                array.extend,
-                map(self._post.__getitem__, tf),
-                zip(itertools.repeat(i), tf.values(), map(lines.__getitem__, tf)),
-            ),
-            maxlen=0,
-        )
-        for k in a.fields:
-            self._fields.setdefault(k, array("I")).append(i)
-        self.docs += 1
-
-    def pieces(self) -> Iterator[bytes]:
-        """The run's bytes: header, key table, then each key's postings and field ids."""
-        post, fields = self._post, self._fields
-        keys = sorted(post.keys() | fields.keys())
-        names = [k.encode("utf-8", "surrogatepass") for k in keys]
-        # Key by key in C: a run holds tens of thousands of keys.
-        plists = list(map(post.get, keys, itertools.repeat(_NONE)))
-        posts = list(map(bytes, plists))
-        ids = list(map(bytes, map(fields.get, keys, itertools.repeat(b""))))
-        key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
-        key_at.extend(itertools.accumulate(map(len, names)))
-        post_at.extend(itertools.accumulate(map(len, plists)))
-        field_at.extend(n // 4 for n in itertools.accumulate(map(len, ids)))
-        sums = array("I", map(zlib.crc32, ids, map(zlib.crc32, posts)))
-        table = b"".join(
-            [
-                key_at.tobytes(),
-                post_at.tobytes(),
-                field_at.tobytes(),
-                sums.tobytes(),
-                *names,
-            ]
-        )
-        yield _RUN.pack(
-            len(keys), key_at[-1], post_at[-1], field_at[-1], zlib.crc32(table)
-        )
-        yield table
-        yield b"".join(posts)
-        yield b"".join(ids)
-
-
-_NONE: array[int] = array("I")
+def _run(postings: Postings) -> Iterator[bytes]:
+    """The bytes of the run `postings` holds: header, key table, each key's postings
+    and field ids."""
+    keys, posts, ids = postings.take()
+    names = [k.encode("utf-8", "surrogatepass") for k in keys]
+    key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
+    key_at.extend(itertools.accumulate(map(len, names)))
+    post_at.extend(n // 4 for n in itertools.accumulate(map(len, posts)))
+    field_at.extend(n // 4 for n in itertools.accumulate(map(len, ids)))
+    sums = array("I", map(zlib.crc32, ids, map(zlib.crc32, posts)))
+    table = b"".join(
+        [
+            key_at.tobytes(),
+            post_at.tobytes(),
+            field_at.tobytes(),
+            sums.tobytes(),
+            *names,
+        ]
+    )
+    yield _RUN.pack(len(keys), key_at[-1], post_at[-1], field_at[-1], zlib.crc32(table))
+    yield table
+    yield b"".join(posts)
+    yield b"".join(ids)
 
 
 class Source(Protocol):

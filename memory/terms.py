@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 import Stemmer
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Sequence
 
-#: A run of a line (`runs`): text, or for an ASCII line its bytes.
-Run = str | bytes
+#: A token of `line_tokens`: text, or for an ASCII text its bytes.
+Token = str | bytes
 
 # Han (with extension A and compatibility ideographs), kana, the prolonged sound mark,
 # half-width katakana and Hangul. CJK punctuation (、。「」) is left out on purpose: it
@@ -30,18 +30,26 @@ _CJK = (
     "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     "\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 )
+#: Letters and digits of the alphabetic scripts a word is made of.
+_WORD = "0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 #: A run of CJK characters, or a run of letters and digits of an alphabetic script.
-_TOKEN = re.compile(
-    f"([{_CJK}]+)|([0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+)"
+_TOKEN = re.compile(f"([{_CJK}]+)|([{_WORD}]+)")
+#: A word holding a camel-case boundary (`_CAMEL`); one CJK run; what separates runs.
+_CAMEL_WORD = re.compile(
+    f"(?<![{_WORD}])[{_WORD}]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[{_WORD}]*"
 )
-#: Letters of `_TOKEN`'s words are below this; its CJK characters above.
-_LAST_LETTER = "\u04ff"
-#: Runs whose keys `run_keys` keeps (~180 bytes each; dropped after a build).
-_RUN_CAP = 1 << 18
-_RUN_KEYS: dict[Run, tuple[str, ...]] = {}
-#: ASCII letters and digits stay, a newline stays, any other byte becomes a space.
-_ASCII_RUNS = bytes(
-    c if chr(c).isascii() and chr(c).isalnum() or c == 10 else 32 for c in range(256)
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_BETWEEN = re.compile(f"[^{_CJK}{_WORD}\n]+")
+#: ASCII letters lowered, digits and newlines kept, any other byte a space.
+_LOWER_RUNS = bytes(
+    c | 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 or c == 10 else 32
+    for c in range(256)
+)
+#: Each ASCII byte's class for spotting a camel-case boundary: U(pper), l(ower), d(igit);
+#: any other byte a space.
+_CLASSES = bytes(
+    85 if 65 <= c <= 90 else 108 if 97 <= c <= 122 else 100 if 48 <= c <= 57 else 32
+    for c in range(256)
 )
 # Lower-to-upper and acronym-to-word boundaries inside one identifier
 # (``strictPort`` → strict, port; ``PDFDownload`` → pdf, download).
@@ -83,62 +91,63 @@ def keys(text: str) -> list[str]:
     return out
 
 
-def runs(line: str) -> list[str]:
-    """The runs of one line that its keys come from (`run_keys`), in order, repeats kept:
-    each a run of CJK characters or a word (text NFKC-normalised as `keys` does)."""
-    if not line.isascii():
-        line = unicodedata.normalize("NFKC", line)
-    return [word or run for run, word in _TOKEN.findall(line)]
+def line_tokens(text: str) -> Sequence[Sequence[Token]]:
+    """The tokens of each line of `text`, each token standing for one key (`token_key`).
 
-
-def line_runs(text: str) -> Sequence[Sequence[Run]]:
-    """`runs` of each line of `text`; for ASCII text, as bytes (the same runs, split in
-    C: a third of what a regex costs, and a build splits every note).
+    The same keys as `keys` and `cjk_chars` give line by line, made so that counting
+    them is counting keys (a build tokenizes every note, so this is done on the whole
+    text in C): words are casefolded (an ASCII text is lowered as bytes); a camel-case
+    word is followed by its parts (``strictPort strict Port``), and a CJK run of two or
+    more is replaced by its bigrams and its characters.
     """
     if text.isascii():
-        return list(map(bytes.split, text.encode().translate(_ASCII_RUNS).split(b"\n")))
-    return list(map(runs, text.split("\n")))
+        classes = text.encode().translate(_CLASSES)
+        if b"lU" in classes or b"dU" in classes or b"UUl" in classes:
+            text = _CAMEL_WORD.sub(_camel_parts, text)
+        return list(map(bytes.split, text.encode().translate(_LOWER_RUNS).split(b"\n")))
+    text = unicodedata.normalize("NFKC", text)
+    # Where no ASCII pair is a camel-case boundary, no word holds one (`_CAMEL`).
+    classes = text.encode("ascii", "replace").translate(_CLASSES)
+    if b"lU" in classes or b"dU" in classes or b"UUl" in classes:
+        text = _CAMEL_WORD.sub(_camel_parts, text)
+    text = _CJK_RUN.sub(_cjk_parts, text)
+    return list(map(str.split, _BETWEEN.sub(" ", text).casefold().split("\n")))
 
 
-def run_keys(found: Iterable[Run]) -> Callable[[Run], tuple[str, ...]]:
-    """What the index files for each run of `found` (from `runs`), as a lookup: the
-    run's `keys`, plus for a CJK run of two or more its single characters (`cjk_chars`).
-    """
-    keys_of_runs(set(found))
-    return _RUN_KEYS.__getitem__
+def token_key(token: Token) -> str:
+    """The key a token of `line_tokens` stands for."""
+    return stem(token.decode() if isinstance(token, bytes) else token)
 
 
-def keys_of_runs(distinct: Iterable[Run]) -> list[tuple[str, ...]]:
-    """`run_keys` of each of these runs (each given once), in order.
+class TokenKeys(dict[Token, str]):
+    """`token_key` of each token looked up, kept: at most `cap` tokens, then forgotten."""
 
-    The keys of a run are kept from one call to the next (at most `_RUN_CAP` runs): a
-    corpus repeats its words, and looking them up costs a dict lookup, not a stemming.
-    """
-    distinct = list(distinct)
-    out = list(map(_RUN_KEYS.get, distinct))
-    if None in out:
-        if len(_RUN_KEYS) + out.count(None) > _RUN_CAP:
-            _RUN_KEYS.clear()
-        for i, run in enumerate(distinct):
-            ks = out[i]
-            if ks is None:
-                ks = out[i] = _RUN_KEYS[run] = _keys_of_run(run)
-    return out  # type: ignore[return-value]  # no None is left
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap = cap
+
+    def __missing__(self, token: Token) -> str:
+        if len(self) >= self.cap:
+            self.clear()
+        key = self[token] = token_key(token)
+        return key
 
 
-def forget_runs() -> None:
-    """Drop the keys `run_keys` kept (a build is done: the memory is worth more)."""
-    _RUN_KEYS.clear()
+def _camel_parts(m: re.Match[str]) -> str:
+    # A word and its parts, if `_word_keys` splits it.
+    word = m.group()
+    if word.casefold() == word or word.isupper():
+        return word
+    parts = _CAMEL.split(word)
+    return word if len(parts) == 1 else " ".join([word, *parts])
 
 
-def _keys_of_run(run: Run) -> tuple[str, ...]:
-    if isinstance(run, bytes):
-        return _word_keys(run.decode())
-    if run[0] <= _LAST_LETTER:
-        return _word_keys(run)
+def _cjk_parts(m: re.Match[str]) -> str:
+    # A CJK run as the keys it gives (`keys`, `cjk_chars`), kept apart from any word.
+    run = m.group()
     if len(run) == 1:
-        return (run,)
-    return (*[run[i : i + 2] for i in range(len(run) - 1)], *run)
+        return f" {run} "
+    return " ".join(["", *[run[i : i + 2] for i in range(len(run) - 1)], *run, ""])
 
 
 def cjk_chars(text: str) -> list[str]:

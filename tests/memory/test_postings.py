@@ -1,0 +1,123 @@
+"""The index file a build writes holds, key by key, the postings an `Index` of the same
+documents holds: the build counts tokens (`memory.terms.line_tokens`) and looks each
+distinct one up once, `analyze` counts keys line by line; both must agree exactly."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from memhooks.memory import index, postings, segment
+from memhooks.memory.corpus import make_doc
+from memhooks.memory.index import Index
+from memhooks.memory.paths import Located
+from memhooks.memory.segment import Bytes, Entry, Segment, encode
+from memhooks.memory.terms import cjk_chars, keys, line_tokens, token_key
+
+#: Words whose keys are easy to get wrong: several words of one key (stems, case),
+#: camel case, digits, CJK runs (alone, repeating a pair, against a word), ligatures,
+#: full-width letters, casefolding that is not lowering, punctuation that separates.
+WORDS = [
+    "deploy",
+    "deploys",
+    "Deploying",
+    "DEPLOYED",
+    "retry",
+    "retries",
+    "retried",
+    "test",
+    "tests",
+    "strictPort",
+    "PDFDownload",
+    "APIs",
+    "ABC9D",
+    "x9Y",
+    "iPhone",
+    "getHTTPResponse",
+    "9Lives",
+    "testTest",
+    "portPort",
+    "default_pool_size",
+    "x-y_z",
+    "Redis",
+    "redis",
+    "REDIS",
+    "部署",
+    "部署腳本",
+    "哈哈哈",
+    "a消b",
+    "稅",
+    "ｶﾀｶﾅ",
+    "ＡＰＩ",
+    "３",
+    "ﬁle",
+    "Ünïcode",
+    "naïve",
+    "İstanbul",
+    "Straße",
+    "ΑΒΓδ",
+    "Привет",
+    "caféBar",
+    "éabcDef",
+    "×÷",
+    "—",
+    "→",
+    "’s",
+    ".",
+    ",",
+    ";",
+    "é",
+    "t\tab",
+    "a\rb",
+]
+
+
+def _text(rng: random.Random, ascii_only: bool) -> str:
+    rows = [
+        "".join(rng.choice(["", " ", ".", "\t"]) + w for w in rng.choices(WORDS, k=k))
+        for k in [rng.randint(0, 9) for _ in range(rng.randint(1, 8))]
+    ]
+    rows += rng.choices(rows, k=rng.randint(0, 3))  # a log repeats its lines
+    rng.shuffle(rows)
+    text = "\n".join(rows)
+    return text.encode("ascii", "ignore").decode() if ascii_only else text
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_tokens_stand_for_the_keys_of_each_line(seed: int) -> None:
+    rng = random.Random(seed)
+    text = _text(rng, ascii_only=seed % 2 == 1)
+    got = [Counter(map(token_key, line)) for line in line_tokens(text)]
+    want = [Counter([*keys(line), *cjk_chars(line)]) for line in text.split("\n")]
+    assert got == want
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_index_file_holds_what_an_index_holds(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Small runs, a small table of tokens and short "long" logs: every path of a build
+    # (a new run, the table forgotten between runs, a log counted in parts) is taken.
+    monkeypatch.setattr(segment, "BATCH", 3)
+    monkeypatch.setattr(postings, "TOKENS_KEPT", 8)
+    monkeypatch.setattr(postings, "ROWS_AT_ONCE", 4)
+    monkeypatch.setattr(index, "ROWS_AT_ONCE", 4)
+    rng = random.Random(seed)
+    docs = [
+        make_doc(
+            Located("note", f"notes/{rng.choice(WORDS)}-{i}.md".replace("\n", ""), ""),
+            _text(rng, ascii_only=rng.random() < 0.5),
+        )
+        for i in range(10)
+    ]
+    entries = [Entry(d.rel, d.size, 0, d) for d in docs]
+    seg = Segment(Bytes(b"".join(encode(entries, 0))))
+    full = Index(docs)
+    every = set(full._post) | set(full._fields)
+    assert every  # the documents hold keys
+    for key in every:
+        post, named = seg.read(key)
+        assert list(post) == list(full.postings(key)), key
+        assert set(named) == full.field_ids(key), key
