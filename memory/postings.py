@@ -21,7 +21,7 @@ from memhooks.memory.terms import Token, line_tokens, token_key
 if TYPE_CHECKING:
     from memhooks.memory.corpus import Doc
 
-_NONE: array[int] = array("I")  # the postings of a key only names hold
+_NONE: array[int] = array("I")  # the postings of a key only names hold, and so on
 _ALL = slice(None)
 #: Tokens a build keeps the postings list of between runs (~200 bytes each).
 TOKENS_KEPT = 1 << 17
@@ -40,6 +40,7 @@ class Postings:
         self._of_bytes = _Lists(self._lists)  # the tokens of ASCII texts
         self._of_text = _Lists(self._lists)
         self._fields: dict[str, array[int]] = {}
+        self._taken: list[array[int]] = []
 
     def add(self, i: int, doc: Doc) -> None:
         """Count document `doc`, of id `i` (ids ascending)."""
@@ -71,22 +72,24 @@ class Postings:
             return _merged(list(tf), lists, tfs, lines, sets)
         return lists, tfs, lines
 
-    def take(self) -> tuple[list[str], list[bytes], list[bytes]]:
-        """The run's keys, sorted, with each one's postings and field ids as bytes; the
-        next `add` starts a new run."""
+    def take(self) -> tuple[list[str], list[array[int]], list[array[int]]]:
+        """The run's keys, sorted, with each one's postings and field ids; they stay
+        valid until `clear` starts a new run."""
         lists, fields = self._lists, self._fields
         held = itertools.compress(lists, lists.values())  # keys with postings
         keys = sorted(fields.keys() | set(held))
-        found = list(map(lists.get, keys, itertools.repeat(_NONE)))
-        posts = list(map(bytes, found))
-        ids = list(map(bytes, map(fields.get, keys, itertools.repeat(b""))))
-        deque(map(array.__delitem__, found, itertools.repeat(_ALL)), maxlen=0)
+        self._taken = list(map(lists.get, keys, itertools.repeat(_NONE)))
+        return keys, self._taken, list(map(fields.get, keys, itertools.repeat(_NONE)))
+
+    def clear(self) -> None:
+        """Start a new run (the arrays of `take` are emptied)."""
+        deque(map(array.__delitem__, self._taken, itertools.repeat(_ALL)), maxlen=0)
+        self._taken = []
         self._fields = {}
         self.docs = 0
         if len(self._of_bytes) + len(self._of_text) > TOKENS_KEPT:
             for table in (self._of_bytes, self._of_text, self._lists):
                 table.clear()
-        return keys, posts, ids
 
     def _list(self, key: str) -> array[int]:
         return self._lists.setdefault(key, array("I"))

@@ -125,8 +125,8 @@ def _run(postings: Postings) -> Iterator[bytes]:
     names = [k.encode("utf-8", "surrogatepass") for k in keys]
     key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
     key_at.extend(itertools.accumulate(map(len, names)))
-    post_at.extend(n // 4 for n in itertools.accumulate(map(len, posts)))
-    field_at.extend(n // 4 for n in itertools.accumulate(map(len, ids)))
+    post_at.extend(itertools.accumulate(map(len, posts)))
+    field_at.extend(itertools.accumulate(map(len, ids)))
     sums = array("I", map(zlib.crc32, ids, map(zlib.crc32, posts)))
     table = b"".join(
         [
@@ -137,10 +137,12 @@ def _run(postings: Postings) -> Iterator[bytes]:
             *names,
         ]
     )
-    yield _RUN.pack(len(keys), key_at[-1], post_at[-1], field_at[-1], zlib.crc32(table))
-    yield table
-    yield b"".join(posts)
-    yield b"".join(ids)
+    header = _RUN.pack(
+        len(keys), key_at[-1], post_at[-1], field_at[-1], zlib.crc32(table)
+    )
+    pieces = [header, table, b"".join(posts), b"".join(ids)]
+    postings.clear()
+    yield from pieces
 
 
 class Source(Protocol):
