@@ -21,14 +21,14 @@ from memhooks.memory.terms import Token, line_tokens, token_key
 if TYPE_CHECKING:
     from memhooks.memory.corpus import Doc
 
-_NONE: array[int] = array("I")  # the postings of a key only names hold, and so on
+_NONE: array[int] = array("I")  # no postings (a key only names hold), no field ids
 _ALL = slice(None)
 #: Tokens a build keeps the postings list of between runs (~200 bytes each).
 TOKENS_KEPT = 1 << 17
 
 
 class Postings:
-    """The postings of one run of documents at a time (`add` them, then `take` the run).
+    """The postings of one run of documents at a time: `add` them, `take` the run, `clear`.
 
     Its tables of tokens are kept from one run to the next: a corpus repeats its words.
     """
