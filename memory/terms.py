@@ -34,12 +34,6 @@ _CJK = (
 _WORD = "0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 #: A run of CJK characters, or a run of letters and digits of an alphabetic script.
 _TOKEN = re.compile(f"([{_CJK}]+)|([{_WORD}]+)")
-#: A word holding a camel-case boundary (`_CAMEL`); one CJK run; what separates runs.
-_CAMEL_WORD = re.compile(
-    f"(?<![{_WORD}])[{_WORD}]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[{_WORD}]*"
-)
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_BETWEEN = re.compile(f"[^{_CJK}{_WORD}\n]+")
 #: ASCII letters lowered, digits and newlines kept, any other byte a space.
 _LOWER_RUNS = bytes(
     c | 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 or c == 10 else 32
@@ -103,15 +97,29 @@ def line_tokens(text: str) -> Sequence[Sequence[Token]]:
     if text.isascii():
         classes = text.encode().translate(_CLASSES)
         if b"lU" in classes or b"dU" in classes or b"UUl" in classes:
-            text = _CAMEL_WORD.sub(_camel_parts, text)
+            text = _patterns()[0].sub(_camel_parts, text)
         return list(map(bytes.split, text.encode().translate(_LOWER_RUNS).split(b"\n")))
+    camel_word, cjk_run, between = _patterns()
     text = unicodedata.normalize("NFKC", text)
     # Where no ASCII pair is a camel-case boundary, no word holds one (`_CAMEL`).
     classes = text.encode("ascii", "replace").translate(_CLASSES)
     if b"lU" in classes or b"dU" in classes or b"UUl" in classes:
-        text = _CAMEL_WORD.sub(_camel_parts, text)
-    text = _CJK_RUN.sub(_cjk_parts, text)
-    return list(map(str.split, _BETWEEN.sub(" ", text).casefold().split("\n")))
+        text = camel_word.sub(_camel_parts, text)
+    text = cjk_run.sub(_cjk_parts, text)
+    return list(map(str.split, between.sub(" ", text).casefold().split("\n")))
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    # A word holding a camel-case boundary (`_CAMEL`); a CJK run; what separates runs.
+    # Compiled when first needed (~5 ms): a search that tokenizes nothing never is.
+    return (
+        re.compile(
+            f"(?<![{_WORD}])[{_WORD}]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[{_WORD}]*"
+        ),
+        re.compile(f"[{_CJK}]+"),
+        re.compile(f"[^{_CJK}{_WORD}\n]+"),
+    )
 
 
 def token_key(token: Token) -> str:
