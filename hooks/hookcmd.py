@@ -178,7 +178,7 @@ def run_session(
     where = default_root(root)
     if listen:
         # What the first prompt needs, loaded while the harness starts its hook command.
-        from memhooks.hooks import autosearch  # noqa: F401
+        from memhooks.hooks import autosearch, recorder  # noqa: F401
         from memhooks.memory import searching  # noqa: F401
 
         return anyio.run(

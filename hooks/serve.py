@@ -26,7 +26,7 @@ from memhooks.hooks.adapters import render, render_error
 from memhooks.hooks.reread import Rereads
 from memhooks.hooks.runner import Sessions, decode, handle
 from memhooks.hooks.state import state_rel
-from memhooks.hooks.watch import watch_root
+from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import ends_session, listen, parse_request, reply
 from memhooks.memory.files import pid_alive
 
@@ -109,6 +109,8 @@ class _Process:
         self._lock = anyio.Lock()
         self._answered = anyio.Event()
         self.rereads = Rereads(self.sessions.views)
+        # Watching from now on: what a view lists after this is kept current (`warm`).
+        self.watcher = start_watching(root)
 
     async def answer(self, line: bytes, harness: Harness | None) -> Answer:
         async with self._lock:  # handlers share the session's state
@@ -121,8 +123,10 @@ class _Process:
         return result
 
     def warm(self, view: View) -> None:
-        """Read `view`'s corpus and index in the background once `run` starts."""
+        """Read `view`'s corpus and index in the background once `run` starts; list its
+        files now, for the prompts answered meanwhile."""
         view.warming = True
+        view.watch()
 
     async def _warm(self, view: View) -> None:
         # After the first answer (or a quiet moment): reading ten thousand notes holds
@@ -153,7 +157,7 @@ class _Process:
             # Requests are served at once: catching up (a stat of every file) can take a
             # while, and a hook must not wait for it.
             tg.start_soon(serve_then_stop)
-            tg.start_soon(watch_root, self.root, self._changed, self.stop)
+            tg.start_soon(watch_root, self.root, self._changed, self.stop, self.watcher)
             for view in self.sessions.views():
                 if view.warming:
                     tg.start_soon(self._warm, view)
