@@ -113,14 +113,16 @@ class View:
                 docs[rel] = d
         return docs
 
-    def watch(self) -> None:
-        """List the files now, and keep that current with what `refresh` is told from
-        here on: call it once the session process's watcher is up. Until the corpus is
-        read, a prompt then compares the index file with this instead of a stat of
-        every file (ten thousand stats take ~60 ms).
+    def read_in_background(self) -> None:
+        """Answer without the corpus until a session process has read it (`warming`),
+        from a listing of the files taken now and kept current with what `refresh` is
+        told from here on: call it once the process's watcher is up. A prompt then
+        compares the index file with the listing instead of a stat of every file (ten
+        thousand stats take ~60 ms).
         """
         from memhooks.hooks.listing import Listing  # a session process's only
 
+        self.warming = True
         self.listing = Listing(self.store)
 
     def kept(self) -> View:

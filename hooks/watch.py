@@ -49,6 +49,14 @@ def start_watching(root: Path) -> RustNotify:
     return RustNotify([str(root)], False, False, 300, True, False)
 
 
+def drain(notify: RustNotify, root: Path) -> set[str]:
+    """What `notify` reported so far (root-relative paths, as `watch_root` gives them),
+    waiting only for a change already begun to settle."""
+    raw = notify.watch(DEBOUNCE_MS, 1, 1, None)
+    base = os.path.realpath(root)
+    return set() if isinstance(raw, str) else _relative(raw, base)
+
+
 async def watch_root(
     root: Path,
     on_change: Callable[[set[str]], None],
@@ -74,4 +82,4 @@ async def watch_root(
                 on_change(rels)
 
 
-__all__ = ["start_watching", "watch_root"]
+__all__ = ["drain", "start_watching", "watch_root"]

@@ -372,3 +372,21 @@ def test_an_append_right_after_session_start_is_found_by_the_first_prompt(
     assert "lag alert threshold is zanzibar" in reply.stdout, reply.stdout
     _hook(_payload("SessionEnd", project, "append-1", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
+def test_a_session_ended_right_after_it_started_leaves_nothing(
+    memory_root: Path, project: Path
+) -> None:
+    """The first request, answered before the session process's event loop runs, may
+    be the session's end (`claude -p` with an empty prompt): the process records it,
+    removes its socket and leaves."""
+    from memhooks.hooks.state import state_rel
+
+    _hook(_payload("SessionStart", project, "brief-1", source="startup"), FAST)
+    path = socket_path(str(memory_root), "brief-1")
+    assert os.path.exists(path) and (memory_root / state_rel("brief-1")).exists()
+    end = _hook(_payload("SessionEnd", project, "brief-1", reason="other"), FAST)
+    assert end.returncode == 0 and end.stdout == "" and end.stderr == ""
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
+    assert not os.path.exists(path)
+    assert not (memory_root / state_rel("brief-1")).exists()

@@ -95,8 +95,7 @@ def test_a_session_still_reading_answers_from_its_listing_and_what_it_is_told(
         os.utime(path, (hour_ago, hour_ago))
     search(store, "kafka")  # builds the index file
     view = View.open(store.root, project, indexed=True)
-    view.warming = True  # a session process still reading its corpus
-    view.watch()
+    view.read_in_background()  # a session process still reading its corpus
     walks.clear()  # from here on
     with open(notes / "kafka.md", "a") as f:
         f.write("The lag alert threshold is zanzibar.\n")
