@@ -53,7 +53,7 @@ def answer_first(
             sock.settimeout(left)
             try:
                 conn, _ = sock.accept()
-            except TimeoutError:
+            except OSError:  # no request yet (a timeout), or a client gone already
                 return None
             with conn:
                 kind = _serve(conn, sessions, harness, changes)
