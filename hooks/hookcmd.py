@@ -167,6 +167,20 @@ def run_session(
     Over stdin/stdout, or serving hook commands on the socket `listen` (`sock`: already
     listening there; `warm`: the forking hook's sessions, whose corpus is kept).
     """
+    where = default_root(root)
+    started = None
+    if listen and sock is not None:
+        # Forked by a hook: the first prompt follows at once; answer it before the
+        # event loop is started (`hooks.first`).
+        from memhooks.hooks.first import start
+        from memhooks.hooks.wire import inode_of, release
+
+        inode = inode_of(listen)
+        started = start(sock, where, harness, project, warm)
+        if started.answered == "session-end":
+            release(listen, inode)
+            return 0
+
     import anyio
 
     from memhooks.hooks.serve import serve_pipe, serve_socket
@@ -175,12 +189,7 @@ def run_session(
         out.write(line + "\n")
         out.flush()
 
-    where = default_root(root)
     if listen:
-        # What the first prompt needs, loaded while the harness starts its hook command.
-        from memhooks.hooks import autosearch  # noqa: F401
-        from memhooks.memory import searching  # noqa: F401
-
         return anyio.run(
             functools.partial(
                 serve_socket,
@@ -192,7 +201,7 @@ def run_session(
                 session_id=session_id,
                 project=project,
                 sock=sock,
-                warm=warm,
+                started=started,
             )
         )
     binary = (

@@ -26,8 +26,15 @@ from memhooks.hooks.adapters import render, render_error
 from memhooks.hooks.reread import Rereads
 from memhooks.hooks.runner import Sessions, decode, handle
 from memhooks.hooks.state import state_rel
-from memhooks.hooks.watch import watch_root
-from memhooks.hooks.wire import ends_session, listen, parse_request, reply
+from memhooks.hooks.watch import start_watching, watch_root
+from memhooks.hooks.wire import (
+    ends_session,
+    inode_of,
+    listen,
+    parse_request,
+    release,
+    reply,
+)
 from memhooks.memory.files import pid_alive
 
 if TYPE_CHECKING:
@@ -39,6 +46,7 @@ if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectSendStream
 
     from memhooks.hooks.events import Event, Harness
+    from memhooks.hooks.first import Started
     from memhooks.hooks.view import View
 
 logger = logging.getLogger(__name__)
@@ -100,15 +108,24 @@ def _request_id(line: bytes, event: Event | None) -> str | int | None:
 class _Process:
     """What both transports share: the views, the watcher, one event at a time, when to leave."""
 
-    def __init__(self, root: Path, idle_timeout: float | None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        idle_timeout: float | None,
+        started: Started | None = None,
+    ) -> None:
         self.root = root
         self.idle_timeout = idle_timeout
-        self.sessions = Sessions(root, keep=True)
+        self.sessions = started.sessions if started else Sessions(root, keep=True)
         self.stop = anyio.Event()
         self.last = anyio.current_time()
         self._lock = anyio.Lock()
         self._answered = anyio.Event()
         self.rereads = Rereads(self.sessions.views)
+        # Watching from now on: what a view lists after this is kept current.
+        self.watcher = started.watcher if started else start_watching(root)
+        if started and started.answered:
+            self._answered.set()
 
     async def answer(self, line: bytes, harness: Harness | None) -> Answer:
         async with self._lock:  # handlers share the session's state
@@ -119,10 +136,6 @@ class _Process:
         if result.ended:
             self.stop.set()
         return result
-
-    def warm(self, view: View) -> None:
-        """Read `view`'s corpus and index in the background once `run` starts."""
-        view.warming = True
 
     async def _warm(self, view: View) -> None:
         # After the first answer (or a quiet moment): reading ten thousand notes holds
@@ -153,7 +166,7 @@ class _Process:
             # Requests are served at once: catching up (a stat of every file) can take a
             # while, and a hook must not wait for it.
             tg.start_soon(serve_then_stop)
-            tg.start_soon(watch_root, self.root, self._changed, self.stop)
+            tg.start_soon(watch_root, self.root, self._changed, self.stop, self.watcher)
             for view in self.sessions.views():
                 if view.warming:
                     tg.start_soon(self._warm, view)
@@ -268,29 +281,27 @@ async def serve_socket(
     session_id: str | None = None,
     project: str | None = None,
     sock: socket.socket | None = None,
-    warm: Sessions | None = None,
+    started: Started | None = None,
 ) -> int:
     """Listen on `path` until the session ends, the harness dies, the socket goes, or idle.
 
     With `session_id`, it also leaves when that session's state file is gone: a
     session-end handled in-process (no socket yet, or a slow one) has ended the session.
     `sock` is the socket already listening on `path` (the hook that forked this process
-    bound it, so that no hook finds the socket missing); `warm`, that hook's sessions,
-    whose corpus this process keeps instead of reading it again.
+    bound it, so that no hook finds the socket missing); `started`, what that process
+    did before its event loop (`hooks.first.start`).
     """
     sock = sock or listen(path)
     if sock is None:
         logger.info("a session process already serves %s", path)
         return 0
-    ours = _inode(path)
+    ours = inode_of(path)
     await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
-    process = _Process(root, idle_timeout)
-    if warm is not None:
-        process.sessions.adopt(warm)
-    if project is not None:
+    process = _Process(root, idle_timeout, started)
+    if project is not None and started is None:
         # Read while answering: until the corpus is in memory, a prompt is answered from
         # the index file as a hook would be (`View.search`), not kept waiting.
-        process.warm(process.sessions.view(project))
+        process.sessions.view(project).read_in_background()
 
     async def on_connect(stream: SocketStream) -> None:
         # One client's trouble (a liveness probe that hangs up, a hook killed mid-reply)
@@ -323,7 +334,7 @@ async def serve_socket(
         nonlocal ours
         if parent_pid is not None and not pid_alive(parent_pid):
             return f"harness process {parent_pid} is gone"
-        if _inode(path) != ours:
+        if inode_of(path) != ours:
             ours = None  # not ours to remove
             return f"socket {path} was removed or replaced"
         if session_id is not None and not os.path.exists(root / state_rel(session_id)):
@@ -334,20 +345,8 @@ async def serve_socket(
         async with await SocketListener.from_socket(sock) as listener:
             await process.run(lambda: listener.serve(on_connect), leave)
     finally:
-        _release(path, ours)
+        release(path, ours)
     return 0
-
-
-def _inode(path: str) -> int | None:
-    try:
-        return os.stat(path).st_ino
-    except OSError:
-        return None
-
-
-def _release(path: str, ours: int | None) -> None:
-    if ours is not None and _inode(path) == ours:
-        os.unlink(path)
 
 
 async def _read_all(stream: SocketStream) -> bytes:

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 import anyio
-from watchfiles import Change, awatch
+from watchfiles._rust_notify import RustNotify
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -15,32 +15,71 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Changes are grouped this long (watchfiles' default is 1.6 s): an edit made just before
+#: an event is seen by it.
+DEBOUNCE_MS = 30
+_STEP_MS = 10
+#: How long one wait for changes may block its thread (the stop flag is checked meanwhile).
+_TIMEOUT_MS = 5000
 
-def _is_memory_file(change: Change, path: str) -> bool:
+
+def _is_memory_file(path: str) -> bool:
     # Our temp files are hidden (".name.pid.rand.tmp") and end in .tmp: never a memory file.
     name = os.path.basename(path)
     return name.endswith(".md") and not name.startswith(".")
 
 
-def _relative(changes: set[tuple[Change, str]], base: str) -> set[str]:
+def _relative(changes: set[tuple[int, str]], base: str) -> set[str]:
     return {
         os.path.relpath(os.path.realpath(p), base).replace(os.sep, "/")
         for _, p in changes
+        if _is_memory_file(p)
     }
 
 
-async def watch_root(
-    root: Path, on_change: Callable[[set[str]], None], stop: anyio.Event
-) -> None:
-    """Call `on_change` with root-relative POSIX paths of edited Markdown files until `stop` is set.
+def start_watching(root: Path) -> RustNotify:
+    """Watch `root` from now on: when this returns, every later change is reported.
 
-    The debounce is short (30 ms, watchfiles' default is 1.6 s) so that an edit made just
-    before an event is seen by it.
+    watchfiles' own `awatch` starts watching only once its loop runs; a session process
+    starts here first, then lists the files, so no change falls between the two.
+
+    Raises:
+        OSError: `root` is missing or cannot be watched.
+    """
+    return RustNotify([str(root)], False, False, 300, True, False)
+
+
+def drain(notify: RustNotify, root: Path) -> set[str]:
+    """What `notify` reported so far (root-relative paths, as `watch_root` gives them),
+    waiting only for a change already begun to settle."""
+    raw = notify.watch(DEBOUNCE_MS, 1, 1, None)
+    base = os.path.realpath(root)
+    return set() if isinstance(raw, str) else _relative(raw, base)
+
+
+async def watch_root(
+    root: Path,
+    on_change: Callable[[set[str]], None],
+    stop: anyio.Event,
+    watcher: RustNotify | None = None,
+) -> None:
+    """Call `on_change` with root-relative POSIX paths of edited Markdown files until
+    `stop` is set; from `watcher` (`start_watching`), or from a watch started now.
     """
     base = str(await anyio.Path(root).resolve())
-    async for changes in awatch(
-        root, watch_filter=_is_memory_file, debounce=30, step=10, stop_event=stop
-    ):
-        rels = _relative(changes, base)
-        logger.debug("changed: %s", ", ".join(sorted(rels)))
-        on_change(rels)
+    with watcher or start_watching(root) as notify:
+        while True:
+            raw = await anyio.to_thread.run_sync(
+                notify.watch, DEBOUNCE_MS, _STEP_MS, _TIMEOUT_MS, stop
+            )
+            if raw == "stop":
+                return
+            if isinstance(raw, str):  # a timeout: wait again
+                continue
+            rels = _relative(raw, base)
+            if rels:
+                logger.debug("changed: %s", ", ".join(sorted(rels)))
+                on_change(rels)
+
+
+__all__ = ["drain", "start_watching", "watch_root"]

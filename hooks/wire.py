@@ -253,3 +253,20 @@ def answers(path: str, timeout: float = 0.2) -> bool:
         except OSError:
             return False
     return True
+
+
+def inode_of(path: str) -> int | None:
+    """The inode of the socket at `path` (None: gone): whose it is."""
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def release(path: str, ours: int | None) -> None:
+    """Remove the socket at `path` if it is still ours (the inode `ours`)."""
+    if ours is not None and inode_of(path) == ours:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass  # removed meanwhile

@@ -63,7 +63,10 @@ _DROPPED = bytes([1] + [0] * 255)
 
 
 def open_index(
-    store: Store, only: Query | None = None, docs: Mapping[str, Doc] | None = None
+    store: Store,
+    only: Query | None = None,
+    docs: Mapping[str, Doc] | None = None,
+    files: list[Found] | None = None,
 ) -> Layered:
     """The index of `store`'s scope, current to the last modification of every file
     (for a one-shot search: to the last file created, deleted or renamed, and to every
@@ -75,17 +78,19 @@ def open_index(
             it, and indexed only for its keys.
         docs: the documents already in memory (a session's corpus), used for changed
             files and the documents hits show instead of reading them again.
+        files: every file in scope as it is now, kept so by the caller (a session's
+            watcher): no file is stat'ed, and no note beside the index file kept.
     """
     now = time.time_ns()
     seg = _segment(store)
-    seen = _trusted(store, seg, now) if docs is None else None
+    seen = _trusted(store, seg, now) if docs is None and files is None else None
     if seen is None:
-        seen, files = _check(store, seg, now)
-        rebuild = seg is None or seen.changed > max(REBUILD_MIN, REBUILD_SHARE * files)
-        if files and rebuild and _build(store, now):
+        seen, n = _check(store, seg, now, files)
+        rebuild = seg is None or seen.changed > max(REBUILD_MIN, REBUILD_SHARE * n)
+        if n and rebuild and _build(store, now):
             seg = _segment(store)
-            seen, _ = _check(store, seg, now)
-        if docs is None and seg is not None:
+            seen, _ = _check(store, seg, now, files)
+        if docs is None and files is None and seg is not None:
             try:
                 index_file.save_note(store, seen.encode())
             except OSError as e:
@@ -135,22 +140,18 @@ def _trusted(store: Store, seg: Segment | None, now: int) -> Seen | None:
     return seen
 
 
-def _check(store: Store, seg: Segment | None, now: int) -> tuple[Seen, int]:
-    # Stat every file and compare it with the index file; and how many files there are.
-    stamps = store.stamps()
-    files = store.walk()
+def _check(
+    store: Store, seg: Segment | None, now: int, files: list[Found] | None
+) -> tuple[Seen, int]:
+    # Compare every file (stat'ed now, unless listed) with the index file; and how many.
+    stamps = store.stamps()  # before the stats: a file created meanwhile changes them
+    files = store.walk() if files is None else files
     fresh, stale, changed = compare(seg, files, now, RACY_NS)
     live = {seg.ids[f.rel] for f in fresh} if seg is not None else set()
     n = len(seg) if seg is not None else 0
-    seen = Seen(
-        seg.built_at if seg is not None else 0,
-        now,
-        stamps,
-        changed,
-        [i for i in range(n) if i not in live],
-        [f.rel for f in stale],
-    )
-    return seen, len(files)
+    dead = [i for i in range(n) if i not in live]
+    built = seg.built_at if seg is not None else 0
+    return Seen(built, now, stamps, changed, dead, [f.rel for f in stale]), len(files)
 
 
 def _build(store: Store, now: int) -> bool:

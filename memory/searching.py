@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from memhooks.memory.fusion import Meaning, MeaningSource
     from memhooks.memory.index import Query, Searchable
     from memhooks.memory.rank import Scored
+    from memhooks.memory.scope import Found
     from memhooks.memory.store import Store
 
 logger = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ def search(
     index: Searchable | None = None,
     semantic: MeaningSource | None = None,
     limit: int = MAX_HITS,
+    files: list[Found] | None = None,
 ) -> SearchResult:
     """Search a project's memory: what `memhooks search`, auto-search, MCP and eval all call.
 
@@ -84,6 +86,9 @@ def search(
             whole corpus, so it reads it unless `docs` or `index` is given.
         limit: how many hits a caller looks at, at most (auto-search: a few); the
             default ranking then stops once it has found those (`memory.topk`).
+        files: every file in scope as it is now, when the caller keeps that current
+            (a session process's watcher): the index file is then compared with it
+            instead of a stat of every file (`memory.layered.open_index`).
 
     Returns:
         Every matching file, best first, with the per-term line counts; a superseded note
@@ -96,7 +101,11 @@ def search(
                 # index file and the files changed since (a one-shot search), or picked
                 # from a corpus already in memory.
                 only = query_of(query_terms(query))
-                index = open_index(store, only) if docs is None else _picked(docs, only)
+                index = (
+                    open_index(store, only, files=files)
+                    if docs is None
+                    else _picked(docs, only)
+                )
             in_scope = None if docs is None else list(docs.values())
             result = search_index(
                 index, query, semantic=semantic, docs=in_scope, limit=limit

@@ -48,6 +48,22 @@ def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One item per stat of every file in scope (`Scope.walk`) from now on."""
+    from memhooks.memory.scope import Found, Scope
+
+    calls: list[int] = []
+    walk = Scope.walk
+
+    def counted(self: Scope) -> list[Found]:
+        calls.append(1)
+        return walk(self)
+
+    monkeypatch.setattr(Scope, "walk", counted)
+    return calls
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A git checkout (so worktree rules apply) that a session can run in."""
     p = tmp_path / "shop"

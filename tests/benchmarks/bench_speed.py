@@ -1,6 +1,6 @@
 """How fast memhooks is where it counts; a script, not a test (pytest collects ``test_*.py``).
 
-    .venv/bin/python -m tests.benchmarks.bench_speed [--sizes 100,1000,10000] [--runs 15]
+    .venv/bin/python -m tests.benchmarks.bench_speed [--sizes 100,1000,10000] [--runs 15] [--against DIR]
 
 For each size it generates a memory root of that many notes (~2 KB each, plus 60 daily
 logs) and measures, as medians over ``--runs`` interleaved runs, each next to a baseline
@@ -9,8 +9,12 @@ measured in the same run:
 1. one-shot ``memhooks search`` vs ``grep -ril -E 'a|b|c'`` over the same files;
 2. search inside a running ``memhooks session`` (pre-prompt round trip per event);
 3. a Claude Code UserPromptSubmit hook command with auto-search (whole process, through the
-   session process that SessionStart starts) vs ``python -c pass`` of the same venv; the
-   same hook with no session process (in-process fallback); SessionStart;
+   session process that SessionStart starts) vs ``python -c pass`` of the same venv: the
+   first prompt of a session, sent as SessionStart's hook exits and 0.2 s later (as
+   `claude -p` sends it), and one sent once the process is ready; the same hook with no
+   session process (in-process fallback); SessionStart; with ``--against DIR`` (a folder
+   holding another memhooks package, as for `bench_against`), the same prompt hooks of
+   that version too, run by run with this checkout's;
 4. peak RSS of the hook command and of the session process;
 5. all of it per size, so growth shows.
 
@@ -148,7 +152,7 @@ def p95_ms(samples: list[float]) -> float:
     return sorted(samples)[max(0, int(len(samples) * 0.95) - 1)] * 1000
 
 
-def bench_size(notes: int, runs: int) -> dict[str, float]:
+def bench_size(notes: int, runs: int, against: Path | None) -> dict[str, float]:
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix=f"memhooks-bench-{notes}-") as tmp:
         root, project, slug = make_root(Path(tmp), notes)
@@ -183,64 +187,41 @@ def bench_size(notes: int, runs: int) -> dict[str, float]:
         out["python_ms"] = median_ms(nop)
         fast_env = {**env, "MEMHOOKS_SESSION_PROCESS": "1"}
         slow_env = {**env, "MEMHOOKS_SESSION_PROCESS": "0"}
-        start_times, prompt_first, prompt_fast, prompt_slow = [], [], [], []
+        # This checkout and, with --against, another version of memhooks, run by run.
+        versions = {"this": fast_env}
+        if against is not None:
+            versions["other"] = {**fast_env, "PYTHONPATH": str(against)}
+        got: dict[str, dict[str, list[float]]] = {v: {} for v in versions}
+        prompt_slow = []
         for r in range(runs):
-            sid = f"bench-{notes}-{r}"
-            start = json.dumps(
-                {
-                    "session_id": sid,
-                    "cwd": str(project),
-                    "hook_event_name": "SessionStart",
-                    "source": "startup",
-                }
-            )
-            start_times.append(timed([MEMHOOKS, "hook"], stdin=start, env=fast_env))
-            _wait_socket(root, sid)
-            prompt = json.dumps(
-                {
-                    "session_id": sid,
-                    "cwd": str(project),
-                    "hook_event_name": "UserPromptSubmit",
-                    "prompt": f"why does the {QUERIES[r % 3]} happen again?",
-                }
-            )
-            # The first prompt meets a session process that is still starting (what
-            # `claude -p` sends a moment after SessionStart); the next, one that is ready.
-            prompt_first.append(timed([MEMHOOKS, "hook"], stdin=prompt, env=fast_env))
-            # A model answers in seconds: meanwhile the process reads its corpus (after
-            # its first answer), and the next prompt finds it ready.
-            time.sleep(3)
-            again = prompt.replace("happen again", "keep happening")
-            prompt_fast.append(timed([MEMHOOKS, "hook"], stdin=again, env=fast_env))
-            prompt_slow.append(
-                timed(
-                    [MEMHOOKS, "hook"],
-                    stdin=prompt.replace(sid, sid + "-slow"),
-                    env=slow_env,
-                )
-            )
+            for version, venv in versions.items():
+                for name, t in _session_hooks(
+                    project, f"{version}-{notes}-{r}", r, venv
+                ):
+                    got[version].setdefault(name, []).append(t)
+            prompt = _event(f"bench-{notes}-{r}", project, "UserPromptSubmit", r)
+            prompt_slow.append(timed([MEMHOOKS, "hook"], stdin=prompt, env=slow_env))
             if r == 0:
                 out["hook_rss_kb"] = peak_rss_kb([MEMHOOKS, "hook"], prompt, fast_env)
-                fallback = prompt.replace(sid, sid + "-rss")  # no session process here
+                fallback = prompt.replace("bench-", "rss-")  # no session process here
                 out["hook_fallback_rss_kb"] = peak_rss_kb(
                     [MEMHOOKS, "hook"], fallback, slow_env
                 )
-            end = json.dumps(
-                {
-                    "session_id": sid,
-                    "cwd": str(project),
-                    "hook_event_name": "SessionEnd",
-                    "reason": "other",
-                }
-            )
-            timed([MEMHOOKS, "hook"], stdin=end, env=fast_env)
-        out["start_ms"] = median_ms(start_times)
+        this = got["this"]
+        out["start_ms"] = median_ms(this["start"])
         out["prompt_ms"], out["prompt_p95_ms"] = (
-            median_ms(prompt_fast),
-            p95_ms(prompt_fast),
+            median_ms(this["ready"]),
+            p95_ms(this["ready"]),
         )
         out["prompt_fallback_ms"] = median_ms(prompt_slow)
-        out["prompt_first_ms"] = median_ms(prompt_first)
+        for version, times in got.items():
+            for name in ("first", "first_later", "ready"):
+                key = f"{version}_{name}"
+                out[key], out[key + "_p95"] = (
+                    median_ms(times[name]),
+                    p95_ms(times[name]),
+                )
+        out["load"] = os.getloadavg()[0]
 
         # 2. + 4. inside a session process: per-event latency and its peak RSS, with
         # the index file the searches above wrote, then building it itself
@@ -249,6 +230,49 @@ def bench_size(notes: int, runs: int) -> dict[str, float]:
         )
         shutil.rmtree(root / ".index")
         out["session_build_rss_kb"] = _session(root, project, env, 1)[2]
+    return out
+
+
+#: How long after SessionStart's hook exits `claude -p` starts the prompt's hook (measured
+#: with Claude Code 2.1.197: 0.2 s); the benchmark also sends it at once.
+HARNESS_GAP = 0.2
+
+
+def _event(sid: str, project: Path, name: str, r: int) -> str:
+    fields: dict[str, str] = {
+        "SessionStart": {"source": "startup"},
+        "UserPromptSubmit": {"prompt": f"why does the {QUERIES[r % 3]} happen again?"},
+        "SessionEnd": {"reason": "other"},
+    }[name]
+    return json.dumps(
+        {"session_id": sid, "cwd": str(project), "hook_event_name": name, **fields}
+    )
+
+
+def _session_hooks(
+    project: Path, sid: str, r: int, env: dict[str, str]
+) -> list[tuple[str, float]]:
+    """Two sessions' hook commands: (what was timed, seconds)."""
+    hook = [MEMHOOKS, "hook"]
+    out = [
+        ("start", timed(hook, stdin=_event(sid, project, "SessionStart", r), env=env))
+    ]
+    # The first prompt meets a session process that is still starting: at once, and
+    # as `claude -p` sends it.
+    prompt = _event(sid, project, "UserPromptSubmit", r)
+    out.append(("first", timed(hook, stdin=prompt, env=env)))
+    # A model answers in seconds: meanwhile the process reads its corpus (after its
+    # first answer), and the next prompt finds it ready.
+    time.sleep(3)
+    again = prompt.replace("happen again", "keep happening")
+    out.append(("ready", timed(hook, stdin=again, env=env)))
+    timed(hook, stdin=_event(sid, project, "SessionEnd", r), env=env)
+    later = sid + "-later"
+    timed(hook, stdin=_event(later, project, "SessionStart", r), env=env)
+    time.sleep(HARNESS_GAP)
+    prompt = _event(later, project, "UserPromptSubmit", r)
+    out.append(("first_later", timed(hook, stdin=prompt, env=env)))
+    timed(hook, stdin=_event(later, project, "SessionEnd", r), env=env)
     return out
 
 
@@ -293,6 +317,7 @@ def _vm_hwm(pid: int) -> int:
 
 
 def _wait_socket(root: Path, sid: str) -> None:
+    """Wait until the session process of `sid` has its socket (`bench_queries`)."""
     from memhooks.hooks.wire import socket_path
 
     path = socket_path(str(root), sid)
@@ -305,14 +330,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="100,1000,10000")
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument(
+        "--against",
+        type=Path,
+        help="a folder holding another memhooks package (see bench_against): its "
+        "prompt hooks are timed too, run by run with this checkout's",
+    )
     args = ap.parse_args()
+    against = args.against.resolve() if args.against else None
+    folders = [REPO / "hooks", REPO / "memory", *([against] if against else [])]
     subprocess.run(
-        [PY, "-m", "compileall", "-q", str(REPO / "hooks"), str(REPO / "memory")],
+        [PY, "-m", "compileall", "-q", *map(str, folders)],
         env=ENV,
         capture_output=True,
         check=False,
     )
-    rows = {int(n): bench_size(int(n), args.runs) for n in args.sizes.split(",")}
+    sizes = [int(n) for n in args.sizes.split(",")]
+    rows = {n: bench_size(n, args.runs, against) for n in sizes}
     print(
         f"medians of {args.runs} runs; machine: {os.cpu_count()} cores; python {sys.version.split()[0]}"
     )
@@ -331,20 +365,45 @@ def main() -> None:
     print()
     print(
         "| notes | prompt hook (p95) | python -c pass | ratio (p95) "
-        "| first prompt (process starting) | prompt hook, no session process "
-        "| SessionStart | ratio | RSS hook / fallback |"
+        "| first prompt, at once (p95) | ratio | first prompt, 0.2 s later (p95) "
+        "| ratio | prompt hook, no session process | SessionStart | ratio "
+        "| RSS hook / fallback |"
     )
-    print("|" + "---|" * 9)
+    print("|" + "---|" * 12)
     for n, r in rows.items():
+        py = r["python_ms"]
         print(
-            f"| {n:,} | {r['prompt_ms']:.0f} ms ({r['prompt_p95_ms']:.0f}) "
-            f"| {r['python_ms']:.0f} ms "
-            f"| {r['prompt_ms'] / r['python_ms']:.1f}× ({r['prompt_p95_ms'] / r['python_ms']:.1f}×) "
-            f"| {r['prompt_first_ms']:.0f} ms ({r['prompt_first_ms'] / r['python_ms']:.1f}×) "
+            f"| {n:,} | {r['prompt_ms']:.0f} ms ({r['prompt_p95_ms']:.0f}) | {py:.0f} ms "
+            f"| {r['prompt_ms'] / py:.1f}× ({r['prompt_p95_ms'] / py:.1f}×) "
+            f"| {_cell(r, 'this_first', py)} | {_cell(r, 'this_first_later', py)} "
             f"| {r['prompt_fallback_ms']:.0f} ms | {r['start_ms']:.0f} ms "
-            f"| {r['start_ms'] / r['python_ms']:.1f}× "
+            f"| {r['start_ms'] / py:.1f}× "
             f"| {r['hook_rss_kb'] / 1024:.0f} / {r['hook_fallback_rss_kb'] / 1024:.0f} MB |"
         )
+    if against is None:
+        return
+    print()
+    print(f"Prompt hooks of {against} (other) and this checkout, run by run:")
+    print(
+        "| notes | version | first prompt, at once (p95) | ratio "
+        "| first prompt, 0.2 s later (p95) | ratio | ready (p95) | ratio "
+        "| python -c pass | load average |"
+    )
+    print("|" + "---|" * 10)
+    for n, r in rows.items():
+        for v in ("other", "this"):
+            print(
+                f"| {n:,} | {v} | {_cell(r, v + '_first', r['python_ms'])} "
+                f"| {_cell(r, v + '_first_later', r['python_ms'])} "
+                f"| {_cell(r, v + '_ready', r['python_ms'])} "
+                f"| {r['python_ms']:.0f} ms | {r['load']:.1f} |"
+            )
+
+
+def _cell(r: dict[str, float], key: str, base: float) -> str:
+    # "median ms (p95) | ratio (p95 ratio)" against `base`
+    m, p = r[key], r[key + "_p95"]
+    return f"{m:.0f} ms ({p:.0f}) | {m / base:.1f}× ({p / base:.1f}×)"
 
 
 if __name__ == "__main__":

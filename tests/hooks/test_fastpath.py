@@ -346,3 +346,47 @@ def test_an_edit_right_after_session_start_is_news_to_the_first_prompt(
     assert "changed on disk" in reply.stdout and "notes/payments.md" in reply.stdout
     _hook(_payload("SessionEnd", project, "edit-1", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
+def test_an_append_right_after_session_start_is_found_by_the_first_prompt(
+    memory_root: Path, project: Path
+) -> None:
+    """An edit in place changes no folder's time, so a one-shot search may trust its last
+    full check for a few seconds; the session process's watcher tells it at once."""
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("kafka", "Kafka consumer settings.")
+    hour_ago = time.time() - 3600  # older than a build's racy window: trusted
+    for path in (memory_root / "projects").rglob("*.md"):
+        os.utime(path, (hour_ago, hour_ago))
+    # The index file, and the note of a full check made just now.
+    search = [sys.executable, "-m", "memhooks.hooks", "search", "--root"]
+    subprocess.run([*search, str(memory_root), "kafka"], cwd=project, check=True)
+    start = _payload("SessionStart", project, "append-1", source="startup")
+    assert "Run make test" in _hook(start, FAST).stdout
+    with open(store.root / "projects" / store.slug / "notes" / "kafka.md", "a") as f:
+        f.write("The lag alert threshold is zanzibar.\n")
+    time.sleep(0.3)  # the watcher's debounce
+    ask = "what is the zanzibar threshold?"
+    reply = _hook(_payload("UserPromptSubmit", project, "append-1", prompt=ask), FAST)
+    assert reply.returncode == 0, reply.stderr
+    assert "lag alert threshold is zanzibar" in reply.stdout, reply.stdout
+    _hook(_payload("SessionEnd", project, "append-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
+def test_a_session_ended_right_after_it_started_leaves_nothing(
+    memory_root: Path, project: Path
+) -> None:
+    """The first request, answered before the session process's event loop runs, may
+    be the session's end (`claude -p` with an empty prompt): the process records it,
+    removes its socket and leaves."""
+    from memhooks.hooks.state import state_rel
+
+    _hook(_payload("SessionStart", project, "brief-1", source="startup"), FAST)
+    path = socket_path(str(memory_root), "brief-1")
+    assert os.path.exists(path) and (memory_root / state_rel("brief-1")).exists()
+    end = _hook(_payload("SessionEnd", project, "brief-1", reason="other"), FAST)
+    assert end.returncode == 0 and end.stdout == "" and end.stderr == ""
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
+    assert not os.path.exists(path)
+    assert not (memory_root / state_rel("brief-1")).exists()

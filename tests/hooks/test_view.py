@@ -71,3 +71,48 @@ def test_a_hook_builds_the_block_a_whole_corpus_gives(tmp_path: Path) -> None:
             render_shares(sections(few, today()), budget)[0]
             == render_shares(sections(every, today()), budget)[0]
         )
+
+
+def test_a_session_still_reading_answers_from_its_listing_and_what_it_is_told(
+    tmp_path: Path, walks: list[int]
+) -> None:
+    """Until the corpus is read, a session process compares the index file with the files
+    it listed once its watcher was up, patched per reported file: edits in place,
+    new notes and deletions all count, and no prompt stats every file again."""
+    import os
+    import time
+
+    from memhooks.memory import search
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    store = Store.for_project(tmp_path / "root", project)
+    store.write_note("kafka", "Kafka consumer settings.")
+    store.write_note("payments", "The Stripe webhook secret lives in vault.")
+    hour_ago = time.time() - 3600  # older than a build's racy window: trusted
+    notes = store.root / "projects" / store.slug / "notes"
+    for path in notes.iterdir():
+        os.utime(path, (hour_ago, hour_ago))
+    search(store, "kafka")  # builds the index file
+    view = View.open(store.root, project, indexed=True)
+    view.read_in_background()  # a session process still reading its corpus
+    walks.clear()  # from here on
+    with open(notes / "kafka.md", "a") as f:
+        f.write("The lag alert threshold is zanzibar.\n")
+    store.write_note("lag", "Consumer lag is measured per partition.")
+    (notes / "payments.md").unlink()
+    view.refresh(  # what the watcher reports
+        [f"projects/{store.slug}/notes/{n}.md" for n in ("kafka", "lag", "payments")]
+    )
+    assert not view.loaded()
+    assert [h.rel for h in view.search("zanzibar threshold").hits] == [
+        f"projects/{store.slug}/notes/kafka.md"
+    ]
+    assert {h.rel.rsplit("/", 1)[1] for h in view.search("lag").hits} == {
+        "kafka.md",
+        "lag.md",
+    }
+    assert view.search("stripe webhook").hits == ()
+    news = view.prompt_docs(int(hour_ago * 1e9) + 10**9)
+    assert sorted(r.rsplit("/", 1)[1] for r in news) == ["kafka.md", "lag.md"]
+    assert walks == []

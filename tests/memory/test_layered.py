@@ -22,8 +22,6 @@ from tests.memory.test_index import SLUG, WORDS, _random_root
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from memhooks.memory.scope import Found
-
 
 def _answer(result: object) -> object:
     return to_json(result, 1_000_000)  # type: ignore[arg-type]
@@ -137,20 +135,13 @@ def test_a_common_word_ranks_as_a_fresh_read_past_the_hit_limit(
 
 
 def test_a_search_stats_every_file_only_when_a_folder_changed_or_time_passed(
-    memory_root: Path, trusting: None, monkeypatch: pytest.MonkeyPatch
+    memory_root: Path, trusting: None, monkeypatch: pytest.MonkeyPatch, walks: list[int]
 ) -> None:
     monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", 10**12)  # however slow the test
     rng = random.Random(3)
     store = _random_root(memory_root, rng)
     search(store, "deploy")  # builds the index file, then checks every file
-    walks: list[int] = []
-    walk = Store.walk
-
-    def counted(self: Store) -> list[Found]:
-        walks.append(1)
-        return walk(self)
-
-    monkeypatch.setattr(Store, "walk", counted)
+    walks.clear()
     assert search(store, "deploy").hits
     assert walks == []  # nothing changed: four folders stat'ed, no file
     store.write_note("zeta-note", "zeta deploy")  # a rename into notes/

@@ -1,0 +1,158 @@
+"""The first request to a session process a hook forked, answered before its event loop
+starts.
+
+The prompt hook of `claude -p` follows SessionStart's within ~0.2 s: starting asyncio and
+anyio (~50 ms) and loading the modules that serve the socket would stand between it and
+its answer. Until a request is answered, or for `WITHIN` seconds, requests are answered
+here, one at a time and in this thread, by the same handlers, under the same deadlines
+(`hooks.runner.handle_now`); the event loop then takes over.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, NamedTuple, cast
+
+from memhooks.hooks.adapters import render
+from memhooks.hooks.runner import Sessions, decode, handle_now
+from memhooks.hooks.wire import ends_session, parse_request, reply
+
+if TYPE_CHECKING:
+    import socket
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from watchfiles._rust_notify import RustNotify
+
+    from memhooks.hooks.events import Harness
+
+logger = logging.getLogger(__name__)
+
+#: How long requests are answered here before the event loop starts anyway.
+WITHIN = 0.5
+#: How long a client may take to send its request.
+_READ_WITHIN = 10.0
+_MAX_REQUEST = 16 * 1024 * 1024
+
+
+def answer_first(
+    sock: socket.socket,
+    sessions: Sessions,
+    harness: Harness | None,
+    changes: Callable[[], None],
+) -> str | None:
+    """Answer requests on `sock` until one is answered or `WITHIN` passes; the kind of
+    the event answered, if any ("session-end": the process should leave).
+
+    `changes` applies what the watcher reported so far, before each event.
+    """
+    deadline = time.monotonic() + WITHIN
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            try:
+                conn, _ = sock.accept()
+            except OSError:  # no request yet (a timeout), or a client gone already
+                return None
+            with conn:
+                kind = _serve(conn, sessions, harness, changes)
+            if kind is not None:
+                return kind
+        return None
+    finally:
+        sock.settimeout(None)
+
+
+def _serve(
+    conn: socket.socket,
+    sessions: Sessions,
+    harness: Harness | None,
+    changes: Callable[[], None],
+) -> str | None:
+    # One connection, as `serve.serve_socket` answers it; None: a liveness probe.
+    ended = False
+    try:
+        conn.settimeout(_READ_WITHIN)
+        raw = _read_all(conn)
+        if not raw:
+            return None
+        named, payload = parse_request(raw)
+        dialect = cast("Harness | None", named) or harness
+        ended = ends_session(payload)
+        if ended:  # the harness waits for nothing: let it go at once
+            conn.sendall(reply(""))
+            conn.close()
+        changes()
+        text, kind = _answer(payload, dialect, sessions)
+        if not ended:
+            conn.sendall(reply(text))
+    except OSError as e:
+        logger.info("a client hung up before its reply: %s", e)
+        return "session-end" if ended else "answered"
+    return "session-end" if ended else kind
+
+
+def _answer(
+    payload: bytes, harness: Harness | None, sessions: Sessions
+) -> tuple[str, str]:
+    # The reply text ("" when the event failed: fail open) and the event's kind.
+    try:
+        event = decode(payload, harness)
+        if event is None:
+            return "", "ignored"
+        done = handle_now(event, sessions)
+        reread = [r for v in sessions.views() for r in v.take_reread()]
+        if reread:  # as `serve.answer` reports them
+            done = done._replace(extra={**done.extra, "reread": reread})
+        return render(event, done) or "", event.kind
+    except Exception as e:  # noqa: BLE001 - fail open: the event loop serves the next one
+        logger.warning("event failed: %s: %s", type(e).__name__, e)
+        return "", "failed"
+
+
+def _read_all(conn: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size <= _MAX_REQUEST and (chunk := conn.recv(65536)):
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+class Started(NamedTuple):
+    """A forked session process before its event loop: what `serve.serve_socket` takes over."""
+
+    sessions: Sessions
+    watcher: RustNotify
+    answered: str | None  #: the kind of the event answered here, if any
+
+
+def start(
+    sock: socket.socket,
+    root: Path,
+    harness: Harness | None,
+    project: str | None,
+    warm: Sessions | None,
+) -> Started:
+    """Watch `root`, list the project's files, load what a prompt needs, and answer the
+    first request (`answer_first`); `warm`: the forking hook's sessions, kept."""
+    from memhooks.hooks.watch import drain, start_watching
+
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    watcher = start_watching(root)  # first: what is listed after this is kept current
+    sessions = Sessions(root, keep=True)
+    if warm is not None:
+        sessions.adopt(warm)
+    if project is not None:
+        sessions.view(project).read_in_background()
+    # What a prompt needs beyond what the SessionStart hook loaded.
+    from memhooks.hooks import autosearch, recorder  # noqa: F401
+    from memhooks.memory import searching  # noqa: F401
+
+    def changes() -> None:
+        rels = drain(watcher, root)
+        for view in sessions.views() if rels else ():
+            view.refresh(rels)
+
+    return Started(sessions, watcher, answer_first(sock, sessions, harness, changes))
