@@ -46,7 +46,15 @@ def start_watching(root: Path) -> RustNotify:
     Raises:
         OSError: `root` is missing or cannot be watched.
     """
-    return RustNotify([str(root)], False, False, 300, True, False)
+    # watchfiles' Rust half, as its `watch`/`awatch` use it (typed in its `_rust_notify.pyi`).
+    return RustNotify(
+        watch_paths=[str(root)],
+        debug=False,
+        force_polling=False,
+        poll_delay_ms=300,
+        recursive=True,
+        ignore_permission_denied=False,
+    )
 
 
 def drain(notify: RustNotify, root: Path) -> set[str]:
