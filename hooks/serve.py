@@ -208,9 +208,11 @@ async def serve_pipe(
     idle_timeout: float | None = None,
 ) -> int:
     """Answer events from `stdin` until session-end, end of input, parent death or idle."""
+    # Noted before anything slow (the root made, the watcher started): a parent that dies
+    # meanwhile would leave this process with pid 1 as its parent, and nothing to notice.
+    parent = os.getppid()
     await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
     process = _Process(root, idle_timeout)
-    parent = os.getppid()
     send, receive = anyio.create_memory_object_stream[bytes](16)
     threading.Thread(
         target=_pump, args=(stdin, send, current_token()), daemon=True, name="stdin"
