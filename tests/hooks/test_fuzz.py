@@ -592,15 +592,20 @@ def test_hostile_payload_as_a_real_hook(
     world: dict[str, Path], data: bytes, harness: str | None
 ) -> None:
     args = ["--root", str(world["root"]), *(["--harness", harness] if harness else [])]
+    # What starting a process that imports the hook command costs on this machine now:
+    # a busy machine's start-up is not the hook's (issue 14).
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import memhooks.hooks.cli"], check=True)
+    starting = time.monotonic() - start
     start = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "memhooks.hooks", "hook", *args],
         input=data,
         capture_output=True,
-        timeout=30,
+        timeout=60,
         check=False,
     )
     elapsed = time.monotonic() - start
     out, err = proc.stdout.decode(), proc.stderr.decode()
     assert_valid_reply(proc.returncode, out, err, harness)
-    assert elapsed < deadline_of(data, harness) + 2  # interpreter start-up included
+    assert elapsed < deadline_of(data, harness) + 1 + 3 * starting
