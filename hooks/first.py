@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 
 from memhooks.hooks.adapters import render
 from memhooks.hooks.runner import Sessions, decode, handle_now
-from memhooks.hooks.wire import ends_session, parse_request, reply
+from memhooks.hooks.wire import (
+    MAX_REQUEST,
+    READ_WITHIN,
+    ends_session,
+    parse_request,
+    reply,
+)
 
 if TYPE_CHECKING:
     import socket
@@ -31,9 +37,6 @@ logger = logging.getLogger(__name__)
 
 #: How long requests are answered here before the event loop starts anyway.
 WITHIN = 0.5
-#: How long a client may take to send its request.
-_READ_WITHIN = 10.0
-_MAX_REQUEST = 16 * 1024 * 1024
 
 
 def answer_first(
@@ -73,7 +76,7 @@ def _serve(
     # One connection, as `serve.serve_socket` answers it; None: a liveness probe.
     ended = False
     try:
-        conn.settimeout(_READ_WITHIN)
+        conn.settimeout(READ_WITHIN)
         raw = _read_all(conn)
         if not raw:
             return None
@@ -101,10 +104,7 @@ def _answer(
         event = decode(payload, harness)
         if event is None:
             return "", "ignored"
-        done = handle_now(event, sessions)
-        reread = [r for v in sessions.views() for r in v.take_reread()]
-        if reread:  # as `serve.answer` reports them
-            done = done._replace(extra={**done.extra, "reread": reread})
+        done = sessions.with_rereads(handle_now(event, sessions))
         return render(event, done) or "", event.kind
     except Exception as e:  # noqa: BLE001 - fail open: the event loop serves the next one
         logger.warning("event failed: %s: %s", type(e).__name__, e)
@@ -114,7 +114,7 @@ def _answer(
 def _read_all(conn: socket.socket) -> bytes:
     chunks: list[bytes] = []
     size = 0
-    while size <= _MAX_REQUEST and (chunk := conn.recv(65536)):
+    while size <= MAX_REQUEST and (chunk := conn.recv(65536)):
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)

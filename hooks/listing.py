@@ -45,10 +45,6 @@ class Listing:
         """The files, as `Store.walk` would list them now."""
         return list(self._files.values())
 
-    def changed_after(self, since: int) -> list[str]:
-        """Files modified after `since` (ns since the epoch)."""
-        return [rel for rel, f in self._files.items() if f.mtime_ns > since]
-
     def update(self, rels: Iterable[str]) -> None:
         """Stat these files again (edited, created or deleted); others are ignored."""
         files = dict(self._files)  # a new dict: a search may be iterating this one

@@ -59,6 +59,14 @@ class Sessions:
     def views(self) -> list[View]:
         return list(self._views.values())
 
+    def with_rereads(self, reply: Reply) -> Reply:
+        """`reply`, noting which files the watcher re-read for this event (the proof, in
+        the generic dialect, that nothing was rescanned)."""
+        reread = [r for v in self.views() for r in v.take_reread()]
+        if not reread:
+            return reply
+        return reply._replace(extra={**reply.extra, "reread": reread})
+
     def state(self, view: View, session_id: str) -> SessionState:
         if self.keep and session_id in self._states:
             return self._states[session_id]

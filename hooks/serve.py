@@ -28,6 +28,8 @@ from memhooks.hooks.runner import Sessions, decode, handle
 from memhooks.hooks.state import state_rel
 from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import (
+    MAX_REQUEST,
+    READ_WITHIN,
     ends_session,
     inode_of,
     listen,
@@ -51,7 +53,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MAX_REQUEST = 16 * 1024 * 1024
 #: How often the process checks that its harness, its socket and its session are still there.
 CHECK_EVERY = 0.5
 #: A session process reads its corpus after its first answer, or this long after start.
@@ -86,10 +87,7 @@ async def answer(line: bytes, harness: Harness | None, sessions: Sessions) -> An
         logger.warning("event failed: %s: %s", type(e).__name__, e)
         error = f"{type(e).__name__}: {e}"
         return Answer(render_error(_request_id(line, event), error), ok=False)
-    reread = [r for v in sessions.views() for r in v.take_reread()]
-    if reread:
-        # Which files the watcher re-read for this event: the proof that nothing was rescanned.
-        reply = reply._replace(extra={**reply.extra, "reread": reread})
+    reply = sessions.with_rereads(reply)
     return Answer(render(event, reply), event.kind == "session-end")
 
 
@@ -354,7 +352,7 @@ async def serve_socket(
 async def _read_all(stream: SocketStream) -> bytes:
     chunks: list[bytes] = []
     size = 0
-    with anyio.move_on_after(10):
+    with anyio.move_on_after(READ_WITHIN):
         try:
             while size <= MAX_REQUEST:
                 chunk = await stream.receive()

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memhooks.memory.index import Prepared
     from memhooks.memory.layered import Layered
     from memhooks.memory.results import SearchResult
+    from memhooks.memory.scope import Found
 
 logger = logging.getLogger(__name__)
 
@@ -104,14 +105,19 @@ class View:
         docs = _OnDemand(self.store)
         if not since:  # no block, so no news either
             return docs
-        if self.listing is not None:
-            changed = self.listing.changed_after(since)
-        else:  # a stat of each file; only those changed are read
-            changed = [f.rel for f in self.store.walk() if f.mtime_ns > since]
-        for rel in changed:
-            if d := self.store.read_listed(rel):
-                docs[rel] = d
+        for f in self._files():  # only those changed are read
+            if f.mtime_ns > since and (d := self.store.read_listed(f.rel)):
+                docs[f.rel] = d
         return docs
+
+    def _listed(self) -> list[Found] | None:
+        """The files in scope as a session process's listing holds them, if it keeps one."""
+        return self.listing.files() if self.listing is not None else None
+
+    def _files(self) -> list[Found]:
+        """The files in scope now: listed, else a stat of each."""
+        listed = self._listed()
+        return self.store.walk() if listed is None else listed
 
     def read_in_background(self) -> None:
         """Answer without the corpus until a session process has read it (`warming`),
@@ -178,8 +184,9 @@ class View:
 
         with self._loading:
             if self._index is None:
-                files = self.listing.files() if self.listing is not None else None
-                self._index = open_index(self.store, docs=self.corpus(), files=files)
+                self._index = open_index(
+                    self.store, docs=self.corpus(), files=self._listed()
+                )
             return self._index
 
     def search(self, query: str, limit: int | None = None) -> SearchResult:
@@ -197,8 +204,7 @@ class View:
         if cold and ranking == "default" and has_index(self.store):
             # Not read yet (a hook, or a session process that is still reading): search
             # as `memhooks search` does, from the index file and the files changed since.
-            files = self.listing.files() if self.listing is not None else None
-            return search(self.store, query, limit=limit, files=files)
+            return search(self.store, query, limit=limit, files=self._listed())
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
         if self.indexed and ranking == "default":
@@ -232,8 +238,7 @@ class View:
         """
         if self._docs is None:
             return
-        listed = self.listing.files() if self.listing is not None else self.store.walk()
-        now = {f.rel: f.mtime_ns for f in listed}
+        now = {f.rel: f.mtime_ns for f in self._files()}
         stale = [
             rel
             for rel, t in now.items()

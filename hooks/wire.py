@@ -75,6 +75,9 @@ DEADLINES: dict[Kind, float] = {
 }
 #: What a thin client adds to a handler's deadline for the round trip.
 ROUND_TRIP = 1.0
+#: The largest request a session process reads, and how long a client may take to send it.
+MAX_REQUEST = 16 * 1024 * 1024
+READ_WITHIN = 10.0
 OK = b"0"
 
 

@@ -20,11 +20,29 @@ from memhooks.memory.segment import Bytes, Segment, encode
 from tests.memory.test_index import SLUG, WORDS, _random_root
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 
 def _answer(result: object) -> object:
     return to_json(result, 1_000_000)  # type: ignore[arg-type]
+
+
+#: Weights for `WORDS` as a language uses its words (Zipf: the r-th by 1/r).
+_ZIPF = [1 / r for r in range(1, len(WORDS) + 1)]
+
+
+def _notes(
+    memory_root: Path, rng: random.Random, count: int, words: Callable[[], list[str]]
+) -> Store:
+    """`count` notes of `words()`, four words a line, under random names."""
+    folder = memory_root / "projects" / SLUG / "notes"
+    folder.mkdir(parents=True)
+    for n in range(count):
+        drawn = words()
+        text = "\n".join(" ".join(drawn[i : i + 4]) for i in range(0, len(drawn), 4))
+        (folder / f"{rng.choice(WORDS)}-{n}.md").write_text(text + "\n")
+    return Store(memory_root, SLUG)
 
 
 def _bump(path: Path, rng: random.Random) -> None:
@@ -115,14 +133,12 @@ def test_a_common_word_ranks_as_a_fresh_read_past_the_hit_limit(
     # A word in nearly every file, more files than any output shows (rank.MAX_HITS), and
     # many equal scores at the cut: the index file ranks them as reading every file does.
     rng = random.Random(seed)
-    folder = memory_root / "projects" / SLUG / "notes"
-    folder.mkdir(parents=True)
-    weights = [1 / r for r in range(1, len(WORDS) + 1)]
-    for n in range(260):
-        words = ["common", *rng.choices(WORDS, weights, k=rng.randint(0, 12))]
-        text = "\n".join(" ".join(words[i : i + 4]) for i in range(0, len(words), 4))
-        (folder / f"{rng.choice(WORDS)}-{n}.md").write_text(text + "\n")
-    store = Store(memory_root, SLUG)
+    store = _notes(
+        memory_root,
+        rng,
+        260,
+        lambda: ["common", *rng.choices(WORDS, _ZIPF, k=rng.randint(0, 12))],
+    )
     search(store, "common")  # builds the index file
     _edit(store, rng, rename=True)
     docs = store.corpus()
@@ -324,21 +340,19 @@ def test_a_session_finds_the_first_hits_of_a_long_prompt_as_a_fresh_read(
     # or reads its columns from the top: either way the first hits are those of a
     # ranking of every file, in the same order.
     rng = random.Random(seed)
-    folder = memory_root / "projects" / SLUG / "notes"
-    folder.mkdir(parents=True)
     usual = ["common", "usual", "often", "plain"]
     rare = ["zebra", "quokka", "narwhal", "axolotl", "okapi", "tapir"]
-    weights = [1 / r for r in range(1, len(WORDS) + 1)]
-    for n in range(300):
-        words = [
+
+    def words() -> list[str]:
+        out = [
             *rng.sample(usual, rng.randint(1, 4)),
-            *rng.choices(WORDS, weights, k=rng.randint(0, 12)),
+            *rng.choices(WORDS, _ZIPF, k=rng.randint(0, 12)),
             *(rng.sample(rare, 1) if rng.random() < 0.05 else []),
         ]
-        rng.shuffle(words)
-        text = "\n".join(" ".join(words[i : i + 4]) for i in range(0, len(words), 4))
-        (folder / f"{rng.choice(WORDS)}-{n}.md").write_text(text + "\n")
-    store = Store(memory_root, SLUG)
+        rng.shuffle(out)
+        return out
+
+    store = _notes(memory_root, rng, 300, words)
     search(store, "common")  # builds the index file
     docs = store.corpus()
     session = open_index(store, docs=docs)
