@@ -41,11 +41,11 @@ def forward(argv: list[str], payload: bytes) -> str | None:
     data = parse_object(payload)
     if data is None or not isinstance(data.get("session_id"), str):
         return None
-    sent = request(_option(argv, "--harness"), payload)
     path = socket_path(root_dir(_option(argv, "--root")), str(data["session_id"]))
-    if sent is None or not os.path.exists(path):
+    if not os.path.exists(path) or not private_dir_ok(os.path.dirname(path)):
         return None
-    if not private_dir_ok(os.path.dirname(path)):
+    sent = request(_option(argv, "--harness"), payload)  # a copy of the payload
+    if sent is None:
         return None
     # Only now, and the C half of `socket` (wire.py): a SessionStart hook never needs it.
     try:
