@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Seconds each handler may take. SessionEnd hooks share Claude Code's 1.5 s budget.
+#: Bytes of a hook payload read at most.
 MAX_PAYLOAD = 16 * 1024 * 1024
+#: Events whose state records a flush in progress or done (fsynced, see `finish`).
+_FLUSHES = frozenset({"pre-compaction", "post-compaction", "session-end"})
 
 
 class Sessions:
@@ -81,7 +83,9 @@ class Sessions:
         """A token for an event starting now, for `finish`."""
         return self._ends.get(session_id, 0)
 
-    def finish(self, view: View, event: Event, st: SessionState, begun: int) -> None:
+    def finish(
+        self, view: View, event: Event, st: SessionState, begun: int, *, wrote: bool
+    ) -> None:
         if event.kind == "session-end":
             state_io.delete(view.store, event.session_id)
             self._states.pop(event.session_id, None)
@@ -93,10 +97,12 @@ class Sessions:
             )
             return
         try:
-            # A prompt's state (what was surfaced, the prompt until the next flush) is
-            # not worth two fsyncs per prompt; a flush's bookkeeping (what the daily log
-            # holds already) is: losing it would record the same things twice.
-            durable = event.kind != "pre-prompt"
+            # Only a flush's bookkeeping is worth two fsyncs (where the transcript
+            # stood, what the daily log holds already): losing it would record the same
+            # things twice. What a block or a prompt left (what was injected or
+            # surfaced) is not: an fsync waits for the disk's other writes too, which
+            # cost a SessionStart hook up to 0.2 s while another program wrote.
+            durable = wrote or event.kind in _FLUSHES
             state_io.save(view.store, event.session_id, st, durable=durable)
         except OSError as e:
             # A read-only or full root: the reply still goes out; the next event starts
@@ -129,7 +135,7 @@ def _run_sync(event: Event, sessions: Sessions) -> Reply:
     view = sessions.view(event.cwd)
     st = sessions.state(view, event.session_id)
     reply = HANDLERS[event.kind](event, st, view)
-    sessions.finish(view, event, st, begun)
+    sessions.finish(view, event, st, begun, wrote=bool(reply.wrote))
     return reply
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.runner import Sessions, decode
+import pytest
+
+from memhooks.hooks.runner import Sessions, decode, handle_now
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -13,26 +16,84 @@ if TYPE_CHECKING:
     from memhooks.hooks.events import Event
 
 
+def _event(kind: str, project: Path, **fields: str) -> Event:
+    line = json.dumps({"event": kind, "session_id": "s", "cwd": str(project), **fields})
+    parsed = decode(line, None)
+    assert parsed is not None
+    return parsed
+
+
+def _count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    synced: list[int] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return synced
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "durable"),
+    [
+        ("session-start", {}, False),
+        ("pre-prompt", {"prompt": "where is the redis port"}, False),
+        # where the transcript stood, for the flush after the harness compacts
+        ("pre-compaction", {}, True),
+    ],
+)
+def test_only_a_flush_waits_for_the_disk(
+    memory_root: Path,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+    fields: dict[str, str],
+    durable: bool,
+) -> None:
+    # An fsync waits for the disk's other pending writes as well: a SessionStart hook
+    # paid up to 0.2 s for one while another program wrote. Only the state of a flush
+    # (what the daily log holds already, losing which records things twice) pays it.
+    synced = _count_fsyncs(monkeypatch)
+    sessions = Sessions(memory_root, keep=False)
+    handle_now(_event("session-start", project), sessions)  # the state file exists
+    synced.clear()
+    handle_now(_event(kind, project, **fields), sessions)
+    assert (memory_root / ".sessions").is_dir()
+    assert len(list((memory_root / ".sessions").iterdir())) == 1
+    assert bool(synced) == durable
+
+
+def test_a_flush_that_wrote_is_durable_whatever_the_event(
+    memory_root: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Gemini has no post-compression event: its flush is written by the next prompt.
+    synced = _count_fsyncs(monkeypatch)
+    sessions = Sessions(memory_root, keep=False)
+    view = sessions.view(str(project))
+    state = sessions.state(view, "s")
+    prompt = _event("pre-prompt", project, prompt="hello")
+    sessions.finish(view, prompt, state, sessions.begin("s"), wrote=False)
+    assert synced == []
+    sessions.finish(view, prompt, state, sessions.begin("s"), wrote=True)
+    assert synced
+
+
 def test_an_event_abandoned_before_session_end_never_writes_its_state_back(
     memory_root: Path, project: Path
 ) -> None:
-    def event(kind: str) -> Event:
-        line = json.dumps({"event": kind, "session_id": "s", "cwd": str(project)})
-        parsed = decode(line, None)
-        assert parsed is not None
-        return parsed
-
-    flush, end = event("pre-compaction"), event("session-end")
+    flush, end = _event("pre-compaction", project), _event("session-end", project)
     sessions = Sessions(memory_root, keep=True)
     view = sessions.view(str(project))
     state = sessions.state(view, "s")
-    sessions.finish(view, flush, state, sessions.begin("s"))
+    sessions.finish(view, flush, state, sessions.begin("s"), wrote=False)
     assert len(list((memory_root / ".sessions").iterdir())) == 1
     late = sessions.begin("s")  # a flush starts, misses its deadline, is abandoned
-    sessions.finish(view, end, state, sessions.begin("s"))
+    sessions.finish(view, end, state, sessions.begin("s"), wrote=False)
     assert list((memory_root / ".sessions").iterdir()) == []
-    sessions.finish(view, flush, state, late)  # it ends late
+    sessions.finish(view, flush, state, late, wrote=False)  # it ends late
     assert list((memory_root / ".sessions").iterdir()) == []
     # A conversation resumed after its end keeps state again.
-    sessions.finish(view, flush, state, sessions.begin("s"))
+    sessions.finish(view, flush, state, sessions.begin("s"), wrote=False)
     assert len(list((memory_root / ".sessions").iterdir())) == 1
