@@ -13,7 +13,6 @@ Lines: ``{"t": unix time, "s": session key, "ev": kind, ...}`` where kind is
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -23,6 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memhooks.memory.digests import sha256
 from memhooks.memory.files import private_folder, read_bytes, write_atomic
 from memhooks.memory.paths import kind_of
 
@@ -46,7 +46,7 @@ def activity_path(root: Path, slug: str) -> Path:
 
 def session_key(session_id: str) -> str:
     """A short, stable name for a session (the id itself stays out of the file)."""
-    return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def note(store: Store, session_id: str, ev: str, **fields: object) -> None:

@@ -11,11 +11,11 @@ Pure: text in, text out; the handlers do the reading and writing.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.hooks.transcript import TranscriptDigest, render_digest
+from memhooks.memory.digests import blake2b
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -96,7 +96,7 @@ def entries(log: str) -> list[Entry]:
 
 def entry_id(text: str) -> str:
     """A daily-log entry's identity: the same entry keeps it when others are appended."""
-    return hashlib.blake2b(
+    return blake2b(
         text.strip().encode("utf-8", "surrogatepass"), digest_size=6
     ).hexdigest()
 
@@ -130,7 +130,7 @@ def summary_part(text: str) -> str:
 def key(text: str) -> str:
     """What two mentions of the same item share: its first words, case and spacing aside."""
     words = " ".join(text.replace("`", "'").split()).casefold().rstrip("…").strip()
-    return hashlib.blake2b(
+    return blake2b(
         words[:_KEY_CHARS].encode("utf-8", "surrogatepass"), digest_size=6
     ).hexdigest()
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import hashlib
 import json
 import logging
 from typing import TYPE_CHECKING, Any
 
 from memhooks.memory.constants import STATE_DIR
+from memhooks.memory.digests import blake2b, sha256
 from memhooks.memory.errors import MemoryStoreError, StoreWriteError
 from memhooks.memory.files import private_folder, read_regular, remove, write_atomic
 
@@ -152,15 +152,13 @@ def _valid(value: object, shape: Any) -> bool:
 
 def fingerprint(doc: Doc) -> str:
     """A short content hash: a file 'changed' when this changes."""
-    return hashlib.blake2b(
-        doc.text.encode("utf-8", "surrogatepass"), digest_size=8
-    ).hexdigest()
+    return blake2b(doc.text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def state_rel(session_id: str) -> str:
     """Where a session's state file lives, relative to the root (hidden: never searched)."""
     # Hashed so that any session id a harness sends makes a safe file name.
-    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
     return f"{STATE_DIR}/{digest[:24]}.json"
 
 

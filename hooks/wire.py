@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import os
 
-try:
-    from _blake2 import blake2b
-except ImportError:  # not CPython
-    from hashlib import blake2b
+from memhooks.memory.digests import blake2b
+
 try:
     from _json import make_scanner
 except ImportError:  # not CPython: `parse_object` sends callers to the full path

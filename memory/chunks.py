@@ -29,10 +29,10 @@ A chunk's `digest` hashes exactly the text that is embedded, so the cache (see
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from memhooks.memory.digests import sha256
 from memhooks.memory.note_format import ALIASES
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def chunks(doc: Doc) -> list[Chunk]:
         spans.insert(0, (at, at + 1, heading))
     out: list[Chunk] = []
     for start, end, text in spans:
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         out.append(Chunk(f"{doc.rel}#{len(out)}", start, end, text, digest[:32]))
     return out
 

@@ -19,11 +19,11 @@ replace is still atomic, so a reader sees the old file or the new one, never hal
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from typing import TYPE_CHECKING, NamedTuple
 
+from memhooks.memory.digests import sha256
 from memhooks.memory.files import private_folder, read_bytes, remove, write_atomic
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class EmbeddingCache:
         self._dir = folder / _safe(model)
 
     def _path(self, rel: str) -> Path:
-        digest = hashlib.sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()
         return self._dir / f"{digest[:32]}{_SUFFIX}"
 
     def load(self, rel: str) -> Record | None:

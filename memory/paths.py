@@ -9,7 +9,6 @@ resolution look at the disk (reading `.git`, never running git).
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -22,6 +21,7 @@ from memhooks.memory.constants import (
     SCRATCHPAD_FILE,
     SLUG_BASENAME_MAX,
 )
+from memhooks.memory.digests import sha256
 from memhooks.memory.errors import InvalidTargetError, UnsafeNameError
 from memhooks.memory.home import root_dir
 
@@ -101,7 +101,7 @@ def slug_for(project_dir: str) -> str:
     """
     base = project_dir.rstrip("/").rsplit("/", 1)[-1]
     base = _UNSAFE_CHARS.sub("-", base)[:SLUG_BASENAME_MAX] or "root"
-    digest = hashlib.sha256(project_dir.encode("utf-8", "surrogateescape")).hexdigest()
+    digest = sha256(project_dir.encode("utf-8", "surrogateescape")).hexdigest()
     return f"{base}-{digest[:8]}"
 
 
