@@ -1,8 +1,9 @@
 """The `memhooks` command: the one module that touches argv, stdin, stdout and exit codes.
 
-`hooks.client.main` (the console script) forwards hook events to a session process when
-one runs; everything else arrives here: parse (`hooks.parser`), check the environment,
-dispatch to one command function with typed arguments, map errors to exit codes.
+`hooks.client.main` (what the installed `memhooks` script runs) forwards hook events to a
+session process when one runs; everything else arrives here: parse (`hooks.parser`), check
+the environment, dispatch to one command function with typed arguments, map errors to exit
+codes.
 """
 
 from __future__ import annotations

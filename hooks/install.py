@@ -57,7 +57,7 @@ _SPECS: dict[str, tuple[_HookSpec, ...]] = {
     ),
 }
 
-# Our handler runs the console script's `hook` subcommand, or `python -m memhooks.hooks hook`.
+# Our handler runs the `memhooks` command's `hook` subcommand, or `python -m memhooks.hooks hook`.
 # Matching on tokens rather than a bare substring keeps e.g. `memhooks-lint hook` foreign.
 _OURS_RE = re.compile(
     r"""(?:^|[\s/\\'"])memhooks(?:\.exe)?['"]?\s+hook\b|(?:^|\s)-m\s+(?:memhooks\.)?hooks\s+hook\b"""
@@ -136,7 +136,7 @@ def hook_command(harness: Harness, executable: str | os.PathLike[str]) -> str:
 
     Args:
         harness: Harness name passed to ``--harness``.
-        executable: Path of the ``memhooks`` console script; it is shell-quoted.
+        executable: Path of the `memhooks` script (`hooks/memhooks`); it is shell-quoted.
 
     Returns:
         The command string to pass to :func:`install`.

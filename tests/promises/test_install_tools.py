@@ -81,6 +81,18 @@ def _smoke(memhooks: Path, tmp: Path) -> None:
     assert "MEMORY.md" in found.stdout
 
 
+def _launcher_imports(memhooks: Path) -> list[str]:
+    """What the installed `memhooks` imports before memhooks' own code runs."""
+    # Run by its own first line (pipx's adds -E, which ignores PYTHONPROFILEIMPORTTIME).
+    python, *options = memhooks.read_text("utf-8").splitlines()[0][2:].split()
+    proc = _run(
+        [python, "-X", "importtime", *options, str(memhooks), "hook"],
+        input="",  # no payload: the hook fails open
+    )
+    names = [line.rpartition("|")[2].strip() for line in proc.stderr.splitlines()]
+    return names[: names.index("memhooks")]
+
+
 def test_wheel_and_sdist_install_in_fresh_venvs(clone: Path, tmp_path: Path) -> None:
     uv = _tool("uv")
     out = tmp_path / "dist"
@@ -102,6 +114,8 @@ def test_wheel_and_sdist_install_in_fresh_venvs(clone: Path, tmp_path: Path) -> 
             ]
         )
         _smoke(venv / "bin" / "memhooks", tmp_path)
+        # Every hook command pays for what the launcher imports.
+        assert "re" not in _launcher_imports(venv / "bin" / "memhooks")
         # Installed as memhooks.*: no top-level `hooks` or `memory` package.
         probe = "import importlib.util as u; print(u.find_spec('hooks'), u.find_spec('memory'))"
         names = _run([str(venv / "bin/python"), "-c", probe], cwd=tmp_path)
@@ -179,6 +193,8 @@ def test_pipx_and_uv_installs_wire_a_project_for_a_team(
     (handler,) = group["hooks"]
     # Alice, and Bob with uv and no pipx, run the same committed command unedited.
     for bin_dir in (pipx_bin, uv_bin):
+        # pipx's and pip's generated launchers import `re` (~10 ms a hook command).
+        assert "re" not in _launcher_imports(bin_dir / "memhooks")
         reply = _hook(handler["command"], project, bin_dir, root)
         context = reply["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
         assert "- Deploy with make ship." in context
