@@ -59,14 +59,17 @@ def test_a_hook_builds_the_block_a_whole_corpus_gives(tmp_path: Path) -> None:
         (logs / f"{day}.md").write_text(f"# {day}\n- did {day}\n")
     # The newest log holds nothing: the block shows the two before it.
     (logs / "2026-12-01.md").write_text("\n")
+    every = store.corpus()
+    newest_all = max(d.mtime_ns for d in every.values())
     for budget in (600, 4000, 9000):
         hook = View.open(tmp_path / "root", project)
         session = View.open(tmp_path / "root", project, indexed=True)
-        (few, newest), (every, newest_all) = (
+        (few, newest), (kept, newest_kept) = (
             hook.block_corpus(budget),
             session.block_corpus(budget),
         )
-        assert len(few) < len(every) and newest == newest_all
+        assert len(few) < len(every) and newest == newest_all == newest_kept
+        assert kept == few  # a session process reads no more than a hook
         assert (
             render_shares(sections(few, today()), budget)[0]
             == render_shares(sections(every, today()), budget)[0]
