@@ -119,3 +119,56 @@ def test_a_session_still_reading_answers_from_its_listing_and_what_it_is_told(
     news = view.prompt_docs(int(hour_ago * 1e9) + 10**9)
     assert sorted(r.rsplit("/", 1)[1] for r in news) == ["kafka.md", "lag.md"]
     assert walks == []
+
+
+def test_a_session_at_many_notes_holds_the_texts_it_shows_not_every_note(
+    tmp_path: Path,
+) -> None:
+    """A session process's memory stays bounded as notes grow: after its block, prompts'
+    searches with their snippets, and an edit, the note texts it holds are the few it
+    showed (and the one edited), not one per note; it ranks as reading every file does."""
+    import gc
+    import os
+    import time
+
+    from memhooks.hooks.ondisk import KEPT
+    from memhooks.memory.corpus import Doc
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    store = Store.for_project(tmp_path / "root", project)
+    notes = store.root / "projects" / store.slug / "notes"
+    notes.mkdir(parents=True)
+    rng = random.Random(17)
+    count = 3 * KEPT
+    for i in range(count):
+        lines = [" ".join(rng.choices(WORDS, k=8)) for _ in range(4)]
+        (notes / f"n{i:04d}.md").write_text("\n".join(lines) + f"\nnote {i}\n")
+    store.write_memory("- Run make test before pushing.")
+    # Written an hour ago: a file changed just before the index was built is read
+    # again rather than trusted (`memory.layered.RACY_NS`).
+    an_hour_ago = time.time() - 3600
+    for path in [*notes.iterdir(), store.root / "MEMORY.md"]:
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    session = View.open(tmp_path / "root", project, indexed=True)
+    session.block_corpus(9000)
+    session.index()
+    docs = session.prompt_docs(1)
+    for word in WORDS[:8]:
+        result = session.search(word, limit=20)
+        for hit in result.hits:
+            assert docs[hit.rel].rel == hit.rel  # what auto-search reads of a hit
+        for hit in result.hits[:5]:
+            assert hit.lines  # a snippet rendered from the note's text
+        every = search_docs(store.corpus().values(), word)
+        assert [h.rel for h in result.hits] == [h.rel for h in every.hits[:20]], word
+    (notes / "n0003.md").write_text("an edited note about zebra\n")
+    session.refresh([f"projects/{store.slug}/notes/n0003.md"])
+    assert [h.rel for h in session.search("zebra").hits] == [
+        f"projects/{store.slug}/notes/n0003.md"
+    ]
+    del result, every, hit
+    gc.collect()
+    held = [o for o in gc.get_objects() if isinstance(o, Doc)]
+    assert len(docs) == count + 1
+    assert 0 < len(held) <= KEPT + 8 * 20 < count
