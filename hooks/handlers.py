@@ -167,7 +167,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     logs: dict[str, frozenset[str]] = {}
     hits = (
         _fresh_hits(
-            view.search(" ".join(terms), limit=_CONSIDERED),
+            view.search(" ".join(terms), limit=_CONSIDERED, counted=False),
             docs,
             state,
             min(2, len(terms)),

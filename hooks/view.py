@@ -203,10 +203,12 @@ class View:
                 )
             return self._index
 
-    def search(self, query: str, limit: int | None = None) -> SearchResult:
+    def search(
+        self, query: str, limit: int | None = None, *, counted: bool = True
+    ) -> SearchResult:
         """`memory.searching.search` over what this view holds: the index and corpus in a
         session, else the index file (or, with none yet, the corpus); at most `limit` hits
-        (default: `memory.rank.MAX_HITS`)."""
+        (default: `memory.rank.MAX_HITS`); `counted`: as for `search`."""
         # The search modules only here: a SessionStart hook never searches.
         from memhooks.memory.rank import MAX_HITS
         from memhooks.memory.searching import search
@@ -218,7 +220,9 @@ class View:
         if cold and ranking == "default" and has_index(self.store):
             # Not read yet (a hook, or a session process that is still reading): search
             # as `memhooks search` does, from the index file and the files changed since.
-            return search(self.store, query, limit=limit, files=self._listed())
+            return search(
+                self.store, query, limit=limit, files=self._listed(), counted=counted
+            )
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
         if self.indexed and ranking == "default":
@@ -231,6 +235,7 @@ class View:
                     semantic=semantic,
                     docs=docs if semantic is not None else None,
                     limit=limit,
+                    counted=counted,
                 )
             if index.damaged:
                 self._index = None  # its file was dropped: the next search rebuilds it
@@ -242,6 +247,7 @@ class View:
             docs=docs,
             semantic=semantic,
             limit=limit,
+            counted=counted,
         )
 
     def catch_up(self) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+import pytest
+
 from memhooks.hooks.view import View
 from memhooks.memory import Store, search_docs, segment
 from memhooks.memory.segment import Bytes, Segment
@@ -13,6 +15,8 @@ from tests.memory.test_layered import _answer
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
 
 def test_a_session_whose_index_file_is_damaged_answers_and_reopens_it(
@@ -172,3 +176,43 @@ def test_a_session_at_many_notes_holds_the_texts_it_shows_not_every_note(
     held = [o for o in gc.get_objects() if isinstance(o, Doc)]
     assert len(docs) == count + 1
     assert 0 < len(held) <= KEPT + 8 * 20 < count
+
+
+def test_auto_search_in_a_session_reads_no_note_it_does_not_show(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Auto-search shows hits, not how many lines hold each term: its search in a session
+    ranks as a counted one does, and reads no note until a snippet is shown, even for a
+    CJK phrase that many notes hold in part (counting its lines reads each of them)."""
+    import os
+    import time
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    store = Store.for_project(tmp_path / "root", project)
+    notes = store.root / "projects" / store.slug / "notes"
+    notes.mkdir(parents=True)
+    rng = random.Random(23)
+    for i in range(200):
+        words = " ".join(rng.choices(WORDS, k=8))
+        cjk = "\n部署飛坏了" if i % 4 == 0 else ""
+        (notes / f"n{i:04d}.md").write_text(f"{words}{cjk}\n")
+    an_hour_ago = time.time() - 3600
+    for path in notes.iterdir():
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    session = View.open(tmp_path / "root", project, indexed=True)
+    session.index()
+    read: list[str] = []
+    plain = session.store.read_listed
+
+    def counting(rel: str) -> object:
+        read.append(rel)
+        return plain(rel)
+
+    monkeypatch.setattr(session.store, "read_listed", counting)
+    quick = session.search("deploy 飛坏厹痄", limit=20, counted=False)
+    assert read == [] and quick.terms == () and quick.partial == ()
+    assert quick.hits[0].lines and read == [quick.hits[0].rel]  # a snippet shown
+    counted = session.search("deploy 飛坏厹痄", limit=20)
+    assert counted.partial and len(read) >= 50  # each note holding a bigram
+    assert [h.rel for h in quick.hits] == [h.rel for h in counted.hits]
