@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from memhooks.hooks import activity, compaction, records
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
+from memhooks.hooks.ondisk import mtimes_of
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import (
     MAX_PROMPT_BYTES,
@@ -166,7 +167,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     logs: dict[str, frozenset[str]] = {}
     hits = (
         _fresh_hits(
-            view.search(" ".join(terms), limit=_CONSIDERED),
+            view.search(" ".join(terms), limit=_CONSIDERED, counted=False),
             docs,
             state,
             min(2, len(terms)),
@@ -257,8 +258,7 @@ def _changes(
     changed = []
     # A pass over the corpus only when a file changed since: in a session of 10,000
     # notes this runs before each prompt.
-    for rel, d in docs.items() if newest_doc > seen else ():
-        t = d.mtime_ns
+    for rel, t in mtimes_of(docs).items() if newest_doc > seen else ():
         if t > seen:
             newest = max(newest, t)
             if own.get(rel) != t:

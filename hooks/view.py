@@ -11,6 +11,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.meaning import Warm, open_meaning
+from memhooks.hooks.ondisk import OnDisk, mtimes_of
 from memhooks.memory import (
     Config,
     MemoryStoreError,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from memhooks.memory.layered import Layered
     from memhooks.memory.results import SearchResult
     from memhooks.memory.scope import Found
+    from memhooks.memory.semantic import SemanticIndex
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +47,9 @@ class View:
         self.indexed = (
             indexed  #: keep an inverted index (a session process), not just the corpus
         )
-        self._docs: dict[str, Doc] | None = None
+        #: every document in scope: in a session process ranking by words, an `OnDisk`
+        #: (paths and modification times; a text is read when asked for)
+        self._docs: Mapping[str, Doc] | None = None
         self._index: Layered | None = None
         #: meaning (the [semantic] extra), in a session process only: see `hooks.meaning`
         self.meaning: Warm | None = None
@@ -80,16 +84,28 @@ class View:
             config = Config()
         return cls(store, config, indexed=indexed)
 
-    def corpus(self) -> dict[str, Doc]:
-        """Every document in scope; read from disk once, then kept."""
+    def corpus(self) -> Mapping[str, Doc]:
+        """Every document in scope; read from disk once, then kept. A session process
+        ranking by words keeps only each file's modification time (`OnDisk`): its index
+        holds what ranking needs, and a reply reads the few texts it shows.
+        """
         with self._loading:
             if self._docs is None:
-                docs = self.store.corpus()
-                self.newest = max((d.mtime_ns for d in docs.values()), default=0)
-                if self.indexed:
-                    self._start_meaning(list(docs.values()))
-                self._docs = docs
+                self._docs = self._read_corpus()
             return self._docs
+
+    def _read_corpus(self) -> Mapping[str, Doc]:
+        meaning = self._open_meaning() if self.indexed else None
+        if meaning is None and self.indexed and self.config.search.ranking == "default":
+            mtimes = {f.rel: f.mtime_ns for f in self._files()}
+            self.newest = max(mtimes.values(), default=0)
+            return OnDisk(self.store, mtimes)
+        docs = self.store.corpus()
+        self.newest = max((d.mtime_ns for d in docs.values()), default=0)
+        if meaning is not None:
+            self.meaning = Warm(meaning)
+            self.meaning.start(list(docs.values()))
+        return docs
 
     def loaded(self) -> bool:
         """True once the whole corpus is in memory."""
@@ -135,22 +151,23 @@ class View:
         """This view, from now on kept by a session process (with an index, and meaning)."""
         if not self.indexed:
             self.indexed = True
-            if self._docs is not None:
-                self._start_meaning(list(self._docs.values()))
+            # Read again as a session keeps it (its texts dropped, or meaning started).
+            self._docs = None
         return self
 
     def block_corpus(self, budget: int) -> tuple[dict[str, Doc], int]:
         """What the block is built from, and the newest modification time in scope.
 
-        A session process holds every document already. A hook reads only what a block of
+        A view holding every text already (a session searching by meaning, or with the
+        baseline ranking) builds it from them. Any other reads only what a block of
         `budget` bytes can show: MEMORY.md, the scratchpad, the two newest logs, and notes
         in name order until their index lines fill it (reading every note cost a
         SessionStart hook ~0.8 s at ten thousand notes); the rest is stat'ed, not read.
         """
-        if self.indexed or self._docs is not None:
-            everything = self.corpus()
-            return everything, max((d.mtime_ns for d in everything.values()), default=1)
-        found = self.store.walk()
+        held = self.corpus() if self.indexed else self._docs
+        if isinstance(held, dict):  # every text in memory already
+            return held, max((d.mtime_ns for d in held.values()), default=1)
+        found = self._files()
         by_key = sorted(found, key=lambda f: f.key)
         docs: dict[str, Doc] = {}
         logs = 0
@@ -170,13 +187,10 @@ class View:
                     used += nbytes(index_line(d)) + 1
         return docs, max((f.mtime_ns for f in found), default=1)
 
-    def _start_meaning(self, docs: list[Doc]) -> None:
-        index = open_meaning(
+    def _open_meaning(self) -> SemanticIndex | None:
+        return open_meaning(
             self.store.root, self.config.search.semantic, long_lived=True
         )
-        if index is not None:
-            self.meaning = Warm(index)
-            self.meaning.start(docs)
 
     def index(self) -> Layered:
         """The corpus's inverted index: the index file, patched per re-read file."""
@@ -189,10 +203,12 @@ class View:
                 )
             return self._index
 
-    def search(self, query: str, limit: int | None = None) -> SearchResult:
+    def search(
+        self, query: str, limit: int | None = None, *, counted: bool = True
+    ) -> SearchResult:
         """`memory.searching.search` over what this view holds: the index and corpus in a
         session, else the index file (or, with none yet, the corpus); at most `limit` hits
-        (default: `memory.rank.MAX_HITS`)."""
+        (default: `memory.rank.MAX_HITS`); `counted`: as for `search`."""
         # The search modules only here: a SessionStart hook never searches.
         from memhooks.memory.rank import MAX_HITS
         from memhooks.memory.searching import search
@@ -204,7 +220,9 @@ class View:
         if cold and ranking == "default" and has_index(self.store):
             # Not read yet (a hook, or a session process that is still reading): search
             # as `memhooks search` does, from the index file and the files changed since.
-            return search(self.store, query, limit=limit, files=self._listed())
+            return search(
+                self.store, query, limit=limit, files=self._listed(), counted=counted
+            )
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
         if self.indexed and ranking == "default":
@@ -215,8 +233,9 @@ class View:
                     query,
                     index=index,
                     semantic=semantic,
-                    docs=docs,
+                    docs=docs if semantic is not None else None,
                     limit=limit,
+                    counted=counted,
                 )
             if index.damaged:
                 self._index = None  # its file was dropped: the next search rebuilds it
@@ -228,6 +247,7 @@ class View:
             docs=docs,
             semantic=semantic,
             limit=limit,
+            counted=counted,
         )
 
     def catch_up(self) -> None:
@@ -239,12 +259,9 @@ class View:
         if self._docs is None:
             return
         now = {f.rel: f.mtime_ns for f in self._files()}
-        stale = [
-            rel
-            for rel, t in now.items()
-            if (d := self._docs.get(rel)) is None or d.mtime_ns != t
-        ]
-        self.refresh([*stale, *(rel for rel in self._docs if rel not in now)])
+        held = mtimes_of(self._docs)
+        stale = [rel for rel, t in now.items() if held.get(rel) != t]
+        self.refresh([*stale, *(rel for rel in held if rel not in now)])
 
     def refresh(self, rels: Iterable[str]) -> None:
         """Re-read just these root-relative files (edited, created or deleted).
@@ -277,18 +294,23 @@ class View:
     def _patch(self, rel: str, doc: Doc | None, prepared: Prepared | None) -> None:
         assert self._docs is not None
         self.reread.append(rel)
-        # A new dict, not a change to the one a handler may be iterating in its thread.
-        docs = dict(self._docs)
+        # A new mapping, not a change to the one a handler may be iterating in its thread.
+        if isinstance(self._docs, OnDisk):
+            self._docs = self._docs.changed(rel, doc)
+        else:
+            docs = dict(self._docs)
+            if doc is None:
+                docs.pop(rel, None)
+            else:
+                docs[rel] = doc
+            self._docs = docs
         if doc is None:
-            docs.pop(rel, None)
             if self._index is not None:
                 self._index.remove(rel)
         else:
-            docs[rel] = doc
             self.newest = max(self.newest, doc.mtime_ns)
             if self._index is not None:
                 self._index.add(doc, prepared)
-        self._docs = docs
 
     def take_reread(self) -> list[str]:
         """Files re-read since the last call (the session reports them per event)."""

@@ -279,6 +279,8 @@ class Layered:
         doc = self._loaded.get(doc_id)
         if doc is None:
             assert self._seg is not None
+            if len(self._loaded) >= _RECENT:  # a session's: it shows a few per prompt
+                self._loaded.clear()
             doc = self._loaded[doc_id] = self._load(self._seg.rels[doc_id])
         return doc
 

@@ -70,6 +70,7 @@ def search(
     semantic: MeaningSource | None = None,
     limit: int = MAX_HITS,
     files: list[Found] | None = None,
+    counted: bool = True,
 ) -> SearchResult:
     """Search a project's memory: what `memhooks search`, auto-search, MCP and eval all call.
 
@@ -89,6 +90,8 @@ def search(
         files: every file in scope as it is now, when the caller keeps that current
             (a session process's watcher): the index file is then compared with it
             instead of a stat of every file (`memory.layered.open_index`).
+        counted: count each term's lines (False for a caller that shows only hits,
+            as auto-search: a CJK phrase's count reads every note holding a bigram).
 
     Returns:
         Every matching file, best first, with the per-term line counts; a superseded note
@@ -108,7 +111,12 @@ def search(
                 )
             in_scope = None if docs is None else list(docs.values())
             result = search_index(
-                index, query, semantic=semantic, docs=in_scope, limit=limit
+                index,
+                query,
+                semantic=semantic,
+                docs=in_scope,
+                limit=limit,
+                counted=counted,
             )
             marked = {
                 h.rel: d for h in result.hits if (d := index.marked(h.rel)) is not None
@@ -206,12 +214,14 @@ def search_index(
     semantic: MeaningSource | None = None,
     docs: Sequence[Doc] | None = None,
     limit: int = MAX_HITS,
+    counted: bool = True,
 ) -> SearchResult:
     """The default ranking over an index (see `memory.index`): what `search_docs` does, for
     callers that keep an index (a session) or build one of the files that can match.
     With `semantic`, the index must hold every document in scope (or `docs` must be
     them): meaning can rank a file that holds no query key. At most `limit` hits (all
-    `MAX_HITS` with `semantic`: fusion may lift a file from far down the lexical list).
+    `MAX_HITS` with `semantic`: fusion may lift a file from far down the lexical list);
+    with `counted` False, no term's lines counted (`terms` and `partial` empty).
     """
     terms = query_terms(query)
     if semantic is not None:
@@ -232,7 +242,7 @@ def search_index(
         lexical = len(hits)
         hits = _with_meaning(hits, scored, idf, semantic.similar(query, docs), docs)
         total += len(hits) - lexical  # files only meaning found
-    counts = [(t.text, *count_lines(index, t)) for t in terms]
+    counts = [(t.text, *count_lines(index, t)) for t in terms] if counted else []
     partial = tuple((t, p) for t, c, p in counts if c == 0 and p)
     return SearchResult(tuple((t, c) for t, c, _ in counts), hits, partial, total)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+import pytest
+
 from memhooks.hooks.view import View
 from memhooks.memory import Store, search_docs, segment
 from memhooks.memory.segment import Bytes, Segment
@@ -13,6 +15,8 @@ from tests.memory.test_layered import _answer
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
 
 def test_a_session_whose_index_file_is_damaged_answers_and_reopens_it(
@@ -59,14 +63,17 @@ def test_a_hook_builds_the_block_a_whole_corpus_gives(tmp_path: Path) -> None:
         (logs / f"{day}.md").write_text(f"# {day}\n- did {day}\n")
     # The newest log holds nothing: the block shows the two before it.
     (logs / "2026-12-01.md").write_text("\n")
+    every = store.corpus()
+    newest_all = max(d.mtime_ns for d in every.values())
     for budget in (600, 4000, 9000):
         hook = View.open(tmp_path / "root", project)
         session = View.open(tmp_path / "root", project, indexed=True)
-        (few, newest), (every, newest_all) = (
+        (few, newest), (kept, newest_kept) = (
             hook.block_corpus(budget),
             session.block_corpus(budget),
         )
-        assert len(few) < len(every) and newest == newest_all
+        assert len(few) < len(every) and newest == newest_all == newest_kept
+        assert kept == few  # a session process reads no more than a hook
         assert (
             render_shares(sections(few, today()), budget)[0]
             == render_shares(sections(every, today()), budget)[0]
@@ -116,3 +123,96 @@ def test_a_session_still_reading_answers_from_its_listing_and_what_it_is_told(
     news = view.prompt_docs(int(hour_ago * 1e9) + 10**9)
     assert sorted(r.rsplit("/", 1)[1] for r in news) == ["kafka.md", "lag.md"]
     assert walks == []
+
+
+def test_a_session_at_many_notes_holds_the_texts_it_shows_not_every_note(
+    tmp_path: Path,
+) -> None:
+    """A session process's memory stays bounded as notes grow: after its block, prompts'
+    searches with their snippets, and an edit, the note texts it holds are the few it
+    showed (and the one edited), not one per note; it ranks as reading every file does."""
+    import gc
+    import os
+    import time
+
+    from memhooks.hooks.ondisk import KEPT
+    from memhooks.memory.corpus import Doc
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    store = Store.for_project(tmp_path / "root", project)
+    notes = store.root / "projects" / store.slug / "notes"
+    notes.mkdir(parents=True)
+    rng = random.Random(17)
+    count = 3 * KEPT
+    for i in range(count):
+        lines = [" ".join(rng.choices(WORDS, k=8)) for _ in range(4)]
+        (notes / f"n{i:04d}.md").write_text("\n".join(lines) + f"\nnote {i}\n")
+    store.write_memory("- Run make test before pushing.")
+    # Written an hour ago: a file changed just before the index was built is read
+    # again rather than trusted (`memory.layered.RACY_NS`).
+    an_hour_ago = time.time() - 3600
+    for path in [*notes.iterdir(), store.root / "MEMORY.md"]:
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    session = View.open(tmp_path / "root", project, indexed=True)
+    session.block_corpus(9000)
+    session.index()
+    docs = session.prompt_docs(1)
+    for word in WORDS[:8]:
+        result = session.search(word, limit=20)
+        for hit in result.hits:
+            assert docs[hit.rel].rel == hit.rel  # what auto-search reads of a hit
+        for hit in result.hits[:5]:
+            assert hit.lines  # a snippet rendered from the note's text
+        every = search_docs(store.corpus().values(), word)
+        assert [h.rel for h in result.hits] == [h.rel for h in every.hits[:20]], word
+    (notes / "n0003.md").write_text("an edited note about zebra\n")
+    session.refresh([f"projects/{store.slug}/notes/n0003.md"])
+    assert [h.rel for h in session.search("zebra").hits] == [
+        f"projects/{store.slug}/notes/n0003.md"
+    ]
+    del result, every, hit
+    gc.collect()
+    held = [o for o in gc.get_objects() if isinstance(o, Doc)]
+    assert len(docs) == count + 1
+    assert 0 < len(held) <= KEPT + 8 * 20 < count
+
+
+def test_auto_search_in_a_session_reads_no_note_it_does_not_show(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Auto-search shows hits, not how many lines hold each term: its search in a session
+    ranks as a counted one does, and reads no note until a snippet is shown, even for a
+    CJK phrase that many notes hold in part (counting its lines reads each of them)."""
+    import os
+    import time
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    store = Store.for_project(tmp_path / "root", project)
+    notes = store.root / "projects" / store.slug / "notes"
+    notes.mkdir(parents=True)
+    rng = random.Random(23)
+    for i in range(200):
+        words = " ".join(rng.choices(WORDS, k=8))
+        cjk = "\n部署飛坏了" if i % 4 == 0 else ""
+        (notes / f"n{i:04d}.md").write_text(f"{words}{cjk}\n")
+    an_hour_ago = time.time() - 3600
+    for path in notes.iterdir():
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    session = View.open(tmp_path / "root", project, indexed=True)
+    session.index()
+    read: list[str] = []
+    plain = session.store.read_listed
+
+    def counting(rel: str) -> object:
+        read.append(rel)
+        return plain(rel)
+
+    monkeypatch.setattr(session.store, "read_listed", counting)
+    quick = session.search("deploy 飛坏厹痄", limit=20, counted=False)
+    assert read == [] and quick.terms == () and quick.partial == ()
+    assert quick.hits[0].lines and read == [quick.hits[0].rel]  # a snippet shown
+    counted = session.search("deploy 飛坏厹痄", limit=20)
+    assert counted.partial and len(read) >= 50  # each note holding a bigram
+    assert [h.rel for h in quick.hits] == [h.rel for h in counted.hits]

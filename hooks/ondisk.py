@@ -1,0 +1,110 @@
+"""A session process's corpus as paths and modification times, each text read when asked.
+
+At 100,000 notes the texts alone took ~270 MB of a session process; ranking needs none of
+them (the index file holds the postings), and a reply reads only the few it renders: its
+hits' snippets, the notes it checks for news. So a session keeps what every prompt asks
+of all files (which ones, and when each last changed) and reads a text on demand,
+keeping the last few read.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from memhooks.memory.corpus import make_doc
+from memhooks.memory.paths import Located, kind_of
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from memhooks.memory import Doc, Store
+
+#: Documents kept once read (a reply's hits, asked for again by its next prompts).
+KEPT = 256
+
+
+class OnDisk(Mapping[str, "Doc"]):
+    """Every file in scope by root-relative path; a document is read when looked up.
+
+    Args:
+        store: where the files are.
+        mtimes: path -> modification time (ns) of each file in scope.
+    """
+
+    def __init__(self, store: Store, mtimes: dict[str, int]) -> None:
+        self.store = store
+        self.mtimes = mtimes
+        self._read = _Recent()
+
+    def __getitem__(self, rel: str) -> Doc:
+        if rel not in self.mtimes:
+            raise KeyError(rel)
+        doc = self._read.get(rel)
+        if doc is None:
+            doc = self.store.read_listed(rel)
+            if doc is None:
+                # Gone since it was listed, or forgotten: it shows no lines.
+                loc = kind_of(rel) or Located("note", rel, "")
+                doc = make_doc(loc, "", mtime_ns=self.mtimes[rel])
+            self._read.put(rel, doc)
+        return doc
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.mtimes)
+
+    def __len__(self) -> int:
+        return len(self.mtimes)
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self.mtimes
+
+    def changed(self, rel: str, doc: Doc | None) -> OnDisk:
+        """A copy with `rel` edited (`doc`) or deleted (None): a handler may be
+        iterating this one in its thread."""
+        mtimes = dict(self.mtimes)
+        if doc is None:
+            mtimes.pop(rel, None)
+        else:
+            mtimes[rel] = doc.mtime_ns
+        out = OnDisk(self.store, mtimes)
+        out._read = self._read
+        self._read.drop(rel)
+        if doc is not None:
+            self._read.put(rel, doc)
+        return out
+
+
+def mtimes_of(docs: Mapping[str, Doc]) -> Mapping[str, int]:
+    """Path -> modification time of each document, without reading an `OnDisk`'s."""
+    if isinstance(docs, OnDisk):
+        return docs.mtimes
+    return {rel: d.mtime_ns for rel, d in docs.items()}
+
+
+class _Recent:
+    """The last `KEPT` documents read, by path (a handler thread and the watcher's
+    may both use it)."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, Doc] = {}
+        self._lock = threading.Lock()
+
+    def get(self, rel: str) -> Doc | None:
+        with self._lock:
+            doc = self._docs.pop(rel, None)
+            if doc is not None:
+                self._docs[rel] = doc  # now the most recent
+            return doc
+
+    def put(self, rel: str, doc: Doc) -> None:
+        with self._lock:
+            self._docs.pop(rel, None)
+            self._docs[rel] = doc
+            if len(self._docs) > KEPT:
+                del self._docs[next(iter(self._docs))]
+
+    def drop(self, rel: str) -> None:
+        with self._lock:
+            self._docs.pop(rel, None)
