@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from memhooks.hooks.adapters import render
+from memhooks.hooks.notify import FolderWatch
 from memhooks.hooks.runner import Sessions, decode, handle_now
 from memhooks.hooks.wire import (
     MAX_REQUEST,
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     import socket
     from collections.abc import Callable
     from pathlib import Path
-
-    from watchfiles._rust_notify import RustNotify
 
     from memhooks.hooks.events import Harness
 
@@ -124,7 +123,7 @@ class Started(NamedTuple):
     """A forked session process before its event loop: what `serve.serve_socket` takes over."""
 
     sessions: Sessions
-    watcher: RustNotify
+    watcher: FolderWatch  #: the project's folders (`hooks.serve` hands over to a recursive watch)
     answered: str | None  #: the kind of the event answered here, if any
 
 
@@ -135,24 +134,38 @@ def start(
     project: str | None,
     warm: Sessions | None,
 ) -> Started:
-    """Watch `root`, list the project's files, load what a prompt needs, and answer the
-    first request (`answer_first`); `warm`: the forking hook's sessions, kept."""
-    from memhooks.hooks.watch import drain, start_watching
-
+    """Watch the project's folders, list its files, load what a prompt needs, and answer
+    the first request (`answer_first`); `warm`: the forking hook's sessions, kept."""
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
-    watcher = start_watching(root)  # first: what is listed after this is kept current
     sessions = Sessions(root, keep=True)
     if warm is not None:
         sessions.adopt(warm)
-    if project is not None:
-        sessions.view(project).read_in_background()
+    view = sessions.view(project) if project is not None else None
+    # First: what is listed after this is kept current.
+    watcher = FolderWatch(root, view.store.slug if view is not None else None)
+    if view is not None:
+        view.read_in_background()
     # What a prompt needs beyond what the SessionStart hook loaded.
     from memhooks.hooks import autosearch, recorder  # noqa: F401
     from memhooks.memory import searching  # noqa: F401
 
-    def changes() -> None:
-        rels = drain(watcher, root)
-        for view in sessions.views() if rels else ():
-            view.refresh(rels)
+    return Started(
+        sessions,
+        watcher,
+        answer_first(sock, sessions, harness, lambda: catch_up(watcher, sessions)),
+    )
 
-    return Started(sessions, watcher, answer_first(sock, sessions, harness, changes))
+
+def catch_up(watcher: FolderWatch, sessions: Sessions) -> None:
+    """Apply what `watcher` reported to every view; a view whose files it did not all
+    watch (a folder created since, another project) is compared with the disk instead."""
+    rels = watcher.drain()
+    for view in sessions.views():
+        if rels:
+            view.refresh(rels)
+        if watcher.covers(view.store.slug):
+            continue
+        if view.listing is not None:
+            view.refresh(view.listing.relist())
+        else:
+            view.catch_up()

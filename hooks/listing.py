@@ -45,6 +45,14 @@ class Listing:
         """The files, as `Store.walk` would list them now."""
         return list(self._files.values())
 
+    def relist(self) -> list[str]:
+        """List the files afresh (after a watch that missed some); those that came, went
+        or changed since."""
+        now = {f.rel: f for f in self.store.walk()}
+        old, self._files = self._files, now
+        gone = [rel for rel in old if rel not in now]
+        return [rel for rel, f in now.items() if old.get(rel) != f] + gone
+
     def update(self, rels: Iterable[str]) -> None:
         """Stat these files again (edited, created or deleted); others are ignored."""
         files = dict(self._files)  # a new dict: a search may be iterating this one

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from memhooks.hooks.events import Event, Harness
     from memhooks.hooks.first import Started
+    from memhooks.hooks.notify import FolderWatch
     from memhooks.hooks.view import View
 
 logger = logging.getLogger(__name__)
@@ -121,9 +122,20 @@ class _Process:
         self._answered = anyio.Event()
         self.rereads = Rereads(self.sessions.views)
         # Watching from now on: what a view lists after this is kept current.
-        self.watcher = started.watcher if started else start_watching(root)
+        self.watcher = start_watching(root)
+        if started:
+            self._hand_over(started.watcher)
         if started and started.answered:
             self._answered.set()
+
+    def _hand_over(self, early: FolderWatch) -> None:
+        # What the watch of the project's folders saw until the recursive watch began,
+        # and a view it did not wholly cover compared with the disk, now that everything
+        # is watched.
+        from memhooks.hooks.first import catch_up
+
+        catch_up(early, self.sessions)
+        early.close()
 
     async def answer(self, line: bytes, harness: Harness | None) -> Answer:
         async with self._lock:  # handlers share the session's state
@@ -147,7 +159,8 @@ class _Process:
             logger.exception("reading the corpus failed; answering from the index file")
 
     def _changed(self, rels: set[str]) -> None:
-        self.rereads.add(rels)  # in a thread: the event loop never reads a file
+        if rels:
+            self.rereads.add(rels)  # in a thread: the event loop never reads a file
 
     async def run(
         self,

@@ -1,40 +1,26 @@
-"""The one module that imports watchfiles: report memory files edited under a root."""
+"""Report memory files edited under a root, recursively (watchfiles' Rust half is loaded
+by `hooks.notify`)."""
 
 from __future__ import annotations
 
 import logging
-import os
 from typing import TYPE_CHECKING
 
 import anyio
-from watchfiles._rust_notify import RustNotify
+
+from memhooks.hooks.notify import DEBOUNCE_MS, relative, watching
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from watchfiles._rust_notify import RustNotify
+
 logger = logging.getLogger(__name__)
 
-#: Changes are grouped this long (watchfiles' default is 1.6 s): an edit made just before
-#: an event is seen by it.
-DEBOUNCE_MS = 30
 _STEP_MS = 10
 #: How long one wait for changes may block its thread (the stop flag is checked meanwhile).
 _TIMEOUT_MS = 5000
-
-
-def _is_memory_file(path: str) -> bool:
-    # Our temp files are hidden (".name.pid.rand.tmp") and end in .tmp: never a memory file.
-    name = os.path.basename(path)
-    return name.endswith(".md") and not name.startswith(".")
-
-
-def _relative(changes: set[tuple[int, str]], base: str) -> set[str]:
-    return {
-        os.path.relpath(os.path.realpath(p), base).replace(os.sep, "/")
-        for _, p in changes
-        if _is_memory_file(p)
-    }
 
 
 def start_watching(root: Path) -> RustNotify:
@@ -46,23 +32,7 @@ def start_watching(root: Path) -> RustNotify:
     Raises:
         OSError: `root` is missing or cannot be watched.
     """
-    # watchfiles' Rust half, as its `watch`/`awatch` use it (typed in its `_rust_notify.pyi`).
-    return RustNotify(
-        watch_paths=[str(root)],
-        debug=False,
-        force_polling=False,
-        poll_delay_ms=300,
-        recursive=True,
-        ignore_permission_denied=False,
-    )
-
-
-def drain(notify: RustNotify, root: Path) -> set[str]:
-    """What `notify` reported so far (root-relative paths, as `watch_root` gives them),
-    waiting only for a change already begun to settle."""
-    raw = notify.watch(DEBOUNCE_MS, 1, 1, None)
-    base = os.path.realpath(root)
-    return set() if isinstance(raw, str) else _relative(raw, base)
+    return watching([str(root)], recursive=True)
 
 
 async def watch_root(
@@ -84,10 +54,10 @@ async def watch_root(
                 return
             if isinstance(raw, str):  # a timeout: wait again
                 continue
-            rels = _relative(raw, base)
+            rels = relative(raw, base)
             if rels:
                 logger.debug("changed: %s", ", ".join(sorted(rels)))
                 on_change(rels)
 
 
-__all__ = ["drain", "start_watching", "watch_root"]
+__all__ = ["start_watching", "watch_root"]

@@ -1,0 +1,151 @@
+"""The one module that loads watchfiles: its Rust watcher, the memory files it reports,
+and the watch a forked session process starts with (`FolderWatch`).
+
+A forked session process watches before it answers its first request, which the prompt
+hook sends as SessionStart's exits. Importing the `watchfiles` package runs its
+`__init__`, which imports anyio and its process runner (40-100 ms on the 2-core test
+machine, more than everything else the process does first); the Rust half is loaded here
+on its own (~1 ms), and the package, when it is imported later, finds it loaded.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from memhooks.memory.constants import DAILY_DIR, NOTES_DIR, PROJECTS_DIR
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from types import ModuleType
+
+    from watchfiles._rust_notify import RustNotify
+
+#: Changes are grouped this long (watchfiles' default is 1.6 s): an edit made just before
+#: an event is seen by it.
+DEBOUNCE_MS = 30
+_MODULE = "watchfiles._rust_notify"
+
+
+def rust_notify() -> type[RustNotify]:
+    """watchfiles' `RustNotify` (typed in its `_rust_notify.pyi`), without its package."""
+    module = sys.modules.get(_MODULE) or _load()
+    cls: type[RustNotify] = module.RustNotify
+    return cls
+
+
+def _load() -> ModuleType:
+    package = importlib.util.find_spec("watchfiles")
+    folders = package.submodule_search_locations if package else None
+    for folder in folders or ():
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "_rust_notify" + suffix)
+            spec = importlib.util.spec_from_file_location(_MODULE, path)
+            if spec is None or spec.loader is None or not os.path.exists(path):
+                continue
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            sys.modules[_MODULE] = module
+            return module
+    # Laid out otherwise (a zip, a frozen build): the ordinary way.
+    import watchfiles._rust_notify
+
+    return watchfiles._rust_notify
+
+
+def watching(paths: list[str], *, recursive: bool) -> RustNotify:
+    """A Rust watcher of `paths`, started: every later change is reported.
+
+    Raises:
+        OSError: a path is missing or cannot be watched.
+    """
+    return rust_notify()(
+        watch_paths=paths,
+        debug=False,
+        force_polling=False,
+        poll_delay_ms=300,
+        recursive=recursive,
+        ignore_permission_denied=False,
+    )
+
+
+def is_memory_file(path: str) -> bool:
+    """True for a Markdown file that is not one of our temp files."""
+    # Our temp files are hidden (".name.pid.rand.tmp") and end in .tmp: never a memory file.
+    name = os.path.basename(path)
+    return name.endswith(".md") and not name.startswith(".")
+
+
+def relative(changes: set[tuple[int, str]], base: str) -> set[str]:
+    """The memory files among `changes`, as POSIX paths relative to `base` (a real path)."""
+    return {
+        os.path.relpath(os.path.realpath(p), base).replace(os.sep, "/")
+        for _, p in changes
+        if is_memory_file(p)
+    }
+
+
+def drain(notify: RustNotify, base: str) -> set[str]:
+    """What `notify` reported so far (see `relative`), waiting only for a change already
+    begun to settle."""
+    raw = notify.watch(DEBOUNCE_MS, 1, 1, None)
+    return set() if isinstance(raw, str) else relative(raw, base)
+
+
+class FolderWatch:
+    """A watch of the folders that hold one project's memory files, each alone.
+
+    A recursive watch of the root walks and stats every file under it (50-70 ms at ten
+    thousand notes); these five folders take ~2 ms. It does not follow a folder created
+    later, nor other projects: it is `whole` only while every folder was there and none
+    was created, removed or replaced since, and a session process hands over to a
+    recursive watch (`hooks.watch.start_watching`) once its first request is answered.
+    """
+
+    def __init__(self, root: Path, slug: str | None) -> None:
+        self.slug = slug
+        self.base = os.path.realpath(root)
+        top = os.path.abspath(root)  # as the watcher names what it reports
+        project = os.path.join(top, PROJECTS_DIR, slug or "")
+        wanted = [top, os.path.join(top, PROJECTS_DIR)]
+        if slug is not None:
+            wanted += [
+                project,
+                *(os.path.join(project, d) for d in (DAILY_DIR, NOTES_DIR)),
+            ]
+        self._wanted = set(wanted)
+        there = [w for w in wanted if os.path.isdir(w)]
+        #: every file of project `slug` was watched from the start (see the class)
+        self.whole = slug is not None and len(there) == len(wanted)
+        self.notify = watching(there, recursive=False)
+
+    def drain(self) -> set[str]:
+        """The memory files changed since the last call (see `drain`)."""
+        raw = self.notify.watch(DEBOUNCE_MS, 1, 1, None)
+        if isinstance(raw, str):
+            return set()
+        if any(p in self._wanted for _, p in raw):
+            self.whole = False  # a folder came, went or was replaced: not watched now
+        return relative(raw, self.base)
+
+    def covers(self, slug: str) -> bool:
+        """True if every change to project `slug`'s files was reported."""
+        return self.whole and slug == self.slug
+
+    def close(self) -> None:
+        """Stop watching."""
+        self.notify.close()
+
+
+__all__ = [
+    "DEBOUNCE_MS",
+    "FolderWatch",
+    "drain",
+    "is_memory_file",
+    "relative",
+    "rust_notify",
+    "watching",
+]
