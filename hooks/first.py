@@ -11,6 +11,7 @@ here, one at a time and in this thread, by the same handlers, under the same dea
 from __future__ import annotations
 
 import logging
+import select
 import time
 from typing import TYPE_CHECKING, NamedTuple, cast
 
@@ -43,15 +44,21 @@ def answer_first(
     sessions: Sessions,
     harness: Harness | None,
     changes: Callable[[], None],
+    idle: Callable[[Callable[[], bool]], None] | None = None,
 ) -> str | None:
     """Answer requests on `sock` until one is answered or `WITHIN` passes; the kind of
     the event answered, if any ("session-end": the process should leave).
 
-    `changes` applies what the watcher reported so far, before each event.
+    `changes` applies what the watcher reported so far, before each event; `idle` runs
+    once, before waiting, told whether a request waits (it should stop then).
     """
     deadline = time.monotonic() + WITHIN
     try:
         while (left := deadline - time.monotonic()) > 0:
+            if idle is not None:
+                idle(lambda: bool(select.select([sock], [], [], 0)[0]))
+                idle = None
+                continue
             sock.settimeout(left)
             try:
                 conn, _ = sock.accept()
@@ -134,8 +141,9 @@ def start(
     project: str | None,
     warm: Sessions | None,
 ) -> Started:
-    """Watch the project's folders, list its files, load what a prompt needs, and answer
-    the first request (`answer_first`); `warm`: the forking hook's sessions, kept."""
+    """Watch the project's folders, load what a prompt needs, list the project's files
+    unless a request waits already (the hook's walk serves it, `hooks.listing`), and
+    answer the first request (`answer_first`); `warm`: the forking hook's sessions."""
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     sessions = Sessions(root, keep=True)
     if warm is not None:
@@ -149,11 +157,23 @@ def start(
     from memhooks.hooks import autosearch, recorder  # noqa: F401
     from memhooks.memory import searching  # noqa: F401
 
-    return Started(
+    answered = answer_first(
+        sock,
         sessions,
-        watcher,
-        answer_first(sock, sessions, harness, lambda: catch_up(watcher, sessions)),
+        harness,
+        lambda: catch_up(watcher, sessions),
+        lambda waiting: finish(sessions, waiting),
     )
+    finish(sessions)  # if a request came first
+    return Started(sessions, watcher, answered)
+
+
+def finish(sessions: Sessions, stop: Callable[[], bool] | None = None) -> None:
+    """List the files of every view that started from its hook's walk (`Listing`),
+    unless `stop` says to leave them for now."""
+    for view in sessions.views():
+        if view.listing is not None and not view.listing.complete:
+            view.refresh(view.listing.finish(stop))
 
 
 def catch_up(watcher: FolderWatch, sessions: Sessions) -> None:

@@ -1,24 +1,35 @@
 """The files of a session process's view, listed once and then kept current from what its
 watcher reports: until the corpus is in memory, what a prompt's search and change notice
 compare with, instead of a stat of every file per prompt (~60 ms at ten thousand notes).
+
+A forked session process may start from the walk its SessionStart hook made (`Walked`)
+and list the files itself only once no request waits (`Listing.complete`): ten thousand
+stats take 60-110 ms on the 2-core test machine, and the first prompt is sent as the hook
+exits. Until then, a file created, deleted or renamed since that walk is seen (its
+folder's time changed), a file rewritten in place by another program is not.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.memory.constants import MEMORY_FILE, PROJECTS_DIR
+from memhooks.memory.constants import DAILY_DIR, MEMORY_FILE, NOTES_DIR, PROJECTS_DIR
 from memhooks.memory.errors import UnsafeNameError
 from memhooks.memory.paths import kind_of
 from memhooks.memory.scope import Found
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from memhooks.memory import Store
     from memhooks.memory.paths import Located
+
+
+#: Files stat'ed between two looks for a request waiting (~1-3 ms on the test machine).
+_STEP = 256
 
 
 def located_in(store: Store, rel: str) -> Located | None:
@@ -30,26 +41,56 @@ def located_in(store: Store, rel: str) -> Located | None:
     return loc
 
 
+class Walked(NamedTuple):
+    """A stat of every file in scope (`Store.walk`), and when it began."""
+
+    at: int  #: ns since the epoch, before the folders' times were read
+    stamps: tuple[int, ...]  #: `Store.stamps` before the walk
+    files: list[Found]
+
+
+def walk(store: Store) -> Walked:
+    """Every file in `store`'s scope, noting what tells of files created since."""
+    at = time.time_ns()
+    return Walked(at, store.stamps(), store.walk())
+
+
 class Listing:
     """Every file in `store`'s scope with its size and modification time.
 
     Take it only once the watcher is up (`hooks.watch.start_watching`) and pass it every
     change the watcher reports (`update`): it is then as current as a walk made now.
+    With `seed` (a walk made before the watcher was up) and no file created, deleted or
+    renamed since, it starts from that walk and is not `complete` until `finish`.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, seed: Walked | None = None) -> None:
         self.store = store
-        self._files = {f.rel: f for f in store.walk()}
+        trusted = seed is not None and _same_names(store, seed)
+        #: listed since the watcher was up (else: edits in place since `seed` unseen)
+        self.complete = not trusted
+        files = seed.files if seed is not None and trusted else store.walk()
+        self._files = {f.rel: f for f in files}
+
+    def finish(self, stop: Callable[[], bool] | None = None) -> list[str]:
+        """Make it `complete`, unless `stop` (asked every `_STEP` files) says to leave it
+        as it was; the files that changed since the seed (see `relist`)."""
+        return [] if self.complete else self.relist(stop)
 
     def files(self) -> list[Found]:
         """The files, as `Store.walk` would list them now."""
         return list(self._files.values())
 
-    def relist(self) -> list[str]:
-        """List the files afresh (after a watch that missed some); those that came, went
-        or changed since."""
-        now = {f.rel: f for f in self.store.walk()}
+    def relist(self, stop: Callable[[], bool] | None = None) -> list[str]:
+        """List the files afresh (after a watch that missed some), unless `stop` says to
+        leave them as they were; those that came, went or changed since."""
+        now: dict[str, Found] = {}
+        for i, f in enumerate(self.store.found()):
+            if stop is not None and i % _STEP == 0 and stop():
+                return []
+            now[f.rel] = f
         old, self._files = self._files, now
+        self.complete = True
         gone = [rel for rel in old if rel not in now]
         return [rel for rel, f in now.items() if old.get(rel) != f] + gone
 
@@ -75,3 +116,36 @@ class Listing:
         if not stat.S_ISREG(st.st_mode):
             return None
         return Found(loc.kind, rel, loc.key, path, st.st_size, st.st_mtime_ns)
+
+
+def _same_names(store: Store, seed: Walked) -> bool:
+    # No file in scope created, deleted or renamed since `seed`: its folders keep their
+    # times. A folder changed just before the walk may have changed again within the same
+    # tick of the file system's clock: its names are compared instead.
+    from memhooks.memory.layered import RACY_NS
+
+    if store.stamps() != seed.stamps:
+        return False
+    folders = ("", f"{PROJECTS_DIR}/{store.slug}", *_subfolders(store))
+    for folder, stamp in zip(folders, seed.stamps, strict=True):
+        if stamp >= seed.at - RACY_NS and _names(store, folder) != {
+            f.rel for f in seed.files if os.path.dirname(f.rel) == folder
+        }:
+            return False
+    return True
+
+
+def _subfolders(store: Store) -> tuple[str, str]:
+    base = f"{PROJECTS_DIR}/{store.slug}"
+    return f"{base}/{DAILY_DIR}", f"{base}/{NOTES_DIR}"
+
+
+def _names(store: Store, folder: str) -> set[str]:
+    # The files in scope in `folder` (a root-relative folder), by name alone: no stat.
+    prefix = f"{folder}/" if folder else ""
+    try:
+        with os.scandir(os.path.join(store.root, folder)) as listed:
+            rels = {prefix + e.name for e in listed if e.is_file()}
+    except OSError:
+        return set()
+    return {rel for rel in rels if located_in(store, rel) is not None}

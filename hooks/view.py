@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from pathlib import Path
 
-    from memhooks.hooks.listing import Listing
+    from memhooks.hooks.listing import Listing, Walked
     from memhooks.memory import Doc
     from memhooks.memory.index import Prepared
     from memhooks.memory.layered import Layered
@@ -67,6 +67,8 @@ class View:
         self.warming = False
         #: the files in scope, kept current by a session process's watcher (`watch`)
         self.listing: Listing | None = None
+        #: the stat of every file a hook's block made: where its forked process starts
+        self.walked: Walked | None = None
 
     @classmethod
     def open(
@@ -140,12 +142,14 @@ class View:
         from a listing of the files taken now and kept current with what `refresh` is
         told from here on: call it once the process's watcher is up. A prompt then
         compares the index file with the listing instead of a stat of every file (ten
-        thousand stats take ~60 ms).
+        thousand stats take ~60 ms). A forked process starts from its hook's walk, if
+        still good (`Listing`).
         """
         from memhooks.hooks.listing import Listing  # a session process's only
 
         self.warming = True
-        self.listing = Listing(self.store)
+        self.listing = Listing(self.store, self.walked)
+        self.walked = None
 
     def kept(self) -> View:
         """This view, from now on kept by a session process (with an index, and meaning)."""
@@ -167,7 +171,14 @@ class View:
         held = self.corpus() if self.indexed else self._docs
         if isinstance(held, dict):  # every text in memory already
             return held, max((d.mtime_ns for d in held.values()), default=1)
-        found = self._files()
+        found = self._listed()
+        if found is None:
+            from memhooks.hooks.listing import walk
+
+            walked = walk(self.store)
+            if not self.indexed:  # a hook's: the process it forks starts from it
+                self.walked = walked
+            found = walked.files
         by_key = sorted(found, key=lambda f: f.key)
         docs: dict[str, Doc] = {}
         logs = 0

@@ -247,14 +247,16 @@ class Scope:
 
     def walk(self) -> list[Found]:
         """Every file in scope with its size and modification time (stat only)."""
-        out: list[Found] = []
+        return list(self.found())
+
+    def found(self) -> Iterator[Found]:
+        """`walk`, a file at a time (a caller may stop part way)."""
         for kind, rel, key, path, entry in self._listing(ordered=False):
             try:
                 st = os.stat(path) if entry is None else entry.stat()
             except OSError:
                 continue
-            out.append(Found(kind, rel, key, path, st.st_size, st.st_mtime_ns))
-        return out
+            yield Found(kind, rel, key, path, st.st_size, st.st_mtime_ns)
 
     def stamps(self) -> tuple[int, ...]:
         """Modification times (ns) of the root, project, daily and notes folders (-1 for

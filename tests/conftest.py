@@ -6,9 +6,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -49,17 +53,17 @@ def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """One item per stat of every file in scope (`Scope.walk`) from now on."""
+    """One item per stat of every file in scope (`Scope.walk`, `Scope.found`) from now on."""
     from memhooks.memory.scope import Found, Scope
 
     calls: list[int] = []
-    walk = Scope.walk
+    found = Scope.found
 
-    def counted(self: Scope) -> list[Found]:
+    def counted(self: Scope) -> Iterator[Found]:
         calls.append(1)
-        return walk(self)
+        return found(self)
 
-    monkeypatch.setattr(Scope, "walk", counted)
+    monkeypatch.setattr(Scope, "found", counted)
     return calls
 
 
