@@ -44,21 +44,22 @@ def answer_first(
     sessions: Sessions,
     harness: Harness | None,
     changes: Callable[[], None],
-    idle: Callable[[Callable[[], bool]], None] | None = None,
+    idle: Callable[[Callable[[], bool]], bool] | None = None,
 ) -> str | None:
     """Answer requests on `sock` until one is answered or `WITHIN` passes; the kind of
     the event answered, if any ("session-end": the process should leave).
 
     `changes` applies what the watcher reported so far, before each event; `idle` runs
-    once, before waiting, told whether a request waits (it should stop then).
+    before waiting, told whether a request waits (it should stop then), until it says
+    it is done.
     """
     deadline = time.monotonic() + WITHIN
     try:
         while (left := deadline - time.monotonic()) > 0:
             if idle is not None:
-                idle(lambda: bool(select.select([sock], [], [], 0)[0]))
-                idle = None
-                continue
+                if idle(lambda: bool(select.select([sock], [], [], 0)[0])):
+                    idle = None
+                left = max(deadline - time.monotonic(), 0.001)
             sock.settimeout(left)
             try:
                 conn, _ = sock.accept()
@@ -168,12 +169,15 @@ def start(
     return Started(sessions, watcher, answered)
 
 
-def finish(sessions: Sessions, stop: Callable[[], bool] | None = None) -> None:
+def finish(sessions: Sessions, stop: Callable[[], bool] | None = None) -> bool:
     """List the files of every view that started from its hook's walk (`Listing`),
-    unless `stop` says to leave them for now."""
+    unless `stop` says to leave them for now; whether they all are listed."""
+    done = True
     for view in sessions.views():
         if view.listing is not None and not view.listing.complete:
             view.refresh(view.listing.finish(stop))
+            done = done and view.listing.complete
+    return done
 
 
 def catch_up(watcher: FolderWatch, sessions: Sessions) -> None:

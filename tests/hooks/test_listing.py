@@ -111,13 +111,17 @@ def test_a_folder_changed_just_before_the_walk_is_compared_by_name(
 
 
 def _first(
-    root: Path, project: Path, *, sent_before: bool
+    root: Path, project: Path, *, sent_before: bool, probed: bool = False
 ) -> tuple[list[str], str | None]:
-    """What a session process did before its first answer, in order, and the answer's kind."""
-    path = str(root / f"{sent_before}.sock")
+    """What a session process did before its first answer, in order, and the answer's
+    kind; `probed`: a liveness probe (connect, hang up) came first."""
+    path = str(root / f"{sent_before}{probed}.sock")
     server = socket.socket(socket.AF_UNIX)
     server.bind(path)
     server.listen()
+    if probed:
+        with socket.socket(socket.AF_UNIX) as probe:
+            probe.connect(path)
     payload = {
         "session_id": "s",
         "cwd": str(project),
@@ -145,7 +149,7 @@ def _first(
             Sessions(root, keep=True),
             None,
             lambda: done.append("changes"),
-            lambda waiting: done.append("waiting" if waiting() else "idle"),
+            lambda waiting: _noted(done, "waiting" if waiting() else "idle"),
         )
         if not sent_before:
             sender.start()
@@ -158,6 +162,11 @@ def _first(
     return done, kind
 
 
+def _noted(done: list[str], what: str) -> bool:
+    done.append(what)
+    return what == "idle"  # listed whole unless a request came
+
+
 def test_the_files_are_listed_only_while_no_request_waits(
     memory_root: Path, project: Path
 ) -> None:
@@ -166,3 +175,6 @@ def test_the_files_are_listed_only_while_no_request_waits(
     assert (done, kind) == (["waiting", "changes"], "pre-prompt")
     done, kind = _first(memory_root, project, sent_before=False)
     assert (done, kind) == (["idle", "changes"], "pre-prompt")
+    # A probe is no request: the listing goes on once it has hung up.
+    done, kind = _first(memory_root, project, sent_before=False, probed=True)
+    assert (done, kind) == (["waiting", "idle", "changes"], "pre-prompt")
