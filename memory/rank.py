@@ -155,7 +155,7 @@ def rank(
     score, content = sums.score, sums.content
     if when in LEADING and score:
         lead(index, score, oldest=when == "first")
-    best = _best(index, score, content, limit)
+    best = _best(index, score, content, limit, bm25.places(index))
     sums.count_lines(best)
     top = set(best)  # which keys each of the best holds: no set of a common word's ids
     holders = {k: top.intersection(posts[k][0::3]) | index.field_ids(k) for k in qkeys}
@@ -192,6 +192,13 @@ class BM25:
         # BM25's length norm, K1 * (1 - B + B * size / avg), as c0 + c1 * size: `add`
         # runs once per posting, thousands of times for a common word.
         self.c0, self.c1, self.k1p = K1 * (1 - B), K1 * B / avg, K1 + 1
+        self._place: dict[int, float] | None = None
+
+    def places(self, index: Searchable) -> dict[int, float]:
+        """`timeline.boosts` of `index`, worked out once per ranking."""
+        if self._place is None:
+            self._place = boosts(index)
+        return self._place
 
     @staticmethod
     def idf(n: int, df: int) -> float:
@@ -241,7 +248,7 @@ class BM25:
             for w in weights:
                 score[i] = score.get(i, 0.0) + w * f * k1p / (f + norm)
         memory = index.id_of(MEMORY_FILE)
-        for i, place in boosts(index).items():
+        for i, place in self.places(index).items():
             if i in score:
                 score[i] *= factor(i == memory, place, self.when)
 
@@ -277,13 +284,16 @@ def _ranking(
 
 
 def _best(
-    index: Searchable, score: dict[int, float], content: set[int], limit: int
+    index: Searchable,
+    score: dict[int, float],
+    content: set[int],
+    limit: int,
+    place: Mapping[int, float],
 ) -> list[int]:
     # The `limit` best ids: content hits before filename-only ones, by descending score,
     # then (on an exact tie) daily logs newest first, then by path. Paths are looked up
     # only among the few at the top (with every tie at the cut): a common word matches
-    # thousands of files.
-    place = boosts(index)
+    # thousands of files. `place`: `timeline.boosts`.
     out: list[int] = []
     for group in (content, score.keys() - content):
         room = limit - len(out)

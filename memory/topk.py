@@ -12,22 +12,33 @@ key, or a daily log or MEMORY.md, which recency raises — are scored first), so
 `limit` documents score above that sum, no other can rank among them. Every document
 read is scored in full by `rank.BM25`, as a ranking of every document would score it:
 the ranking is the same (tests/memory/test_layered.py).
+
+A long prompt holds several words found in most files, and the sum where each column
+stands falls too slowly to stop early. Each column then also keeps its scores rounded up
+to a 16th, one 16-bit lane per document in one integer (`memory.lanes`): adding a few
+such integers bounds every document's sum at once, in C, and only the documents whose
+bound reaches the `limit`-th best score read so far are scored.
 """
 
 from __future__ import annotations
 
+import heapq
 from array import array
-from itertools import compress
+from functools import partial
+from itertools import compress, repeat
+from math import ceil
 from operator import add
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from memhooks.memory import lanes
 from memhooks.memory.rank import BM25, Sums, _best
-from memhooks.memory.timeline import boosts
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Container, Iterable, Sequence
+    from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 
     from memhooks.memory.index import Searchable
+
+_V = TypeVar("_V", int, float)
 
 #: Bytes of columns kept per index (its recent queries' keys) before all are dropped:
 #: a common word's column at 100,000 notes holds ~2.4 MB.
@@ -70,6 +81,9 @@ class Column(NamedTuple):
     mask: int  #: ids whose content or name holds the key, as a bit set
     nbytes: int  #: about what it holds in memory
     dense: array[float] | None  #: `score` over every id, for a key in many files
+    packed: list[int]  #: `score` as `memory.lanes`, once made (until then [])
+    scores_of: Callable[[Iterable[int]], Iterator[float]]  #: `score` of each id, in C
+    lines_of: Callable[[Iterable[int]], Iterator[int]]  #: `lines` of each id, in C
 
 
 class Columns:
@@ -78,6 +92,8 @@ class Columns:
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, int, float], Column] = {}
+        #: documents the last `top` scored in full (what it cost)
+        self.scored = 0
 
     def clear(self) -> None:
         """Forget every column (a document changed)."""
@@ -95,7 +111,9 @@ class Columns:
             bm25: the scoring over `index`.
             limit: how many to find.
         """
-        return top(index, qkeys, bm25, self._kept, limit)
+        out = top(index, qkeys, bm25, self._kept, limit)
+        self.scored = len(out[1].score)
+        return out
 
 
 def top(
@@ -112,15 +130,16 @@ def top(
         mask |= c.mask
     matches = mask.bit_count()
     found = _Found(index, cols, bm25)
-    if sum(c.dense is not None for c in cols) >= DENSE_KEYS:
+    # Scored first: those that can score more than their sum of keys.
+    named = set().union(*(c.named for c in cols))
+    raised = [i for i in bm25.places(index) if mask >> i & 1]
+    found.admit([*named, *raised])
+    if _bounded(found, cols, limit, matches):
+        pass  # every document that can rank among the first `limit` was scored
+    elif sum(c.dense is not None for c in cols) >= DENSE_KEYS:
         found.admit_all()  # what the rounds below would come to, after costing more
-    else:
-        # Scored first: those that can score more than their sum of keys.
-        named = set().union(*(c.named for c in cols))
-        raised = [i for i in boosts(index) if mask >> i & 1]
-        found.admit([*named, *raised])
     at, step = 0, FIRST_READ
-    while not found.everything:
+    while not found.everything and not found.bounded:
         bound, left = 0.0, False
         for c in cols:  # summed in query order, as a document's score is
             if at < len(c.order):
@@ -135,7 +154,7 @@ def top(
         found.admit(i for c in cols for i in c.order[at : at + step])
         at, step = at + step, step * 2
     sums = found.sums
-    best = _best(index, sums.score, sums.content, limit)
+    best = _best(index, sums.score, sums.content, limit, bm25.places(index))
     found.lines(best)
     holders: dict[str, Container[int]] = {
         k: _Holders(c) for k, c in zip(qkeys, cols, strict=True)
@@ -163,22 +182,30 @@ class _Found:
         self.sums = Sums()
         #: every document was scored (its lines not counted)
         self.everything = False
+        #: every document that can rank was scored (`_bounded`)
+        self.bounded = False
 
     def admit(self, ids: Iterable[int]) -> None:
-        """Score the documents of `ids` not read yet."""
+        """Score the documents of `ids` not read yet: column by column, each in C."""
         sums, cols = self.sums, self._cols
+        fresh = [i for i in dict.fromkeys(ids) if i not in sums.score]
+        if not fresh:
+            return
+        # Summed in query order, as a document's score is (adding 0.0 changes no sum).
+        total: list[float] = [0.0] * len(fresh)
+        lines: list[int] = [0] * len(fresh)
         new = Sums()
-        for i in ids:
-            if i in sums.score or i in new.score or i in new.by_name:
-                continue
-            for c in cols:
-                x = c.score(i)
-                if x:
-                    new.score[i] = new.score.get(i, 0.0) + x
-                    new.lines[i] = new.lines.get(i, 0) + c.lines(i)
-                    new.content.add(i)
-                elif i in c.named:
+        for c in cols:
+            total = list(map(add, total, c.scores_of(fresh)))
+            lines = list(map(add, lines, c.lines_of(fresh)))
+            for i in c.named.intersection(fresh) if c.named else ():
+                if not c.score(i):
                     new.by_name.setdefault(i, []).append(c.w)
+        # Every content score is > 0: the documents that hold a key are the nonzero ones.
+        held = list(compress(fresh, total))
+        new.score = dict(zip(held, filter(None, total), strict=True))
+        new.lines = dict(zip(held, compress(lines, total), strict=True))
+        new.content = set(held)
         self._bm25.finish(self._index, new)
         sums.score.update(new.score)
         sums.lines.update(new.lines)
@@ -218,10 +245,72 @@ class _Found:
             for i in ids:
                 lines[i] = sum(c.lines(i) for c in cols)
 
+    @property
+    def ids(self) -> int:
+        """How many ids the index gives out (documents, and ids of those gone)."""
+        return len(self._index.sizes)
+
+    def kth(self, k: int) -> float | None:
+        """The `k`-th best score of the documents read that hold a key in their
+        content (None: fewer were read)."""
+        score, content = self.sums.score, self.sums.content
+        if len(content) < k:
+            return None
+        return heapq.nlargest(k, map(score.__getitem__, content))[-1]
+
     def above(self, bound: float) -> int:
         """How many documents read hold a key in their content and score above `bound`."""
         score = self.sums.score
         return sum(1 for i in self.sums.content if score[i] > bound)
+
+
+def _bounded(found: _Found, cols: list[Column], limit: int, matches: int) -> bool:
+    """Score every document that can rank among the first `limit`, by a bound of each
+    one's score (its columns' lanes added up): first the `limit` best bounds, to learn
+    a score to beat, then all whose bound reaches it. False when no bound is worth it
+    (many documents reach it: scoring every one at once costs less then).
+
+    A document not read yet is named by no key and raised by no factor (those were
+    read first), so its score is its columns' sum, at most its bound: one whose bound
+    is below the `limit`-th best score read ranks below `limit` documents, ties included.
+    """
+    n = found.ids
+    most = sum(lanes.units(c.values[0]) for c in cols if len(c.values))
+    if not most or most >= lanes.TOP:
+        return False
+    total = sum(_lanes(c, n) for c in cols)
+    lo, hi = 1, most  # the most units `limit` documents reach
+    if lanes.at_least(total, lo, n).bit_count() > limit:
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if lanes.at_least(total, mid, n).bit_count() >= limit:
+                lo = mid
+            else:
+                hi = mid - 1
+    found.admit(lanes.ids(lanes.at_least(total, lo, n), n))
+    best = found.kth(limit)
+    if best is None:
+        found.bounded = lo == 1  # fewer match: every one was read
+        return found.bounded
+    # Units of the best read, less a little: a float sum rounds.
+    need = ceil(best * lanes.SCALE - 1e-6)
+    if need < lo:  # (those that reach `lo` or more were read)
+        reach = lanes.at_least(total, max(need, 1), n)
+        if reach.bit_count() > max(4 * limit, matches * READ_SHARE):
+            return False
+        found.admit(lanes.ids(reach, n))
+    found.bounded = True
+    return True
+
+
+def _lanes(col: Column, n: int) -> int:
+    # The column's scores as lanes (`memory.lanes`), made once.
+    if not col.packed:
+        if col.dense is not None:
+            col.packed.append(lanes.of_dense(col.dense))
+        else:
+            col.packed.append(lanes.of_sparse(col.order, col.values, n))
+    return col.packed[0]
 
 
 def _column(
@@ -245,6 +334,8 @@ def _column(
     n = len(index.sizes)
     score: Callable[[int], float]
     lines: Callable[[int], int]
+    scores_of: Callable[[Iterable[int]], Iterator[float]]
+    lines_of: Callable[[Iterable[int]], Iterator[int]]
     dense: array[float] | None = None
     if len(scores) > n * DENSE_SHARE:
         dense, per_line = array("d", bytes(8 * n)), array("I", bytes(4 * n))
@@ -253,18 +344,40 @@ def _column(
         for i, m in sums.lines.items():
             per_line[i] = m
         score, lines = dense.__getitem__, per_line.__getitem__
+        scores_of = partial(map, score)
+        lines_of = partial(map, lines)
         held = 12 * n
     else:
         score = _Scores(scores).__getitem__
         lines = _Counts(sums.lines).__getitem__
+        scores_of = _getter(scores, 0.0)
+        lines_of = _getter(sums.lines, 0)
         held = 200 * len(scores)
-    nbytes = held + 12 * len(order) + n // 8 + 100 * len(named)
+    nbytes = held + 12 * len(order) + n // 8 + 2 * n + 100 * len(named)
     if sum(c.nbytes for c in columns.values()) + nbytes > MAX_BYTES:
         columns.clear()
     col = columns[at] = Column(
-        w, score, lines, named, order, values, _bits(holders), nbytes, dense
+        w,
+        score,
+        lines,
+        named,
+        order,
+        values,
+        _bits(holders),
+        nbytes,
+        dense,
+        [],
+        scores_of,
+        lines_of,
     )
     return col
+
+
+def _getter(
+    table: dict[int, _V], missing: _V
+) -> Callable[[Iterable[int]], Iterator[_V]]:
+    # `table`'s value of each id, `missing` for an id it lacks, in C.
+    return lambda ids: map(table.get, ids, repeat(missing))
 
 
 def _bits(ids: Iterable[int]) -> int:
