@@ -349,8 +349,9 @@ def _other_commands(sub: Any, writes: _Parser, reads: _Parser) -> None:
     )
 
 
-def build() -> _Parser:
-    """The whole tree."""
+def build(only: str | None = None) -> _Parser:
+    """The whole tree; with `only`, just that command's branch (argparse builds each
+    parser eagerly, ~1 ms apiece: a one-shot search needs one of them)."""
     p = _Parser(
         prog=PROG,
         description="File-based memory for coding agents, driven by lifecycle hooks.",
@@ -360,17 +361,40 @@ def build() -> _Parser:
     sub = p.add_subparsers(
         dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
     )
+    tree = sub if only is None else _Only(sub, only)
     reads, writes = _where(read=True), _where(read=False)
-    _memory_commands(sub, reads, writes)
-    _hook_commands(sub)
-    _setup_commands(sub)
-    _other_commands(sub, writes, reads)
+    _memory_commands(tree, reads, writes)
+    _hook_commands(tree)
+    _setup_commands(tree)
+    _other_commands(tree, writes, reads)
+    if only is not None and only not in sub.choices:
+        return build()  # not a command: the error lists them all
     return p
+
+
+class _Only:
+    """Subparsers that build only the command named `name` (the others: `_Skipped`)."""
+
+    def __init__(self, sub: Any, name: str) -> None:
+        self._sub, self._name = sub, name
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if name == self._name:
+            return self._sub.add_parser(name, **kwargs)
+        return _Skipped()
+
+
+class _Skipped:
+    """What a command not built takes its arguments into: nothing."""
+
+    def __getattr__(self, _name: str) -> Any:
+        return lambda *_a, **_k: self
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The parsed arguments; raises `UsageError` for bad ones."""
-    return build().parse_args(argv)
+    first = argv[0] if argv and not argv[0].startswith("-") else None
+    return build(first).parse_args(argv)
 
 
 def help_text() -> str:

@@ -134,17 +134,10 @@ def _count(doc: Doc, ks: Sequence[str], *, every: bool) -> int:
     # hold the term; the first COUNT_LINES of them are tokenized, the others counted as
     # holding it (a word on every line of a 20 MB log must not cost seconds).
     wanted = set(ks)
-    folded = fold(doc.text).split("\n")
-    maybe: list[int] = list(range(len(folded)))
-    some: set[int] = set()
-    for k in ks:
-        held = sorted({i for n in stem_needles(k) for i in maybe if n in folded[i]})
-        if every:
-            maybe = held  # each key narrows the lines left to look at
-        else:
-            some.update(held)
-    if not every:
-        maybe = sorted(some)
+    folded = fold(doc.text)
+    # Found by `str.find` over the whole text, not line by line.
+    held = [lines_holding(folded, stem_needles(k))[0] for k in ks]
+    maybe = sorted(set.intersection(*held) if every else set.union(*held))
     lines = doc.text.split("\n")  # not `Doc.lines`: that would stay cached on the doc
     n = 0
     for i in maybe[:COUNT_LINES]:

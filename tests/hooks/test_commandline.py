@@ -13,6 +13,7 @@ import pytest
 
 from memhooks.hooks import parser
 from memhooks.hooks.commands import SLOW_WRITE_CHARS
+from memhooks.hooks.errors import UsageError
 from memhooks.memory import Store
 from tests.conftest import run_cli
 
@@ -56,6 +57,23 @@ def test_every_flag_has_help_naming_its_default() -> None:
                 if f"default: {action.default}" not in shown:
                     missing.append(f"{flag} (default {action.default!r} not shown)")
     assert missing == []
+
+
+def test_a_command_parses_as_in_the_whole_tree_when_only_its_branch_is_built() -> None:
+    # `parse` builds only the named command's parser: same help, same errors, same
+    # arguments as the whole tree gives.
+    whole = _subparsers(parser.build())
+    assert len(whole) > 10
+    for name, sub in whole.items():
+        (only,) = _subparsers(parser.build(name)).values()
+        assert only.format_help() == sub.format_help(), name
+    argv = ["search", "--slug", "p", "--json", "redis", "port"]
+    assert parser.parse(argv) == parser.build().parse_args(argv)
+    with pytest.raises(UsageError, match="invalid choice: 'serch'") as bad:
+        parser.parse(["serch", "redis"])
+    assert "search" in str(bad.value) and "install" in str(bad.value)
+    with pytest.raises(UsageError, match="the following arguments are required"):
+        parser.parse(["search", "--slug", "p"])
 
 
 def test_search_exit_codes_follow_grep(memory_root: Path) -> None:
