@@ -30,7 +30,6 @@ from memhooks.memory.index import Index, Prepared, prefilter
 from memhooks.memory.paths import Located, kind_of
 from memhooks.memory.scope import Found
 from memhooks.memory.segment import DAILY, HIDDEN, MARKED, Segment, encode
-from memhooks.memory.topk import Columns
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Query
     from memhooks.memory.store import Store
+    from memhooks.memory.topk import Columns
 
 logger = logging.getLogger(__name__)
 
@@ -117,6 +117,8 @@ def open_index(
 
     out = Layered(seg, seen.dead, overlay, load)
     if docs is not None:
+        from memhooks.memory.topk import Columns  # a one-shot search ranks once
+
         out.columns = Columns()  # a session's: it ranks again and again
     return out
 
