@@ -175,11 +175,14 @@ class _Run:
         table = _exactly(src, at, tables + name_bytes)
         if zlib.crc32(table) != crc:
             raise CorruptSegment("key table checksum")
-        self.key_at = _ints(table, 0, n + 1)
-        self.post_at = _ints(table, 4 * (n + 1), n + 1)
-        self.field_at = _ints(table, 8 * (n + 1), n + 1)
-        self.sums = _ints(table, 12 * (n + 1), n)
-        self.names = table[tables:]
+        # Views of the table, not copies: a search opens every run and looks up a few
+        # keys of the hundreds of thousands a run holds.
+        view = memoryview(table)
+        self.key_at = view[: 4 * (n + 1)].cast("I")
+        self.post_at = view[4 * (n + 1) : 8 * (n + 1)].cast("I")
+        self.field_at = view[8 * (n + 1) : 12 * (n + 1)].cast("I")
+        self.sums = view[12 * (n + 1) : tables].cast("I")
+        self._table, self._names_at = table, tables
         self.post_base = at + tables + name_bytes
         self.field_base = self.post_base + 4 * n_post
         if (
@@ -194,15 +197,15 @@ class _Run:
 
     def find(self, name: bytes) -> int | None:
         """The position of key `name` in this run, if it holds it."""
-        names, key_at = self.names, self.key_at
+        names, at, key_at = self._table, self._names_at, self.key_at
         lo, hi = 0, self.n
         while lo < hi:
             mid = (lo + hi) // 2
-            if names[key_at[mid] : key_at[mid + 1]] < name:
+            if names[at + key_at[mid] : at + key_at[mid + 1]] < name:
                 lo = mid + 1
             else:
                 hi = mid
-        if lo < self.n and names[key_at[lo] : key_at[lo + 1]] == name:
+        if lo < self.n and names[at + key_at[lo] : at + key_at[lo + 1]] == name:
             return lo
         return None
 

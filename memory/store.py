@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from memhooks.memory import paths
 from memhooks.memory.constants import BACKUP_SUFFIX, LOCK_FILE
-from memhooks.memory.duplicates import drop_repeats
 from memhooks.memory.errors import (
     EditError,
     NotAFileError,
@@ -232,6 +231,9 @@ class Store(Scope):
                 raw = _with_header(raw, header)
             todo = text
             if dedupe:
+                # Imported here: a search, the most frequent command, writes nothing.
+                from memhooks.memory.duplicates import drop_repeats
+
                 todo, dropped[:] = drop_repeats(_decode(raw), text)
             if not todo.strip():
                 added = b""

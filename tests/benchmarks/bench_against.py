@@ -2,24 +2,30 @@
 a script, not a test (pytest collects ``test_*.py``).
 
     git archive main memory hooks | tar -x -C /tmp/base/memhooks && touch /tmp/base/memhooks/__init__.py
-    .venv/bin/python -m tests.benchmarks.bench_against /tmp/base [--notes 10000] [--runs 7] [--build]
+    .venv/bin/python -m tests.benchmarks.bench_against /tmp/base [--notes 10000] [--runs 7] [--build|--session]
 
 The other version runs from that folder (put first on ``PYTHONPATH``, same interpreter and
 packages), on the corpora and query mixes of `tests.benchmarks.bench_queries`; the three
 commands alternate run by run, so a load that comes and goes weighs on each alike. Both
 versions must read the same index file (the same `memory.segment.VERSION`): it is built
 once, before the first run. With ``--build``, it times instead the search that builds the
-index file (none there) with each version: wall time, CPU time and peak RSS.
+index file (none there) with each version: wall time, CPU time and peak RSS. With
+``--session``, it times instead a pre-prompt event per mix in a session process of each
+version (both running, events sent to each in turn, `3 * runs` per mix): the wall time
+of the round trip and the process's CPU time (every thread, from /proc).
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
+import json
 import shutil
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.benchmarks.bench_queries import Corpus, _terms, _timed
@@ -32,6 +38,9 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--build", action="store_true", help="time the index build")
+    ap.add_argument(
+        "--session", action="store_true", help="time pre-prompt in a session process"
+    )
     args = ap.parse_args()
     compileall.compile_dir(args.other, quiet=1)
     c = Corpus(args.notes)
@@ -41,6 +50,9 @@ def main() -> None:
     search += ["--slug", c.slug]
     if args.build:
         _builds(c, [*search, "anything"], {"other": other, "this": env}, args.runs)
+        return
+    if args.session:
+        _sessions(c, {"other": other, "this": env}, 3 * args.runs)
         return
     subprocess.run([*search, "anything"], env=env, capture_output=True, check=False)
     print(f"{args.notes:,} notes, medians of {args.runs} interleaved runs")
@@ -84,6 +96,70 @@ def _builds(
         wall, cpu, rss = (statistics.median(col) for col in zip(*rows, strict=True))
         print(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB |")
     sys.stdout.flush()
+
+
+def _sessions(c: Corpus, envs: dict[str, dict[str, str]], events: int) -> None:
+    """Medians of a pre-prompt event per mix in a session process of each version."""
+    procs = {
+        name: subprocess.Popen(
+            [PY, "-m", "memhooks.hooks", "session", "--root", str(c.root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for name, env in envs.items()
+    }
+
+    def send(
+        proc: subprocess.Popen[str], kind: str, prompt: str, sid: str
+    ) -> tuple[float, float]:
+        assert proc.stdin and proc.stdout
+        # A new session id per event: auto-search leaves out hits it showed before.
+        ev = {"event": kind, "session_id": sid, "cwd": str(c.project), "prompt": prompt}
+        cpu, t = _cpu_ns(proc.pid), time.perf_counter()
+        proc.stdin.write(json.dumps(ev) + "\n")
+        proc.stdin.flush()
+        proc.stdout.readline()
+        return time.perf_counter() - t, (_cpu_ns(proc.pid) - cpu) / 1e9
+
+    for proc in procs.values():
+        send(proc, "session-start", "", "start")
+        for query in ["warm up the first search", *c.mixes().values()]:
+            send(proc, "pre-prompt", query, "warm")
+    got: dict[str, dict[str, tuple[list[float], list[float]]]] = {
+        name: {mix: ([], []) for mix in c.mixes()} for name in procs
+    }
+    for r in range(events):
+        for mix, query in c.mixes().items():
+            for name, proc in procs.items():
+                wall, cpu = send(proc, "pre-prompt", query, f"e{r}")
+                got[name][mix][0].append(wall)
+                got[name][mix][1].append(cpu)
+    for proc in procs.values():
+        assert proc.stdin
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    print(f"{c.notes:,} notes, pre-prompt in a session, medians of {events} events")
+    print("| mix | other: wall | other: CPU | this: wall | this: CPU |")
+    print("|---|---|---|---|---|")
+    for mix in c.mixes():
+        cells = [
+            f"{1000 * statistics.median(got[name][mix][k]):.1f} ms"
+            for name in procs
+            for k in (0, 1)
+        ]
+        print(f"| {mix} | {' | '.join(cells)} |")
+    sys.stdout.flush()
+
+
+def _cpu_ns(pid: int) -> int:
+    # CPU time of every thread of a process so far, in ns (/proc's schedstat).
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            total += int((task / "schedstat").read_text().split()[0])
+    return total
 
 
 if __name__ == "__main__":
