@@ -373,21 +373,16 @@ def build(only: str | None = None) -> _Parser:
 
 
 class _Only:
-    """Subparsers that build only the command named `name` (the others: `_Skipped`)."""
+    """Subparsers that build only the command `name` (the others: `_Only(None)`, a sink)."""
 
-    def __init__(self, sub: Any, name: str) -> None:
+    def __init__(self, sub: Any, name: str | None = None) -> None:
         self._sub, self._name = sub, name
 
     def add_parser(self, name: str, **kwargs: Any) -> Any:
-        if name == self._name:
-            return self._sub.add_parser(name, **kwargs)
-        return _Skipped()
+        built = name == self._name
+        return self._sub.add_parser(name, **kwargs) if built else _Only(None)
 
-
-class _Skipped:
-    """What a command not built takes its arguments into: nothing."""
-
-    def __getattr__(self, _name: str) -> Any:
+    def __getattr__(self, _attr: str) -> Any:
         return lambda *_a, **_k: self
 
 
