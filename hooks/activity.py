@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import re
 import shlex
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.memory.digests import sha256
 from memhooks.memory.files import private_folder, read_bytes, write_atomic
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import kind_of
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from memhooks.memory import Store
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 ACTIVITY_DIR = ".activity"
 #: Past this size the file keeps its newest half: a few thousand sessions.

@@ -9,10 +9,8 @@ codes.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import sys
-import traceback
 from typing import TYPE_CHECKING, TextIO, cast
 
 from memhooks.hooks.constants import (
@@ -27,6 +25,7 @@ from memhooks.hooks.constants import (
 from memhooks.hooks.errors import HookError, UsageError
 from memhooks.memory import MemoryStoreError
 from memhooks.memory.home import ENV_HOME
+from memhooks.memory.lazylog import capture, getLogger
 
 if TYPE_CHECKING:
     import argparse
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
     from memhooks.hooks.commands import Where
     from memhooks.hooks.events import Harness
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 
 def check_env() -> None:
@@ -206,6 +205,8 @@ def error_handler(
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except Exception as e:  # noqa: BLE001 - the one edge that turns any failure into an exit code
+        import traceback  # the rare path: ~5 ms of every command's start otherwise
+
         sys.stderr.write(f"{PROG}: internal error: {type(e).__name__}: {e}\n")
         traceback.print_exc(file=sys.stderr)
         result[0] = EXIT_INTERNAL_ERROR
@@ -230,6 +231,11 @@ def _is_hook(argv: Sequence[str]) -> bool:
     return bool(argv) and argv[0] == "hook"
 
 
+def _warn(message: str) -> None:
+    """A command's warnings and errors: one ``memhooks: …`` line each on stderr."""
+    sys.stderr.write(f"{PROG}: {message}\n")
+
+
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -241,9 +247,7 @@ def main(
     No arguments: the help on stdout and exit 1, as git does (uv and ripgrep exit 2,
     which memhooks keeps for `search` errors: in Claude Code exit 2 blocks a prompt).
     """
-    logging.basicConfig(
-        level=logging.WARNING, format=f"{PROG}: %(message)s", stream=sys.stderr
-    )
+    capture(_warn)
     argv = list(sys.argv[1:] if argv is None else argv)
     out = stdout or sys.stdout
     if not argv:

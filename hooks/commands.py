@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
@@ -28,6 +27,7 @@ from memhooks.memory import (
     today,
 )
 from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from memhooks.memory.searching import Ranking
     from memhooks.memory.store import WriteMode
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 
 class Where(NamedTuple):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -20,6 +19,7 @@ from memhooks.hooks.meaning import open_meaning
 from memhooks.hooks.progress import status
 from memhooks.memory import Store, default_root, parse_config
 from memhooks.memory.index import Index
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.searching import search
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from memhooks.memory.searching import Ranking
     from memhooks.memory.semantic import SemanticIndex
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 
 def eval_root(queries: Path, explicit: str | None) -> Path:

@@ -9,10 +9,10 @@ the event.
 
 from __future__ import annotations
 
-import logging
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.text import scrub_surrogates
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from memhooks.hooks.wire import Kind
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 Harness = Literal["claude-code", "codex", "gemini", "generic"]
 

@@ -10,7 +10,6 @@ here, one at a time and in this thread, by the same handlers, under the same dea
 
 from __future__ import annotations
 
-import logging
 import select
 import time
 from typing import TYPE_CHECKING, NamedTuple, cast
@@ -25,6 +24,7 @@ from memhooks.hooks.wire import (
     parse_request,
     reply,
 )
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     import socket
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from memhooks.hooks.events import Harness
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: How long requests are answered here before the event loop starts anyway.
 WITHIN = 0.5

@@ -6,7 +6,6 @@ that differs between them is who holds the state and the corpus (docs/design.md)
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -26,6 +25,7 @@ from memhooks.memory import today
 from memhooks.memory.constants import WRAPPER_OPEN
 from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.inject import render_shares, sections
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.paths import daily
 from memhooks.memory.text import cut, nbytes, neutralise
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from memhooks.memory import Doc
     from memhooks.memory.results import Hit, SearchResult
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: Claude Code shows the model only a ~2 KB preview of hook output over 10,000 characters;
 #: a byte budget below that keeps every character count under it (a character is ≥ 1 byte).

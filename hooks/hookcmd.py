@@ -5,13 +5,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-import logging
 import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks.constants import ENV_SESSION_PROCESS, EXIT_OK, PROG
-from memhooks.memory import default_root
+from memhooks.memory import default_root, lazylog
 from memhooks.memory.text import cut, nbytes
 
 if TYPE_CHECKING:
@@ -30,12 +29,11 @@ def cmd_hook(
     Whatever goes wrong, and however many times, stderr gets at most one line.
     """
     problems = _Problems()
-    root_logger = logging.getLogger()
-    handlers, root_logger.handlers = root_logger.handlers, [problems]
+    before = lazylog.capture(problems.add)
     try:
         return _hook(harness, root, stdin, out, problems)
     finally:
-        root_logger.handlers = handlers
+        lazylog.capture(before)
         problems.write()
 
 
@@ -96,21 +94,20 @@ MAX_LINE = 500
 _KEPT = 20
 
 
-class _Problems(logging.Handler):
+class _Problems:
     """A hook's warnings, held and written as one line: a harness shows a hook's stderr
     as one notice (23 unreadable files are one problem to the person reading it).
     """
 
     def __init__(self) -> None:
-        super().__init__(logging.WARNING)
         self.lead: str | None = None  #: why the hook answered with no context
         self.seen: list[str] = []
         self.count = 0  #: distinct problems, kept or not
         self._written = False
 
-    def emit(self, record: logging.LogRecord) -> None:
+    def add(self, message: str) -> None:
         with contextlib.suppress(Exception):
-            text = " ".join(record.getMessage().split())
+            text = " ".join(message.split())
             if text not in self.seen:
                 self.count += 1
                 if len(self.seen) < _KEPT:

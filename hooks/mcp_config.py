@@ -11,19 +11,19 @@ add`` writing ``~/.claude.json``), §6.1 (Codex ``config.toml`` ``[mcp_servers.N
 from __future__ import annotations
 
 import json
-import logging
 import re
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhooks.memory.inject import USAGE, USAGE_MCP
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import project_dir as _project_dir
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: `~/.claude.json` also holds history; one larger than this is not worth parsing per session.
 _MAX_CONFIG_BYTES = 16 * 1024 * 1024

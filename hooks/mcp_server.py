@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -31,12 +30,13 @@ from memhooks.memory import (
 )
 from memhooks.memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
 from memhooks.memory.inject import USAGE_MCP
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.searching import search
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 NAME = "memhooks"
 MISSING_EXTRA = (

@@ -12,13 +12,13 @@ semantic`` in config.toml (default ``auto``).
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from typing import TYPE_CHECKING, cast
 
 from memhooks.hooks.constants import ENV_SEMANTIC
 from memhooks.hooks.errors import UsageError
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from memhooks.memory.config import SemanticMode
     from memhooks.memory.semantic import SemanticIndex
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 INSTALL = (
     "reinstall memhooks from the clone with `.[semantic]` "

@@ -7,7 +7,6 @@ seen by the session that wrote it), and what a record may hold is decided in
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +14,7 @@ from memhooks.hooks import activity, records
 from memhooks.hooks.records import entry_ids
 from memhooks.hooks.transcript import TranscriptDigest, read_transcript
 from memhooks.memory import TargetNotFoundError, today
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import daily
 from memhooks.memory.redact import redact
 from memhooks.memory.text import nbytes, scrub_surrogates
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from memhooks.hooks.state import SessionState
     from memhooks.hooks.view import View
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: SessionEnd reads at most this much of the transcript's end (1.5 s budget, §5).
 SESSION_END_TAIL = 2 * 1024 * 1024

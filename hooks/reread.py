@@ -9,19 +9,20 @@ an ordinary edit made just before a prompt is still seen by it.
 
 from __future__ import annotations
 
-import logging
 import threading
 from typing import TYPE_CHECKING
 
 import anyio
 import anyio.lowlevel
 
+from memhooks.memory.lazylog import getLogger
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from memhooks.hooks.view import View
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: How long a request waits for re-reads in flight before answering with what is ready.
 SETTLE_SECONDS = 0.5

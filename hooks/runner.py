@@ -7,7 +7,6 @@ context, and one line on stderr says why. Exit 2 would block the user's prompt.
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,12 +18,13 @@ from memhooks.hooks.handlers import HANDLERS
 from memhooks.hooks.view import View
 from memhooks.hooks.wire import DEADLINES
 from memhooks.memory import project_dir, slug_for
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from memhooks.hooks.events import Event, Harness, Reply
     from memhooks.hooks.state import SessionState
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: Bytes of a hook payload read at most.
 MAX_PAYLOAD = 16 * 1024 * 1024

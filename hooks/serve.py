@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import threading
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple, cast
@@ -38,6 +37,7 @@ from memhooks.hooks.wire import (
     reply,
 )
 from memhooks.memory.files import pid_alive
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     import socket
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from memhooks.hooks.notify import FolderWatch
     from memhooks.hooks.view import View
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: How often the process checks that its harness, its socket and its session are still there.
 CHECK_EVERY = 0.5

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import logging
 import os
 import sys
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.wire import answers, listen, socket_path
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from anyio.abc import Process
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: How memhooks starts itself: `-P` keeps the working directory (the user's project, which may
 #: hold its own `memory/` or `hooks/`) off `sys.path`.

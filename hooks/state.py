@@ -10,20 +10,20 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import logging
 from typing import TYPE_CHECKING, Any
 
 from memhooks.memory.constants import STATE_DIR
 from memhooks.memory.digests import blake2b, sha256
 from memhooks.memory.errors import MemoryStoreError, StoreWriteError
 from memhooks.memory.files import private_folder, read_regular, remove, write_atomic
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from memhooks.memory import Doc, Store
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: Prompts remembered for the digest when no transcript is available (generic harnesses).
 MAX_PROMPTS = 50

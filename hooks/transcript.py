@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno
 import json
-import logging
 import os
 import re
 import stat
@@ -25,12 +24,13 @@ from memhooks.hooks.transcript_shapes import (
     is_codex,
     is_gemini,
 )
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
     from pathlib import Path
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 _EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path

@@ -6,7 +6,6 @@ re-reads only the files the watcher reports (docs/design.md), so both rank the s
 
 from __future__ import annotations
 
-import logging
 import threading
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from memhooks.memory import (
 )
 from memhooks.memory.index_file import has_index
 from memhooks.memory.inject import index_line
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from memhooks.memory.scope import Found
     from memhooks.memory.semantic import SemanticIndex
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 
 class View:

@@ -3,12 +3,12 @@ by `hooks.notify`)."""
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 import anyio
 
 from memhooks.hooks.notify import DEBOUNCE_MS, relative, watching
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from watchfiles._rust_notify import RustNotify
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 _STEP_MS = 10
 #: How long one wait for changes may block its thread (the stop flag is checked meanwhile).

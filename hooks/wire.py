@@ -218,10 +218,11 @@ def listen(path: str) -> socket.socket | None:
     listens there or the folder is not private to us. A socket file nobody answers on is
     stale (left by a process that crashed) and is replaced.
     """
-    import logging
     import socket
 
-    logger = logging.getLogger(__name__)
+    from memhooks.memory.lazylog import getLogger
+
+    logger = getLogger(__name__)
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
     if not private_dir_ok(folder):

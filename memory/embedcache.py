@@ -20,16 +20,16 @@ replace is still atomic, so a reader sees the old file or the new one, never hal
 from __future__ import annotations
 
 import json
-import logging
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.digests import sha256
 from memhooks.memory.files import private_folder, read_bytes, remove, write_atomic
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 _SUFFIX = ".vec"
 

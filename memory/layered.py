@@ -16,7 +16,6 @@ reads a few postings instead of 40 MB of notes (README, "Speed").
 from __future__ import annotations
 
 import itertools
-import logging
 import os
 import time
 from array import array
@@ -27,6 +26,7 @@ from memhooks.memory.changes import Seen, compare
 from memhooks.memory.corpus import make_doc
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.index import Index, Prepared, prefilter
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import Located, kind_of
 from memhooks.memory.scope import Found
 from memhooks.memory.segment import DAILY, HIDDEN, MARKED, Segment, encode
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from memhooks.memory.store import Store
     from memhooks.memory.topk import Columns
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: A file changed this soon before a build began may have changed again after it was
 #: read with the same modification time (file systems stamp times with a coarse

