@@ -38,23 +38,20 @@ class Logger:
             self._logger().info(msg, *args, stacklevel=2)
 
     def warning(self, msg: str, *args: object) -> None:
-        if _sink is not None:
-            _sink(_text(msg, args))
-        else:
-            self._logger().warning(msg, *args, stacklevel=2)
+        self._say("warning", msg, args)
 
     def error(self, msg: str, *args: object) -> None:
-        if _sink is not None:
-            _sink(_text(msg, args))
-        else:
-            self._logger().error(msg, *args, stacklevel=2)
+        self._say("error", msg, args)
 
     def exception(self, msg: str, *args: object) -> None:
         """An error, with the exception being handled (its traceback goes to `logging`)."""
+        self._say("exception", msg, args)
+
+    def _say(self, level: str, msg: str, args: tuple[object, ...]) -> None:
         if _sink is not None:
             _sink(_text(msg, args))
-        else:
-            self._logger().exception(msg, *args, stacklevel=2)
+        else:  # the caller's place in the record, not this module's
+            getattr(self._logger(), level)(msg, *args, stacklevel=3)
 
     def _logger(self) -> logging.Logger:
         import logging

@@ -125,6 +125,16 @@ def test_a_session_still_reading_answers_from_its_listing_and_what_it_is_told(
     assert walks == []
 
 
+def _empty_project(tmp_path: Path) -> tuple[Path, Store, Path]:
+    """A project with its notes folder, and nothing in it yet."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    store = Store.for_project(tmp_path / "root", project)
+    notes = store.root / "projects" / store.slug / "notes"
+    notes.mkdir(parents=True)
+    return project, store, notes
+
+
 def test_a_session_at_many_notes_holds_the_texts_it_shows_not_every_note(
     tmp_path: Path,
 ) -> None:
@@ -138,11 +148,7 @@ def test_a_session_at_many_notes_holds_the_texts_it_shows_not_every_note(
     from memhooks.hooks.ondisk import KEPT
     from memhooks.memory.corpus import Doc
 
-    project = tmp_path / "shop"
-    project.mkdir()
-    store = Store.for_project(tmp_path / "root", project)
-    notes = store.root / "projects" / store.slug / "notes"
-    notes.mkdir(parents=True)
+    project, store, notes = _empty_project(tmp_path)
     rng = random.Random(17)
     count = 3 * KEPT
     for i in range(count):
@@ -187,11 +193,7 @@ def test_auto_search_in_a_session_reads_no_note_it_does_not_show(
     import os
     import time
 
-    project = tmp_path / "shop"
-    project.mkdir()
-    store = Store.for_project(tmp_path / "root", project)
-    notes = store.root / "projects" / store.slug / "notes"
-    notes.mkdir(parents=True)
+    project, _, notes = _empty_project(tmp_path)
     rng = random.Random(23)
     for i in range(200):
         words = " ".join(rng.choices(WORDS, k=8))
