@@ -47,24 +47,14 @@ def main(argv: list[str] | None = None) -> int:
         (project / ".git").mkdir(parents=True)
         env = {**os.environ, "MEMHOOKS_HOME": str(Path(tmp) / "memory")}
         memhooks = str(args.venvs[0] / "bin" / "memhooks")
-        for to, text in [
-            ("memory", "- Run make test before pushing."),
-            ("scratchpad", "- [ ] Finish the login page"),
-            ("daily", "Fixed the flaky upload test."),
+        for where in [
+            ["--to", "memory", "--text", "- Run make test before pushing."],
+            ["--to", "scratchpad", "--text", "- [ ] Finish the login page"],
+            ["--to", "daily", "--text", "Fixed the flaky upload test."],
+            ["--to", "note", "--name", "redis", "--text", "Port 6380."],
         ]:
-            write = [memhooks, "write", "--to", to, "--text", text]
+            write = [memhooks, "write", *where]
             subprocess.run(write, env=env, cwd=project, check=True, capture_output=True)
-        note = [
-            memhooks,
-            "write",
-            "--to",
-            "note",
-            "--name",
-            "redis",
-            "--text",
-            "Port 6380.",
-        ]
-        subprocess.run(note, env=env, cwd=project, check=True, capture_output=True)
         times: dict[str, list[float]] = {str(v): [] for v in args.venvs}
         times["python -c pass"] = []
         for n in range(args.runs):
