@@ -16,7 +16,7 @@ import stat
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.memory.constants import DAILY_DIR, MEMORY_FILE, NOTES_DIR, PROJECTS_DIR
+from memhooks.memory.constants import MEMORY_FILE, PROJECTS_DIR
 from memhooks.memory.errors import UnsafeNameError
 from memhooks.memory.paths import kind_of
 from memhooks.memory.scope import Found
@@ -126,18 +126,12 @@ def _same_names(store: Store, seed: Walked) -> bool:
 
     if store.stamps() != seed.stamps:
         return False
-    folders = ("", f"{PROJECTS_DIR}/{store.slug}", *_subfolders(store))
-    for folder, stamp in zip(folders, seed.stamps, strict=True):
+    for folder, stamp in zip(store.folders(), seed.stamps, strict=True):
         if stamp >= seed.at - RACY_NS and _names(store, folder) != {
             f.rel for f in seed.files if os.path.dirname(f.rel) == folder
         }:
             return False
     return True
-
-
-def _subfolders(store: Store) -> tuple[str, str]:
-    base = f"{PROJECTS_DIR}/{store.slug}"
-    return f"{base}/{DAILY_DIR}", f"{base}/{NOTES_DIR}"
 
 
 def _names(store: Store, folder: str) -> set[str]:

@@ -88,13 +88,6 @@ def relative(changes: set[tuple[int, str]], base: str) -> set[str]:
     }
 
 
-def drain(notify: RustNotify, base: str) -> set[str]:
-    """What `notify` reported so far (see `relative`), waiting only for a change already
-    begun to settle."""
-    raw = notify.watch(DEBOUNCE_MS, 1, 1, None)
-    return set() if isinstance(raw, str) else relative(raw, base)
-
-
 class FolderWatch:
     """A watch of the folders that hold one project's memory files, each alone.
 
@@ -123,9 +116,10 @@ class FolderWatch:
         self.notify = watching(there, recursive=False)
 
     def drain(self) -> set[str]:
-        """The memory files changed since the last call (see `drain`)."""
+        """The memory files changed since the last call (see `relative`), waiting only for
+        a change already begun to settle."""
         raw = self.notify.watch(DEBOUNCE_MS, 1, 1, None)
-        if isinstance(raw, str):
+        if isinstance(raw, str):  # a timeout: nothing reported
             return set()
         if any(p in self._wanted for _, p in raw):
             self.whole = False  # a folder came, went or was replaced: not watched now
@@ -143,7 +137,6 @@ class FolderWatch:
 __all__ = [
     "DEBOUNCE_MS",
     "FolderWatch",
-    "drain",
     "is_memory_file",
     "relative",
     "rust_notify",

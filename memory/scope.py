@@ -258,15 +258,20 @@ class Scope:
                 continue
             yield Found(kind, rel, key, path, st.st_size, st.st_mtime_ns)
 
+    def folders(self) -> tuple[str, str, str, str]:
+        """The folders that hold the files in scope, root-relative: the root, the
+        project's, its daily logs' and its notes'."""
+        base = f"{PROJECTS_DIR}/{self.slug}"
+        return "", base, f"{base}/{DAILY_DIR}", f"{base}/{NOTES_DIR}"
+
     def stamps(self) -> tuple[int, ...]:
         """Modification times (ns) of the root, project, daily and notes folders (-1 for
         one missing): creating, deleting or renaming a file changes its folder's, so
         equal stamps mean the same names (a write in place changes only the file's).
         memhooks' own writes are renames or links (`memory.store`).
         """
-        base = f"{PROJECTS_DIR}/{self.slug}"
         out = []
-        for rel in ("", base, f"{base}/{DAILY_DIR}", f"{base}/{NOTES_DIR}"):
+        for rel in self.folders():
             try:
                 out.append(os.stat(os.path.join(self.root, rel)).st_mtime_ns)
             except OSError:
