@@ -59,10 +59,12 @@ WriteMode = Literal["append", "overwrite"]
 #: How long an append, still holding the lock, waits before checking that no other
 #: program replaced the file it wrote (an editor's save that read the file before us).
 SETTLE_SECONDS = 0.05
-#: Rounds of "another program replaced the file; do it again" before giving up, and the
-#: pause before each new round (times the round's number).
-_ATTEMPTS = 20
+#: How long a write goes on making its change again on what another program saved
+#: meanwhile before it gives up (no person's editor saves that often for that long), and
+#: the pause before each new round (times the round's number, at most `_MAX_PAUSE`).
+GIVE_UP_SECONDS = 10.0
 _BACKOFF_SECONDS = 0.002
+_MAX_PAUSE = 0.05
 
 
 class WriteResult(NamedTuple):
@@ -278,8 +280,11 @@ class Store(Scope):
         """
         path = self._writable(rel)
         first: list[Read | None] = []
-        for attempt in range(_ATTEMPTS):
-            time.sleep(attempt * _BACKOFF_SECONDS)
+        give_up = time.monotonic() + GIVE_UP_SECONDS
+        attempt = 0
+        while attempt == 0 or time.monotonic() < give_up:
+            time.sleep(min(attempt * _BACKOFF_SECONDS, _MAX_PAUSE))
+            attempt += 1
             with self.lock():
                 before = self._current(rel, path)
                 new = change(None if before is None else before.data)
@@ -294,7 +299,11 @@ class Store(Scope):
             if added is None or not added() or _kept(path, ino, added()):
                 return first[0]
         raise StoreWriteError(
-            rel, OSError(errno.EAGAIN, "another program keeps replacing it")
+            rel,
+            OSError(
+                errno.EAGAIN,
+                f"another program kept replacing it for {GIVE_UP_SECONDS:g} s",
+            ),
         )
 
     def _current(self, rel: str, path: Path) -> Read | None:

@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memhooks.memory import Store
+from memhooks.memory import store as store_module
+from memhooks.memory.errors import StoreWriteError
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
-    from multiprocessing.synchronize import Barrier
+    from multiprocessing.synchronize import Barrier, Event
 
 SLUG = "proj-0123abcd"
 #: A file a person wrote: Latin-1 (not UTF-8), CRLF line endings, trailing blank lines.
@@ -178,6 +180,37 @@ def test_an_editors_save_racing_appends_loses_neither_side(memory_root: Path) ->
     lost_ours = [i for i in range(count) if f"- appended by memhooks {i}\n" not in text]
     lost_theirs = [i for i in range(count) if f"- edited by hand {i}\n" not in text]
     assert (lost_ours, lost_theirs) == ([], [])
+
+
+def _replacer(path: str, stop: Event) -> None:
+    """A program that saves its own bytes over the file, again and again, until told."""
+    while not stop.is_set():
+        tmp = f"{path}.other~"
+        with open(tmp, "wb") as f:
+            f.write(b"# Theirs\n")
+        os.rename(tmp, path)
+
+
+def test_a_write_gives_up_with_an_error_when_another_program_never_stops_saving(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _note(memory_root, "shared")
+    store = Store(memory_root, SLUG)
+    store.write_note("shared", "# Shared")
+    monkeypatch.setattr(store_module, "GIVE_UP_SECONDS", 0.5)
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    other = ctx.Process(target=_replacer, args=(str(path), stop))
+    other.start()
+    try:
+        while path.read_bytes() != b"# Theirs\n":
+            time.sleep(0.01)
+        with pytest.raises(StoreWriteError, match="kept replacing it for 0.5 s"):
+            store.write_note("shared", "- ours")
+    finally:
+        stop.set()
+        other.join(30)
+    assert path.read_bytes() == b"# Theirs\n"
 
 
 def test_a_fifo_in_place_of_a_note_is_refused_not_waited_for(
