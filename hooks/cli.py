@@ -231,6 +231,32 @@ def _is_hook(argv: Sequence[str]) -> bool:
     return bool(argv) and argv[0] == "hook"
 
 
+_WHERE_FLAGS = frozenset({"--root", "--project", "--slug"})
+
+
+def _plain_search(argv: Sequence[str]) -> tuple[dict[str, str], list[str]] | None:
+    """(--root/--project/--slug values, terms) of `search [FLAG VALUE]… TERM…`; None for
+    any other form (the parser then reads it, and explains what is wrong): another flag,
+    ``--flag=value``, a flag twice, --project with --slug, or a term or value that starts
+    with ``-``.
+    """
+    if argv[:1] != ["search"]:
+        return None
+    flags: dict[str, str] = {}
+    at = 1
+    while at + 1 < len(argv) and argv[at] in _WHERE_FLAGS and argv[at] not in flags:
+        flags[argv[at]] = argv[at + 1]
+        at += 2
+    terms = list(argv[at:])
+    if (
+        not terms
+        or any(a.startswith("-") for a in (*flags.values(), *terms))
+        or flags.keys() >= {"--project", "--slug"}
+    ):
+        return None
+    return flags, terms
+
+
 def _warn(message: str) -> None:
     """A command's warnings and errors: one ``memhooks: …`` line each on stderr."""
     sys.stderr.write(f"{PROG}: {message}\n")
@@ -273,6 +299,16 @@ def main(
             from memhooks.hooks.hookcmd import cmd_hook
 
             return cmd_hook(*hook, stdin or sys.stdin, out)
+        if (search := _plain_search(argv)) is not None:
+            # A model runs searches one after another: no argument parser (argparse,
+            # gettext and the help formatter cost ~15 ms) for the usual form.
+            from memhooks.hooks.commands import Where, cmd_search
+
+            flags, terms = search
+            get = flags.get
+            where = Where(get("--root"), get("--project"), get("--slug"))
+            result[0] = cmd_search(where, terms, out)
+            return result[0]
         from memhooks.hooks import parser
 
         args = parser.parse(argv)

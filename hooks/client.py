@@ -12,6 +12,11 @@ from __future__ import annotations
 import os
 import sys
 
+#: Not `typing.TYPE_CHECKING`: a thin client does not import `typing` (`memory.home`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 from memhooks.hooks.wire import (
     parse_object,
     parse_reply,
@@ -85,7 +90,12 @@ def main() -> int:
     """Console entry point of `memhooks`."""
     argv = sys.argv[1:]
     if argv[:1] != ["hook"]:
-        return _full(argv, None)
+        code = _full(argv, None)
+        if argv[:1] != ["search"]:
+            return code
+        # A search's page is out and its index files are written and closed: as for a
+        # hook, the teardown of the modules and of the index it read is skipped.
+        _exit(code)
     payload = sys.stdin.buffer.read()
     out = forward(argv, payload)
     if out is None:
@@ -96,10 +106,15 @@ def main() -> int:
             sys.stdout.write(out + "\n")
     # A hook is paid on every prompt: its reply is out and its files are written and
     # closed, so the interpreter's teardown (10-20 ms with the core imported) is skipped.
+    _exit(code)
+
+
+def _exit(code: int) -> NoReturn:
+    """Flush stdout and stderr, then end the process at once (no interpreter teardown)."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # the harness stopped reading: nothing to tell
+        except (OSError, ValueError):  # the reader stopped reading: nothing to tell
             pass
     os._exit(code)
 

@@ -86,6 +86,88 @@ def test_search_exit_codes_follow_grep(memory_root: Path) -> None:
     assert blank.stderr.startswith("memhooks: error: search needs a word")
 
 
+@pytest.mark.parametrize(
+    ("argv", "plain"),
+    [
+        (["search", "redis"], True),
+        (["search", "--slug", "p", "redis", "port"], True),
+        (["search", "--root", "/r", "--project", "/w", "redis"], True),
+        (["search", "--project", "/w", "--root", "/r", "", "port"], True),
+        (["search", "--root", "/r", "--slug", "p", "--json", "redis"], False),
+        (["search", "--slug", "p", "redis", "--budget", "9"], False),
+        (["search", "--slug=p", "redis"], False),
+        (["search", "--slug", "p", "--slug", "q", "redis"], False),
+        (["search", "--slug", "-p", "redis"], False),
+        (["search", "--slug", "p", "-5"], False),
+        (["search", "--slug", "p"], False),
+        (["search", "--slug"], False),
+        (["search", "--project", "/w", "--slug", "p", "redis"], False),
+        (["search", "--ro", "/r", "redis"], False),
+        (["search", "-h"], False),
+        (["read", "--slug", "p", "redis"], False),
+    ],
+)
+def test_the_plain_search_form_reads_as_the_parser_does(
+    argv: list[str], plain: bool
+) -> None:
+    # `search` with only --root, --project, --slug and terms skips argparse; every other
+    # form goes to the parser, which reads (or refuses) it.
+    from memhooks.hooks.cli import _plain_search
+
+    read = _plain_search(argv)
+    assert (read is not None) == plain
+    if read is None:
+        return
+    flags, terms = read
+    parsed = parser.parse(argv)
+    assert (parsed.root, parsed.project, parsed.slug, parsed.terms) == (
+        flags.get("--root"),
+        flags.get("--project"),
+        flags.get("--slug"),
+        terms,
+    )
+    assert (parsed.json, parsed.budget, parsed.ranking, parsed.semantic) == (
+        (False, None, None, None)
+    )
+
+
+def test_the_plain_search_form_is_taken_and_prints_what_the_parser_would(
+    memory_root: Path,
+) -> None:
+    from memhooks.hooks.cli import _plain_search
+
+    store = Store(memory_root, SLUG)
+    for i in range(40):
+        store.write_note(f"n{i}", f"Redis port {6000 + i} for service {i}.\n" * 30)
+    plain = ["search", "--slug", SLUG, "redis", "port"]
+    parsed = ["search", f"--slug={SLUG}", "redis", "port"]
+    assert _plain_search(plain) is not None and _plain_search(parsed) is None
+    a, b = run_cli(*plain), run_cli(*parsed)
+    assert a.returncode == b.returncode == 0 and a.stderr == b.stderr == ""
+    assert a.stdout == b.stdout and "n0.md" in a.stdout
+    none = run_cli("search", "--slug", SLUG, "postgres")
+    assert none.returncode == 1 and "No matches" in none.stdout
+
+
+def test_a_search_page_is_whole_through_a_pipe(memory_root: Path) -> None:
+    # A search ends its process without the interpreter's teardown: what it printed
+    # must all be out first, however long, with grep's exit code.
+    import io
+
+    from memhooks.hooks.cli import main
+
+    store = Store(memory_root, SLUG)
+    for i in range(300):
+        store.write_note(f"n{i}", f"Redis port {6000 + i} for service {i}.\n" * 20)
+    argv = ["search", "--slug", SLUG, "--budget", "2000000", "redis"]
+    here = io.StringIO()
+    assert main(argv, stdout=here) == 0
+    proc = run_cli(*argv)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert len(here.getvalue()) > 200_000
+    assert proc.stdout == here.getvalue()
+
+
 def test_a_root_that_does_not_exist_is_an_error_for_reading(
     memory_root: Path, tmp_path: Path
 ) -> None:
