@@ -58,6 +58,8 @@ FIELD_WEIGHT = 2.0
 FRAME = 0.2
 #: No output shows more files than this (a page, eval's top 10, auto-search's few).
 MAX_HITS = 200
+#: Postings per document past which a ranking adds up scores in a list over every id.
+DENSE = 0.25
 
 
 class Term(NamedTuple):
@@ -143,13 +145,19 @@ def rank(
         return _ranking(index, terms, qkeys, *columns.top(index, qkeys, bm25, limit))
     sums = Sums()
     idf: dict[str, float] = {}
+    keyed = []
     for k in qkeys:
         post, named = index.postings(k), index.field_ids(k)
         # Its holders: no set of a common word's thousands of ids (each id posts once).
         w = bm25.idf(n, len(post) // 3 + len(named.difference(post[0::3])))
         idf[k] = w = w if k in weighs else w * FRAME
-        bm25.score(sums, w, post, named)
+        keyed.append((w, post, named))
         sums.uncounted.append(post)
+    if sum(map(len, sums.uncounted)) >= 3 * DENSE * len(index.sizes):
+        bm25.score_all(sums, keyed)  # the common words of a long prompt
+    else:
+        for w, post, named in keyed:
+            bm25.score(sums, w, post, named)
     posts = dict(zip(qkeys, sums.uncounted, strict=True))
     bm25.finish(index, sums)
     score, content = sums.score, sums.content
@@ -233,6 +241,45 @@ class BM25:
             # int tf computes as the float `tf + 0.0` would).
             for i, tf in zip(ids, post[1::3], strict=True):
                 score[i] = get(i, 0.0) + w * tf * k1p / (tf + c0 + c1 * sizes[i])
+
+    def score_all(
+        self, sums: Sums, keyed: Iterable[tuple[float, Sequence[int], set[int]]]
+    ) -> None:
+        """`score` for each key in turn, of weight `w`, postings `post` and ids `named`,
+        as `score` adds them up (the same floats, in the same order), with fewer
+        operations per posting: each document's sum in a list over every id, the
+        products of `tf` looked up, the length term of each size worked out once."""
+        c0, k1p = self.c0, self.k1p
+        total = [0.0] * len(self.sizes)
+        size = list(map(self.c1.__mul__, self.sizes))  # c1 * sizes[i], once
+        by_name = sums.by_name
+        for w, post, named in keyed:
+            ids, tfs = post[0::3], post[1::3]
+            # By tf: a list (looked up faster than a dict) unless a tf is huge.
+            num: Mapping[int, float] | list[float]
+            den: Mapping[int, float] | list[float]
+            if max(tfs, default=0) <= 1024:
+                num = [w * tf * k1p for tf in range(max(tfs, default=0) + 1)]
+                den = [tf + c0 for tf in range(max(tfs, default=0) + 1)]
+            else:
+                num = {tf: w * tf * k1p for tf in set(tfs)}
+                den = {tf: tf + c0 for tf in set(tfs)}
+            if named:
+                for i, tf in zip(ids, tfs, strict=True):
+                    if i in named:
+                        f = tf + FIELD_WEIGHT
+                        total[i] += w * f * k1p / (f + c0 + size[i])
+                    else:
+                        total[i] += num[tf] / (den[tf] + size[i])
+                for i in named.difference(ids):
+                    by_name.setdefault(i, []).append(w)
+            else:
+                for i, tf in zip(ids, tfs, strict=True):
+                    total[i] += num[tf] / (den[tf] + size[i])
+        # Every content score is > 0: the documents that hold a key are the nonzero ones.
+        held = list(itertools.compress(range(len(total)), total))
+        sums.score.update(zip(held, filter(None, total), strict=True))
+        sums.content.update(held)
 
     def finish(self, index: Searchable, sums: Sums) -> None:
         """Add what names alone matched, then the factor of each daily log's place in

@@ -326,3 +326,42 @@ def test_frame_words_do_not_decide_but_are_all_reported(memory_root: Path) -> No
         ("the", 0),
         ("marathon?", 1),
     )
+
+
+def test_scores_added_up_in_a_list_are_those_added_per_posting(
+    memory_root: Path,
+) -> None:
+    # The common words of a long prompt are added up in a list over every id
+    # (`BM25.score_all`): the same floats as `BM25.score` key by key, for keys a name
+    # holds too, keys only a name holds, and a tf past the table kept as a list.
+    from memhooks.memory.index import Index
+    from memhooks.memory.rank import BM25, Sums
+    from memhooks.memory.terms import keys
+
+    files = {
+        "notes/deploy": "deploy the cache, then deploy again\ncache misses",
+        "notes/cache": "aliases: deploy\nthe cache is warm",
+        "notes/kafka": "nothing about brokers here",
+        "notes/huge": "cache " * 1500 + "\ndeploy once",
+        "daily/2026-01-02": "deploy, cache, kafka\nkafka kafka",
+        "MEMORY.md": "- Deploy on Fridays never.",
+        **_COMMON,
+    }
+    index = Index(list(_write(memory_root, files).corpus().values()))
+    words = ["deploy", "cache", "kafka", "the", "project", "never"]
+    bm25 = BM25(index.sizes, index.avg_size)
+    keyed = []
+    for n, word in enumerate(words):
+        (k,) = keys(word)
+        keyed.append((0.37 + n / 7, index.postings(k), index.field_ids(k)))
+    one, each = Sums(), Sums()
+    bm25.score_all(one, keyed)
+    for w, post, named in keyed:
+        bm25.score(each, w, post, named)
+    assert (one.score, one.content, one.by_name) == (
+        each.score,
+        each.content,
+        each.by_name,
+    )
+    assert len(one.score) > 8 and one.by_name  # a name alone held "kafka"
+    assert max(max(post[1::3]) for _, post, _ in keyed) > 1024
