@@ -13,7 +13,6 @@ semantic`` in config.toml (default ``auto``).
 from __future__ import annotations
 
 import os
-import threading
 from typing import TYPE_CHECKING, cast
 
 from memhooks.hooks.constants import ENV_SEMANTIC
@@ -21,6 +20,7 @@ from memhooks.hooks.errors import UsageError
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Sequence
     from pathlib import Path
 
@@ -93,6 +93,8 @@ class Warm:
     """
 
     def __init__(self, index: SemanticIndex) -> None:
+        import threading  # a session's: a one-shot search has no use for it
+
         self.index = index
         self.ready = threading.Event()
 
@@ -126,6 +128,8 @@ class Warm:
                 return
             if done is not None:
                 done.set()
+
+        import threading
 
         threading.Thread(target=run, daemon=True, name="embed").start()
 

@@ -8,7 +8,6 @@ query key, ``PATH-LINE-text`` for a line of context, LINE counted in the file on
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from memhooks.memory.constants import DEFAULT_SEARCH_BUDGET
@@ -234,6 +233,8 @@ def _numbered(hit: Hit) -> int:
 
 
 def _json_size(page: dict[str, object]) -> int:
+    import json  # the text page (what a search prints unless asked) needs none
+
     return nbytes(json.dumps(page, ensure_ascii=False, indent=2)) + 1  # and a newline
 
 

@@ -50,3 +50,30 @@ def test_search_and_a_hook_import_no_numpy(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got == {"search": 0, "hook": 0, "found": True, "loaded": []}
+
+
+def test_a_plain_search_loads_no_argument_parser_nor_json(tmp_path: Path) -> None:
+    # Each module is start-up time of every search a model runs (docs/speed.md): the
+    # plain form needs no argparse (with gettext), and a text page no json or threads.
+    root = tmp_path / "root"
+    env = {**os.environ, "MEMHOOKS_SEMANTIC": "off", "MEMHOOKS_HOME": str(root)}
+    write = [sys.executable, "-m", "memhooks.hooks", "write", "--slug", "p-0123abcd"]
+    note = ["--to", "note", "--name", "redis", "--text", "Redis port 6379 is taken."]
+    subprocess.run([*write, *note], env=env, check=True, capture_output=True)
+    search = [sys.executable, "-X", "importtime", "-m", "memhooks.hooks", "search"]
+    proc = subprocess.run(
+        [*search, "--slug", "p-0123abcd", "redis", "port"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and "redis.md" in proc.stdout
+    loaded = {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "memhooks.memory.rank" in loaded  # the probe sees the search's imports
+    assert loaded.isdisjoint({"argparse", "gettext", "json", "threading"})
