@@ -89,8 +89,7 @@ def open_index(
         rebuild = seg is None or seen.changed > max(REBUILD_MIN, REBUILD_SHARE * n)
         if n and rebuild and _build(store, now):
             seg = _segment(store)
-            # Checked as of now, after the build: the build made the root's folder
-            # (.index) later than `now`, which would distrust this check at once.
+            # Dated after the build, which created .index: else the root is newer.
             seen, _ = _check(store, seg, time.time_ns(), files)
         if docs is None and files is None and seg is not None:
             try:
