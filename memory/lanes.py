@@ -17,7 +17,7 @@ from operator import mul
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
 #: Units per score point.
 SCALE = 16.0
@@ -25,17 +25,31 @@ SCALE = 16.0
 TOP = 1 << 15
 
 
-def of_dense(scores: Sequence[float]) -> int:
-    """A lane per id of `scores` (a score by id), each the score in units, rounded up."""
-    return _packed(array("H", map(ceil, map(mul, scores, repeat(SCALE)))))
+def of_dense(scores: Sequence[float], more: Iterable[tuple[int, float]] = ()) -> int:
+    """A lane per id of `scores` (a score by id), each the score in units, rounded up;
+    each id of `more` (id, score) at least that score."""
+    units = array("H", map(ceil, map(mul, scores, repeat(SCALE))))
+    return _packed(_raised(units, more))
 
 
-def of_sparse(ids: Sequence[int], scores: Sequence[float], n: int) -> int:
-    """`n` lanes, the score of each of `ids` in units (rounded up), 0 elsewhere."""
+def of_sparse(
+    ids: Sequence[int],
+    scores: Sequence[float],
+    n: int,
+    more: Iterable[tuple[int, float]] = (),
+) -> int:
+    """`n` lanes, the score of each of `ids` in units (rounded up), 0 elsewhere; each id
+    of `more` (id, score) at least that score."""
     units = array("H", bytes(2 * n))
     for i, x in zip(ids, scores, strict=True):
         units[i] = ceil(x * SCALE)
-    return _packed(units)
+    return _packed(_raised(units, more))
+
+
+def _raised(units: array[int], more: Iterable[tuple[int, float]]) -> array[int]:
+    for i, x in more:
+        units[i] = max(units[i], ceil(x * SCALE))
+    return units
 
 
 def units(score: float) -> int:

@@ -16,8 +16,9 @@ the ranking is the same (tests/memory/test_layered.py).
 A long prompt holds several words found in most files, and the sum where each column
 stands falls too slowly to stop early. Each column then also keeps its scores rounded up
 to a 16th, one 16-bit lane per document in one integer (`memory.lanes`): adding a few
-such integers bounds every document's sum at once, in C, and only the documents whose
-bound reaches the `limit`-th best score read so far are scored.
+such integers bounds every document's sum at once, in C (a document named by a key
+gets there what its name can add at most), and only the documents whose bound reaches
+the `limit`-th best score read so far are scored.
 """
 
 from __future__ import annotations
@@ -25,12 +26,11 @@ from __future__ import annotations
 import heapq
 from array import array
 from functools import partial
-from itertools import compress, repeat
-from math import ceil
+from itertools import chain, compress, repeat
 from operator import add
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from memhooks.memory import lanes
+from memhooks.memory.bounds import bounded
 from memhooks.memory.rank import BM25, Sums, _best
 
 if TYPE_CHECKING:
@@ -50,6 +50,9 @@ READ_SHARE = 0.25
 #: A query with this many keys each in many files (`DENSE_SHARE`) scores every document
 #: at once: reading each column from the top would not find a bound that stops early.
 DENSE_KEYS = 3
+#: A query whose matching documents times its keys are at most the ids over this scores
+#: each of them at once (a bound of every id's score, `memory.bounds`, would cost more).
+FEW = 16
 #: A column holds its scores in an array over every id when more than this share of
 #: the ids hold its key (a common word), else in a dict.
 DENSE_SHARE = 1 / 32
@@ -81,7 +84,9 @@ class Column(NamedTuple):
     mask: int  #: ids whose content or name holds the key, as a bit set
     nbytes: int  #: about what it holds in memory
     dense: array[float] | None  #: `score` over every id, for a key in many files
-    packed: list[int]  #: `score` as `memory.lanes`, once made (until then [])
+    #: `score` as `memory.lanes` (what a name alone adds at most where it alone holds
+    #: the key), and the largest lane, once made (until then [])
+    packed: list[int]
     scores_of: Callable[[Iterable[int]], Iterator[float]]  #: `score` of each id, in C
     lines_of: Callable[[Iterable[int]], Iterator[int]]  #: `lines` of each id, in C
 
@@ -130,14 +135,19 @@ def top(
         mask |= c.mask
     matches = mask.bit_count()
     found = _Found(index, cols, bm25)
-    # Scored first: those that can score more than their sum of keys.
-    named = set().union(*(c.named for c in cols))
-    raised = [i for i in bm25.places(index) if mask >> i & 1]
-    found.admit([*named, *raised])
-    if _bounded(found, cols, limit, matches):
+    # Scored first: those that can score more than their lanes' sum (recency raises them).
+    found.admit(i for i in bm25.places(index) if mask >> i & 1)
+    if matches * len(cols) <= max(len(index.sizes) // FEW, 4 * limit):
+        # Few match: scoring each costs less than bounding every id's score.
+        found.admit(chain(*(c.order for c in cols), *(c.named for c in cols)))
+        found.bounded = True
+    elif bounded(found, cols, limit, max(4 * limit, matches * READ_SHARE)):
         pass  # every document that can rank among the first `limit` was scored
-    elif sum(c.dense is not None for c in cols) >= DENSE_KEYS:
-        found.admit_all()  # what the rounds below would come to, after costing more
+    else:
+        # Scored next: those that can score more than the columns' sum (named by a key).
+        found.admit(set().union(*(c.named for c in cols)))
+        if sum(c.dense is not None for c in cols) >= DENSE_KEYS:
+            found.admit_all()  # what the rounds below would come to, after costing more
     at, step = 0, FIRST_READ
     while not found.everything and not found.bounded:
         bound, left = 0.0, False
@@ -178,11 +188,11 @@ class _Found:
     """The documents read so far, each scored in full."""
 
     def __init__(self, index: Searchable, cols: list[Column], bm25: BM25) -> None:
-        self._index, self._cols, self._bm25 = index, cols, bm25
+        self._index, self._cols, self.bm25 = index, cols, bm25
         self.sums = Sums()
         #: every document was scored (its lines not counted)
         self.everything = False
-        #: every document that can rank was scored (`_bounded`)
+        #: every document that can rank was scored (`memory.bounds`)
         self.bounded = False
 
     def admit(self, ids: Iterable[int]) -> None:
@@ -206,7 +216,7 @@ class _Found:
         new.score = dict(zip(held, filter(None, total), strict=True))
         new.lines = dict(zip(held, compress(lines, total), strict=True))
         new.content = set(held)
-        self._bm25.finish(self._index, new)
+        self.bm25.finish(self._index, new)
         sums.score.update(new.score)
         sums.lines.update(new.lines)
         sums.content.update(new.content)
@@ -235,7 +245,7 @@ class _Found:
             for i in c.named.intersection(sums.content):
                 if not c.score(i):
                     sums.by_name.setdefault(i, []).append(c.w)
-        self._bm25.finish(self._index, sums)
+        self.bm25.finish(self._index, sums)
         self.sums, self.everything = sums, True
 
     def lines(self, ids: Iterable[int]) -> None:
@@ -262,55 +272,6 @@ class _Found:
         """How many documents read hold a key in their content and score above `bound`."""
         score = self.sums.score
         return sum(1 for i in self.sums.content if score[i] > bound)
-
-
-def _bounded(found: _Found, cols: list[Column], limit: int, matches: int) -> bool:
-    """Score every document that can rank among the first `limit`, by a bound of each
-    one's score (its columns' lanes added up): first the `limit` best bounds, to learn
-    a score to beat, then all whose bound reaches it. False when no bound is worth it
-    (many documents reach it: scoring every one at once costs less then).
-
-    A document not read yet is named by no key and raised by no factor (those were
-    read first), so its score is its columns' sum, at most its bound: one whose bound
-    is below the `limit`-th best score read ranks below `limit` documents, ties included.
-    """
-    n = found.ids
-    most = sum(lanes.units(c.values[0]) for c in cols if len(c.values))
-    if not most or most >= lanes.TOP:
-        return False
-    total = sum(_lanes(c, n) for c in cols)
-    lo, hi = 1, most  # the most units `limit` documents reach
-    if lanes.at_least(total, lo, n).bit_count() > limit:
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if lanes.at_least(total, mid, n).bit_count() >= limit:
-                lo = mid
-            else:
-                hi = mid - 1
-    found.admit(lanes.ids(lanes.at_least(total, lo, n), n))
-    best = found.kth(limit)
-    if best is None:
-        found.bounded = lo == 1  # fewer match: every one was read
-        return found.bounded
-    # Units of the best read, less a little: a float sum rounds.
-    need = ceil(best * lanes.SCALE - 1e-6)
-    if need < lo:  # (those that reach `lo` or more were read)
-        reach = lanes.at_least(total, max(need, 1), n)
-        if reach.bit_count() > max(4 * limit, matches * READ_SHARE):
-            return False
-        found.admit(lanes.ids(reach, n))
-    found.bounded = True
-    return True
-
-
-def _lanes(col: Column, n: int) -> int:
-    # The column's scores as lanes (`memory.lanes`), made once.
-    if not col.packed:
-        if col.dense is not None:
-            col.packed.append(lanes.of_dense(col.dense))
-        else:
-            col.packed.append(lanes.of_sparse(col.order, col.values, n))
-    return col.packed[0]
 
 
 def _column(

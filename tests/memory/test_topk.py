@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, search, search_docs
+from memhooks.memory import Store, lanes, search, search_docs
+from memhooks.memory.bounds import _lanes
 from memhooks.memory.layered import open_index
+from memhooks.memory.rank import BM25, query_terms
 from memhooks.memory.searching import search_index
-from memhooks.memory.topk import Columns
+from memhooks.memory.topk import Columns, _column, _Found
 from tests.memory.test_index import SLUG, WORDS
 from tests.memory.test_layered import _ZIPF, _answer, _notes
 
@@ -94,3 +96,60 @@ def test_a_long_prompt_of_common_words_scores_few_files(
     matched = fresh["files_matched"]  # type: ignore[index]
     assert isinstance(matched, int) and matched > 500
     assert session.columns.scored < matched / 4, (session.columns.scored, matched)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_documents_bound_is_at_least_its_score(
+    memory_root: Path, seed: int, trusting: None
+) -> None:
+    # The lanes' sum bounds each document's whole score, what its name alone adds
+    # included (but for those recency raises, which are scored first).
+    rng = random.Random(seed)
+    _root(memory_root, rng, 200)
+    store = Store(memory_root, SLUG)
+    for n in range(30):  # named by a rare word their text does not hold
+        body = " ".join([*rng.sample(USUAL, 2), *rng.choices(WORDS, _ZIPF, k=6)])
+        store.write_note(f"{RARE[n % len(RARE)]}-{n}", body)
+    search(store, "common")
+    session = open_index(store, docs=store.corpus())
+    n = len(session.sizes)
+    for _ in range(10):
+        query = f"{_prompt(rng)} {rng.choice(RARE)} {rng.choice(WORDS)}"
+        qkeys = list(dict.fromkeys(k for t in query_terms(query) for k in t.keys))
+        bm25 = BM25(session.sizes, session.avg_size)
+        cols = [_column(session, k, bm25, {}) for k in qkeys]
+        found = _Found(session, cols, bm25)
+        found.admit(range(n))
+        total = sum(_lanes(c, n, bm25)[0] for c in cols).to_bytes(2 * n, "little")
+        raised = bm25.places(session)
+        # Some hold a key in their name alone.
+        assert any(not c.score(i) for c in cols for i in c.named), query
+        scores = found.sums.score
+        for i in scores.keys() - raised.keys():
+            bound = int.from_bytes(total[2 * i : 2 * i + 2], "little")
+            assert bound >= scores[i] * lanes.SCALE - 1e-6, (query, i)
+
+
+def test_files_a_long_prompt_names_are_not_all_scored(
+    memory_root: Path, trusting: None
+) -> None:
+    # A third of the files are named by a word of the prompt: their names raise them,
+    # but a bound of what a name adds finds the first 20 without scoring each of them.
+    rng = random.Random(5)
+    _root(memory_root, rng, 400)
+    store = Store(memory_root, SLUG)
+    for n in range(200):
+        body = " ".join(rng.choices(WORDS, _ZIPF, k=12))
+        store.write_note(f"{rng.choice(USUAL)}-named-{n}", body)
+    search(store, "common")
+    docs = store.corpus()
+    session = open_index(store, docs=docs)
+    assert isinstance(session.columns, Columns)
+    query = " ".join([*USUAL, "zebra", "okapi"])
+    fresh = _answer(search_docs(docs.values(), query))
+    for limit in (1, 5, 20):
+        got = _answer(search_index(session, query, limit=limit))
+        assert got["results"] == fresh["results"][:limit]  # type: ignore[index]
+        matched = fresh["files_matched"]  # type: ignore[index]
+        assert isinstance(matched, int) and matched > 550
+        assert session.columns.scored < matched / 8, (session.columns.scored, matched)
