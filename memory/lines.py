@@ -41,6 +41,16 @@ class Focus(NamedTuple):
 
     lines: tuple[int, ...]
     partial: bool = False
+    #: the lines looked at (each holding a needle), and those that hold a key
+    looked: frozenset[int] = frozenset()
+    holding: frozenset[int] = frozenset()
+
+    def holds(self, i: int, line: str, wanted: set[str]) -> bool:
+        """Whether line `i` (`line`) holds one of the `wanted` keys it was placed for:
+        tokenized again only if it is none of the lines looked at and some were not."""
+        if i in self.looked:
+            return i in self.holding
+        return self.partial and not wanted.isdisjoint(line_keys(line))
 
 
 def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> Focus:
@@ -72,12 +82,12 @@ def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> Focus:
         if w:
             weight[i] = w
     if not weight:
-        return Focus((), partial)
+        return Focus((), partial, frozenset(candidates))
     floor = max(weight.values()) * FOCUS
     best = sorted(
         (i for i, w in weight.items() if w >= floor), key=lambda i: (-weight[i], i)
     )
-    return Focus(_fit(best), partial)
+    return Focus(_fit(best), partial, frozenset(candidates), frozenset(weight))
 
 
 def _fit(best_first: list[int]) -> tuple[int, ...]:

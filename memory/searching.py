@@ -23,7 +23,7 @@ from memhooks.memory.constants import (
     SEARCH_MAX_WINDOWS,
 )
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.index import Index, line_keys, prefilter
+from memhooks.memory.index import Index, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.lazylog import getLogger
@@ -296,9 +296,7 @@ def _snippet(
         wanted = set(found)
         placed = focus(doc, found, idf)
         lines = _windows(
-            doc,
-            placed.lines,
-            lambda text: not wanted.isdisjoint(line_keys(text)),
+            doc, placed.lines, lambda i, text: placed.holds(i, text, wanted)
         )
         return [Line(0, PARTIAL_FOCUS), *lines] if placed.partial else lines
 
@@ -310,7 +308,7 @@ def _newer_first(doc: Doc) -> int:
 
 
 def _windows(
-    doc: Doc, hits: Sequence[int], match: Callable[[str], bool] | None = None
+    doc: Doc, hits: Sequence[int], match: Callable[[int, str], bool] | None = None
 ) -> list[Line]:
     # The lines around `hits`, numbered as in the file on disk; a line is a match if it
     # is one of `hits`, or if `match` says it holds a query key.
@@ -333,7 +331,7 @@ def _windows(
             out.append(_GAP)
         for i in range(lo, hi + 1):
             text = doc.lines[i]
-            here = i in centres or (match is not None and match(text))
+            here = i in centres or (match is not None and match(i, text))
             out.append(Line(doc.number(i), text, here))
     more = (
         len(spans) > SEARCH_MAX_WINDOWS

@@ -135,8 +135,9 @@ def top(
         mask |= c.mask
     matches = mask.bit_count()
     found = _Found(index, cols, bm25)
-    # Scored first: those that can score more than their lanes' sum (recency raises them).
-    found.admit(i for i in bm25.places(index) if mask >> i & 1)
+    # Scored first: those that can score more than their lanes' sum (recency raises
+    # them; one that holds no key gets no score).
+    found.admit(bm25.places(index))
     if matches * len(cols) <= max(len(index.sizes) // FEW, 4 * limit):
         # Few match: scoring each costs less than bounding every id's score.
         found.admit(chain(*(c.order for c in cols), *(c.named for c in cols)))
@@ -180,8 +181,9 @@ class _Holders:
         self._col = col
 
     def __contains__(self, i: object) -> bool:
+        # Every content score is > 0 (no shift of a bit set of every id: O(ids)).
         assert isinstance(i, int)
-        return self._col.mask >> i & 1 == 1
+        return self._col.score(i) > 0 or i in self._col.named
 
 
 class _Found:
