@@ -7,6 +7,7 @@ little: a small budget of the best hits it has not already seen this session.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.hooks.records import entries, entry_id
@@ -135,9 +136,12 @@ def judge_log(
     ids: dict[str, frozenset[str]] = {}
     for entry in entries(log):
         lines = entry.text.split("\n")
-        if entry.automatic:
-            lines = [ln for ln in lines[1:] if not set(keys(ln)) <= said]
-        found = set(keys("\n".join(lines)))
+        if entry.automatic:  # its heading and the lines that echo the prompt left out
+            found = frozenset().union(
+                *(ks for ks in map(_line_keys, lines[1:]) if not ks <= said)
+            )
+        else:
+            found = frozenset().union(*map(_line_keys, lines))
         terms = {t for t, ks in wanted.items() if ks & found}
         if terms:
             ids[entry_id(entry.text)] = frozenset(terms)
@@ -147,3 +151,12 @@ def judge_log(
     if len(anyone) < need or not ids:
         return None
     return LogHit(len(person) >= need, ids)
+
+
+@lru_cache(maxsize=4096)
+def _line_keys(line: str) -> frozenset[str]:
+    # A log line's keys: a session judges the same logs prompt after prompt, and a log
+    # only grows (a key does not cross a line, so a text's keys are its lines').
+    from memhooks.memory.terms import keys
+
+    return frozenset(keys(line))

@@ -152,7 +152,21 @@ def _valid(value: object, shape: Any) -> bool:
 
 def fingerprint(doc: Doc) -> str:
     """A short content hash: a file 'changed' when this changes."""
-    return blake2b(doc.text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    text = doc.text
+    fp = _FINGERPRINTS.get(text)  # (a str keeps its hash: a text seen before is O(1))
+    if fp is None:
+        fp = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+        if len(text) <= _KEPT_CHARS:
+            if len(_FINGERPRINTS) >= _KEPT:
+                _FINGERPRINTS.clear()
+            _FINGERPRINTS[text] = fp
+    return fp
+
+
+# The fingerprints of the last texts hashed: a session checks its hits' every prompt.
+_FINGERPRINTS: dict[str, str] = {}
+_KEPT = 256
+_KEPT_CHARS = 256 * 1024
 
 
 def state_rel(session_id: str) -> str:
