@@ -59,12 +59,18 @@ def bounded(found: Found, cols: Sequence[Column], limit: int, most_read: float) 
     if not most or most >= lanes.TOP:
         return False
     total = sum(ints for ints, _ in packed)
+    # `limit` documents reach at least the `limit`-th lane of any column.
+    floor = max(
+        (lanes.units(c.values[limit - 1]) for c in cols if len(c.values) >= limit),
+        default=1,
+    )
     # Read: the documents whose bound reaches `lo`, `hits` of them content hits.
     lo, read, hits, best = most + 1, 0, 0, None
     while best is None and lo > 1:
         # `limit` content hits: a document its name alone matched ranks after them.
-        lo = _reach(total, n, read + limit - hits, lo - 1)
-        reach = lanes.at_least(total, lo, n)
+        lo, reach = _reach(
+            total, n, read + limit - hits, floor if not read else 1, lo - 1
+        )
         if read and reach.bit_count() > most_read:
             return False
         ids = lanes.ids(reach, n)
@@ -85,16 +91,25 @@ def bounded(found: Found, cols: Sequence[Column], limit: int, most_read: float) 
     return True
 
 
-def _reach(total: int, n: int, want: int, hi: int) -> int:
-    # The most units (1 to `hi`) that the bounds of `want` documents reach (1: fewer do).
-    lo = 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if lanes.at_least(total, mid, n).bit_count() >= want:
-            lo = mid
+def _reach(total: int, n: int, want: int, lo: int, hi: int) -> tuple[int, int]:
+    # Units (`lo` to `hi`) that the bounds of `want` documents reach, few more (1: fewer
+    # do), and those documents' lanes (`lanes.at_least`). `want` reach `lo` (or `lo` is
+    # 1); the search stops at a count worth reading rather than at the most units: each
+    # step costs a pass over every id's lane. A count near it steps up from `lo` (by
+    # 1, 2, 4…), a larger one halves the range.
+    enough = 2 * want + n // 2048
+    reach = lanes.at_least(total, lo, n)
+    have = reach.bit_count()
+    step = 1 if have <= 4 * enough else 0
+    while have > enough and lo < hi:
+        mid = min(lo + step, hi) if step else (lo + hi + 1) // 2
+        above = lanes.at_least(total, mid, n)
+        got = above.bit_count()
+        if got >= want:
+            lo, reach, have, step = mid, above, got, 2 * step
         else:
-            hi = mid - 1
-    return lo
+            hi, step = mid - 1, 0
+    return lo, reach
 
 
 def _lanes(col: Column, n: int, bm25: BM25) -> tuple[int, int]:
