@@ -138,10 +138,10 @@ def judge_log(
         lines = entry.text.split("\n")
         if entry.automatic:  # its heading and the lines that echo the prompt left out
             found = frozenset().union(
-                *(ks for ks in map(_line_keys, lines[1:]) if not ks <= said)
+                *(ks for ks in map(_keys_of, lines[1:]) if not ks <= said)
             )
         else:
-            found = frozenset().union(*map(_line_keys, lines))
+            found = frozenset().union(*map(_keys_of, lines))
         terms = {t for t, ks in wanted.items() if ks & found}
         if terms:
             ids[entry_id(entry.text)] = frozenset(terms)
@@ -153,10 +153,19 @@ def judge_log(
     return LogHit(len(person) >= need, ids)
 
 
+def _keys_of(line: str) -> frozenset[str]:
+    # A log line's keys: a session judges the same logs prompt after prompt, and a log
+    # only grows (a key does not cross a line, so a text's keys are its lines'). The
+    # keys of lines up to 1,000 characters are kept (4,096 of them at most).
+    if len(line) > 1000:
+        from memhooks.memory.terms import keys
+
+        return frozenset(keys(line))
+    return _line_keys(line)
+
+
 @lru_cache(maxsize=4096)
 def _line_keys(line: str) -> frozenset[str]:
-    # A log line's keys: a session judges the same logs prompt after prompt, and a log
-    # only grows (a key does not cross a line, so a text's keys are its lines').
     from memhooks.memory.terms import keys
 
     return frozenset(keys(line))

@@ -156,17 +156,22 @@ def fingerprint(doc: Doc) -> str:
     fp = _FINGERPRINTS.get(text)  # (a str keeps its hash: a text seen before is O(1))
     if fp is None:
         fp = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-        if len(text) <= _KEPT_CHARS:
-            if len(_FINGERPRINTS) >= _KEPT:
-                _FINGERPRINTS.clear()
+        global _kept_chars
+        if len(_FINGERPRINTS) >= _KEPT or _kept_chars + len(text) > _KEPT_CHARS:
+            _FINGERPRINTS.clear()
+            _kept_chars = 0
+        if len(text) <= _KEPT_CHARS // 16:
             _FINGERPRINTS[text] = fp
+            _kept_chars += len(text)
     return fp
 
 
-# The fingerprints of the last texts hashed: a session checks its hits' every prompt.
+# The fingerprints of the last texts hashed (at most 256, 4 M characters in all): a
+# session checks its hits' every prompt.
 _FINGERPRINTS: dict[str, str] = {}
 _KEPT = 256
-_KEPT_CHARS = 256 * 1024
+_KEPT_CHARS = 4 * 2**20
+_kept_chars = 0
 
 
 def state_rel(session_id: str) -> str:
