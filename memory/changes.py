@@ -57,16 +57,17 @@ _SEEN = "MHSEEN1"
 
 def compare(
     seg: Segment | None, files: list[Found], now: int, racy_ns: int
-) -> tuple[list[Found], list[Found], int]:
-    """The files the index file holds as they are now; the others (to be read); and how
-    many a build now would spare reading: changed, new, gone, or changed just before
-    the last build but not just before now (a file changed within `racy_ns` of a build
-    may hold other bytes than those indexed, with the same modification time)."""
+) -> tuple[list[int], list[Found], int]:
+    """The ids in the index file of the files it holds as they are now; the others (to
+    be read); and how many a build now would spare reading: changed, new, gone, or
+    changed just before the last build but not just before now (a file changed within
+    `racy_ns` of a build may hold other bytes than those indexed, with the same
+    modification time)."""
     if seg is None:
         return [], files, len(files)
     ids, sizes, mtimes = seg.ids, seg.sizes, seg.mtimes
     trusted, settled = seg.built_at - racy_ns, now - racy_ns
-    fresh: list[Found] = []
+    fresh: list[int] = []
     stale: list[Found] = []
     same = known = 0
     for f in files:
@@ -76,7 +77,7 @@ def compare(
             if mtimes[i] == f.mtime_ns and sizes[i] == f.size:
                 if f.mtime_ns < trusted:
                     same += 1
-                    fresh.append(f)
+                    fresh.append(i)
                     continue
                 if f.mtime_ns >= settled:
                     same += 1  # a build now would not trust it either

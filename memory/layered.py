@@ -150,9 +150,8 @@ def _check(
     stamps = store.stamps()  # before the stats: a file created meanwhile changes them
     files = store.walk() if files is None else files
     fresh, stale, changed = compare(seg, files, now, RACY_NS)
-    live = {seg.ids[f.rel] for f in fresh} if seg is not None else set()
     n = len(seg) if seg is not None else 0
-    dead = [i for i in range(n) if i not in live]
+    dead = sorted(set(range(n)).difference(fresh))
     built = seg.built_at if seg is not None else 0
     return Seen(built, now, stamps, changed, dead, [f.rel for f in stale]), len(files)
 
