@@ -142,9 +142,10 @@ def start(
     project: str | None,
     warm: Sessions | None,
 ) -> Started:
-    """Watch the project's folders, load what a prompt needs, list the project's files
-    unless a request waits already (the hook's walk serves it, `hooks.listing`), and
-    answer the first request (`answer_first`); `warm`: the forking hook's sessions."""
+    """Watch the project's folders, load what a prompt needs (the index file opened and
+    compared with the listing, `View.open_early`), list the project's files unless a
+    request waits already (the hook's walk serves it, `hooks.listing`), and answer the
+    first request (`answer_first`); `warm`: the forking hook's sessions."""
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     sessions = Sessions(root, keep=True)
     if warm is not None:
@@ -158,6 +159,11 @@ def start(
     from memhooks.hooks import autosearch, recorder  # noqa: F401
     from memhooks.memory import searching  # noqa: F401
 
+    if view is not None:
+        try:  # what the first prompt's search needs, done while the prompt's hook starts
+            view.open_early()
+        except Exception as e:  # noqa: BLE001 - the prompt's search opens it then
+            logger.warning("index file not opened early: %s: %s", type(e).__name__, e)
     answered = answer_first(
         sock,
         sessions,

@@ -45,6 +45,16 @@ def mode_of(configured: SemanticMode, flag: str | None = None) -> SemanticMode:
     return cast("SemanticMode", chosen)
 
 
+def lexical(configured: SemanticMode) -> bool:
+    """True when a session process searches by words only (`open_meaning` gives None):
+    meaning is off, or the [semantic] extra is not installed."""
+    if mode_of(configured) == "off":
+        return True
+    from memhooks.memory.semantic import available
+
+    return not available()
+
+
 def open_meaning(
     root: Path,
     configured: SemanticMode,

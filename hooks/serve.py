@@ -154,6 +154,7 @@ class _Process:
             await self._answered.wait()
         try:
             await anyio.to_thread.run_sync(view.index)
+            view.keep_scores()  # from the second prompt on (`View.open_early`)
             await anyio.to_thread.run_sync(view.catch_up)  # edits made while reading
         except Exception:
             logger.exception("reading the corpus failed; answering from the index file")

@@ -218,3 +218,94 @@ def test_auto_search_in_a_session_reads_no_note_it_does_not_show(
     counted = session.search("deploy 飛坏厹痄", limit=20)
     assert counted.partial and len(read) >= 50  # each note holding a bigram
     assert [h.rel for h in quick.hits] == [h.rel for h in counted.hits]
+
+
+def _opened(tmp_path: Path) -> tuple[View, Store, Path]:
+    """A session process's view that opened its index file before its first prompt."""
+    import os
+    import time
+
+    from memhooks.memory import search
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    store = Store.for_project(tmp_path / "root", project)
+    store.write_note("kafka", "Kafka consumer settings: the lag alert fires at 500.")
+    store.write_note("payments", "The Stripe webhook secret lives in vault.")
+    store.write_note(
+        "deploy", "Deploy with the blue green script; kafka restarts last."
+    )
+    hour_ago = time.time() - 3600  # older than a build's racy window: trusted
+    notes = store.root / "projects" / store.slug / "notes"
+    for path in notes.iterdir():
+        os.utime(path, (hour_ago, hour_ago))
+    search(store, "kafka")  # builds the index file
+    view = View.open(store.root, project, indexed=True)
+    view.read_in_background()  # a session process, its watcher up
+    return view, store, notes
+
+
+def test_a_session_opens_its_index_file_once_before_its_first_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, walks: list[int]
+) -> None:
+    """Every prompt until the corpus is read used to open the index file and compare it
+    with the listing again (65-120 ms at ten thousand notes); opened early, it is kept
+    current from what the watcher reports, and ranks as the files on disk do."""
+    from memhooks.memory import layered
+
+    view, store, notes = _opened(tmp_path)
+    opened: list[int] = []
+    segment_of = layered._segment
+
+    def counted(s: Store) -> Segment | None:
+        opened.append(1)
+        return segment_of(s)
+
+    monkeypatch.setattr(layered, "_segment", counted)
+    walks.clear()
+    assert view.open_early() and view.loaded()
+    assert not view.open_early()  # once
+    with open(notes / "kafka.md", "a") as f:  # edited in place after the walk
+        f.write("The partition count is zanzibar.\n")
+    store.write_note("lag", "Consumer lag is measured per partition.")
+    (notes / "payments.md").unlink()
+    view.refresh(  # what the watcher reports
+        [f"projects/{store.slug}/notes/{n}.md" for n in ("kafka", "lag", "payments")]
+    )
+    docs = store.corpus()
+    for query in ("zanzibar partition", "kafka", "stripe webhook", "lag consumer"):
+        assert _answer(view.search(query)) == _answer(
+            search_docs(docs.values(), query)
+        ), query
+    assert (opened, walks) == ([1], [])
+
+
+def test_the_first_prompt_ranks_from_postings_and_later_ones_from_kept_scores(
+    tmp_path: Path,
+) -> None:
+    """A key's kept scores (`memory.topk`) cost more to build than one ranking: the
+    prompt answered first ranks without them, the next ones keep them; same answers."""
+    view, store, _ = _opened(tmp_path)
+    assert view.open_early()
+    first = _answer(view.search("kafka lag"))
+    assert view.index().columns is None
+    view.keep_scores()
+    assert view.index().columns is not None
+    assert _answer(view.search("kafka lag")) == first
+    assert first == _answer(search_docs(store.corpus().values(), "kafka lag"))
+
+
+def test_a_session_with_nothing_to_open_reads_its_corpus_later(
+    tmp_path: Path,
+) -> None:
+    """No index file yet (building one takes seconds at ten thousand notes), or a
+    ranking that reads every note: nothing is read before the first prompt."""
+    view, store, _ = _opened(tmp_path)
+    (store.root / ".index" / f"{store.slug}.mhix").unlink()
+    assert not view.open_early() and not view.loaded()
+    baseline = View.open(store.root, tmp_path / "shop", indexed=True)
+    baseline.config = baseline.config._replace(
+        search=baseline.config.search._replace(ranking="baseline")
+    )
+    baseline.read_in_background()
+    assert not baseline.open_early() and not baseline.loaded()
