@@ -114,3 +114,16 @@ def test_the_words_search_reads_as_no_subject_are_no_prompt_terms() -> None:
         "us-central1",
         "部署",
     ]
+
+
+def test_a_word_of_one_or_two_cjk_characters_is_a_term_one_of_two_letters_is_not() -> (
+    None
+):
+    # Han, kana and Hangul carry a subject in one or two characters; "go" or "ok" none.
+    assert significant_terms("税 の 한국 go ok 部署 ab ヶ") == [
+        "税",
+        "の",
+        "한국",
+        "部署",
+        "ヶ",
+    ]
