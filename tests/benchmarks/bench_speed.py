@@ -14,7 +14,8 @@ measured in the same run:
    `claude -p` sends it), and one sent once the process is ready; the same hook with no
    session process (in-process fallback); SessionStart; with ``--against DIR`` (a folder
    holding another memhooks package, as for `bench_against`), the same prompt hooks of
-   that version too, run by run with this checkout's;
+   that version too, run by run with this checkout's, and each version's session
+   process's CPU time (user + system, from /proc) as its first prompt's hook returns;
 4. peak RSS of the hook command and of the session process;
 5. all of it per size, so growth shows.
 
@@ -215,7 +216,13 @@ def bench_size(notes: int, runs: int, against: Path | None) -> dict[str, float]:
         )
         out["prompt_fallback_ms"] = median_ms(prompt_slow)
         for version, times in got.items():
-            for name in ("first", "first_later", "ready"):
+            for name in (
+                "first",
+                "first_later",
+                "ready",
+                "first_cpu",
+                "first_later_cpu",
+            ):
                 key = f"{version}_{name}"
                 out[key], out[key + "_p95"] = (
                     median_ms(times[name]),
@@ -261,6 +268,7 @@ def _session_hooks(
     # as `claude -p` sends it.
     prompt = _event(sid, project, "UserPromptSubmit", r)
     out.append(("first", timed(hook, stdin=prompt, env=env)))
+    out.append(("first_cpu", _session_cpu(env["MEMHOOKS_HOME"])))
     # A model answers in seconds: meanwhile the process reads its corpus (after its
     # first answer), and the next prompt finds it ready.
     time.sleep(3)
@@ -272,8 +280,31 @@ def _session_hooks(
     time.sleep(HARNESS_GAP)
     prompt = _event(later, project, "UserPromptSubmit", r)
     out.append(("first_later", timed(hook, stdin=prompt, env=env)))
+    out.append(("first_later_cpu", _session_cpu(env["MEMHOOKS_HOME"])))
     timed(hook, stdin=_event(later, project, "SessionEnd", r), env=env)
     return out
+
+
+def _session_cpu(root: str) -> float:
+    """CPU time (user + system, s) of the newest session process a hook forked for
+    `root`, so far: read as the first prompt's hook returns, what that answer cost it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    newest = (-1, float("nan"))
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/comm") as comm:
+                if comm.read().strip() != "memhooks-serve":
+                    continue
+            with open(f"/proc/{pid}/environ", "rb") as environ:
+                if f"MEMHOOKS_HOME={root}\0".encode() not in environ.read():
+                    continue
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile, or another user's
+            continue
+        started, cpu = int(fields[19]), (int(fields[11]) + int(fields[12])) / tick
+        newest = max(newest, (started, cpu))
+    return newest[1]
 
 
 def _session(
@@ -387,15 +418,17 @@ def main() -> None:
     print(
         "| notes | version | first prompt, at once (p95) | ratio "
         "| first prompt, 0.2 s later (p95) | ratio | ready (p95) | ratio "
+        "| session process CPU by the first answer, at once / later "
         "| python -c pass | load average |"
     )
-    print("|" + "---|" * 10)
+    print("|" + "---|" * 11)
     for n, r in rows.items():
         for v in ("other", "this"):
             print(
                 f"| {n:,} | {v} | {_cell(r, v + '_first', r['python_ms'])} "
                 f"| {_cell(r, v + '_first_later', r['python_ms'])} "
                 f"| {_cell(r, v + '_ready', r['python_ms'])} "
+                f"| {r[v + '_first_cpu']:.0f} / {r[v + '_first_later_cpu']:.0f} ms "
                 f"| {r['python_ms']:.0f} ms | {r['load']:.1f} |"
             )
 
