@@ -155,7 +155,7 @@ class View:
         """Read the corpus now (`index`) if that reads no note, and whether it did.
 
         A session process that ranks by words only reads no note to read its corpus: it
-        opens the index file and compares it with its listing (~30 ms of CPU at ten
+        opens the index file and compares it with its listing (30-55 ms of CPU at ten
         thousand notes), once, where a prompt answered before that (`search`) opened
         and compared it again (a forked process starts it before its first request).
         With no index file, or meaning to embed, the corpus is read later, as before.
