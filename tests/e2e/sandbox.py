@@ -299,14 +299,23 @@ class Sandbox:
         logs = sorted(self.root.glob(f"projects/*/daily/{date.today().isoformat()}.md"))
         return "\n".join(p.read_text() for p in logs)
 
-    def entries(self, title: str) -> list[str]:
-        """Today's log entries whose heading ends with `title`, each with its body."""
-        chunks = re.split(r"^(?=### )", self.daily(), flags=re.MULTILINE)
-        return [
-            c
-            for c in chunks
-            if c.startswith("### ") and c.splitlines()[0].endswith("— " + title)
-        ]
+    def entries(
+        self, title: str, *, at_least: int = 0, wait: float = 10.0
+    ) -> list[str]:
+        """Today's log entries whose heading ends with `title`, each with its body; with
+        `at_least`, waited for up to `wait` seconds (a harness that does not await its
+        SessionEnd hook exits while the session process still writes the record)."""
+        deadline = time.monotonic() + wait
+        while True:
+            chunks = re.split(r"^(?=### )", self.daily(), flags=re.MULTILINE)
+            found = [
+                c
+                for c in chunks
+                if c.startswith("### ") and c.splitlines()[0].endswith("— " + title)
+            ]
+            if len(found) >= at_least or time.monotonic() > deadline:
+                return found
+            time.sleep(0.1)
 
     def leftovers(self, *, grace: float = 3.0) -> Leftovers:
         """Memhooks processes, sockets and session state still there after `grace` seconds."""

@@ -66,7 +66,7 @@ def execd(tmp_path_factory, cli_bins: Path, netns: bool) -> Iterator[ExecRuns]:
         sb.script([{"when": RESUME, "tool": "exec_command", "args": {"cmd": COMMAND}}])
         first = sb.run(codex_exec(ASK), env=env)
         assert first.returncode == 0, first.stderr
-        first_end = "\n".join(sb.entries("session end"))
+        first_end = "\n".join(sb.entries("session end", at_least=1))
         resumed = sb.run(codex_exec(RESUME, "resume", "--last"), env=env)
         assert resumed.returncode == 0, resumed.stderr
         assert sb.requests(), "the mock model API saw no request"
@@ -85,7 +85,7 @@ def test_exec_auto_search_hit_reaches_the_model(execd: ExecRuns) -> None:
 
 
 def test_exec_resumed_session_end_record_names_the_command(execd: ExecRuns) -> None:
-    ends = execd.sb.entries("session end")
+    ends = execd.sb.entries("session end", at_least=2)
     assert len(ends) == 2, execd.sb.daily()
     assert RESUME in ends[1] and COMMAND in ends[1]
     assert (execd.sb.project / "resumed.txt").exists(), "the command did not run"
@@ -196,7 +196,7 @@ def test_interactive_block_comes_back_once_after_compaction(
 
 
 def test_interactive_session_end_record(interactive: Interactive) -> None:
-    ends = interactive.sb.entries("session end")
+    ends = interactive.sb.entries("session end", at_least=1)
     assert ends and AFTER_COMPACT in ends[-1], interactive.sb.daily()
 
 

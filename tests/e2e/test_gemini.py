@@ -75,7 +75,7 @@ def test_print_auto_search_hit_reaches_the_model(printed: PrintRun) -> None:
 
 
 def test_print_session_end_record(printed: PrintRun) -> None:
-    ends = printed.sb.entries("session end")
+    ends = printed.sb.entries("session end", at_least=1)
     assert ends and ASK in ends[-1], printed.sb.daily()
 
 
@@ -167,7 +167,7 @@ def test_interactive_block_after_compress(interactive: Interactive) -> None:
 
 
 def test_interactive_session_end_record(interactive: Interactive) -> None:
-    ends = interactive.sb.entries("session end")
+    ends = interactive.sb.entries("session end", at_least=1)
     assert ends and AFTER_COMPACT in ends[-1], interactive.sb.daily()
 
 
