@@ -86,23 +86,17 @@ def test_a_session_still_reading_answers_from_its_listing_and_what_it_is_told(
     """Until the corpus is read, a session process compares the index file with the files
     it listed once its watcher was up, patched per reported file: edits in place,
     new notes and deletions all count, and no prompt stats every file again."""
-    import os
     import time
 
-    from memhooks.memory import search
-
-    project = tmp_path / "shop"
-    project.mkdir()
-    store = Store.for_project(tmp_path / "root", project)
-    store.write_note("kafka", "Kafka consumer settings.")
-    store.write_note("payments", "The Stripe webhook secret lives in vault.")
     hour_ago = time.time() - 3600  # older than a build's racy window: trusted
-    notes = store.root / "projects" / store.slug / "notes"
-    for path in notes.iterdir():
-        os.utime(path, (hour_ago, hour_ago))
-    search(store, "kafka")  # builds the index file
-    view = View.open(store.root, project, indexed=True)
-    view.read_in_background()  # a session process still reading its corpus
+    view, store, notes = _indexed(
+        tmp_path,
+        {
+            "kafka": "Kafka consumer settings.",
+            "payments": "The Stripe webhook secret lives in vault.",
+        },
+        hour_ago,
+    )
     walks.clear()  # from here on
     with open(notes / "kafka.md", "a") as f:
         f.write("The lag alert threshold is zanzibar.\n")
@@ -222,27 +216,38 @@ def test_auto_search_in_a_session_reads_no_note_it_does_not_show(
 
 def _opened(tmp_path: Path) -> tuple[View, Store, Path]:
     """A session process's view that opened its index file before its first prompt."""
-    import os
     import time
+
+    notes = {
+        "kafka": "Kafka consumer settings: the lag alert fires at 500.",
+        "payments": "The Stripe webhook secret lives in vault.",
+        "deploy": "Deploy with the blue green script; kafka restarts last.",
+    }
+    return _indexed(tmp_path, notes, time.time() - 3600)
+
+
+def _indexed(
+    tmp_path: Path, notes: dict[str, str], written_at: float
+) -> tuple[View, Store, Path]:
+    """A session process's view (its watcher up, its corpus still being read) of a
+    project whose `notes` were written at `written_at` (an hour ago: older than a
+    build's racy window, trusted) and are in its index file; and its notes folder."""
+    import os
 
     from memhooks.memory import search
 
     project = tmp_path / "shop"
     project.mkdir()
     store = Store.for_project(tmp_path / "root", project)
-    store.write_note("kafka", "Kafka consumer settings: the lag alert fires at 500.")
-    store.write_note("payments", "The Stripe webhook secret lives in vault.")
-    store.write_note(
-        "deploy", "Deploy with the blue green script; kafka restarts last."
-    )
-    hour_ago = time.time() - 3600  # older than a build's racy window: trusted
-    notes = store.root / "projects" / store.slug / "notes"
-    for path in notes.iterdir():
-        os.utime(path, (hour_ago, hour_ago))
+    for name, text in notes.items():
+        store.write_note(name, text)
+    folder = store.root / "projects" / store.slug / "notes"
+    for path in folder.iterdir():
+        os.utime(path, (written_at, written_at))
     search(store, "kafka")  # builds the index file
     view = View.open(store.root, project, indexed=True)
-    view.read_in_background()  # a session process, its watcher up
-    return view, store, notes
+    view.read_in_background()
+    return view, store, folder
 
 
 def test_a_session_opens_its_index_file_once_before_its_first_prompt(

@@ -20,6 +20,9 @@ from tests.memory.test_layered import _ZIPF, _answer, _notes
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from memhooks.memory.corpus import Doc
+    from memhooks.memory.layered import Layered
+
 USUAL = ["common", "usual", "often", "plain", "daily", "basic"]
 RARE = ["zebra", "quokka", "narwhal", "axolotl", "okapi", "tapir", "dugong"]
 
@@ -49,6 +52,13 @@ def _root(memory_root: Path, rng: random.Random, count: int) -> None:
     store.write_memory(" ".join(rng.sample(USUAL, 3)))
 
 
+def _session(store: Store) -> tuple[dict[str, Doc], Layered]:
+    """A session's index of `store` (its index file built first), and the corpus."""
+    search(store, "common")
+    docs = store.corpus()
+    return docs, open_index(store, docs=docs)
+
+
 def _prompt(rng: random.Random) -> str:
     return " ".join(
         [
@@ -66,9 +76,7 @@ def test_the_first_hits_of_any_prompt_are_those_of_a_full_ranking(
     rng = random.Random(seed)
     _root(memory_root, rng, 250)
     store = Store(memory_root, SLUG)
-    search(store, "common")  # builds the index file
-    docs = store.corpus()
-    session = open_index(store, docs=docs)
+    docs, session = _session(store)
     for _ in range(12):
         query, limit = _prompt(rng), rng.choice([1, 3, 5, 20, 40])
         fresh = _answer(search_docs(docs.values(), query))
@@ -85,9 +93,7 @@ def test_a_long_prompt_of_common_words_scores_few_files(
     rng = random.Random(7)
     _root(memory_root, rng, 600)
     store = Store(memory_root, SLUG)
-    search(store, "common")
-    docs = store.corpus()
-    session = open_index(store, docs=docs)
+    docs, session = _session(store)
     assert isinstance(session.columns, Columns)
     query = " ".join([*USUAL, "zebra", "okapi"])
     fresh = _answer(search_docs(docs.values(), query))
@@ -110,8 +116,7 @@ def test_every_documents_bound_is_at_least_its_score(
     for n in range(30):  # named by a rare word their text does not hold
         body = " ".join([*rng.sample(USUAL, 2), *rng.choices(WORDS, _ZIPF, k=6)])
         store.write_note(f"{RARE[n % len(RARE)]}-{n}", body)
-    search(store, "common")
-    session = open_index(store, docs=store.corpus())
+    _, session = _session(store)
     n = len(session.sizes)
     for _ in range(10):
         query = f"{_prompt(rng)} {rng.choice(RARE)} {rng.choice(WORDS)}"
@@ -141,9 +146,7 @@ def test_files_a_long_prompt_names_are_not_all_scored(
     for n in range(200):
         body = " ".join(rng.choices(WORDS, _ZIPF, k=12))
         store.write_note(f"{rng.choice(USUAL)}-named-{n}", body)
-    search(store, "common")
-    docs = store.corpus()
-    session = open_index(store, docs=docs)
+    docs, session = _session(store)
     assert isinstance(session.columns, Columns)
     query = " ".join([*USUAL, "zebra", "okapi"])
     fresh = _answer(search_docs(docs.values(), query))
