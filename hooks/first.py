@@ -1,21 +1,26 @@
-"""The first request to a session process a hook forked, answered before its event loop
+"""The requests to a session process a hook forked, answered before its event loop
 starts.
 
 The prompt hook of `claude -p` follows SessionStart's within ~0.2 s: starting asyncio and
 anyio (~50 ms) and loading the modules that serve the socket would stand between it and
 its answer. Until a request is answered, or for `WITHIN` seconds, requests are answered
 here, one at a time and in this thread, by the same handlers, under the same deadlines
-(`hooks.runner.handle_now`); the event loop then takes over.
+(`hooks.runner.handle_now`). What the event loop needs is then made ready a step at a
+time (the listing finished, its modules loaded, the whole root watched: ~0.3 s at ten
+thousand notes), and a request that comes meanwhile is answered between two steps, not
+after all of them; the event loop then takes over.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import select
 import time
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from memhooks.hooks.adapters import render
-from memhooks.hooks.notify import FolderWatch
+from memhooks.hooks.notify import FolderWatch, watching
 from memhooks.hooks.runner import Sessions, decode, handle_now
 from memhooks.hooks.wire import (
     MAX_REQUEST,
@@ -31,12 +36,16 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from watchfiles._rust_notify import RustNotify
+
     from memhooks.hooks.events import Harness
 
 logger = getLogger(__name__)
 
 #: How long requests are answered here before the event loop starts anyway.
 WITHIN = 0.5
+#: What `anyio.run` loads before it serves a request (~100 ms), a module a step.
+_EVENT_LOOP = ("memhooks.hooks.serve", "asyncio", "anyio._backends._asyncio")
 
 
 def answer_first(
@@ -57,7 +66,7 @@ def answer_first(
     try:
         while (left := deadline - time.monotonic()) > 0:
             if idle is not None:
-                if idle(lambda: bool(select.select([sock], [], [], 0)[0])):
+                if idle(lambda: _waits(sock)):
                     idle = None
                 left = max(deadline - time.monotonic(), 0.001)
             sock.settimeout(left)
@@ -127,12 +136,41 @@ def _read_all(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
+def _waits(sock: socket.socket) -> bool:
+    # Whether a client is waiting to be accepted.
+    return bool(select.select([sock], [], [], 0)[0])
+
+
+def _answer_waiting(
+    sock: socket.socket,
+    sessions: Sessions,
+    harness: Harness | None,
+    changes: Callable[[], None],
+) -> str | None:
+    # Answer the requests waiting now, without waiting for more; the kind of the last
+    # answered ("session-end" at once, if one ends the session).
+    kind = None
+    while _waits(sock):
+        try:
+            conn, _ = sock.accept()
+        except OSError:  # a client gone already
+            continue
+        with conn:
+            kind = _serve(conn, sessions, harness, changes) or kind
+        if kind == "session-end":
+            break
+    return kind
+
+
 class Started(NamedTuple):
     """A forked session process before its event loop: what `serve.serve_socket` takes over."""
 
     sessions: Sessions
-    watcher: FolderWatch  #: the project's folders (`hooks.serve` hands over to a recursive watch)
-    answered: str | None  #: the kind of the event answered here, if any
+    #: the project's folders (`hooks.serve` hands over to `recursive`)
+    watcher: FolderWatch
+    answered: str | None  #: the kind of the last event answered here, if any
+    #: the whole root, watched (`hooks.watch.start_watching`), unless that failed
+    recursive: RustNotify | None = None
 
 
 def start(
@@ -144,8 +182,9 @@ def start(
 ) -> Started:
     """Watch the project's folders, load what a prompt needs (the index file opened and
     compared with the listing, `View.open_early`), list the project's files unless a
-    request waits already (the hook's walk serves it, `hooks.listing`), and answer the
-    first request (`answer_first`); `warm`: the forking hook's sessions."""
+    request waits already (the hook's walk serves it, `hooks.listing`), answer the
+    first request (`answer_first`), then make the event loop ready, answering requests
+    between its steps; `warm`: the forking hook's sessions."""
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     sessions = Sessions(root, keep=True)
     if warm is not None:
@@ -164,15 +203,52 @@ def start(
             view.open_early()
         except Exception as e:  # noqa: BLE001 - the prompt's search opens it then
             logger.warning("index file not opened early: %s: %s", type(e).__name__, e)
+
+    answered: str | None = None
+
+    def changes() -> None:
+        catch_up(watcher, sessions)
+
+    def go_on() -> bool:
+        # Answer the requests waiting now; whether the session goes on.
+        nonlocal answered
+        if answered != "session-end":
+            answered = _answer_waiting(sock, sessions, harness, changes) or answered
+        return answered != "session-end"
+
     answered = answer_first(
-        sock,
-        sessions,
-        harness,
-        lambda: catch_up(watcher, sessions),
-        lambda waiting: finish(sessions, waiting),
+        sock, sessions, harness, changes, lambda stop: finish(sessions, stop)
     )
-    finish(sessions)  # if a request came first
-    return Started(sessions, watcher, answered)
+    # The rest, a step at a time: a request that comes meanwhile waits for one step (the
+    # listing starts again after one, twice at most, then runs to the end).
+    recursive = None
+    waiting = functools.partial(_waits, sock)
+    for stop in (waiting, waiting, None):
+        if not go_on() or finish(sessions, stop):
+            break
+    for module in _EVENT_LOOP:
+        if go_on():
+            _load(module)
+    if go_on():
+        recursive = _watch_root(root)
+        go_on()
+    return Started(sessions, watcher, answered, recursive)
+
+
+def _watch_root(root: Path) -> RustNotify | None:
+    # The recursive watch the event loop keeps (`hooks.watch.start_watching`).
+    try:
+        return watching([str(root)], recursive=True)
+    except OSError as e:  # the event loop tries again, and says why
+        logger.info("root not watched yet: %s", e)
+        return None
+
+
+def _load(module: str) -> None:
+    try:
+        importlib.import_module(module)
+    except ImportError:  # anyio's own module for asyncio, named otherwise
+        logger.debug("%s not loaded early", module)
 
 
 def finish(sessions: Sessions, stop: Callable[[], bool] | None = None) -> bool:

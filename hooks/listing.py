@@ -22,7 +22,7 @@ from memhooks.memory.paths import kind_of
 from memhooks.memory.scope import Found
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
     from memhooks.memory import Store
     from memhooks.memory.paths import Located
@@ -71,24 +71,33 @@ class Listing:
         self.complete = not trusted
         files = seed.files if seed is not None and trusted else store.walk()
         self._files = {f.rel: f for f in files}
+        #: a listing `stop` paused: the files still to stat, and those stat'ed
+        self._paused: tuple[Iterator[Found], dict[str, Found]] | None = None
 
     def finish(self, stop: Callable[[], bool] | None = None) -> list[str]:
         """Make it `complete`, unless `stop` (asked every `_STEP` files) says to leave it
-        as it was; the files that changed since the seed (see `relist`)."""
-        return [] if self.complete else self.relist(stop)
+        as it was for now (the next call goes on from there); the files that changed
+        since the seed (see `relist`)."""
+        return [] if self.complete else self._list(stop)
 
     def files(self) -> list[Found]:
         """The files, as `Store.walk` would list them now."""
         return list(self._files.values())
 
-    def relist(self, stop: Callable[[], bool] | None = None) -> list[str]:
-        """List the files afresh (after a watch that missed some), unless `stop` says to
-        leave them as they were; those that came, went or changed since."""
-        now: dict[str, Found] = {}
-        for i, f in enumerate(self.store.found()):
-            if stop is not None and i % _STEP == 0 and stop():
-                return []
+    def relist(self) -> list[str]:
+        """List the files afresh (after a watch that missed some); those that came, went
+        or changed since."""
+        self._paused = None
+        return self._list(None)
+
+    def _list(self, stop: Callable[[], bool] | None) -> list[str]:
+        found, now = self._paused or (self.store.found(), {})
+        self._paused = None
+        for f in found:
             now[f.rel] = f
+            if stop is not None and len(now) % _STEP == 0 and stop():
+                self._paused = found, now
+                return []
         old, self._files = self._files, now
         self.complete = True
         gone = [rel for rel in old if rel not in now]
@@ -97,11 +106,15 @@ class Listing:
     def update(self, rels: Iterable[str]) -> None:
         """Stat these files again (edited, created or deleted); others are ignored."""
         files = dict(self._files)  # a new dict: a search may be iterating this one
+        listed = self._paused[1] if self._paused is not None else {}
         for rel in rels:
             if (found := self._stat(rel)) is None:
                 files.pop(rel, None)
+                listed.pop(rel, None)
             else:
                 files[rel] = found
+                if rel in listed:  # else the paused listing stats it when it goes on
+                    listed[rel] = found
         self._files = files
 
     def _stat(self, rel: str) -> Found | None:

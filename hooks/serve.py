@@ -120,9 +120,10 @@ class _Process:
         self.last = anyio.current_time()
         self._lock = anyio.Lock()
         self._answered = anyio.Event()
+        self._searched = anyio.Event()  #: an event answered since columns were built
         self.rereads = Rereads(self.sessions.views)
         # Watching from now on: what a view lists after this is kept current.
-        self.watcher = start_watching(root)
+        self.watcher = (started and started.recursive) or start_watching(root)
         if started:
             self._hand_over(started.watcher)
         if started and started.answered:
@@ -143,6 +144,7 @@ class _Process:
             result = await answer(line, harness, self.sessions)
         self.last = anyio.current_time()
         self._answered.set()
+        self._searched.set()
         if result.ended:
             self.stop.set()
         return result
@@ -154,10 +156,26 @@ class _Process:
             await self._answered.wait()
         try:
             await anyio.to_thread.run_sync(view.index)
-            view.keep_scores()  # from the second prompt on (`View.open_early`)
             await anyio.to_thread.run_sync(view.catch_up)  # edits made while reading
         except Exception:
             logger.exception("reading the corpus failed; answering from the index file")
+
+    async def _build_columns(self) -> None:
+        # Between events, the scores of keys the searches lacked (`View.build_column`),
+        # one key at a time: an event that comes meanwhile waits for one (~20 ms at ten
+        # thousand notes), not for all of a long prompt's.
+        while True:
+            for view in self.sessions.views():
+                more = True
+                while more:
+                    async with self._lock:
+                        try:
+                            more = await anyio.to_thread.run_sync(view.build_column)
+                        except Exception:  # that key is ranked from its postings
+                            logger.exception("a key's scores were not kept")
+                    await checkpoint()
+            await self._searched.wait()
+            self._searched = anyio.Event()
 
     def _changed(self, rels: set[str]) -> None:
         if rels:
@@ -182,6 +200,7 @@ class _Process:
             for view in self.sessions.views():
                 if view.warming:
                     tg.start_soon(self._warm, view)
+            tg.start_soon(self._build_columns)
             await anyio.sleep(
                 0.1
             )  # the watcher is up: catch up with edits made meanwhile

@@ -169,19 +169,15 @@ class View:
             and has_index(self.store)
         ):
             return False
-        # A prompt ranks from the postings until the session keeps each key's scores
-        # (`keep_scores`): building a common word's column costs more than one ranking.
-        self.index().columns = None
+        self.index()
         return True
 
-    def keep_scores(self) -> None:
-        """Keep each queried key's scores between searches from now on (`memory.topk`),
-        once the first answer is out (`open_early` left them unkept)."""
-        from memhooks.memory.topk import Columns
-
-        with self._patching:
-            if self._index is not None and self._index.columns is None:
-                self._index.columns = Columns()
+    def build_column(self) -> bool:
+        """Make one key's scores that a search lacked (`memory.topk.Columns.build`), as a
+        session process does between events; whether more are wanted."""
+        with self._patching:  # not while the watcher patches the index
+            columns = self._index.columns if self._index is not None else None
+            return columns is not None and columns.build()
 
     def kept(self) -> View:
         """This view, from now on kept by a session process (with an index, and meaning)."""

@@ -137,11 +137,16 @@ def rank(
     weighs = {k for k in qkeys if k not in frame} or set(qkeys)
     bm25 = BM25(index.sizes, avg, when)
     columns = getattr(index, "columns", None)
-    if columns is not None and len(weighs) == len(qkeys) and when not in LEADING:
-        # A session's index keeps each key's scores: the best are found without adding
-        # up every posting of a common word (`memory.topk.Columns`). Not for frame
-        # words at a share of their weight, nor when the logs near the best move ahead:
-        # those are scored in full.
+    if (
+        columns is not None
+        and len(weighs) == len(qkeys)
+        and when not in LEADING
+        and columns.hold(index, qkeys, bm25)
+    ):
+        # A session's index keeps each key's scores, made between searches: the best
+        # are found without adding up every posting of a common word
+        # (`memory.topk.Columns`). Not for frame words at a share of their weight, nor
+        # when the logs near the best move ahead: those are scored in full.
         return _ranking(index, terms, qkeys, *columns.top(index, qkeys, bm25, limit))
     sums = Sums()
     idf: dict[str, float] = {}

@@ -93,16 +93,48 @@ class Column(NamedTuple):
 
 class Columns:
     """The columns a session's index keeps (`memory.layered.Layered.columns`): `rank`
-    asks them for the best documents."""
+    asks them for the best documents once each key of the query has its column.
+
+    A common word's column costs more to make than one ranking without it (~20 ms at
+    ten thousand notes, and a long prompt holds a dozen such words): a search makes
+    the columns of keys in few files only, ranks from the postings while a key in many
+    lacks one, and leaves it to `build`, which the session process calls between events.
+    """
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, int, float], Column] = {}
+        #: keys a search lacked a column for, and the index and scoring to make it over
+        self._wanted: dict[str, tuple[Searchable, BM25]] = {}
         #: documents the last `top` scored in full (what it cost)
         self.scored = 0
 
     def clear(self) -> None:
         """Forget every column (a document changed)."""
         self._kept.clear()
+        self._wanted.clear()
+
+    def hold(self, index: Searchable, qkeys: Sequence[str], bm25: BM25) -> bool:
+        """Whether each of `qkeys` has its column over `index`, made now for a key in
+        few files; a key in many that has none is wanted (`build`)."""
+        kept, few = self._kept, len(index.sizes) * DENSE_SHARE
+        lacking = []
+        for k in qkeys:
+            if (k, index.count, bm25.avg) in kept:
+                continue
+            if len(index.postings(k)) // 3 + len(index.field_ids(k)) > few:
+                lacking.append(k)
+            else:
+                _column(index, k, bm25, kept)
+        self._wanted.update(dict.fromkeys(lacking, (index, bm25)))
+        return not lacking
+
+    def build(self) -> bool:
+        """Make the column of the key wanted first, if any; whether more are wanted."""
+        if self._wanted:
+            key = next(iter(self._wanted))
+            index, bm25 = self._wanted.pop(key)
+            _column(index, key, bm25, self._kept)
+        return bool(self._wanted)
 
     def top(
         self, index: Searchable, qkeys: Sequence[str], bm25: BM25, limit: int

@@ -10,7 +10,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.first import answer_first
+from memhooks.hooks.first import answer_first, start
 from memhooks.hooks.listing import Listing, walk
 from memhooks.hooks.runner import Sessions
 from memhooks.hooks.wire import request
@@ -110,6 +110,27 @@ def test_a_folder_changed_just_before_the_walk_is_compared_by_name(
     assert listing.complete and "lag.md" in _names(listing)
 
 
+def test_a_paused_listing_goes_on_from_where_it_stopped(
+    memory_root: Path, project: Path
+) -> None:
+    """Requests that come one after another still let it finish (each pause keeps what
+    was listed), and an edit the watcher reports meanwhile is kept as it is now."""
+    store = _settled(memory_root, project)
+    notes = memory_root / "projects" / store.slug / "notes"
+    for i in range(600):
+        (notes / f"n{i}.md").write_text("x")
+    listing = Listing(store, walk(store))
+    assert listing.finish(lambda: True) == [] and not listing.complete
+    for i in range(600):  # some listed before the pause, some not yet
+        (notes / f"n{i}.md").write_text("edited")
+    listing.update(f"projects/{store.slug}/notes/n{i}.md" for i in range(600))
+    for _ in range(3):
+        listing.finish(lambda: True)
+    assert listing.complete
+    sizes = _names(listing)
+    assert all(sizes[f"n{i}.md"] == len("edited") for i in range(600))
+
+
 def _first(
     root: Path, project: Path, *, sent_before: bool, probed: bool = False
 ) -> tuple[list[str], str | None]:
@@ -178,3 +199,49 @@ def test_the_files_are_listed_only_while_no_request_waits(
     # A probe is no request: the listing goes on once it has hung up.
     done, kind = _first(memory_root, project, sent_before=False, probed=True)
     assert (done, kind) == (["waiting", "idle", "changes"], "pre-prompt")
+
+
+def test_prompts_that_come_while_it_starts_are_answered_before_its_event_loop(
+    memory_root: Path, project: Path
+) -> None:
+    """The prompts after the first, while the process makes its event loop ready (the
+    listing finished, its modules loaded, the whole root watched: ~0.3 s at ten thousand
+    notes), are answered between those steps, not after all of them."""
+    _settled(memory_root, project)
+    path = str(memory_root / "start.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen()
+    replies: dict[str, bytes] = {}
+
+    def send(prompt: str) -> None:
+        payload = {
+            "session_id": "s",
+            "cwd": str(project),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        }
+        raw = request("claude-code", json.dumps(payload).encode())
+        assert raw is not None
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(path)
+            client.sendall(raw)
+            client.shutdown(socket.SHUT_WR)
+            replies[prompt] = client.recv(65536)
+
+    prompts = ["kafka consumer settings", "stripe webhook secret"]
+    senders = [threading.Thread(target=send, args=(p,)) for p in prompts]
+    for sender in senders:
+        sender.start()
+    time.sleep(0.2)  # both connected: both wait
+    try:
+        started = start(server, memory_root, None, str(project), None)
+    finally:
+        for sender in senders:
+            sender.join(10)
+        server.close()
+    started.watcher.close()
+    assert started.answered == "pre-prompt" and started.recursive is not None
+    started.recursive.close()
+    assert b"kafka.md" in replies[prompts[0]]
+    assert b"payments.md" in replies[prompts[1]]

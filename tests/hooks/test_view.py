@@ -285,18 +285,21 @@ def test_a_session_opens_its_index_file_once_before_its_first_prompt(
     assert (opened, walks) == ([1], [])
 
 
-def test_the_first_prompt_ranks_from_postings_and_later_ones_from_kept_scores(
+def test_a_search_leaves_a_common_words_scores_to_be_made_between_events(
     tmp_path: Path,
 ) -> None:
-    """A key's kept scores (`memory.topk`) cost more to build than one ranking: the
-    prompt answered first ranks without them, the next ones keep them; same answers."""
+    """A key's kept scores (`memory.topk`) cost more to make than one ranking: a
+    search ranks from the postings while a key in many files has none, and the session
+    process makes them between events (`build_column`); the same answers."""
     view, store, _ = _opened(tmp_path)
     assert view.open_early()
     first = _answer(view.search("kafka lag"))
-    assert view.index().columns is None
-    view.keep_scores()
-    assert view.index().columns is not None
+    columns = view.index().columns
+    assert columns is not None and columns.scored == 0  # none used
+    assert view.build_column()  # one made, another wanted
+    assert not view.build_column()
     assert _answer(view.search("kafka lag")) == first
+    assert columns.scored > 0  # the kept scores found the best
     assert first == _answer(search_docs(store.corpus().values(), "kafka lag"))
 
 
