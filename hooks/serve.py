@@ -166,11 +166,10 @@ class _Process:
         # thousand notes), not for all of a long prompt's.
         while True:
             for view in self.sessions.views():
-                more = True
-                while more:
+                while view.columns_wanted():
                     async with self._lock:
                         try:
-                            more = await anyio.to_thread.run_sync(view.build_column)
+                            await anyio.to_thread.run_sync(view.build_column)
                         except Exception:  # that key is ranked from its postings
                             logger.exception("a key's scores were not kept")
                     await checkpoint()

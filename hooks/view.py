@@ -172,6 +172,11 @@ class View:
         self.index()
         return True
 
+    def columns_wanted(self) -> bool:
+        """Whether a search lacked a key's scores that `build_column` makes."""
+        columns = self._index.columns if self._index is not None else None
+        return columns is not None and columns.wanted
+
     def build_column(self) -> bool:
         """Make one key's scores that a search lacked (`memory.topk.Columns.build`), as a
         session process does between events; whether more are wanted."""

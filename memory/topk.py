@@ -128,6 +128,11 @@ class Columns:
         self._wanted.update(dict.fromkeys(lacking, (index, bm25)))
         return not lacking
 
+    @property
+    def wanted(self) -> bool:
+        """Whether a search lacked a column that `build` makes."""
+        return bool(self._wanted)
+
     def build(self) -> bool:
         """Make the column of the key wanted first, if any; whether more are wanted."""
         if self._wanted:
