@@ -2,7 +2,7 @@
 a script, not a test (pytest collects ``test_*.py``).
 
     git archive main memory hooks | tar -x -C /tmp/base/memhooks && touch /tmp/base/memhooks/__init__.py
-    .venv/bin/python -m tests.benchmarks.bench_against /tmp/base [--notes 10000] [--runs 7] [--build|--session]
+    .venv/bin/python -m tests.benchmarks.bench_against /tmp/base [--notes 10000] [--runs 7] [--build|--session|--hooks]
 
 The other version runs from that folder (put first on ``PYTHONPATH``, same interpreter and
 packages), on the corpora and query mixes of `tests.benchmarks.bench_queries`; the three
@@ -12,7 +12,10 @@ once, before the first run. With ``--build``, it times instead the search that b
 index file (none there) with each version: wall time, CPU time and peak RSS. With
 ``--session``, it times instead a pre-prompt event per mix in a session process of each
 version (both running, events sent to each in turn, `3 * runs` per mix): the wall time
-of the round trip and the process's CPU time (every thread, from /proc).
+of the round trip and the process's CPU time (every thread, from /proc). With ``--hooks``,
+it times instead the prompt hooks of a session as a harness runs them, with each version: a
+SessionStart hook, a UserPromptSubmit hook at once (the session process starting), then
+three more, one after another, against ``python -c pass``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import compileall
 import contextlib
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -29,7 +33,7 @@ import time
 from pathlib import Path
 
 from tests.benchmarks.bench_queries import Corpus, _terms, _timed
-from tests.benchmarks.bench_speed import ENV, PY
+from tests.benchmarks.bench_speed import ENV, PY, _wait_socket, p95_ms
 
 
 def main() -> None:
@@ -40,6 +44,9 @@ def main() -> None:
     ap.add_argument("--build", action="store_true", help="time the index build")
     ap.add_argument(
         "--session", action="store_true", help="time pre-prompt in a session process"
+    )
+    ap.add_argument(
+        "--hooks", action="store_true", help="time the prompt hooks after SessionStart"
     )
     args = ap.parse_args()
     compileall.compile_dir(args.other, quiet=1)
@@ -53,6 +60,9 @@ def main() -> None:
         return
     if args.session:
         _sessions(c, {"other": other, "this": env}, 3 * args.runs)
+        return
+    if args.hooks:
+        _hooks(c, {"other": other, "this": env}, args.runs)
         return
     subprocess.run([*search, "anything"], env=env, capture_output=True, check=False)
     print(f"{args.notes:,} notes, medians of {args.runs} interleaved runs")
@@ -150,6 +160,48 @@ def _sessions(c: Corpus, envs: dict[str, dict[str, str]], events: int) -> None:
             for k in (0, 1)
         ]
         print(f"| {mix} | {' | '.join(cells)} |")
+    sys.stdout.flush()
+
+
+def _hooks(c: Corpus, envs: dict[str, dict[str, str]], runs: int) -> None:
+    """Medians (p95) of the prompt hooks of a session: the one right after SessionStart,
+    and the three sent one after another once it is answered, of each version."""
+    got: dict[str, dict[str, list[float]]] = {
+        name: {k: [] for k in ("pass", "first", "next")} for name in envs
+    }
+    query = c.mixes()["prompt"]
+    for r in range(runs):
+        for name, where in envs.items():
+            env = {**where, "MEMHOOKS_SESSION_PROCESS": "1"}
+            sid = f"against-{name}-{r}-{os.getpid()}"
+
+            def hook(
+                event: str, env: dict[str, str] = env, sid: str = sid, **more: str
+            ) -> float:
+                payload = {"session_id": sid, "cwd": str(c.project)}
+                payload |= {"hook_event_name": event, **more}
+                cmd = [PY, "-m", "memhooks.hooks", "hook"]
+                return _timed(cmd, env, json.dumps(payload))[0]
+
+            got[name]["pass"].append(_timed([PY, "-c", "pass"], env)[0])
+            hook("SessionStart", source="startup")
+            got[name]["first"].append(hook("UserPromptSubmit", prompt=query))
+            _wait_socket(c.root, sid)
+            for _ in range(3):
+                got[name]["next"].append(hook("UserPromptSubmit", prompt=query))
+            hook("SessionEnd", reason="other")
+    print(f"{c.notes:,} notes, prompt hooks, medians (p95) of {runs} sessions")
+    print(
+        "| version | python -c pass | first prompt | ratio | next three (p95) | ratio (p95) |"
+    )
+    print("|---|---|---|---|---|---|")
+    for name, times in got.items():
+        nop, first = statistics.median(times["pass"]), statistics.median(times["first"])
+        nxt, p95 = statistics.median(times["next"]), p95_ms(times["next"]) / 1000
+        print(
+            f"| {name} | {1000 * nop:.0f} ms | {1000 * first:.0f} ms | {first / nop:.1f}× "
+            f"| {1000 * nxt:.0f} ms ({1000 * p95:.0f}) | {nxt / nop:.1f}× ({p95 / nop:.1f}×) |"
+        )
     sys.stdout.flush()
 
 
