@@ -219,13 +219,11 @@ def start(
     answered = answer_first(
         sock, sessions, harness, changes, lambda stop: finish(sessions, stop)
     )
-    # The rest, a step at a time: a request that comes meanwhile waits for one step (the
-    # listing starts again after one, twice at most, then runs to the end).
+    # The rest, a step at a time: a request that comes meanwhile waits for one step (of
+    # the listing, 256 files: a paused listing goes on from there, `hooks.listing`).
     recursive = None
-    waiting = functools.partial(_waits, sock)
-    for stop in (waiting, waiting, None):
-        if not go_on() or finish(sessions, stop):
-            break
+    while go_on() and not finish(sessions, functools.partial(_waits, sock)):
+        pass
     for module in _EVENT_LOOP:
         if go_on():
             _load(module)

@@ -123,7 +123,8 @@ class _Process:
         self._searched = anyio.Event()  #: an event answered since columns were built
         self.rereads = Rereads(self.sessions.views)
         # Watching from now on: what a view lists after this is kept current.
-        self.watcher = (started and started.recursive) or start_watching(root)
+        early = started.recursive if started is not None else None
+        self.watcher = early if early is not None else start_watching(root)
         if started:
             self._hand_over(started.watcher)
         if started and started.answered:
