@@ -117,14 +117,13 @@ class Columns:
         """Whether each of `qkeys` has its column over `index`, made now for a key in
         few files; a key in many that has none is wanted (`build`)."""
         kept, few = self._kept, len(index.sizes) * DENSE_SHARE
-        lacking = []
         for k in qkeys:
             if (k, index.count, bm25.avg) in kept:
                 continue
-            if len(index.postings(k)) // 3 + len(index.field_ids(k)) > few:
-                lacking.append(k)
-            else:
+            if len(index.postings(k)) // 3 + len(index.field_ids(k)) <= few:
                 _column(index, k, bm25, kept)
+        # Asked after: making one may have dropped the others (`MAX_BYTES`).
+        lacking = [k for k in qkeys if (k, index.count, bm25.avg) not in kept]
         self._wanted.update(dict.fromkeys(lacking, (index, bm25)))
         return not lacking
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, lanes, search, search_docs
+from memhooks.memory import Store, lanes, search, search_docs, topk
 from memhooks.memory.bounds import _lanes
 from memhooks.memory.layered import open_index
 from memhooks.memory.rank import BM25, query_terms
@@ -168,3 +168,21 @@ def test_files_a_long_prompt_names_are_not_all_scored(
         matched = fresh["files_matched"]  # type: ignore[index]
         assert isinstance(matched, int) and matched > 550
         assert session.columns.scored < matched / 8, (session.columns.scored, matched)
+
+
+def test_keys_whose_columns_a_new_one_dropped_are_made_between_events(
+    memory_root: Path, trusting: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Past `MAX_BYTES` a column drops the others: a search that makes one (a key in few
+    # files) then lacks those, ranks from the postings and leaves them to be made again.
+    rng = random.Random(3)
+    _root(memory_root, rng, 250)
+    store = Store(memory_root, SLUG)
+    docs, session = _session(store)
+    _ranked(session, "common usual", 20)
+    monkeypatch.setattr(topk, "MAX_BYTES", 1)
+    query = "common usual zebra"
+    got = _answer(search_index(session, query, limit=20))
+    assert isinstance(session.columns, Columns) and session.columns.wanted
+    fresh = _answer(search_docs(docs.values(), query))
+    assert got["results"] == fresh["results"][:20]  # type: ignore[index]
