@@ -153,8 +153,8 @@ def _answer_waiting(
     while _waits(sock):
         try:
             conn, _ = sock.accept()
-        except OSError:  # a client gone already
-            continue
+        except OSError:  # a client gone already (or no descriptor left: not a loop)
+            break
         with conn:
             kind = _serve(conn, sessions, harness, changes) or kind
         if kind == "session-end":
