@@ -213,6 +213,7 @@ def test_prompts_that_come_while_it_starts_are_answered_before_its_event_loop(
     server.bind(path)
     server.listen()
     replies: dict[str, bytes] = {}
+    sent = threading.Semaphore(0)
 
     def send(prompt: str) -> None:
         payload = {
@@ -227,13 +228,14 @@ def test_prompts_that_come_while_it_starts_are_answered_before_its_event_loop(
             client.connect(path)
             client.sendall(raw)
             client.shutdown(socket.SHUT_WR)
+            sent.release()
             replies[prompt] = client.recv(65536)
 
     prompts = ["kafka consumer settings", "stripe webhook secret"]
     senders = [threading.Thread(target=send, args=(p,)) for p in prompts]
     for sender in senders:
         sender.start()
-    time.sleep(0.2)  # both connected: both wait
+    assert sent.acquire(timeout=10) and sent.acquire(timeout=10)  # both wait
     try:
         started = start(server, memory_root, None, str(project), None)
     finally:
