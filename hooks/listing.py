@@ -84,6 +84,11 @@ class Listing:
         """The files, as `Store.walk` would list them now."""
         return list(self._files.values())
 
+    @property
+    def count(self) -> int:
+        """How many files it holds."""
+        return len(self._files)
+
     def relist(self) -> list[str]:
         """List the files afresh (after a watch that missed some); those that came, went
         or changed since."""

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 logger = getLogger(__name__)
 
+#: Files in scope past which a session process with no index file yet answers a prompt
+#: with no hits until it has built one, rather than read them for the prompt's words.
+SCAN_MAX = 2_000
+
 
 class View:
     """Memory of one project under one root."""
@@ -119,7 +123,7 @@ class View:
         session process still reading ten thousand notes, so reads a few, not all.
         """
         if self._docs is not None or (self.indexed and not self.warming):
-            return self.corpus()
+            return self._docs or self.corpus()  # not `corpus` while the index is built
         docs = _OnDemand(self.store)
         if not since:  # no block, so no news either
             return docs
@@ -131,6 +135,9 @@ class View:
     def _listed(self) -> list[Found] | None:
         """The files in scope as a session process's listing holds them, if it keeps one."""
         return self.listing.files() if self.listing is not None else None
+
+    def _count(self) -> int:  # the files in scope, as listed
+        return self.listing.count if self.listing is not None else 0
 
     def _files(self) -> list[Found]:
         """The files in scope now: listed, else a stat of each."""
@@ -261,12 +268,26 @@ class View:
         ranking = self.config.search.ranking
         ready = self._docs is not None and (self._index is not None or not self.indexed)
         cold = not ready and (not self.indexed or self.warming)
-        if cold and ranking == "default" and has_index(self.store):
-            # Not read yet (a hook, or a session process that is still reading): search
-            # as `memhooks search` does, from the index file and the files changed since.
-            return search(
-                self.store, query, limit=limit, files=self._listed(), counted=counted
-            )
+        if cold and ranking == "default":
+            # Not read yet (a hook, or a session process still reading): search as
+            # `memhooks search` does, from the index file and the files changed since.
+            # A session process builds a missing or stale index file itself, not here:
+            # for a large project (8 s at ten thousand notes) a prompt gets no hits.
+            indexed = has_index(self.store)
+            if self.warming and not indexed and self._count() > SCAN_MAX:
+                from memhooks.memory.results import SearchResult
+
+                logger.info("search index of %s not built yet", self.store.slug)
+                return SearchResult((), ())
+            if self.warming or indexed:
+                return search(
+                    self.store,
+                    query,
+                    limit=limit,
+                    files=self._listed(),
+                    counted=counted,
+                    build=not self.warming,
+                )
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
         if self.indexed and ranking == "default":

@@ -8,9 +8,9 @@ postings of files changed or gone are skipped. When too many files changed, or t
 no index file yet, it is built anew first. What that check found is kept beside the
 index file (`Seen`): a one-shot search trusts it while the four folders that hold the
 files keep their modification times, for at most `FULL_CHECK_NS`, so it stats four
-folders rather than every file. The ranking is the same as over an `Index`
-of every file (tests/memory/test_layered.py), while a one-shot search at 10,000 notes
-reads a few postings instead of 40 MB of notes (README, "Speed").
+folders rather than every file. The ranking is the same as over an `Index` of every file
+(tests/memory/test_layered.py), while a one-shot search at 10,000 notes reads a few
+postings instead of 40 MB of notes (README, "Speed").
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ def open_index(
     only: Query | None = None,
     docs: Mapping[str, Doc] | None = None,
     files: list[Found] | None = None,
+    build: bool = True,
 ) -> Layered:
     """The index of `store`'s scope, current to the last modification of every file
     (for a one-shot search: to the last file created, deleted or renamed, and to every
@@ -80,6 +81,7 @@ def open_index(
             files and the documents hits show instead of reading them again.
         files: every file in scope as it is now, kept so by the caller (a session's
             watcher): no file is stat'ed, and no note beside the index file kept.
+        build: False: never write the index file (the files it lacks read as changed).
     """
     now = time.time_ns()
     seg = _segment(store)
@@ -87,7 +89,7 @@ def open_index(
     if seen is None:
         seen, n = _check(store, seg, now, files)
         rebuild = seg is None or seen.changed > max(REBUILD_MIN, REBUILD_SHARE * n)
-        if n and rebuild and _build(store, now):
+        if n and rebuild and build and _build(store, now):
             seg = _segment(store)
             # Dated after the build, which created .index: else the root is newer.
             seen, _ = _check(store, seg, time.time_ns(), files)
@@ -127,12 +129,11 @@ def open_index(
 def _trusted(store: Store, seg: Segment | None, now: int) -> Seen | None:
     # The last full check, if it describes this index file, is recent, and no folder
     # changed since (a folder stamp near the check could hide a change in the same tick).
-    if seg is None:
-        return None
-    data = index_file.read_note(store)
+    data = None if seg is None else index_file.read_note(store)
     seen = None if data is None else Seen.decode(data)
     if (
         seen is None
+        or seg is None
         or seen.built_at != seg.built_at
         or not 0 <= now - seen.checked_at <= FULL_CHECK_NS
         or any(s >= seen.checked_at - RACY_NS for s in seen.stamps)

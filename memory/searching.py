@@ -71,6 +71,7 @@ def search(
     limit: int = MAX_HITS,
     files: list[Found] | None = None,
     counted: bool = True,
+    build: bool = True,
 ) -> SearchResult:
     """Search a project's memory: what `memhooks search`, auto-search, MCP and eval all call.
 
@@ -92,6 +93,8 @@ def search(
             instead of a stat of every file (`memory.layered.open_index`).
         counted: count each term's lines (False for a caller that shows only hits,
             as auto-search: a CJK phrase's count reads every note holding a bigram).
+        build: write the index file when it is missing or stale (seconds at ten
+            thousand notes); False reads the files it lacks instead, for their words.
 
     Returns:
         Every matching file, best first, with the per-term line counts; a superseded note
@@ -105,7 +108,7 @@ def search(
                 # from a corpus already in memory.
                 only = query_of(query_terms(query))
                 index = (
-                    open_index(store, only, files=files)
+                    open_index(store, only, files=files, build=build)
                     if docs is None
                     else _picked(docs, only)
                 )

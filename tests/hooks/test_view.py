@@ -317,3 +317,42 @@ def test_a_session_with_nothing_to_open_reads_its_corpus_later(
     )
     baseline.read_in_background()
     assert not baseline.open_early() and not baseline.loaded()
+
+
+def test_a_session_building_its_index_file_never_keeps_a_prompt_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No index file yet: the session process builds it (8 s at ten thousand notes)
+    while prompts come. A small project's files are read for the prompt's words, a
+    large one's prompt gets no hits; neither builds it, nor waits for the build."""
+    import threading
+
+    from memhooks.hooks import view as view_module
+    from memhooks.memory import layered
+    from memhooks.memory.index_file import drop_index, has_index
+
+    view, store, _ = _opened(tmp_path)
+    drop_index(store)
+    building, release = threading.Event(), threading.Event()
+    real_build = layered._build
+
+    def slow_build(store: Store, now: int) -> bool:
+        building.set()
+        release.wait(30)
+        return real_build(store, now)
+
+    monkeypatch.setattr(layered, "_build", slow_build)
+    warm = threading.Thread(target=view.index)  # what `_Process._warm` runs
+    warm.start()
+    try:
+        assert building.wait(10)
+        assert view.prompt_docs(0) is not None  # no wait for the build
+        got = _answer(view.search("kafka lag"))
+        assert got == _answer(search_docs(store.corpus().values(), "kafka lag"))
+        monkeypatch.setattr(view_module, "SCAN_MAX", 2)  # three notes: a large project
+        assert view.search("kafka lag").hits == ()
+        assert not has_index(store)
+    finally:
+        release.set()
+        warm.join(30)
+    assert has_index(store) and view.search("kafka lag").hits
