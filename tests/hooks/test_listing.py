@@ -10,7 +10,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.first import answer_first, start
+from memhooks.hooks.first import Started, answer_first, start
 from memhooks.hooks.listing import Listing, walk
 from memhooks.hooks.runner import Sessions
 from memhooks.hooks.wire import request
@@ -201,6 +201,44 @@ def test_the_files_are_listed_only_while_no_request_waits(
     assert (done, kind) == (["waiting", "idle", "changes"], "pre-prompt")
 
 
+def _started(
+    root: Path, project: Path, events: list[dict[str, str]]
+) -> tuple[Started, list[bytes]]:
+    """What a forked session process's start did with `events`, all sent (in order)
+    before it began, and what each client got back."""
+    path = str(root / "start.sock")
+    clients = []
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(path)
+        server.listen()
+        for event in events:
+            payload = {"session_id": "s", "cwd": str(project), **event}
+            raw = request("claude-code", json.dumps(payload).encode())
+            assert raw is not None
+            client = socket.socket(socket.AF_UNIX)
+            client.connect(path)  # queued: it waits to be accepted
+            client.sendall(raw)
+            client.shutdown(socket.SHUT_WR)
+            clients.append(client)
+        started = start(server, root, None, str(project), None)
+    replies = []
+    for client in clients:
+        with client:
+            client.settimeout(10)
+            try:
+                replies.append(client.recv(65536))
+            except ConnectionResetError:  # never accepted: the process left first
+                replies.append(b"")
+    started.watcher.close()
+    if started.recursive is not None:
+        started.recursive.close()
+    return started, replies
+
+
+def _prompt(text: str) -> dict[str, str]:
+    return {"hook_event_name": "UserPromptSubmit", "prompt": text}
+
+
 def test_prompts_that_come_while_it_starts_are_answered_before_its_event_loop(
     memory_root: Path, project: Path
 ) -> None:
@@ -208,42 +246,20 @@ def test_prompts_that_come_while_it_starts_are_answered_before_its_event_loop(
     listing finished, its modules loaded, the whole root watched: ~0.3 s at ten thousand
     notes), are answered between those steps, not after all of them."""
     _settled(memory_root, project)
-    path = str(memory_root / "start.sock")
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(path)
-    server.listen()
-    replies: dict[str, bytes] = {}
-    sent = threading.Semaphore(0)
-
-    def send(prompt: str) -> None:
-        payload = {
-            "session_id": "s",
-            "cwd": str(project),
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": prompt,
-        }
-        raw = request("claude-code", json.dumps(payload).encode())
-        assert raw is not None
-        with socket.socket(socket.AF_UNIX) as client:
-            client.connect(path)
-            client.sendall(raw)
-            client.shutdown(socket.SHUT_WR)
-            sent.release()
-            replies[prompt] = client.recv(65536)
-
-    prompts = ["kafka consumer settings", "stripe webhook secret"]
-    senders = [threading.Thread(target=send, args=(p,)) for p in prompts]
-    for sender in senders:
-        sender.start()
-    assert sent.acquire(timeout=10) and sent.acquire(timeout=10)  # both wait
-    try:
-        started = start(server, memory_root, None, str(project), None)
-    finally:
-        for sender in senders:
-            sender.join(10)
-        server.close()
-    started.watcher.close()
+    events = [_prompt("kafka consumer settings"), _prompt("stripe webhook secret")]
+    started, replies = _started(memory_root, project, events)
     assert started.answered == "pre-prompt" and started.recursive is not None
-    started.recursive.close()
-    assert b"kafka.md" in replies[prompts[0]]
-    assert b"payments.md" in replies[prompts[1]]
+    assert b"kafka.md" in replies[0] and b"payments.md" in replies[1]
+
+
+def test_a_session_end_while_it_starts_ends_it_there(
+    memory_root: Path, project: Path
+) -> None:
+    """A session that ends while its process starts: the rest of the start is left
+    undone, and the process leaves without an event loop."""
+    _settled(memory_root, project)
+    end = {"hook_event_name": "SessionEnd", "reason": "other"}
+    events = [_prompt("kafka consumer settings"), end, _prompt("stripe webhook")]
+    started, replies = _started(memory_root, project, events)
+    assert started.answered == "session-end" and started.recursive is None
+    assert b"kafka.md" in replies[0] and replies[2] == b""  # never answered
