@@ -63,24 +63,17 @@ def answer_first(
     it is done.
     """
     deadline = time.monotonic() + WITHIN
-    try:
-        while (left := deadline - time.monotonic()) > 0:
-            if idle is not None:
-                if idle(lambda: _waits(sock)):
-                    idle = None
-                left = max(deadline - time.monotonic(), 0.001)
-            sock.settimeout(left)
-            try:
-                conn, _ = sock.accept()
-            except OSError:  # no request yet (a timeout), or a client gone already
-                return None
-            with conn:
-                kind = _serve(conn, sessions, harness, changes)
-            if kind is not None:
-                return kind
-        return None
-    finally:
-        sock.settimeout(None)
+    while (left := deadline - time.monotonic()) > 0:
+        if idle is not None:
+            if idle(lambda: _waits(sock)):
+                idle = None
+            left = max(deadline - time.monotonic(), 0.001)
+        if not _waits(sock, left):
+            return None  # no request yet
+        kind = _answer_waiting(sock, sessions, harness, changes)
+        if kind is not None:
+            return kind
+    return None
 
 
 def _serve(
@@ -136,9 +129,9 @@ def _read_all(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def _waits(sock: socket.socket) -> bool:
-    # Whether a client is waiting to be accepted.
-    return bool(select.select([sock], [], [], 0)[0])
+def _waits(sock: socket.socket, within: float = 0.0) -> bool:
+    # Whether a client is waiting to be accepted (or comes `within` seconds).
+    return bool(select.select([sock], [], [], within)[0])
 
 
 def _answer_waiting(
@@ -148,17 +141,22 @@ def _answer_waiting(
     changes: Callable[[], None],
 ) -> str | None:
     # Answer the requests waiting now, without waiting for more; the kind of the last
-    # answered ("session-end" at once, if one ends the session).
+    # answered ("session-end" at once, if one ends the session). Accepted without
+    # blocking: a client may be gone between the look and the accept.
     kind = None
-    while _waits(sock):
-        try:
-            conn, _ = sock.accept()
-        except OSError:  # a client gone already (or no descriptor left: not a loop)
-            break
-        with conn:
-            kind = _serve(conn, sessions, harness, changes) or kind
-        if kind == "session-end":
-            break
+    sock.setblocking(False)
+    try:
+        while _waits(sock):
+            try:
+                conn, _ = sock.accept()
+            except OSError:  # a client gone already (or no descriptor left: no loop)
+                break
+            with conn:
+                kind = _serve(conn, sessions, harness, changes) or kind
+            if kind == "session-end":
+                break
+    finally:
+        sock.setblocking(True)
     return kind
 
 
