@@ -390,3 +390,47 @@ def test_a_session_ended_right_after_it_started_leaves_nothing(
     assert _wait(lambda: not _servers(memory_root), timeout=10)
     assert not os.path.exists(path)
     assert not (memory_root / state_rel("brief-1")).exists()
+
+
+def test_a_hook_run_by_hand_at_a_terminal_leaves_no_session_process(
+    memory_root: Path, project: Path
+) -> None:
+    """The README's `echo '{…}' | memhooks hook` at a terminal: the answer is shown there,
+    and no session process is left waiting out its idle timeout (a harness reads a hook's
+    outputs through pipes, so it always gets one)."""
+    import pty
+
+    main, side = pty.openpty()
+    try:
+        prompt = _payload(
+            "UserPromptSubmit", project, "byhand-1", prompt="stripe webhook secret?"
+        )
+        hook = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "memhooks.hooks",
+                "hook",
+                "--harness",
+                "claude-code",
+            ],
+            input=prompt.encode(),
+            stdout=side,
+            stderr=side,
+            env={**os.environ, **FAST},
+            timeout=30,
+            check=False,
+        )
+        shown = os.read(main, 65536).decode()
+    finally:
+        os.close(side)
+        os.close(main)
+    assert hook.returncode == 0 and "kv/shop/stripe" in shown
+    assert not os.path.exists(socket_path(str(memory_root), "byhand-1"))
+    assert not _servers(memory_root)
+    # The same hook through pipes, as a harness runs it, starts one.
+    piped = prompt.replace("byhand-1", "piped-1")
+    assert "kv/shop/stripe" in _hook(piped, FAST).stdout
+    assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "piped-1")))
+    _hook(_payload("SessionEnd", project, "piped-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
