@@ -133,7 +133,9 @@ _DETERMINERS = _words(
 _PRESENT = _words("is are am does do has have what's where's who's how's")
 _ASKING = _words("what which who whom whose why when where how")
 _PAST = _words("did was were had")
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+#: A word, with its clitic ("kenji's", "don't") or the apostrophe of a plural possessive
+#: ("the tides'").
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+|'(?![a-z]))?")
 
 
 class Reading(NamedTuple):
@@ -196,7 +198,7 @@ def _english_time(words: list[str]) -> tuple[set[int], set[int]]:
             w == "first"
             and 0 < i < len(words) - 1
             and words[i - 1] not in _DETERMINERS
-            and not words[i - 1].endswith("'s")
+            and not words[i - 1].endswith(("'s", "'"))
             and not words[i - 1].isdigit()
         ):
             first.add(i)

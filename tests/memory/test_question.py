@@ -57,6 +57,9 @@ def test_questions_about_the_first_state(query: str) -> None:
     [
         # "first" as an adjective names an event; it asks for no time.
         pytest.param("What was Kenji's first big fire?", None, id="possessive-first"),
+        pytest.param(
+            "How many came to The Low Tides' first gig?", None, id="plural-possessive"
+        ),
         pytest.param("What happened on the first day?", None, id="the-first-day"),
         # "initial" describes a thing: the initial bundle is today's bundle.
         pytest.param("initial JS bundle size budget", "present", id="initial"),
