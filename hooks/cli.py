@@ -311,7 +311,15 @@ def main(
             return result[0]
         from memhooks.hooks import parser
 
-        args = parser.parse(argv)
+        try:
+            args = parser.parse(argv)
+        except UsageError as e:
+            if not _is_hook(argv):
+                raise
+            from memhooks.hooks.hookcmd import fail_open
+
+            fail_open(str(e))  # a mistyped hook command in a settings file: no context
+            return EXIT_OK
         result[0] = dispatch(args, out, stdin or sys.stdin)
     return result[0]
 

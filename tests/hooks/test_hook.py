@@ -283,6 +283,24 @@ def test_bad_input_fails_open(stdin: str) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("--harness", "claude"), id="unknown-harness"),
+        pytest.param(("--hrness", "codex"), id="misspelled-flag"),
+        pytest.param(("--root",), id="flag-without-value"),
+    ],
+)
+def test_a_mistyped_hook_command_fails_open(
+    project: Path, args: tuple[str, ...]
+) -> None:
+    # A typo in a settings file must not fail every prompt of the agent.
+    code, out, err = hook(claude("UserPromptSubmit", project, prompt="hi"), *args)
+    assert (code, out) == (0, "")
+    assert err.startswith("memhooks hook: ") and err.endswith("; no context\n")
+    assert err.count("\n") == 1
+
+
 def test_codex_and_gemini_dialects(memory_root: Path, project: Path) -> None:
     store_for(memory_root, project).write_memory("- rule for everyone")
     code, out, _ = hook(
