@@ -7,6 +7,10 @@ and list the files itself only once no request waits (`Listing.complete`): ten t
 stats take 60-110 ms on the 2-core test machine, and the first prompt is sent as the hook
 exits. Until then, a file created, deleted or renamed since that walk is seen (its
 folder's time changed), a file rewritten in place by another program is not.
+
+A complete listing vouches for the scope (`memory.index_file.Watch`): a one-shot search
+(the model running `memhooks search` in this session) trusts what it last found of the
+files until the watcher reports a change, instead of stat'ing every file again.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import MEMORY_FILE, PROJECTS_DIR
 from memhooks.memory.errors import UnsafeNameError
+from memhooks.memory.index_file import Watch
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import kind_of
 from memhooks.memory.scope import Found
 
@@ -27,6 +33,8 @@ if TYPE_CHECKING:
     from memhooks.memory import Store
     from memhooks.memory.paths import Located
 
+
+logger = getLogger(__name__)
 
 #: Files stat'ed between two looks for a request waiting (~1-3 ms on the test machine).
 _STEP = 256
@@ -73,6 +81,9 @@ class Listing:
         self._files = {f.rel: f for f in files}
         #: a listing `stop` paused: the files still to stat, and those stat'ed
         self._paused: tuple[Iterator[Found], dict[str, Found]] | None = None
+        self._watch: Watch | None = None
+        if self.complete:
+            self._vouch()
 
     def finish(self, stop: Callable[[], bool] | None = None) -> list[str]:
         """Make it `complete`, unless `stop` (asked every `_STEP` files) says to leave it
@@ -105,11 +116,13 @@ class Listing:
                 return []
         old, self._files = self._files, now
         self.complete = True
+        self._vouch()
         gone = [rel for rel in old if rel not in now]
         return [rel for rel, f in now.items() if old.get(rel) != f] + gone
 
     def update(self, rels: Iterable[str]) -> None:
         """Stat these files again (edited, created or deleted); others are ignored."""
+        rels = list(rels)
         files = dict(self._files)  # a new dict: a search may be iterating this one
         listed = self._paused[1] if self._paused is not None else {}
         for rel in rels:
@@ -121,6 +134,18 @@ class Listing:
                 if rel in listed:  # else the paused listing stats it when it goes on
                     listed[rel] = found
         self._files = files
+        if self._watch is not None and any(located_in(self.store, r) for r in rels):
+            self._watch.changed()
+
+    def _vouch(self) -> None:
+        # Listed with the watcher up: from now on it reports every change in the scope.
+        if self._watch is not None:
+            self._watch.changed()
+            return
+        try:
+            self._watch = Watch(self.store)
+        except OSError as e:
+            logger.info("searches of %s not vouched for (%s)", self.store.slug, e)
 
     def _stat(self, rel: str) -> Found | None:
         loc = located_in(self.store, rel)

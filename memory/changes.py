@@ -23,10 +23,13 @@ class Seen(NamedTuple):
     changed: int  #: files a build would spare reading (see `_compare`)
     dead: list[int]  #: ids of the index file not ranked from it (changed, gone, racy)
     stale: list[str]  #: files read instead (changed since the build, or new)
+    #: `memory.index_file.watch_mark` before the check ("" if no session process watched)
+    mark: str = ""
 
     def encode(self) -> bytes:
         """The note's bytes."""
-        head = [_SEEN, self.built_at, self.checked_at, self.changed, *self.stamps]
+        head = [_SEEN, self.built_at, self.checked_at, self.changed, self.mark or "-"]
+        head += self.stamps
         lines = [" ".join(map(str, head)), " ".join(map(str, self.dead))]
         return "\n".join([*lines, "\0".join(self.stale)]).encode(
             "utf-8", "surrogatepass"
@@ -37,7 +40,7 @@ class Seen(NamedTuple):
         """The note in `data`; None for anything else (a full check then runs)."""
         try:
             head, dead, stale = data.decode("utf-8", "surrogatepass").split("\n", 2)
-            tag, built, checked, changed, *stamps = head.split(" ")
+            tag, built, checked, changed, mark, *stamps = head.split(" ")
             if tag != _SEEN:
                 return None
             return cls(
@@ -47,12 +50,13 @@ class Seen(NamedTuple):
                 int(changed),
                 [int(i) for i in dead.split()],
                 stale.split("\0") if stale else [],
+                "" if mark == "-" else mark,
             )
         except ValueError:
             return None
 
 
-_SEEN = "MHSEEN1"
+_SEEN = "MHSEEN2"
 
 
 def compare(

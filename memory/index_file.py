@@ -2,12 +2,21 @@
 
 It lives in ``.index/<slug>.mhix`` under the root. A link at ``.index`` is refused: the
 cache is never written outside the root.
+
+Beside it, ``<slug>.watch`` says whether a session process watches the scope (it holds a
+lock on the file, `Watch`) and holds a mark it replaces each time its watcher reports a
+change there: a one-shot search trusts what it found of the files (`memory.changes.Seen`)
+for as long as the mark it read before looking is still there, and while one watches, for
+as long as that, instead of stat'ing every file again once
+`memory.layered.FULL_CHECK_NS` has passed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import secrets
 from typing import TYPE_CHECKING
 
 from memhooks.memory.constants import INDEX_DIR
@@ -18,12 +27,15 @@ from memhooks.memory.files import (
     remove,
     write_atomic,
 )
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
     from memhooks.memory.scope import Scope
+
+logger = getLogger(__name__)
 
 
 class IndexFile:
@@ -84,13 +96,71 @@ def read_note(scope: Scope) -> bytes | None:
 
 
 def save_note(scope: Scope, data: bytes) -> None:
-    """Replace the note kept beside the index file (OSError: not written)."""
-    write_atomic(_path(scope).with_suffix(".seen"), data, durable=False)
+    """Replace the note kept beside the index file (not written if the disk refuses: it
+    is a cache)."""
+    try:
+        write_atomic(_path(scope).with_suffix(".seen"), data, durable=False)
+    except OSError as e:
+        logger.info("search index note not written (%s)", e)
 
 
 def drop_index(scope: Scope) -> None:
     """Remove the on-disk index (a damaged one); the next search builds it anew."""
     remove(_path(scope))
+
+
+class Watch:
+    """A session process's watch of a scope: `changed` each time its watcher reports a
+    change there, and `close` (or exit) when it stops watching."""
+
+    def __init__(self, scope: Scope) -> None:
+        """Start vouching; call only once every change from now on will be reported.
+
+        Raises:
+            OSError: the mark cannot be kept (a read-only root): nothing is vouched for.
+        """
+        path = _path(scope).with_suffix(".watch")
+        private_folder(path.parent, gitignore=True)
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            # A new mark, then the lock: what was found under an older one (maybe before
+            # an edit nobody watched) is not trusted.
+            self.changed()
+            fcntl.flock(self._fd, fcntl.LOCK_SH)
+        except OSError:
+            os.close(self._fd)
+            raise
+
+    def changed(self) -> None:
+        """Something in the scope changed: what searches found before is not trusted."""
+        os.pwrite(self._fd, secrets.token_hex(8).encode(), 0)
+
+    def close(self) -> None:
+        """Stop vouching."""
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+
+def watch_mark(scope: Scope) -> str:
+    """The mark a session process's watcher keeps for this scope ("" if none): read it
+    before looking at the files."""
+    data = read_bytes(_path(scope).with_suffix(".watch"))
+    return data.decode("ascii", "replace") if data else ""
+
+
+def watched(scope: Scope) -> bool:
+    """True while a session process watches this scope (`Watch`)."""
+    try:
+        fd = os.open(_path(scope).with_suffix(".watch"), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # BlockingIOError: a watcher holds it
+        return True
+    finally:
+        os.close(fd)  # and with it our lock, if we took it
+    return False
 
 
 def _path(scope: Scope) -> Path:

@@ -7,10 +7,10 @@ the file's postings, any other is read and indexed in memory, and the index file
 postings of files changed or gone are skipped. When too many files changed, or there is
 no index file yet, it is built anew first. What that check found is kept beside the
 index file (`Seen`): a one-shot search trusts it while the four folders that hold the
-files keep their modification times, for at most `FULL_CHECK_NS`, so it stats four
-folders rather than every file. The ranking is the same as over an `Index` of every file
-(tests/memory/test_layered.py), while a one-shot search at 10,000 notes reads a few
-postings instead of 40 MB of notes (README, "Speed").
+files keep their modification times, for `FULL_CHECK_NS` or while a session process
+watches and reports no change (`index_file.Watch`): it stats four folders, not every
+file. The ranking is the same as over an `Index` of every file (test_layered.py), while
+a one-shot search at 10,000 notes reads a few postings, not 40 MB of notes (README).
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ REBUILD_SHARE = 0.05
 #: A one-shot search stats every file when the last such check is older than this; in
 #: between it stats the four folders only (`Store.stamps`), which tell of every file
 #: created, deleted or renamed (memhooks' own writes, an editor saving by rename), not
-#: of a write in place by another program: that is seen within this time.
+#: of a write in place by another program: that is seen within this time (or when a
+#: session process's watcher reports it, `index_file.Watch`, which then vouches).
 FULL_CHECK_NS = 10_000_000_000
 #: Keys whose postings are kept from one read to the next (a query's keys).
 _RECENT = 64
@@ -94,10 +95,7 @@ def open_index(
             # Dated after the build, which created .index: else the root is newer.
             seen, _ = _check(store, seg, time.time_ns(), files)
         if docs is None and files is None and seg is not None:
-            try:
-                index_file.save_note(store, seen.encode())
-            except OSError as e:
-                logger.info("search index note not written (%s)", e)
+            index_file.save_note(store, seen.encode())
     stale = [f for rel in seen.stale if (f := _found(store, rel)) is not None]
     if docs is not None:
         overlay = Index(d for f in stale if (d := docs.get(f.rel)) is not None)
@@ -127,7 +125,8 @@ def open_index(
 
 
 def _trusted(store: Store, seg: Segment | None, now: int) -> Seen | None:
-    # The last full check, if it describes this index file, is recent, and no folder
+    # The last full check, if it describes this index file, no watcher reported a change
+    # since (`index_file.Watch`), it is recent or one still watches, and no folder
     # changed since (a folder stamp near the check could hide a change in the same tick).
     data = None if seg is None else index_file.read_note(store)
     seen = None if data is None else Seen.decode(data)
@@ -135,26 +134,28 @@ def _trusted(store: Store, seg: Segment | None, now: int) -> Seen | None:
         seen is None
         or seg is None
         or seen.built_at != seg.built_at
-        or not 0 <= now - seen.checked_at <= FULL_CHECK_NS
         or any(s >= seen.checked_at - RACY_NS for s in seen.stamps)
         or store.stamps() != seen.stamps
         or any(i >= len(seg) for i in seen.dead)
+        or seen.mark != index_file.watch_mark(store)  # a watcher reported a change
     ):
         return None
-    return seen
+    recent = 0 <= now - seen.checked_at <= FULL_CHECK_NS
+    return seen if recent or index_file.watched(store) else None
 
 
 def _check(
     store: Store, seg: Segment | None, now: int, files: list[Found] | None
 ) -> tuple[Seen, int]:
     # Compare every file (stat'ed now, unless listed) with the index file; and how many.
-    stamps = store.stamps()  # before the stats: a file created meanwhile changes them
+    # The watcher's mark and the folders' times first: a change meanwhile changes them.
+    mark, stamps = index_file.watch_mark(store), store.stamps()
     files = store.walk() if files is None else files
     fresh, stale, changed = compare(seg, files, now, RACY_NS)
-    n = len(seg) if seg is not None else 0
+    n, built = (len(seg), seg.built_at) if seg is not None else (0, 0)
     dead = sorted(set(range(n)).difference(fresh))
-    built = seg.built_at if seg is not None else 0
-    return Seen(built, now, stamps, changed, dead, [f.rel for f in stale]), len(files)
+    gone = [f.rel for f in stale]
+    return Seen(built, now, stamps, changed, dead, gone, mark), len(files)
 
 
 def _build(store: Store, now: int) -> bool:
@@ -169,8 +170,7 @@ def _build(store: Store, now: int) -> bool:
 
 def _found(store: Store, rel: str) -> Found | None:
     # A file to read, as `Store.walk` would list it (its stat is not needed).
-    loc = kind_of(rel)
-    if loc is None:
+    if (loc := kind_of(rel)) is None:
         return None
     return Found(loc.kind, rel, loc.key, os.path.join(store.root, rel), -1, 0)
 

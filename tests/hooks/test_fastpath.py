@@ -434,3 +434,28 @@ def test_a_hook_run_by_hand_at_a_terminal_leaves_no_session_process(
     assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "piped-1")))
     _hook(_payload("SessionEnd", project, "piped-1", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
+def test_the_session_process_vouches_for_one_shot_searches_until_a_change(
+    memory_root: Path, project: Path
+) -> None:
+    """While it watches, a `memhooks search` the model runs trusts what the last search
+    found of the files (`memory.index_file.Watch`); an edit in place, which no folder's
+    time tells, makes its watcher withdraw that."""
+    from memhooks.memory.index_file import watch_mark, watched
+
+    store = Store(memory_root, slug_for(str(project)))
+    _hook(_payload("SessionStart", project, "vouch-1", source="startup"), FAST)
+    assert _wait(lambda: watched(store), timeout=10), (
+        "the session process never vouched"
+    )
+    time.sleep(0.5)  # the marks of its start (a listing made again) are made
+    mark = watch_mark(store)
+    note = memory_root / "projects" / store.slug / "notes" / "payments.md"
+    with note.open("a") as f:  # in place
+        f.write("Rotated in March.\n")
+    assert _wait(lambda: watch_mark(store) != mark, timeout=10)
+    assert watched(store)
+    _hook(_payload("SessionEnd", project, "vouch-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
+    assert not watched(store)

@@ -179,6 +179,72 @@ def test_a_search_stats_every_file_only_when_a_folder_changed_or_time_passed(
     assert walks == [1, 1, 1]
 
 
+#: A session process's watch of the scope, in a process of its own: "changed" on stdin
+#: is its watcher reporting a change; it vouches until stdin closes.
+WATCHER = """
+import sys
+from memhooks.memory import Store
+from memhooks.memory.index_file import Watch
+watch = Watch(Store(sys.argv[1], sys.argv[2]))
+print("watching", flush=True)
+for line in sys.stdin:
+    watch.changed()
+    print("changed", flush=True)
+"""
+
+
+def test_a_watcher_vouches_for_what_a_search_found_until_it_reports_a_change(
+    memory_root: Path, trusting: None, monkeypatch: pytest.MonkeyPatch, walks: list[int]
+) -> None:
+    """The model running `memhooks search` minutes apart in a session: the session
+    process's watcher saw no change, so no search stats every file again."""
+    import subprocess
+    import sys
+
+    store = _random_root(memory_root, random.Random(5))
+    search(store, "deploy")  # builds the index file
+    walks.clear()
+    search(store, "deploy")
+    assert walks == []  # a check made a moment ago is trusted ...
+    monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", 0)  # ... until its time is up
+    search(store, "deploy")
+    assert walks == [1]  # no watcher: a full check per search
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", WATCHER, str(memory_root), SLUG],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert watcher.stdin and watcher.stdout
+    try:
+        assert watcher.stdout.readline() == "watching\n"
+        monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", 10**12)
+        search(store, "deploy")
+        assert walks == [1, 1]  # found before the watch began: not trusted, even recent
+        monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", 0)
+        assert search(store, "deploy").hits
+        assert search(store, "deploy").hits
+        assert walks == [1, 1]  # vouched for: no file stat'ed
+        rel = f"projects/{SLUG}/notes/omega-note.md"
+        path = memory_root / rel
+        path.write_text("omega\n")  # created: its folder's time tells at once
+        assert [h.rel for h in search(store, "omega").hits] == [rel]
+        assert walks == [1, 1, 1]
+        path.write_text("psi\n")  # in place: only the watcher can tell
+        _bump(path, random.Random(1))
+        watcher.stdin.write("changed\n")
+        watcher.stdin.flush()
+        assert watcher.stdout.readline() == "changed\n"
+        assert [h.rel for h in search(store, "psi").hits] == [rel]
+        assert walks == [1, 1, 1, 1]
+    finally:
+        watcher.stdin.close()
+        watcher.wait(timeout=10)
+        watcher.stdout.close()
+    search(store, "deploy")
+    assert walks == [1, 1, 1, 1, 1]  # nobody watches: a full check again
+
+
 @pytest.mark.parametrize(
     "note", [b"", b"MHSEEN1 x", b"\xff\xfe", b"MHSEEN1 1 2 3\n9 9\n"]
 )
