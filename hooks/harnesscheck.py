@@ -79,9 +79,12 @@ def _settings_files(harness: str, project: Path, home: Path) -> list[tuple[str, 
         else ("user", "project")
     )
     h = cast("install.Harness", harness)
-    return [
-        (s, install.settings_path(h, s, project_dir=project, home=home)) for s in scopes
-    ]
+    out: dict[Path, tuple[str, Path]] = {}
+    for s in scopes:
+        path = install.settings_path(h, s, project_dir=project, home=home)
+        # A project at home: its project file is the user file, read once.
+        out.setdefault(path.resolve(), (s, path))
+    return list(out.values())
 
 
 def _fix(harness: str, scope: str, path: Path, home: Path) -> str:

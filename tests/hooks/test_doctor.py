@@ -85,6 +85,21 @@ def test_broken_install_is_reported(
     assert proc.stdout.splitlines()[-1] == "doctor: 2 problems to fix"
 
 
+def test_a_project_at_home_reads_its_settings_once(
+    memory_root: Path, home: Path
+) -> None:
+    # `memhooks install claude-code` run in ~: the project's file is the user's file.
+    Store.for_project(memory_root, home).write_memory("- a rule")
+    settings = settings_path("claude-code", "project", project_dir=home, home=home)
+    assert settings == settings_path("claude-code", "user", project_dir=home, home=home)
+    install("claude-code", settings, hook_command("claude-code", MEMHOOKS))
+
+    proc = run_cli("doctor", "--project", str(home))
+
+    assert proc.returncode == 0, proc.stdout
+    assert "runs 2 times" not in proc.stdout
+
+
 def test_our_hook_twice_in_one_file(project: Path, home: Path) -> None:
     settings = settings_path("claude-code", "user", project_dir=project, home=home)
     install("claude-code", settings, hook_command("claude-code", MEMHOOKS))
