@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import signal
 import sys
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.wire import answers, listen, socket_path
+from memhooks.hooks.wire import answers, inode_of, listen, release, socket_path
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
@@ -117,6 +118,9 @@ def _fork(path: str, serve: Callable[..., int]) -> None:
     try:
         os.setsid()
         _name(PROCESS_NAME)
+        # `kill PID`: its socket goes with it, as on every other way out.
+        ours = inode_of(path)
+        signal.signal(signal.SIGTERM, functools.partial(_terminated, path, ours))
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
@@ -125,6 +129,12 @@ def _fork(path: str, serve: Callable[..., int]) -> None:
         logger.exception("session process failed")
     finally:
         os._exit(code)
+
+
+def _terminated(path: str, ours: int | None, signum: int, _frame: object) -> None:
+    release(path, ours)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 async def open_session(root: Path) -> Process:

@@ -459,3 +459,21 @@ def test_the_session_process_vouches_for_one_shot_searches_until_a_change(
     _hook(_payload("SessionEnd", project, "vouch-1", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root), timeout=10)
     assert not watched(store)
+
+
+def test_a_session_process_killed_takes_its_socket_with_it(
+    memory_root: Path, project: Path
+) -> None:
+    _hook(_payload("SessionStart", project, "killed-1", source="startup"), FAST)
+    path = socket_path(str(memory_root), "killed-1")
+    assert _wait(lambda: len(_servers(memory_root)) == 1)
+    (pid,) = _servers(memory_root)
+    os.kill(pid, signal.SIGTERM)
+    assert _wait(lambda: not _servers(memory_root), timeout=5)
+    assert not os.path.exists(path)
+    # and the session goes on in-process, then with a new session process
+    prompt = _payload("UserPromptSubmit", project, "killed-1", prompt="stripe webhook?")
+    assert "kv/shop/stripe" in _hook(prompt, FAST).stdout
+    assert _wait(lambda: os.path.exists(path))
+    _hook(_payload("SessionEnd", project, "killed-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
