@@ -3,12 +3,12 @@
 It lives in ``.index/<slug>.mhix`` under the root. A link at ``.index`` is refused: the
 cache is never written outside the root.
 
-Beside it, ``<slug>.watch`` says whether a session process watches the scope (it holds a
-lock on the file, `Watch`) and holds a mark it replaces each time its watcher reports a
-change there: a one-shot search trusts what it found of the files (`memory.changes.Seen`)
-for as long as the mark it read before looking is still there, and while one watches, for
-as long as that, instead of stat'ing every file again once
-`memory.layered.FULL_CHECK_NS` has passed.
+Beside it, ``<slug>.watch`` tells whether a session process watches the scope (it holds a
+lock on the file, `Watch`) and holds a mark that process replaces each time its watcher
+reports a change there. What a one-shot search found of the files (`memory.changes.Seen`)
+is trusted only while the mark read before looking is still there; past
+`memory.layered.FULL_CHECK_NS`, only while a session process also still watches. Else the
+search stats every file again.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def drop_index(scope: Scope) -> None:
 
 class Watch:
     """A session process's watch of a scope: `changed` each time its watcher reports a
-    change there, and `close` (or exit) when it stops watching."""
+    change there; the lock goes with the process."""
 
     def __init__(self, scope: Scope) -> None:
         """Start vouching; call only once every change from now on will be reported.
@@ -135,11 +135,6 @@ class Watch:
         """Something in the scope changed: what searches found before is not trusted."""
         os.pwrite(self._fd, secrets.token_hex(8).encode(), 0)
 
-    def close(self) -> None:
-        """Stop vouching."""
-        with contextlib.suppress(OSError):
-            os.close(self._fd)
-
 
 def watch_mark(scope: Scope) -> str:
     """The mark a session process's watcher keeps for this scope ("" if none): read it
@@ -156,8 +151,10 @@ def watched(scope: Scope) -> bool:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:  # BlockingIOError: a watcher holds it
+    except BlockingIOError:  # a watcher holds it
         return True
+    except OSError:
+        return False
     finally:
         os.close(fd)  # and with it our lock, if we took it
     return False
