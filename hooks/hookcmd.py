@@ -58,7 +58,7 @@ def _hook(
         if text:
             out.write(text + "\n")
         out.flush()  # the reply is out before a session process starts
-        if _wants_server(event, out):
+        if _wants_server(event):
             spawn.ensure_server(
                 default_root(root),
                 event.session_id,
@@ -132,15 +132,13 @@ class _Problems:
         sys.stderr.write(first + "\n")
 
 
-def _wants_server(event: Event, out: TextIO) -> bool:
-    # Later hook commands of this session then forward to it instead of starting cold.
-    # Not for a hook a person runs at a terminal (a harness reads both of a hook's outputs
-    # through pipes): no session follows, and the process would wait out `IDLE_TIMEOUT`.
+def _wants_server(event: Event) -> bool:
+    # Later hook commands of this session then forward to it instead of starting cold
+    # (not when a person ran the hook: `spawn.harness_pid`).
     return (
         event.harness != "generic"
         and event.kind in ("session-start", "pre-prompt", "post-compaction")
         and os.environ.get(ENV_SESSION_PROCESS, "1") != "0"
-        and not (out.isatty() or sys.stderr.isatty())
     )
 
 

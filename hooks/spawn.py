@@ -32,8 +32,15 @@ _SHELLS = {"sh", "bash", "dash", "zsh", "fish", "ksh"}
 IDLE_TIMEOUT = 15 * 60
 
 
-def harness_pid() -> int:
-    """The harness that ran this hook: the parent, skipping shells that wrap the command."""
+def harness_pid() -> int | None:
+    """The harness that ran this hook: the parent, skipping shells that wrap the command.
+
+    None when a person ran it: a harness gives its hooks pipes, so a terminal on this
+    process's output or on a shell it skips (the one the command was typed in, its
+    output redirected) means no harness, and no session follows.
+    """
+    if os.isatty(1) or os.isatty(2):
+        return None
     pid = os.getppid()
     for _ in range(4):
         try:
@@ -45,8 +52,21 @@ def harness_pid() -> int:
         parent = int(stat[stat.rfind(")") + 2 :].split()[1])
         if comm not in _SHELLS or parent <= 1:
             return pid
+        if _at_terminal(pid):
+            return None
         pid = parent
     return pid
+
+
+def _at_terminal(pid: int) -> bool:
+    # A terminal on one of process `pid`'s standard streams (Linux).
+    for fd in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(
+                ("/dev/pts/", "/dev/tty")
+            ):
+                return True
+    return False
 
 
 def ensure_server(
@@ -64,13 +84,16 @@ def ensure_server(
     the hook exits, so the next hook never finds it missing, and the child keeps what the
     hook imported and read instead of starting Python over.
     """
+    parent = harness_pid()
+    if parent is None:
+        return  # run by hand: nothing would end the process but its idle timeout
     path = socket_path(str(root), session_id)
     if os.path.exists(path) and answers(path):
         return
     args = {
         "root": root,
         "harness": harness,
-        "parent_pid": harness_pid(),
+        "parent_pid": parent,
         "idle_timeout": IDLE_TIMEOUT,
         "session_id": session_id,
         "project": cwd,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -427,6 +428,29 @@ def test_a_hook_run_by_hand_at_a_terminal_leaves_no_session_process(
         os.close(main)
     assert hook.returncode == 0 and "kv/shop/stripe" in shown
     assert not os.path.exists(socket_path(str(memory_root), "byhand-1"))
+    assert not _servers(memory_root)
+    # Typed at a shell with both outputs redirected: the shell has the terminal.
+    main, side = pty.openpty()
+    saved = project / "reply.json"
+    typed = (
+        f"printf '%s' {shlex.quote(prompt.replace('byhand-1', 'byhand-2'))} | "
+        f"{shlex.quote(sys.executable)} -m memhooks.hooks hook > {saved} 2> /dev/null"
+    )
+    try:
+        shell = subprocess.run(
+            ["bash", "-c", typed],
+            stdin=side,
+            stdout=side,
+            stderr=side,
+            env={**os.environ, **FAST},
+            timeout=30,
+            check=False,
+        )
+    finally:
+        os.close(side)
+        os.close(main)
+    assert shell.returncode == 0 and "kv/shop/stripe" in saved.read_text()
+    assert not os.path.exists(socket_path(str(memory_root), "byhand-2"))
     assert not _servers(memory_root)
     # The same hook through pipes, as a harness runs it, starts one.
     piped = prompt.replace("byhand-1", "piped-1")
