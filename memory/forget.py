@@ -42,7 +42,8 @@ def _select(parts: list[str], select: int | str, *, forgotten: bool, rel: str) -
         i = select - 1
         last = len(parts) - (1 if parts and parts[-1] == "" else 0)
         if not 0 <= i < last:
-            raise ForgetError(rel, f"line {select} is not in the file ({last} lines)")
+            size = f"{last} line{'' if last == 1 else 's'}"
+            raise ForgetError(rel, f"line {select} is not in the file ({size})")
         if (parse_forgotten(parts[i]) is not None) != forgotten:
             state = "is not forgotten" if forgotten else "is already forgotten"
             raise ForgetError(rel, f"line {select} {state}")

@@ -104,6 +104,11 @@ def test_forget_refuses_what_it_cannot_name(select: int | str, message: str) -> 
         forget_line(text, select, date=DAY, rel="MEMORY.md")
 
 
+def test_a_line_past_a_one_line_file_is_counted_in_the_singular() -> None:
+    with pytest.raises(ForgetError, match=r"line 9 is not in the file \(1 line\)$"):
+        forget_line("only rule\n", 9, date=DAY, rel="MEMORY.md")
+
+
 def test_reason_cannot_end_the_comment() -> None:
     new, _ = forget_line("x\n", "x", date=DAY, reason="a --> b\nc -- d")
     assert new == "<!-- forgotten 2026-11-30 — a -> b c – d -->~~x~~\n"
