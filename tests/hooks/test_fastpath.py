@@ -393,52 +393,15 @@ def test_a_session_ended_right_after_it_started_leaves_nothing(
     assert not (memory_root / state_rel("brief-1")).exists()
 
 
-def test_a_hook_run_by_hand_at_a_terminal_leaves_no_session_process(
-    memory_root: Path, project: Path
-) -> None:
-    """The README's `echo '{…}' | memhooks hook` at a terminal: the answer is shown there,
-    and no session process is left waiting out its idle timeout (a harness reads a hook's
-    outputs through pipes, so it always gets one)."""
+def _typed(command: str) -> tuple[int, str]:
+    """Exit code and screen of `command` run by bash at a terminal (a pty on its stdin,
+    stdout and stderr), as a person types it."""
     import pty
 
     main, side = pty.openpty()
     try:
-        prompt = _payload(
-            "UserPromptSubmit", project, "byhand-1", prompt="stripe webhook secret?"
-        )
-        hook = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "memhooks.hooks",
-                "hook",
-                "--harness",
-                "claude-code",
-            ],
-            input=prompt.encode(),
-            stdout=side,
-            stderr=side,
-            env={**os.environ, **FAST},
-            timeout=30,
-            check=False,
-        )
-        shown = os.read(main, 65536).decode()
-    finally:
-        os.close(side)
-        os.close(main)
-    assert hook.returncode == 0 and "kv/shop/stripe" in shown
-    assert not os.path.exists(socket_path(str(memory_root), "byhand-1"))
-    assert not _servers(memory_root)
-    # Typed at a shell with both outputs redirected: the shell has the terminal.
-    main, side = pty.openpty()
-    saved = project / "reply.json"
-    typed = (
-        f"printf '%s' {shlex.quote(prompt.replace('byhand-1', 'byhand-2'))} | "
-        f"{shlex.quote(sys.executable)} -m memhooks.hooks hook > {saved} 2> /dev/null"
-    )
-    try:
-        shell = subprocess.run(
-            ["bash", "-c", typed],
+        done = subprocess.run(
+            ["bash", "-c", command],
             stdin=side,
             stdout=side,
             stderr=side,
@@ -446,14 +409,39 @@ def test_a_hook_run_by_hand_at_a_terminal_leaves_no_session_process(
             timeout=30,
             check=False,
         )
+        os.set_blocking(main, False)  # a redirected command shows nothing
+        try:
+            screen = os.read(main, 65536).decode()
+        except BlockingIOError:
+            screen = ""
+        return done.returncode, screen
     finally:
         os.close(side)
         os.close(main)
-    assert shell.returncode == 0 and "kv/shop/stripe" in saved.read_text()
-    assert not os.path.exists(socket_path(str(memory_root), "byhand-2"))
+
+
+def test_a_hook_run_by_hand_at_a_terminal_leaves_no_session_process(
+    memory_root: Path, project: Path
+) -> None:
+    """The README's `echo '{…}' | memhooks hook` at a terminal, its output shown there or
+    redirected: no session process is left waiting out its idle timeout (a harness gives
+    its hooks pipes, so it always gets one)."""
+    hook = f"{shlex.quote(sys.executable)} -m memhooks.hooks hook --harness claude-code"
+
+    def prompt(session: str) -> str:
+        ask = _payload("UserPromptSubmit", project, session, prompt="stripe webhook?")
+        return f"printf '%s' {shlex.quote(ask)}"
+
+    code, shown = _typed(f"{prompt('byhand-1')} | {hook}")
+    assert code == 0 and "kv/shop/stripe" in shown
+    saved = project / "reply.json"
+    code, _ = _typed(f"{prompt('byhand-2')} | {hook} > {saved} 2> /dev/null")
+    assert code == 0 and "kv/shop/stripe" in saved.read_text()
+    for session in ("byhand-1", "byhand-2"):
+        assert not os.path.exists(socket_path(str(memory_root), session))
     assert not _servers(memory_root)
     # The same hook through pipes, as a harness runs it, starts one.
-    piped = prompt.replace("byhand-1", "piped-1")
+    piped = _payload("UserPromptSubmit", project, "piped-1", prompt="stripe webhook?")
     assert "kv/shop/stripe" in _hook(piped, FAST).stdout
     assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "piped-1")))
     _hook(_payload("SessionEnd", project, "piped-1", reason="other"), FAST)
