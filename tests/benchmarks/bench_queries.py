@@ -27,6 +27,7 @@ it; the one-shot search and grep get the terms auto-search keeps).
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import os
@@ -269,6 +270,13 @@ def _session(
     return {k: (median_ms(v), p95_ms(v)) for k, v in times.items()}, rss, started
 
 
+def _hook(c: Corpus, env: dict[str, str], sid: str, event: str, **more: str) -> float:
+    """Seconds of one hook command of session `sid` in `c`'s project, as a harness runs
+    it (the root from `env`'s MEMHOOKS_HOME)."""
+    payload = {"session_id": sid, "cwd": str(c.project), "hook_event_name": event}
+    return _run([MEMHOOKS, "hook"], env, json.dumps(payload | more))
+
+
 def _hooks(c: Corpus, env: dict[str, str], runs: int) -> dict[str, float]:
     """The prompt hook through the session process: after it listens, and while it is
     still starting (the prompt right after SessionStart), vs `python -c pass`."""
@@ -277,12 +285,7 @@ def _hooks(c: Corpus, env: dict[str, str], runs: int) -> dict[str, float]:
     nop, ready, starting, rss = [], [], [], []
     for r in range(runs):
         sid = f"bench-{c.notes}-{r}-{os.getpid()}"
-
-        def hook(event: str, sid: str = sid, **more: str) -> float:
-            payload = {"session_id": sid, "cwd": str(c.project)}
-            payload |= {"hook_event_name": event, **more}
-            return _run([MEMHOOKS, "hook"], fast, json.dumps(payload))
-
+        hook = functools.partial(_hook, c, fast, sid)
         nop.append(_run([PY, "-c", "pass"], env))
         hook("SessionStart", source="startup")
         starting.append(hook("UserPromptSubmit", prompt=query))

@@ -16,50 +16,42 @@ of CPU time (user + system), which a busy machine disturbs less.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import time
 
-from tests.benchmarks.bench_queries import Corpus, _terms, _timed
+from memhooks.memory import Store
+from memhooks.memory.index_file import watched
+from tests.benchmarks.bench_queries import Corpus, _hook, _terms, _timed
 from tests.benchmarks.bench_speed import ENV, MEMHOOKS
 
 #: Seconds between two searches: past `memory.layered.FULL_CHECK_NS`.
 GAP = 11.0
 
 
-def _hook(c: Corpus, session: str, event: str, **extra: str) -> None:
-    payload = {"session_id": session, "cwd": str(c.project), "hook_event_name": event}
-    subprocess.run(
-        [MEMHOOKS, "hook", "--harness", "claude-code", "--root", str(c.root)],
-        input=json.dumps(payload | extra),
-        capture_output=True,
-        text=True,
-        env=ENV,
-        check=False,
-    )
-
-
 def measure(c: Corpus, runs: int) -> dict[str, tuple[float, float]]:
     """Per case the median wall and CPU time in ms."""
+    env = {**ENV, "MEMHOOKS_HOME": str(c.root)}
+    store = Store(c.root, c.slug)
     terms = _terms(c.mixes()["common+rare"])
     search = [MEMHOOKS, "search", "--root", str(c.root), "--slug", c.slug, *terms]
     grep = ["grep", "-ril", "-E", "|".join(terms), *c.files()]
     got: dict[str, list[tuple[float, float]]] = {}
-    _timed(search, ENV)  # builds the index file if there is none
+    _timed(search, env)  # builds the index file if there is none
     for r in range(runs):
         for case in ("alone", "watched"):
             session = f"spaced-{r}"
             if case == "watched":
-                _hook(c, session, "SessionStart", source="startup")
-                time.sleep(1.0)  # its listing made, it watches
-            _timed(search, ENV)
+                _hook(c, env, session, "SessionStart", source="startup")
+                deadline = time.monotonic() + 10  # its listing made, it watches
+                while not watched(store) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+            _timed(search, env)
             time.sleep(GAP)
-            got.setdefault(case, []).append(_timed(search, ENV))
-            got.setdefault("grep -ril", []).append(_timed(grep, ENV))
-            got.setdefault("right after", []).append(_timed(search, ENV))
+            got.setdefault(case, []).append(_timed(search, env))
+            got.setdefault("grep -ril", []).append(_timed(grep, env))
+            got.setdefault("right after", []).append(_timed(search, env))
             if case == "watched":
-                _hook(c, session, "SessionEnd", reason="other")
+                _hook(c, env, session, "SessionEnd", reason="other")
     return {
         k: (
             1000 * statistics.median(w for w, _ in v),
