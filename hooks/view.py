@@ -123,7 +123,8 @@ class View:
         session process still reading ten thousand notes, so reads a few, not all.
         """
         if self._docs is not None or (self.indexed and not self.warming):
-            return self._docs or self.corpus()  # not `corpus` while the index is built
+            # Not `corpus` when read already: it waits while the index is built.
+            return self._docs if self._docs is not None else self.corpus()
         docs = _OnDemand(self.store)
         if not since:  # no block, so no news either
             return docs
