@@ -140,7 +140,7 @@ def write_atomic(
     durable: bool,
     replace: bool = True,
     over: Read | None = None,
-) -> int:
+) -> None:
     """Replace `path` by `data` through a hidden temp file in the same folder and a rename,
     so a reader (or a crash) sees the old bytes or the new ones, never half of them.
 
@@ -152,9 +152,6 @@ def write_atomic(
             overwrites): FileExistsError otherwise.
         over: the file as it was read; if `path` no longer names it unchanged when the
             new bytes are ready (a person's editor saved meanwhile), nothing is replaced.
-
-    Returns:
-        The inode number of the new file.
 
     Raises:
         ReplacedError: `over` was given and the file changed; `path` is left as it is.
@@ -169,7 +166,6 @@ def write_atomic(
             f.flush()
             if durable:
                 os.fsync(f.fileno())
-            ino = os.fstat(f.fileno()).st_ino
         if over is not None:
             _replace_if_same(tmp, path, over)
         elif replace:
@@ -182,7 +178,6 @@ def write_atomic(
         raise
     if durable:
         _fsync_dir(path.parent)
-    return ino
 
 
 def _replace_if_same(tmp: Path, path: Path, over: Read) -> None:
@@ -200,7 +195,10 @@ def _replace_if_same(tmp: Path, path: Path, over: Read) -> None:
     if not _exchange(tmp, path):
         os.replace(tmp, path)
         return
-    if same_file(tmp, over):  # what we swapped out is what we read: done
+    # What we swapped out is what we read: done. Compared by bytes, as a save made just
+    # now may carry the same inode number, mtime and size (the number was freed by a
+    # replace, and the clock the file system stamps with moves in milliseconds).
+    if same_file(tmp, over) and read_bytes(tmp) == over.data:
         tmp.unlink()
         return
     _exchange(tmp, path)  # another program saved in between: put its file back

@@ -291,12 +291,13 @@ class Store(Scope):
                 if new is None or (before is not None and new == before.data):
                     return before if not first else first[0]
                 try:
-                    ino = self._write(rel, new, over=before, create=before is None)
+                    self._write(rel, new, over=before, create=before is None)
                 except (ReplacedError, FileExistsError):
                     continue
             first[:] = first or [before]
             # Checked outside the lock: our own writers only ever add to what they read.
-            if added is None or not added() or _kept(path, ino, added()):
+            base = b"" if before is None else before.data
+            if added is None or not added() or _kept(path, base, added()):
                 return first[0]
         raise StoreWriteError(
             rel,
@@ -324,19 +325,18 @@ class Store(Scope):
 
     def _write(
         self, rel: str, data: bytes, *, create: bool, over: Read | None = None
-    ) -> int:
+    ) -> None:
         """Write `data` to `rel` atomically: only where nothing exists yet (`create`),
         else over the file `over` if it is still there unchanged (or over anything)."""
         path = self._writable(rel)
         self._mkdir(path.parent)
         try:
-            ino = write_atomic(path, data, durable=True, replace=not create, over=over)
+            write_atomic(path, data, durable=True, replace=not create, over=over)
         except (ReplacedError, FileExistsError):
             raise
         except OSError as e:
             raise StoreWriteError(rel, e) from e
         sweep_stale_temps(path.parent)
-        return ino
 
     def _mkdir(self, folder: Path) -> None:
         try:
@@ -345,13 +345,16 @@ class Store(Scope):
             raise StoreWriteError(str(folder), e) from e
 
 
-def _kept(path: Path, ino: int, added: bytes) -> bool:
-    """Whether an append survived: after a moment, the file is still ours, or holds it."""
+def _kept(path: Path, base: bytes, added: bytes) -> bool:
+    """Whether an append to `base` survived: after a moment, the file holds `added` more
+    often than `base` did.
+
+    Judged by the bytes, not by the inode number: a file system gives the number of a
+    file just replaced (ours, under an editor's save) to the next new file (its next save).
+    """
     time.sleep(SETTLE_SECONDS)
     try:
-        if os.stat(path, follow_symlinks=False).st_ino == ino:
-            return True
-        return added in read_regular(path).data
+        return read_regular(path).data.count(added) > base.count(added)
     except OSError:
         return False
 

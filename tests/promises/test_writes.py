@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from memhooks.memory import Store
+from memhooks.memory import files as files_module
 from memhooks.memory import store as store_module
 from memhooks.memory.errors import StoreWriteError
 from memhooks.memory.files import write_atomic
@@ -183,6 +184,70 @@ def test_an_editors_save_racing_appends_loses_neither_side(memory_root: Path) ->
     assert (lost_ours, lost_theirs) == ([], [])
 
 
+def test_an_append_an_editor_saved_over_twice_is_made_again(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor that read the note before memhooks appended saves over the append, then
+    saves again. On ext4 the second save's file takes the inode number the append's file
+    had (a freed number is handed out next): the append is still found lost, and made
+    again on what the editor saved."""
+    path = _note(memory_root, "shared")
+    store = Store(memory_root, SLUG)
+    store.write_note("shared", "# Shared")
+    read_by_editor = path.read_bytes()
+    real = write_atomic  # what the store module calls
+    inodes: list[int] = []
+
+    def editor_saves_after(target: Path, data: bytes, **kw: Any) -> None:
+        real(target, data, **kw)
+        if target != path or inodes:
+            return
+        inodes.append(os.stat(path).st_ino)
+        text = read_by_editor
+        for n in range(2):
+            text += b"- edited by hand %d\n" % n
+            tmp = path.with_name("shared.md.editor~")
+            tmp.write_bytes(text)
+            os.rename(tmp, path)
+        inodes.append(os.stat(path).st_ino)
+
+    monkeypatch.setattr(store_module, "write_atomic", editor_saves_after)
+    store.write_note("shared", "- ours")
+    text = path.read_text()
+    assert text.startswith("# Shared\n- edited by hand 0\n- edited by hand 1\n"), text
+    assert text.count("- ours\n") == 1, (text, inodes)
+
+
+def test_an_editors_save_looking_like_the_file_read_is_not_overwritten(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor saves twice just before memhooks swaps its file in: the same size as the
+    file memhooks read, its inode number (freed by the first save, on ext4) and, on a
+    clock that moves in milliseconds, its mtime. The bytes differ: the editor's save is
+    put back, and the append made on it."""
+    path = _note(memory_root, "shared")
+    store = Store(memory_root, SLUG)
+    store.write_note("shared", "# Shared")
+    read = path.read_bytes()
+    was = os.stat(path)
+    real = files_module._exchange
+    saves: list[int] = []
+
+    def editor_saves_first(a: Path, b: Path) -> bool:
+        if b == path and not saves:
+            for _ in range(2):
+                tmp = path.with_name("shared.md.editor~")
+                tmp.write_bytes(read.upper())
+                os.utime(tmp, ns=(was.st_atime_ns, was.st_mtime_ns))
+                os.rename(tmp, path)
+                saves.append(os.stat(path).st_ino)
+        return real(a, b)
+
+    monkeypatch.setattr(files_module, "_exchange", editor_saves_first)
+    store.write_note("shared", "- ours")
+    assert path.read_bytes() == b"# SHARED\n\n- ours\n", (saves, was.st_ino)
+
+
 def test_a_write_gives_up_with_an_error_when_another_program_never_stops_saving(
     memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -196,13 +261,13 @@ def test_a_write_gives_up_with_an_error_when_another_program_never_stops_saving(
     real = write_atomic  # what the store module calls
     saves: list[int] = []
 
-    def saved_by_another_first(target: Path, data: bytes, **kw: Any) -> int:
+    def saved_by_another_first(target: Path, data: bytes, **kw: Any) -> None:
         if target == path:
             tmp = path.with_name("shared.md.other~")
             tmp.write_bytes(b"# Theirs %d\n" % len(saves))
             os.rename(tmp, path)
             saves.append(1)
-        return real(target, data, **kw)
+        real(target, data, **kw)
 
     monkeypatch.setattr(store_module, "write_atomic", saved_by_another_first)
     with pytest.raises(StoreWriteError, match="kept replacing it for 0.5 s"):
