@@ -376,7 +376,13 @@ async def serve_socket(
 
     try:
         async with await SocketListener.from_socket(sock) as listener:
-            await process.run(lambda: listener.serve(on_connect), leave)
+            try:
+                await process.run(lambda: listener.serve(on_connect), leave)
+            finally:
+                # While the socket is open: once closed, its inode number may go to a
+                # socket another session binds there, which would look like ours.
+                release(path, ours)
+                ours = None
     finally:
         release(path, ours)
     return 0

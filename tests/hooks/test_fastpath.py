@@ -4,18 +4,22 @@ over a private socket, and the process never outlives its session."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
 from typing import TYPE_CHECKING
 
+import anyio
 import pytest
 
-from memhooks.hooks.wire import answers, socket_path
+from memhooks.hooks import serve as serve_module
+from memhooks.hooks.wire import answers, release, socket_path
 from memhooks.memory import Store, slug_for
 from tests.conftest import children_cpu_seconds
 from tests.processes import session_processes
@@ -489,3 +493,39 @@ def test_a_session_process_killed_takes_its_socket_with_it(
     assert _wait(lambda: os.path.exists(path))
     _hook(_payload("SessionEnd", project, "killed-1", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
+def test_a_leaving_session_process_never_removes_the_socket_bound_after_it(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook that finds the socket of a leaving session process dead binds a new one
+    there. The leaving process removes the socket only if it is still its own, judged
+    by inode number: it must judge while its own socket is open, before that number is
+    freed and given (on ext4) to the socket bound next."""
+    path = str(memory_root.parent / "leaving.sock")
+    bound: list[socket.socket] = []
+    real = release  # what serve_socket calls
+
+    def another_bound_first(where: str, ours: int | None) -> None:
+        if not bound:
+            os.unlink(where)
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(where)
+            bound.append(s)
+        real(where, ours)
+
+    monkeypatch.setattr(serve_module, "release", another_bound_first)
+    try:
+        serve = functools.partial(
+            serve_module.serve_socket,
+            path,
+            root=memory_root,
+            harness=None,
+            parent_pid=None,
+            idle_timeout=0.1,
+        )
+        assert anyio.run(serve) == 0
+        assert bound and os.path.exists(path)
+    finally:
+        for s in bound:
+            s.close()
