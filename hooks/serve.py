@@ -378,10 +378,8 @@ async def serve_socket(
         async with await SocketListener.from_socket(sock) as listener:
             try:
                 await process.run(lambda: listener.serve(on_connect), leave)
-            finally:
-                # While the socket is open: once closed, its inode number may go to a
-                # socket another session binds there, which would look like ours.
-                release(path, ours)
+            finally:  # while open: once closed, its inode number may go to the next
+                release(path, ours)  # socket bound there, which would look like ours
                 ours = None
     finally:
         release(path, ours)
