@@ -40,6 +40,7 @@ from memhooks.memory.constants import (
     MEMORY_FILE,
 )
 from memhooks.memory.index import Query
+from memhooks.memory.proximity import DEPTH, Pair, pairs, rerank
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
 
@@ -136,6 +137,8 @@ def rank(
     frame = reading.subjectless if reading is not None else frozenset()
     weighs = {k for k in qkeys if k not in frame} or set(qkeys)
     bm25 = BM25(index.sizes, avg, when)
+    near = pairs(qkeys, frame) if when is None else []  # `memory.proximity`
+    want = max(limit, DEPTH) if near else limit  # reordered, then cut to `limit`
     columns = getattr(index, "columns", None)
     if (
         columns is not None
@@ -147,7 +150,9 @@ def rank(
         # are found without adding up every posting of a common word
         # (`memory.topk.Columns`). Not for frame words at a share of their weight, nor
         # when the logs near the best move ahead: those are scored in full.
-        return _ranking(index, terms, qkeys, *columns.top(index, qkeys, bm25, limit))
+        found, kept, holders, total, weights = columns.top(index, qkeys, bm25, want)
+        found = _near_first(index, found, kept, weights, bm25, near)[:limit]
+        return _ranking(index, terms, qkeys, found, kept, holders, total, weights)
     sums = Sums()
     idf: dict[str, float] = {}
     keyed = []
@@ -168,7 +173,8 @@ def rank(
     score, content = sums.score, sums.content
     if when in LEADING and score:
         lead(index, score, oldest=when == "first")
-    best = _best(index, score, content, limit, bm25.places(index))
+    best = _best(index, score, content, want, bm25.places(index))
+    best = _near_first(index, best, sums, idf, bm25, near)[:limit]
     sums.count_lines(best)
     top = set(best)  # which keys each of the best holds: no set of a common word's ids
     holders = {k: top.intersection(posts[k][0::3]) | index.field_ids(k) for k in qkeys}
@@ -303,6 +309,20 @@ class BM25:
         for i, place in self.places(index).items():
             if i in score:
                 score[i] *= factor(i == memory, place, self.when)
+
+
+def _near_first(
+    index: Searchable,
+    best: list[int],
+    sums: Sums,
+    idf: Mapping[str, float],
+    bm25: BM25,
+    near: Sequence[Pair],
+) -> list[int]:
+    # `best`, its first files reordered by the pairs of the question's words each holds
+    # on a line (`memory.proximity`).
+    place = bm25.places(index)
+    return rerank(index, best, sums.score, sums.content, near, idf, place)
 
 
 def _ranking(

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, render_text, search_docs
+from memhooks.memory import Store, proximity, render_text, search_docs
+from memhooks.memory.index import Index
 from memhooks.memory.render import paginate, to_json
+from memhooks.memory.searching import search_index
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
@@ -326,6 +328,55 @@ def test_frame_words_do_not_decide_but_are_all_reported(memory_root: Path) -> No
         ("the", 0),
         ("marathon?", 1),
     )
+
+
+# A chat where Omar talks on every line: the session where he says what broke holds
+# "van" once, on his line; a later one holds it twice, on Lena's.
+_VAN = {
+    **_COMMON,
+    "daily/2023-05-01": "Omar: Hey! Good to hear from you, Lena.\n"
+    "Lena: My advisor wants a whole new chapter on algae.\n"
+    "Omar: The van's engine broke down on the motorway.\n"
+    "Omar: The festival was crazy, we sold out by two.",
+    "daily/2023-05-26": "Omar: Did you take any pictures? I'd love to see them.\n"
+    "Lena: A van was parked outside the lab, a van like yours.\n"
+    "Omar: Yasmin painted a dragon on the side door.",
+}
+
+
+def test_a_questions_words_on_one_line_outweigh_the_same_words_apart(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query = "What was wrong with Omar's van?"
+    assert _order(_search(memory_root, _VAN, query))[:2] == [
+        "daily/2023-05-01.md",
+        "daily/2023-05-26.md",
+    ]
+    # what decides: without the pairs, the log with more of "van" comes first
+    monkeypatch.setattr(proximity, "WEIGHT", 0.0)
+    assert _order(_search(memory_root, _VAN, query))[0] == "daily/2023-05-26.md"
+
+
+def test_words_together_do_not_decide_a_question_about_the_current_state(
+    memory_root: Path,
+) -> None:
+    # In the present tense the question asks for the newest state: the newer log that
+    # mentions its subject as well stays first, whatever an older line says.
+    got = _order(_search(memory_root, _VAN, "What is wrong with Omar's van?"))
+    assert got[0] == "daily/2023-05-26.md"
+
+
+def test_the_first_hits_of_a_question_do_not_depend_on_how_many_are_asked_for(
+    memory_root: Path,
+) -> None:
+    # Auto-search asks for a few, eval for many: the pairs reorder the same first files.
+    store = _write(memory_root, _VAN)
+    index = Index(store.corpus().values())
+    query = "What was wrong with Omar's van?"
+    full = [h.rel for h in search_index(index, query).hits]
+    for limit in (1, 2, 5):
+        got = [h.rel for h in search_index(index, query, limit=limit).hits]
+        assert got == full[:limit]
 
 
 def test_scores_added_up_in_a_list_are_those_added_per_posting(
