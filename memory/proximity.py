@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 
 #: How many of the first hits are reordered (the eval sets gave the same from 10 to 50).
 DEPTH = 20
-#: BM25's saturation for the count of lines holding a pair (`memory.rank.K1`).
-K1 = 1.2
 #: The bonus of a pair, as a share of the rarer key's weight at that saturation.
 WEIGHT = 1.0
 
@@ -55,12 +53,14 @@ def rerank(
     wanted: Sequence[Pair],
     idf: Mapping[str, float],
     place: Mapping[int, float],
+    k1: float,
 ) -> list[int]:
     """`best` with its first `DEPTH` ids reordered by their score plus the bonus of the
     `wanted` pairs they hold on a line; `score` gets the new scores. Only the `content`
     hits among them move (they come first: a file matched by its name alone holds no
     line). `place`: `timeline.boosts`, for the factor of MEMORY.md (which its score
-    has) and the order of ties.
+    has) and the order of ties; `k1`: BM25's saturation (`memory.rank.K1`), here of the
+    count of lines holding a pair.
     """
     if not wanted:
         return best
@@ -70,7 +70,7 @@ def rerank(
         held = together(index.doc(i), wanted)
         if held:
             extra = sum(
-                min(idf[a], idf[b]) * n * (K1 + 1) / (n + K1)
+                min(idf[a], idf[b]) * n * (k1 + 1) / (n + k1)
                 for (a, b), n in held.items()
             )
             score[i] += WEIGHT * extra * factor(i == memory, place.get(i, 0.0), None)

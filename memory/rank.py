@@ -322,7 +322,7 @@ def _near_first(
     # `best`, its first files reordered by the pairs of the question's words each holds
     # on a line (`memory.proximity`).
     place = bm25.places(index)
-    return rerank(index, best, sums.score, sums.content, near, idf, place)
+    return rerank(index, best, sums.score, sums.content, near, idf, place, K1)
 
 
 def _ranking(
