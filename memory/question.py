@@ -6,10 +6,11 @@ in us-central1?", "原始数据现在保留多久", "when did we first see it?" 
 the frame are not what they look for. Two things are read from the frame (`read`):
 
 - **When.** A question about the current state ("latest", "most recent", "current",
-  "now", "still", "last time", "these days", "where did I leave", "what's the status of",
-  最新/最近/上次/目前/现在/还…吗, 最新/現在/前回/まだ) asks for the newest file that
-  mentions its subject; one about a first or original state ("when did we first",
-  "originally", "initially", "at first", 最初/第一次/一开始/当初, 初めて) for the oldest.
+  "now", "still", "last time", "these days", "at this point", "where did I leave",
+  "what's the status of", 最新/最近/上次/目前/现在/还…吗, 最新/現在/前回/まだ) asks for
+  the newest file that mentions its subject; one about a first or original state ("when
+  did we first", "originally", "initially", "at first", 最初/第一次/一开始/当初, 初めて)
+  for the oldest.
   "first" counts only as an adverb ("did we first", "was X first"), not as an adjective
   ("Kenji's first fire", "the first day"), and "initial" never does ("initial bundle
   size" is a size). A question with both asks for no time; one with neither asks for
@@ -100,6 +101,9 @@ _LATEST = [
     ("last", "time"),
     ("these", "days"),
     ("at", "the", "moment"),
+    ("at", "this", "point"),
+    ("at", "present"),
+    ("as", "of", "now"),
     ("so", "far"),
     ("up", "to", "date"),
     ("left", "off"),

@@ -172,8 +172,9 @@ def test_unseen_coding_set_larkspur(tmp_path: Path) -> None:
 def test_unseen_long_chats_per_conversation_and_pooled(tmp_path: Path) -> None:
     per = _eval(DATA / "talk", tmp_path / "per")
     pooled = _eval(_pooled(DATA / "talk", tmp_path / "made"), tmp_path / "pooled")
+    assert per["recall"]["5"] >= 0.92
+    assert pooled["recall"]["5"] >= 0.91
     for result in (per, pooled):
-        assert result["recall"]["5"] >= 0.91
         assert result["by_category"]["temporal"]["recall"]["5"] == 1.0
 
 

@@ -20,6 +20,8 @@ from memhooks.memory.terms import keys
         pytest.param("last time I tried the backfill", id="last-time"),
         pytest.param("what's the status of the migration", id="status-of"),
         pytest.param("how many stations do we have these days", id="these-days"),
+        pytest.param("Who owns Omar's bike shop at this point?", id="at-this-point"),
+        pytest.param("which region is staging in at present", id="at-present"),
         pytest.param("原始数据现在保留多久", id="zh-now"),
         pytest.param("最新的数据保留期", id="zh-latest"),
         pytest.param("最近一次改成多少", id="zh-recently"),
