@@ -10,10 +10,9 @@ the frame are not what they look for. Two things are read from the frame (`read`
   "what's the status of", 最新/最近/上次/目前/现在/还…吗, 最新/現在/前回/まだ) asks for
   the newest file that mentions its subject; one about a first or original state ("when
   did we first", "originally", "initially", "at first", 最初/第一次/一开始/当初, 初めて)
-  for the oldest.
-  "first" counts only as an adverb ("did we first", "was X first"), not as an adjective
-  ("Kenji's first fire", "the first day"), and "initial" never does ("initial bundle
-  size" is a size). A question with both asks for no time; one with neither asks for
+  for the oldest. "first" counts only as an adverb ("did we first", "was X first"), not
+  as an adjective ("Kenji's first fire", "the first day"), and "initial" never does
+  ("initial bundle size" is a size). A question with both asks for no time; one with neither asks for
   the present when it is in the present tense or has no verb at all ("which port does
   X run on", "Sentry sample rate") and for no time when it is in the past tense ("why
   did Bob decide …"), whose answer may lie in any old session.
@@ -103,7 +102,6 @@ _LATEST = [
     ("at", "the", "moment"),
     ("at", "this", "point"),
     ("at", "present"),
-    ("as", "of", "now"),
     ("so", "far"),
     ("up", "to", "date"),
     ("left", "off"),
