@@ -156,7 +156,7 @@ def test_chat_set_per_conversation_and_pooled(tmp_path: Path) -> None:
     assert pooled["recall"]["1"] >= 0.75
 
 
-# Two sets written afterwards by someone who had not seen the ranking, and never tuned on
+# Sets written afterwards by someone who had not seen the ranking, and never tuned on
 # (tests/data/eval/README.md): the floors are what it scores today, below issue 18's bars
 # where it falls short of them (docs/search-quality.md), so that a change shows either way.
 
@@ -179,10 +179,28 @@ def test_unseen_long_chats_per_conversation_and_pooled(tmp_path: Path) -> None:
         assert result["by_category"]["temporal"]["recall"]["5"] == 1.0
 
 
+def test_unseen_coding_set_osprey(tmp_path: Path) -> None:
+    by_category = _eval(DATA / "osprey", tmp_path / "osprey")["by_category"]
+    recency = by_category["recency"]["recall"]
+    assert recency["1"] >= 0.66
+    assert recency["5"] >= 0.92
+    assert by_category["origin"]["recall"]["5"] >= 0.75
+    assert by_category["lookup"]["recall"]["5"] == 1.0
+
+
+def test_unseen_long_chats_evenings_per_conversation_and_pooled(
+    tmp_path: Path,
+) -> None:
+    per = _eval(DATA / "evenings", tmp_path / "per")
+    pooled = _eval(_pooled(DATA / "evenings", tmp_path / "made"), tmp_path / "pooled")
+    assert per["recall"]["5"] >= 0.88
+    assert pooled["recall"]["5"] >= 0.85
+
+
 def _pooled(folder: Path, into: Path) -> Path:
     # Every conversation's sessions in one project (no two share a day), as a person who
     # keeps all chats in one project would have them.
-    slug = "talk-pooled-00c0ffee"
+    slug = f"{folder.name}-pooled-00c0ffee"
     daily = into / "root" / "projects" / slug / "daily"
     daily.mkdir(parents=True)
     for log in sorted((folder / "root" / "projects").glob("*/daily/*.md")):
