@@ -12,16 +12,17 @@ the frame are not what they look for. Two things are read from the frame (`read`
   did we first", "originally", "initially", "at first", 最初/第一次/一开始/当初, 初めて)
   for the oldest. "first" counts only as an adverb ("did we first", "was X first"), not
   as an adjective ("Kenji's first fire", "the first day"), and "initial" never does
-  ("initial bundle size" is a size). A question with both asks for no time; one with neither asks for
-  the present when it is in the present tense or has no verb at all ("which port does
-  X run on", "Sentry sample rate") and for no time when it is in the past tense ("why
-  did Bob decide …"), whose answer may lie in any old session.
+  ("initial bundle size" is a size). A question with both asks for no time; one with
+  neither asks for the present when it is in the present tense or has no verb at all
+  ("which port does X run on", "Sentry sample rate") and for no time when it is in the
+  past tense ("why did Bob decide …"), whose answer may lie in any old session.
 - **Subject-less words.** Question words, auxiliaries, pronouns, articles and other
   function words (English: the Snowball stop list, plus a few hedges of questions such as
-  "likely"; CJK: particles, pronouns and question words, and every hiragana character,
-  which in Japanese are endings and particles), and the words that told the time. They
-  still count in the search summary (the user typed them), but `memory.rank` gives them no
-  weight — unless the question has nothing else.
+  "likely", and the words of a request such as "using", "need" or "thing"; CJK:
+  particles, pronouns and question words, and every hiragana character, which in Japanese
+  are endings and particles), and the words that told the time. They still count in the
+  search summary (the user typed them), but `memory.rank` gives them a share (`FRAME`)
+  of their weight — all of it if the question has nothing else.
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ REQUEST_WORDS = _words(
     way well yes now still yet
     """
 )
+
+#: The request words a question's frame holds too ("what are we using for X now", "what
+#: do I need before …"), but for two that in a question name a thing as often as they
+#: frame it ("the garden show", "why would Mateo like Kenji").
+_REQUEST_FRAME = REQUEST_WORDS - {"show", "like"}
 
 # Question words, pronouns, particles and auxiliaries of Chinese and Japanese; a CJK
 # bigram that touches one of them is part of the frame, not of the subject.
@@ -181,7 +187,7 @@ def read(query: str) -> Reading:
         when = "present"
     frame: set[str] = set()
     for i, w in enumerate(words):
-        if w in STOP_WORDS or i in cue_words:
+        if w in STOP_WORDS or w in _REQUEST_FRAME or i in cue_words:
             frame.update(keys(w))
         elif "'" in w:  # Kenji's, Omar's: the "s" is no subject
             frame.update(keys(w.split("'", 1)[1]))

@@ -193,8 +193,8 @@ def test_unseen_long_chats_evenings_per_conversation_and_pooled(
 ) -> None:
     per = _eval(DATA / "evenings", tmp_path / "per")
     pooled = _eval(_pooled(DATA / "evenings", tmp_path / "made"), tmp_path / "pooled")
-    assert per["recall"]["5"] >= 0.88
-    assert pooled["recall"]["5"] >= 0.85
+    assert per["recall"]["5"] >= 0.9
+    assert pooled["recall"]["5"] >= 0.86
 
 
 def _pooled(folder: Path, into: Path) -> Path:

@@ -93,6 +93,19 @@ def test_frame_words_carry_no_subject() -> None:
         assert not set(keys(word)) & frame, word
 
 
+def test_words_of_a_request_carry_no_subject_but_show_and_like_can() -> None:
+    frame = read("what are we using for the bootloader now").subjectless
+    assert set(keys("using")) <= frame
+    assert not set(keys("bootloader")) & frame
+    assert set(keys("need")) <= read("whose ok do I need before a rebuild").subjectless
+    # Nouns and verbs of the subject, in questions about people.
+    assert (
+        not set(keys("show"))
+        & read("When did the tomatoes win at the show?").subjectless
+    )
+    assert not set(keys("like")) & read("Why would Mateo like Kenji?").subjectless
+
+
 def test_time_words_carry_no_subject_but_the_same_word_elsewhere_does() -> None:
     assert set(keys("status")) <= read("what's the status of the migration").subjectless
     assert not set(keys("status")) & read("status page colours").subjectless
