@@ -8,8 +8,9 @@ the logs within `LEAD` of the best score move ahead, newest first: the newest fi
 mentions the subject about as well as the best. A question about the first state does the
 same towards the oldest log; one in the present tense or without a verb gets up to
 `PRESENT` more; one in the past tense nothing. MEMORY.md holds the standing rules: it gets
-`STANDING` more always (`TIMELY`, as the newest, for a latest question). Measured with
-``memhooks eval`` (docs/search-quality.md).
+`STANDING` more always (`TIMELY`, as the newest, for a latest question). A note has no
+date and counts as old as the oldest log: no more for the latest state, as much for the
+first. Measured with ``memhooks eval`` (docs/search-quality.md).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memhooks.memory.constants import MEMORY_FILE
+from memhooks.memory.paths import kind_of
 
 if TYPE_CHECKING:
     from memhooks.memory.index import Searchable
@@ -55,7 +57,18 @@ def factor(memory: bool, place: float, when: When | None) -> float:
 
 def lead(index: Searchable, score: dict[int, float], *, oldest: bool) -> None:
     """Put the daily logs scoring within `LEAD` of the best first in `score`, newest first
-    (oldest, with `oldest`): each gets the best score times its rank by date."""
+    (oldest, with `oldest`): each gets the best score times its rank by date.
+
+    With `oldest`, a note first gets the oldest log's factor: it has no date, and for a
+    question about the latest state it already counts as old as that log (`factor` 1 for
+    both). Notes are often written when a thing is set up and then left as they were.
+    """
+    if oldest:
+        old = factor(False, 0.0, "first")
+        for i in score:
+            located = kind_of(index.rel(i))
+            if located is not None and located.kind == "note":
+                score[i] *= old
     top = max(score.values())
     memory = index.id_of(MEMORY_FILE)
     place = boosts(index)

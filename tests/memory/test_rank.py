@@ -288,6 +288,28 @@ def test_a_question_about_time_ranks_by_the_logs_that_mention_its_subject(
     assert _order(_search(memory_root, _REVISED, query))[0] == first
 
 
+def test_a_question_about_the_first_state_counts_a_note_as_old_as_the_oldest_log(
+    memory_root: Path,
+) -> None:
+    # A note written when the node was set up, never updated. The log that changed the
+    # value holds the old one too and goes first; the others name the uplink in passing.
+    # Undated, the note got none of the bonus the oldest logs get for "initially" and came
+    # after them too.
+    files = {
+        **_COMMON,
+        "notes/radio": (
+            "# Radio\nuplink interval: 15 min, SF9, ADR on\n"
+            "gateway on the barn roof, antenna 5 dBi\nbattery two AA cells"
+        ),
+        "daily/2026-01-05": "uplink counters reset after the gateway reboot",
+        "daily/2026-01-12": "uplink frames dropped at night, moved the gateway",
+        "daily/2026-02-02": "uplink interval 15 -> 30 min to save the battery",
+        "daily/2026-03-01": "shipped the firmware, uplink fine",
+    }
+    got = _order(_search(memory_root, files, "what was the uplink interval initially"))
+    assert got[:2] == ["daily/2026-02-02.md", "notes/radio.md"]
+
+
 def test_without_a_time_the_better_match_wins(memory_root: Path) -> None:
     # The older log holds more of the subject; a past-tense question gives it no reason
     # to yield to a newer one.
