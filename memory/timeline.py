@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memhooks.memory.constants import MEMORY_FILE
-from memhooks.memory.paths import kind_of
+from memhooks.memory.constants import MEMORY_FILE, NOTES_DIR
 
 if TYPE_CHECKING:
     from memhooks.memory.index import Searchable
@@ -35,6 +34,8 @@ TIMELY = 1.0
 #: For such a question, the daily logs scoring at least this share of the best score
 #: go first, newest (oldest) first: they mention its subject about as well.
 LEAD = 0.7
+
+_NOTES = f"/{NOTES_DIR}/"
 
 #: The times for which the logs near the best move ahead (`lead`).
 LEADING = ("latest", "first")
@@ -65,9 +66,11 @@ def lead(index: Searchable, score: dict[int, float], *, oldest: bool) -> None:
     """
     if oldest:
         old = factor(False, 0.0, "first")
+        rel = index.rel
         for i in score:
-            located = kind_of(index.rel(i))
-            if located is not None and located.kind == "note":
+            # Every indexed path is a memory file's (`paths.kind_of`), and only a note's
+            # holds its notes folder: a common word scores thousands of files.
+            if _NOTES in rel(i):
                 score[i] *= old
     top = max(score.values())
     memory = index.id_of(MEMORY_FILE)
