@@ -172,7 +172,7 @@ def rank(
     bm25.finish(index, sums)
     score, content = sums.score, sums.content
     if when in LEADING and score:
-        lead(index, score, oldest=when == "first")
+        lead(index, score, bm25.places(index), oldest=when == "first")
     best = _best(index, score, content, want, bm25.places(index))
     best = _near_first(index, best, sums, idf, bm25, near)[:limit]
     sums.count_lines(best)

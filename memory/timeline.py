@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 from memhooks.memory.constants import MEMORY_FILE, NOTES_DIR
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from memhooks.memory.index import Searchable
     from memhooks.memory.question import When
 
@@ -56,9 +58,16 @@ def factor(memory: bool, place: float, when: When | None) -> float:
     return 1.0
 
 
-def lead(index: Searchable, score: dict[int, float], *, oldest: bool) -> None:
+def lead(
+    index: Searchable,
+    score: dict[int, float],
+    place: Mapping[int, float],
+    *,
+    oldest: bool,
+) -> None:
     """Put the daily logs scoring within `LEAD` of the best first in `score`, newest first
-    (oldest, with `oldest`): each gets the best score times its rank by date.
+    (oldest, with `oldest`): each gets the best score times its rank by date. `place`:
+    `boosts` of `index`, as the ranking worked it out already.
 
     With `oldest`, a note first gets the oldest log's factor: it has no date, and for a
     question about the latest state it already counts as old as that log (`factor` 1 for
@@ -74,7 +83,6 @@ def lead(index: Searchable, score: dict[int, float], *, oldest: bool) -> None:
                 score[i] *= old
     top = max(score.values())
     memory = index.id_of(MEMORY_FILE)
-    place = boosts(index)
     near = [
         i for i, p in place.items() if i != memory and score.get(i, 0.0) >= LEAD * top
     ]
