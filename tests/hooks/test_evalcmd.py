@@ -156,9 +156,10 @@ def test_chat_set_per_conversation_and_pooled(tmp_path: Path) -> None:
     assert pooled["recall"]["1"] >= 0.75
 
 
-# Sets written afterwards by someone who had not seen the ranking, and never tuned on
-# (tests/data/eval/README.md): the floors are what it scores today, below issue 18's bars
-# where it falls short of them (docs/search-quality.md), so that a change shows either way.
+# Sets written afterwards by someone who had not seen the ranking (tests/data/eval/README.md
+# names the changes made after reading their misses): the floors are what it scores today,
+# below issue 18's bars where it falls short of them (docs/search-quality.md), so that a
+# change shows either way.
 
 
 def test_unseen_coding_set_larkspur(tmp_path: Path) -> None:
