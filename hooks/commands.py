@@ -27,6 +27,7 @@ from memhooks.memory import (
 )
 from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.paths import is_note
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -181,9 +182,7 @@ def write_warnings(
             f"warning: {result.rel} may hold a secret ({', '.join(kinds)}); stored as "
             "given, remove it with `memhooks edit`"
         )
-    if "/notes/" in result.rel and note_forgotten(
-        store.read_text(result.rel).split("\n")
-    ):
+    if is_note(result.rel) and note_forgotten(store.read_text(result.rel).split("\n")):
         notes.append(
             f"warning: {result.rel} is forgotten, so search will not find this; "
             f"`memhooks restore {result.rel}` brings it back"

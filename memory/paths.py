@@ -37,6 +37,7 @@ _BIDI = frozenset(
 _UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SLUG = re.compile(r"^[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}$")
+_IN_NOTES = f"/{NOTES_DIR}/"
 
 
 class Located(NamedTuple):
@@ -231,6 +232,13 @@ def kind_of(rel: str) -> Located | None:
     if len(parts) != 4:
         return None
     return in_folder(parts[2], parts[3], rel)
+
+
+def is_note(rel: str) -> bool:
+    """Whether `rel`, the path of a memory file (one `kind_of` classifies), is a note's:
+    only a note's path holds a notes folder. A substring test, for loops over thousands
+    of files, where `kind_of` would cost a microsecond each."""
+    return _IN_NOTES in rel
 
 
 def in_folder(folder: str, name: str, rel: str) -> Located | None:

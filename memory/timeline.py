@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memhooks.memory.constants import MEMORY_FILE, NOTES_DIR
+from memhooks.memory.constants import MEMORY_FILE
+from memhooks.memory.paths import is_note
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -36,8 +37,6 @@ TIMELY = 1.0
 #: For such a question, the daily logs scoring at least this share of the best score
 #: go first, newest (oldest) first: they mention its subject about as well.
 LEAD = 0.7
-
-_NOTES = f"/{NOTES_DIR}/"
 
 #: The times for which the logs near the best move ahead (`lead`).
 LEADING = ("latest", "first")
@@ -76,10 +75,8 @@ def lead(
     if oldest:
         old = factor(False, 0.0, "first")
         rel = index.rel
-        for i in score:
-            # Every indexed path is a memory file's (`paths.kind_of`), and only a note's
-            # holds its notes folder: a common word scores thousands of files.
-            if _NOTES in rel(i):
+        for i in score:  # a common word scores thousands of files
+            if is_note(rel(i)):
                 score[i] *= old
     top = max(score.values())
     memory = index.id_of(MEMORY_FILE)
