@@ -22,6 +22,11 @@ fusion lets each decide where it is strong, measured with ``memhooks eval`` (REA
   sentence encoder cannot tell from the stale note beside it.
 - A file no query key reached (*meaning-only*) enters only if its meaning is at least
   `FLOOR`, at most `MAX_MEANING` of them; the output marks it ``[matched: by meaning]``.
+- A question that asks for the latest or the first state (`memory.question`) was put in
+  time order by the words: the newest (oldest) log that mentions its subject first
+  (`memory.timeline`). An encoder cannot tell a revised fact from the stale one beside
+  it, so there the files the words found keep their order among themselves, all but
+  the one closest in meaning, which may move up; meaning-only files join as above.
 
 On the dev set (150 queries, README) R@1/R@5/R@10: paraphrase 0.17/0.40/0.53 lexical
 only, 0.40/0.70/0.77 with meaning by the closest chunk alone, 0.43/0.77/0.83 with the
@@ -106,12 +111,16 @@ class MeaningSource(Protocol):
         ...
 
 
-def fuse(lexical: Sequence[Lexical], meaning: Sequence[Meaning]) -> list[Fused]:
+def fuse(
+    lexical: Sequence[Lexical], meaning: Sequence[Meaning], *, timed: bool = False
+) -> list[Fused]:
     """Merge the lexical ranking with meaning scores.
 
     Args:
         lexical: the lexical hits, best first (as `memory.rank.rank` orders them).
         meaning: similarity of every document in scope (the median is taken over them).
+        timed: the question asks for the latest or the first state: the lexical hits
+            keep their order among themselves but for the one closest in meaning.
 
     Returns:
         Every lexical hit and the meaning-only files that pass `FLOOR`, best first.
@@ -146,6 +155,12 @@ def fuse(lexical: Sequence[Lexical], meaning: Sequence[Meaning]) -> list[Fused]:
     if lexical and lexical[0].coverage >= KEEP_FIRST:
         first = Fused(lexical[0].rel, False)
         out = [first, *(f for f in out if f.rel != first.rel)]
+    if timed:
+        # The places of the lexical hits, filled again in the words' (time) order.
+        closest = min(meaning, key=lambda m: (-m.similarity, m.rel)).rel
+        held = [Fused(x.rel, False) for x in lexical if x.rel != closest]
+        fixed, order = {f.rel for f in held}, iter(held)
+        out = [next(order) if f.rel in fixed else f for f in out]
     return out
 
 

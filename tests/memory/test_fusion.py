@@ -76,3 +76,30 @@ def test_meaning_that_sets_no_file_apart_does_not_outweigh_the_words() -> None:
     # The same files with the encoder sure of its pick: meaning decides.
     sure = [_m("chatter.md", 0.8), _m("said.md", 0.4), *meaning[2:]]
     assert fuse(lex, sure)[0] == Fused("chatter.md", False)
+
+
+def test_a_question_about_the_latest_state_keeps_the_words_time_order() -> None:
+    # "which Go version are we on now": the words put the newest log that mentions it
+    # first; the encoder finds the older logs and the note as close, and cannot tell
+    # which is current. Low coverage: untimed, meaning would reorder them.
+    lex = [
+        Lexical("daily/2025-12-01.md", 9.0, 0.2),
+        Lexical("daily/2025-09-01.md", 4.0, 0.2),
+        Lexical("notes/go.md", 3.0, 0.2),
+    ]
+    meaning = _flat(
+        ("notes/go.md", 0.7),
+        ("daily/2025-09-01.md", 0.6),
+        ("daily/2025-12-01.md", 0.3),
+        ("daily/2025-10-01.md", 0.55),
+    )
+    untimed = [f.rel for f in fuse(lex, meaning)]
+    assert untimed.index("daily/2025-09-01.md") < untimed.index("daily/2025-12-01.md")
+    got = fuse(lex, meaning, timed=True)
+    lexical = [f.rel for f in got if not f.by_meaning]
+    # The file closest in meaning may still move up; the others keep the words' order.
+    assert lexical[0] == "notes/go.md"
+    assert lexical[1:] == ["daily/2025-12-01.md", "daily/2025-09-01.md"]
+    # A log only meaning found still joins, marked.
+    assert Fused("daily/2025-10-01.md", True) in got
+    assert sorted(f.rel for f in got) == sorted(untimed)
