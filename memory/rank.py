@@ -216,7 +216,7 @@ class BM25:
     def places(self, index: Searchable) -> dict[int, float]:
         """`timeline.boosts` of `index`, worked out once per ranking."""
         if self._place is None:
-            self._place = boosts(index)
+            self._place = boosts(index, self.when)
         return self._place
 
     @staticmethod

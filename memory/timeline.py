@@ -2,7 +2,8 @@
 score (`memory.rank`, issue 18). Pure: an index in.
 
 A later daily log often revises what an older log or a note says. The place of a log is
-its rank in the timeline, 0 (oldest) .. 1 (newest), by order and not by days. A question
+its rank in the timeline, 0 (oldest) .. 1 (newest), by order and not by days (a lone
+log is the newest for a question about the latest state, else the oldest). A question
 about the latest state multiplies a log's score by up to 1 + `TIMELY` (the newest), then
 the logs within `LEAD` of the best score move ahead, newest first: the newest file that
 mentions the subject about as well as the best. A question about the first state does the
@@ -87,25 +88,31 @@ def lead(
         score[i] += top * (1 + r)
 
 
-def boosts(index: Searchable) -> dict[int, float]:
-    """The ids whose score the time of a question may raise (daily logs, MEMORY.md),
-    and their place (0 .. 1) in the timeline."""
+def boosts(index: Searchable, when: When | None = None) -> dict[int, float]:
+    """The ids whose score the time of a question (`when`) may raise (daily logs,
+    MEMORY.md), and their place (0 .. 1) in the timeline."""
     out: dict[int, float] = {}
-    for rel, place in _freshness(index).items():
+    for rel, place in _freshness(index, latest=when == "latest").items():
         at = index.id_of(rel)
         if at is not None:
             out[at] = place
     return out
 
 
-def _freshness(index: Searchable) -> dict[str, float]:
+def _freshness(index: Searchable, *, latest: bool) -> dict[str, float]:
     # Place in the timeline, 0 (oldest log) .. 1 (newest): by order, not by days, so a
     # gap of a month between two logs counts like a gap of a day. MEMORY.md holds the
     # standing rules, as current as the newest log: this is rule 1 made soft (it wins
-    # near ties instead of coming first), global R@1 0.70 → 0.90 on the dev set.
+    # near ties instead of coming first), global R@1 0.70 → 0.90 on the dev set. A lone
+    # log is both the oldest and the newest: the newest for a question about the latest
+    # state (the log that revised the notes of a project's first day), else the oldest,
+    # with no present-tense bonus over the notes (a fresh project's only log fills up
+    # with the hooks' records: tests/promises/test_replay.py).
     dailies = index.dailies()
     last = max(len(dailies) - 1, 1)
     out = {rel: i / last for i, (_, rel) in enumerate(dailies)}
+    if latest and len(dailies) == 1:
+        out[dailies[0][1]] = 1.0
     if index.id_of(MEMORY_FILE) is not None:
         out[MEMORY_FILE] = 1.0
     return out

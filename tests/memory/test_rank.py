@@ -310,6 +310,27 @@ def test_a_question_about_the_first_state_counts_a_note_as_old_as_the_oldest_log
     assert got[:2] == ["daily/2026-02-02.md", "notes/radio.md"]
 
 
+def test_a_lone_daily_log_is_the_newest_for_a_question_about_the_latest_state(
+    memory_root: Path,
+) -> None:
+    # A new user's first day: a note, then the one log that revised it. The note's name
+    # holds the subject; the log still answers "now". With more logs it would be the
+    # newest too; alone it counted as the oldest, as old as the note.
+    files = {
+        **_COMMON,
+        "notes/redis-port": "Redis runs on 6380 here: 6379 is taken by the system redis.",
+        "daily/2026-12-03": (
+            "### 09:10 — redis move\n"
+            "Moved the dev Redis to port 6390; 6380 clashed with the test container."
+        ),
+    }
+    got = _order(_search(memory_root, files, "which redis port do we use now"))
+    assert got[:2] == ["daily/2026-12-03.md", "notes/redis-port.md"]
+    # A question with no time keeps the note first: its name says what it is about.
+    got = _order(_search(memory_root, files, "redis port"))
+    assert got[0] == "notes/redis-port.md"
+
+
 def test_without_a_time_the_better_match_wins(memory_root: Path) -> None:
     # The older log holds more of the subject; a past-tense question gives it no reason
     # to yield to a newer one.
