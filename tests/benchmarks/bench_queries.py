@@ -428,6 +428,9 @@ def main() -> None:
         help="use the index file a previous run built (no build time measured)",
     )
     args = ap.parse_args()
+    if shutil.which("rg") is None:
+        # Measured against too; found missing only after the corpus was built.
+        sys.exit("bench_queries: needs ripgrep (rg) on PATH: apt install ripgrep")
     subprocess.run(
         [PY, "-m", "compileall", "-q", str(REPO / "hooks"), str(REPO / "memory")],
         env=ENV,
