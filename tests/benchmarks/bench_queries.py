@@ -429,7 +429,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     if shutil.which("rg") is None:
-        # Measured against too; found missing only after the corpus was built.
+        # A column of the report: without it, the run would fail after building the corpus.
         sys.exit("bench_queries: needs ripgrep (rg) on PATH: apt install ripgrep")
     subprocess.run(
         [PY, "-m", "compileall", "-q", str(REPO / "hooks"), str(REPO / "memory")],
