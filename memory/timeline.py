@@ -88,7 +88,7 @@ def lead(
         score[i] += top * (1 + r)
 
 
-def boosts(index: Searchable, when: When | None = None) -> dict[int, float]:
+def boosts(index: Searchable, when: When | None) -> dict[int, float]:
     """The ids whose score the time of a question (`when`) may raise (daily logs,
     MEMORY.md), and their place (0 .. 1) in the timeline."""
     out: dict[int, float] = {}
