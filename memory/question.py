@@ -23,6 +23,9 @@ the frame are not what they look for. Two things are read from the frame (`read`
   are endings and particles), and the words that told the time. They still count in the
   search summary (the user typed them), but `memory.rank` gives them a share (`FRAME`)
   of their weight — all of it if the question has nothing else.
+
+And one thing from the subject: the names it uses ("Jonas", "Lucas's"), which a file
+should mention to answer it (`memory.names`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
+from memhooks.memory.names import names
 from memhooks.memory.terms import keys
 
 When = Literal["latest", "first", "present"]
@@ -77,6 +81,8 @@ REQUEST_WORDS = _words(
 #: do I need before …"), but for two that in a question name a thing as often as they
 #: frame it ("the garden show", "why would Mateo like Kenji").
 _REQUEST_FRAME = REQUEST_WORDS - {"show", "like"}
+#: Words that are no name when capitalised mid-sentence ("What Did Hana Say").
+_NOT_NAMES = STOP_WORDS | REQUEST_WORDS
 
 # Question words, pronouns, particles and auxiliaries of Chinese and Japanese; a CJK
 # bigram that touches one of them is part of the frame, not of the subject.
@@ -147,12 +153,14 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+|'(?![a-z]))?")
 
 
 class Reading(NamedTuple):
-    """What the frame of a question says."""
+    """What the frame of a question says, and the names its subject uses."""
 
     #: the newest or oldest state wanted, the present, or no time at all
     when: When | None
     #: keys that carry no subject: the frame's words and the time words
     subjectless: frozenset[str]
+    #: keys of the names it uses ("Jonas", "Lucas's"): `memory.names`
+    named: frozenset[str]
 
 
 @lru_cache(maxsize=256)
@@ -164,7 +172,7 @@ def read(query: str) -> Reading:
 
     Returns:
         Its `Reading`, e.g. ``read("is staging still in us-central1?")`` →
-        ``Reading("latest", {"is", "still", "in"})`` (as keys, i.e. stemmed).
+        ``Reading("latest", {"is", "still", "in"}, set())`` (as keys, i.e. stemmed).
     """
     text = unicodedata.normalize("NFKC", query).casefold().replace("\u2019", "'")
     words = _WORD.findall(text)
@@ -192,7 +200,8 @@ def read(query: str) -> Reading:
         elif "'" in w:  # Kenji's, Omar's: the "s" is no subject
             frame.update(keys(w.split("'", 1)[1]))
     frame.update(_cjk_frame(text, [*cjk_latest, *cjk_first]))
-    return Reading(when, frozenset(frame))
+    cased = unicodedata.normalize("NFKC", query).replace("\u2019", "'")
+    return Reading(when, frozenset(frame), names(cased, _NOT_NAMES))
 
 
 def _english_time(words: list[str]) -> tuple[set[int], set[int]]:

@@ -16,7 +16,8 @@ state the oldest; one in the present tense or with no verb gives newer logs a li
 more, one in the past tense ("why did Bob decide …") nothing, as its answer may lie in any
 old session. Exact ties still go to the newer log. Words of the question's frame ("what",
 "did", "would", 的, 吗) weigh `FRAME` of their idf: they may break a near tie but not
-decide.
+decide. A file that holds none of the names a question uses ("Jonas", "Redis") keeps half
+its score (`memory.names`).
 
 Shape (for `memory.topk`): a sum over the query's keys of ``w_k · tf-saturation`` (``w_k``
 is idf, or `FRAME` × idf for a frame key), times a per-document factor of at least 1 known
@@ -36,10 +37,9 @@ import itertools
 import math
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.memory.constants import (
-    MEMORY_FILE,
-)
+from memhooks.memory.constants import MEMORY_FILE
 from memhooks.memory.index import Query
+from memhooks.memory.names import demote_unnamed
 from memhooks.memory.proximity import DEPTH, Pair, pairs, rerank
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
@@ -135,6 +135,7 @@ def rank(
     n, avg = index.count, index.avg_size
     when = reading.when if reading is not None else None
     frame = reading.subjectless if reading is not None else frozenset()
+    names = reading.named if reading is not None else frozenset()
     weighs = {k for k in qkeys if k not in frame} or set(qkeys)
     bm25 = BM25(index.sizes, avg, when)
     near = pairs(qkeys, frame) if when is None else []  # `memory.proximity`
@@ -144,12 +145,13 @@ def rank(
         columns is not None
         and len(weighs) == len(qkeys)
         and when not in LEADING
+        and not names
         and columns.hold(index, qkeys, bm25)
     ):
         # A session's index keeps each key's scores, made between searches: the best
         # are found without adding up every posting of a common word
-        # (`memory.topk.Columns`). Not for frame words at a share of their weight, nor
-        # when the logs near the best move ahead: those are scored in full.
+        # (`memory.topk.Columns`). Not for frame words at a share of their weight, logs
+        # moved ahead or files without the question's names: those are scored in full.
         found, kept, holders, total, weights = columns.top(index, qkeys, bm25, want)
         found = _near_first(index, found, kept, weights, bm25, near)[:limit]
         return _ranking(index, terms, qkeys, found, kept, holders, total, weights)
@@ -171,6 +173,8 @@ def rank(
     posts = dict(zip(qkeys, sums.uncounted, strict=True))
     bm25.finish(index, sums)
     score, content = sums.score, sums.content
+    if names:
+        demote_unnamed(index, score, names)  # `memory.names`
     if when in LEADING and score:
         lead(index, score, bm25.places(index), oldest=when == "first")
     best = _best(index, score, content, want, bm25.places(index))
@@ -341,16 +345,9 @@ def _ranking(
         hit = {k for k in qkeys if i in holders[k]}
         matched = tuple(t.text for t in terms if hit.intersection(t.keys))
         ordered = tuple(k for k in qkeys if k in hit)
+        rel, n_lines = index.rel(i), lines.get(i, 0)
         scored.append(
-            Scored(
-                index.rel(i),
-                i,
-                score[i],
-                matched,
-                lines.get(i, 0),
-                ordered,
-                i not in content,
-            )
+            Scored(rel, i, score[i], matched, n_lines, ordered, i not in content)
         )
     return Ranking(scored, total, idf)
 

@@ -116,6 +116,27 @@ def test_possessive_s_carries_no_subject() -> None:
 
 
 @pytest.mark.parametrize(
+    ("query", "names"),
+    [
+        pytest.param("Was Jonas a thoughtful boyfriend?", ["Jonas"], id="mid-sentence"),
+        pytest.param("What did Lucas's sister say?", ["Lucas"], id="possessive"),
+        pytest.param("Did Owen and Sian marry?", ["Owen", "Sian"], id="two"),
+        pytest.param("how do I configure Redis", ["Redis"], id="lowercase-question"),
+        pytest.param("Redis maxmemory now", [], id="first-word"),
+        pytest.param("It broke. Deploy again?", [], id="sentence-start"),
+        pytest.param("What Did We Decide", [], id="capitalised-function-words"),
+        pytest.param("I'm stuck on the CI", [], id="pronoun-and-acronym"),
+        pytest.param("where does hana live now", [], id="no-capitals"),
+        pytest.param("現在 Hana 住在哪里", ["Hana"], id="in-a-cjk-question"),
+    ],
+)
+def test_names_are_capitalised_words_that_start_no_sentence(
+    query: str, names: list[str]
+) -> None:
+    assert read(query).named == {k for name in names for k in keys(name)}
+
+
+@pytest.mark.parametrize(
     ("query", "frame", "subject"),
     [
         pytest.param(

@@ -331,6 +331,29 @@ def test_a_lone_daily_log_is_the_newest_for_a_question_about_the_latest_state(
     assert got[0] == "notes/redis-port.md"
 
 
+def test_a_question_that_names_someone_finds_a_file_that_names_them(
+    memory_root: Path,
+) -> None:
+    # Two people's chats in one project: "thoughtful" and "boyfriend" are rarer than
+    # Jonas, whose girlfriend's sessions all name him, so by weight alone the other
+    # conversation's session came first.
+    files = {
+        **_COMMON,
+        "daily/2023-04-14": "Hana: Jonas cooked for me. He was sweet about it.",
+        "daily/2023-06-11": "Hana: Jonas remembered my mum's birthday. So thoughtful.",
+        "daily/2023-08-27": "Hana: Jonas drove me to the airport at 5am.",
+        "daily/2024-11-03": "Nadia: Iolo is a thoughtful boyfriend, he brought soup.",
+    }
+    got = _order(_search(memory_root, files, "Was Jonas a thoughtful boyfriend?"))
+    assert got[0] == "daily/2023-06-11.md"
+    # A name no file holds changes nothing: the words decide as before.
+    got = _order(_search(memory_root, files, "Was Zed a thoughtful boyfriend?"))
+    assert got[0] == "daily/2024-11-03.md"
+    # Lowercase, "jonas" is a word like the others.
+    got = _order(_search(memory_root, files, "was jonas a thoughtful boyfriend?"))
+    assert got[0] == "daily/2024-11-03.md"
+
+
 def test_without_a_time_the_better_match_wins(memory_root: Path) -> None:
     # The older log holds more of the subject; a past-tense question gives it no reason
     # to yield to a newer one.

@@ -97,6 +97,22 @@ def test_the_first_hits_of_any_prompt_are_those_of_a_full_ranking(
         assert got["files_matched"] == fresh["files_matched"], query  # type: ignore[index]
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_prompt_that_names_something_ranks_as_every_file_would(
+    memory_root: Path, seed: int, trusting: None
+) -> None:
+    # A capitalised word mid-prompt is a name (`memory.names`): the files without it
+    # drop, which the kept columns cannot know, so the session scores it in full.
+    rng = random.Random(seed)
+    _root(memory_root, rng, 250)
+    store = Store(memory_root, SLUG)
+    docs, session = _session(store)
+    for _ in range(8):
+        query = f"{_prompt(rng)} {rng.choice(RARE).capitalize()}"
+        fresh = _answer(search_docs(docs.values(), query))
+        assert _ranked(session, query, 20)["results"] == fresh["results"][:20], query  # type: ignore[index]
+
+
 def test_a_long_prompt_of_common_words_scores_few_files(
     memory_root: Path, trusting: None
 ) -> None:
