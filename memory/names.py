@@ -10,17 +10,18 @@ them scores `UNNAMED` of its score (`memory.rank`).
 
 A name is a capitalised word that does not start a sentence (where any word is
 capitalised) and is not a function word, in a question not written in title case: "Hana",
-"Lucas's", "Redis" in "how do I configure Redis". Only English capitals say so; a CJK question has none. One name held is
+"Lucas's", "Redis" in "how do I configure Redis". Only capitals tell: no Chinese or
+Japanese word is taken for a name (a Latin one in such a question is). One name held is
 enough: a session of a chat names its speakers on every line, so a question about Hana's
 Berlin flat still finds the session that calls it "the flat in Neukölln".
 
 Measured with ``memhooks eval`` (docs/search-quality.md): on the chat sets pooled in one
-project, 21 questions move up, none down (evenings pooled R@5 0.86 → 0.88, talk pooled
-0.91 → 0.92); per conversation, where every session names its speakers, one question moves
+project, 18 questions move up and none down (talk pooled R@5 0.91 → 0.92, evenings pooled
+0.86 → 0.88); per conversation, where every session names its speakers, one question moves
 up on chat and one on evenings; the coding and dev sets do not move. `UNNAMED` anywhere in
-0.3-0.5 gives the same; at 0.8 talk pooled loses one. Requiring every name instead of one
-moved about as many questions down as up: the session that answers often names the
-person but not the place.
+0.3-0.5 gives the same; at 0.8 talk pooled loses one. Demoting a file for each name it
+lacks moved more questions up, but put two answers out of the top 5: the session that
+answers "How did Hana get her Berlin flat" names Hana, not Berlin.
 """
 
 from __future__ import annotations
