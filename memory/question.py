@@ -81,7 +81,7 @@ REQUEST_WORDS = _words(
 #: do I need before …"), but for two that in a question name a thing as often as they
 #: frame it ("the garden show", "why would Mateo like Kenji").
 _REQUEST_FRAME = REQUEST_WORDS - {"show", "like"}
-#: Words that are no name when capitalised mid-sentence ("What Did Hana Say").
+#: Words that are no name when capitalised mid-sentence ("and what Did Hana say").
 _NOT_NAMES = STOP_WORDS | REQUEST_WORDS
 
 # Question words, pronouns, particles and auxiliaries of Chinese and Japanese; a CJK
@@ -200,8 +200,8 @@ def read(query: str) -> Reading:
         elif "'" in w:  # Kenji's, Omar's: the "s" is no subject
             frame.update(keys(w.split("'", 1)[1]))
     frame.update(_cjk_frame(text, [*cjk_latest, *cjk_first]))
-    cased = unicodedata.normalize("NFKC", query).replace("\u2019", "'")
-    return Reading(when, frozenset(frame), names(cased, _NOT_NAMES))
+    as_typed = unicodedata.normalize("NFKC", query).replace("\u2019", "'")
+    return Reading(when, frozenset(frame), names(as_typed, _NOT_NAMES))
 
 
 def _english_time(words: list[str]) -> tuple[set[int], set[int]]:
