@@ -81,36 +81,25 @@ def _prompt(rng: random.Random) -> str:
     )
 
 
+@pytest.mark.parametrize("named", [False, True], ids=["plain", "named"])
 @pytest.mark.parametrize("seed", range(6))
 def test_the_first_hits_of_any_prompt_are_those_of_a_full_ranking(
-    memory_root: Path, seed: int, trusting: None
+    memory_root: Path, seed: int, named: bool, trusting: None
 ) -> None:
+    # Named: a capitalised word mid-prompt is a name (`memory.names`), and the files
+    # without it drop, which the kept columns cannot know: the session scores it in full.
     rng = random.Random(seed)
     _root(memory_root, rng, 250)
     store = Store(memory_root, SLUG)
     docs, session = _session(store)
     for _ in range(12):
         query, limit = _prompt(rng), rng.choice([1, 3, 5, 20, 40])
+        if named:
+            query += f" {rng.choice(RARE).capitalize()}"
         fresh = _answer(search_docs(docs.values(), query))
         got = _ranked(session, query, limit)
         assert got["results"] == fresh["results"][:limit], query  # type: ignore[index]
         assert got["files_matched"] == fresh["files_matched"], query  # type: ignore[index]
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_a_prompt_that_names_something_ranks_as_every_file_would(
-    memory_root: Path, seed: int, trusting: None
-) -> None:
-    # A capitalised word mid-prompt is a name (`memory.names`): the files without it
-    # drop, which the kept columns cannot know, so the session scores it in full.
-    rng = random.Random(seed)
-    _root(memory_root, rng, 250)
-    store = Store(memory_root, SLUG)
-    docs, session = _session(store)
-    for _ in range(8):
-        query = f"{_prompt(rng)} {rng.choice(RARE).capitalize()}"
-        fresh = _answer(search_docs(docs.values(), query))
-        assert _ranked(session, query, 20)["results"] == fresh["results"][:20], query  # type: ignore[index]
 
 
 def test_a_long_prompt_of_common_words_scores_few_files(
