@@ -81,8 +81,18 @@ REQUEST_WORDS = _words(
 #: do I need before …"), but for two that in a question name a thing as often as they
 #: frame it ("the garden show", "why would Mateo like Kenji").
 _REQUEST_FRAME = REQUEST_WORDS - {"show", "like"}
-#: Words that are no name when capitalised mid-sentence ("and what Did Hana say").
-_NOT_NAMES = STOP_WORDS | REQUEST_WORDS
+#: Words that are no name when capitalised mid-sentence ("and what Did Hana say"), and
+#: months and weekdays: a daily log is dated by its file name, not by naming the month.
+_NOT_NAMES = (
+    STOP_WORDS
+    | REQUEST_WORDS
+    | _words(
+        """
+    january february march april june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday
+    """
+    )
+)
 
 # Question words, pronouns, particles and auxiliaries of Chinese and Japanese; a CJK
 # bigram that touches one of them is part of the frame, not of the subject.

@@ -128,6 +128,8 @@ def test_possessive_s_carries_no_subject() -> None:
         pytest.param("I'm stuck on the CI", [], id="pronoun-and-acronym"),
         pytest.param("where does hana live now", [], id="no-capitals"),
         pytest.param("現在 Hana 住在哪里", ["Hana"], id="in-a-cjk-question"),
+        pytest.param("What did we ship in March?", [], id="month"),
+        pytest.param("What does Omar do on Tuesday nights?", ["Omar"], id="weekday"),
     ],
 )
 def test_names_are_capitalised_words_that_start_no_sentence(
