@@ -10,11 +10,11 @@ them scores `UNNAMED` of its score (`memory.rank`).
 
 A name is a capitalised word that does not start a sentence (where any word is
 capitalised) and is not a function word, a month or a weekday (a daily log is dated by its
-file name), in a question not written in title case: "Hana",
-"Lucas's", "Redis" in "how do I configure Redis". Only capitals tell: no Chinese or
-Japanese word is taken for a name (a Latin one in such a question is). One name held is
-enough: a session of a chat names its speakers on every line, so a question about Hana's
-Berlin flat still finds the session that calls it "the flat in Neukölln".
+file name), in a question not written in title case: "Hana", "Lucas's", "Redis" in "how do
+I configure Redis". Only capitals tell: no Chinese or Japanese word is taken for a name (a
+Latin one in such a question is). One name held is enough: a session of a chat names its
+speakers on every line, so a question about Hana's Berlin flat still finds the session
+that calls it "the flat in Neukölln".
 
 Measured with ``memhooks eval`` (docs/search-quality.md): on the chat sets pooled in one
 project, 18 questions move up and none down (talk pooled R@5 0.91 → 0.92, evenings pooled
