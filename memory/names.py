@@ -57,15 +57,13 @@ def names(query: str, common: Collection[str]) -> frozenset[str]:
         starts the sentence; as keys, i.e. stemmed); none for "What Did We Decide".
     """
     tokens = query.split()
-    cased = [
-        w[0].islower() for t in tokens if (w := t.strip(_PUNCTUATION)) and _cased(w)
-    ]
+    words = [t.strip(_PUNCTUATION) for t in tokens]
+    cased = [w[0].islower() for w in words if w and _cased(w)]
     if len(cased) > 1 and not any(cased):
         return frozenset()  # in title case no word stands out
     out: set[str] = set()
     start = True
-    for token in tokens:
-        word = token.strip(_PUNCTUATION)
+    for token, word in zip(tokens, words, strict=True):
         base = word.split("'", 1)[0]
         if not start and _NAME.fullmatch(word) and base.casefold() not in common:
             out.update(keys(base))

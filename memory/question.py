@@ -81,18 +81,15 @@ REQUEST_WORDS = _words(
 #: do I need before …"), but for two that in a question name a thing as often as they
 #: frame it ("the garden show", "why would Mateo like Kenji").
 _REQUEST_FRAME = REQUEST_WORDS - {"show", "like"}
-#: Words that are no name when capitalised mid-sentence ("and what Did Hana say"), and
-#: months and weekdays: a daily log is dated by its file name, not by naming the month.
-_NOT_NAMES = (
-    STOP_WORDS
-    | REQUEST_WORDS
-    | _words(
-        """
+#: Months and weekdays: a daily log is dated by its file name, not by naming the month.
+_DATES = _words(
+    """
     january february march april june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday
     """
-    )
 )
+#: Words that are no name when capitalised mid-sentence ("and what Did Hana say").
+_NOT_NAMES = STOP_WORDS | REQUEST_WORDS | _DATES
 
 # Question words, pronouns, particles and auxiliaries of Chinese and Japanese; a CJK
 # bigram that touches one of them is part of the frame, not of the subject.
@@ -184,7 +181,8 @@ def read(query: str) -> Reading:
         Its `Reading`, e.g. ``read("is staging still in us-central1?")`` →
         ``Reading("latest", {"is", "still", "in"}, set())`` (as keys, i.e. stemmed).
     """
-    text = unicodedata.normalize("NFKC", query).casefold().replace("\u2019", "'")
+    as_typed = unicodedata.normalize("NFKC", query).replace("\u2019", "'")
+    text = as_typed.casefold()
     words = _WORD.findall(text)
     latest, first = _english_time(words)
     cue_words = latest | first
@@ -210,7 +208,6 @@ def read(query: str) -> Reading:
         elif "'" in w:  # Kenji's, Omar's: the "s" is no subject
             frame.update(keys(w.split("'", 1)[1]))
     frame.update(_cjk_frame(text, [*cjk_latest, *cjk_first]))
-    as_typed = unicodedata.normalize("NFKC", query).replace("\u2019", "'")
     return Reading(when, frozenset(frame), names(as_typed, _NOT_NAMES))
 
 
