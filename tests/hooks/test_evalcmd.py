@@ -202,6 +202,15 @@ def test_unseen_coding_set_osprey(tmp_path: Path) -> None:
     assert by_category["lookup"]["recall"]["5"] == 1.0
 
 
+def test_unseen_coding_set_heron(tmp_path: Path) -> None:
+    by_category = _eval(DATA / "heron", tmp_path / "heron")["by_category"]
+    recency = by_category["recency"]["recall"]
+    assert recency["1"] >= 0.62  # 22 of 35
+    assert recency["5"] >= 0.97
+    assert by_category["origin"]["recall"]["5"] >= 0.9
+    assert by_category["lookup"]["recall"]["5"] == 1.0
+
+
 def test_unseen_long_chats_evenings_per_conversation_and_pooled(
     tmp_path: Path,
 ) -> None:
@@ -209,6 +218,15 @@ def test_unseen_long_chats_evenings_per_conversation_and_pooled(
     pooled = _eval(_pooled(DATA / "evenings", tmp_path / "made"), tmp_path / "pooled")
     assert per["recall"]["5"] >= 0.9
     assert pooled["recall"]["5"] >= 0.86
+
+
+def test_unseen_long_chats_lanterns_per_conversation_and_pooled(
+    tmp_path: Path,
+) -> None:
+    per = _eval(DATA / "lanterns", tmp_path / "per")
+    pooled = _eval(_pooled(DATA / "lanterns", tmp_path / "made"), tmp_path / "pooled")
+    assert per["recall"]["5"] >= 0.86  # 78 of 90
+    assert pooled["recall"]["5"] >= 0.88  # 80 of 90
 
 
 def _pooled(folder: Path, into: Path) -> Path:
