@@ -24,8 +24,10 @@ the frame are not what they look for. Two things are read from the frame (`read`
   search summary (the user typed them), but `memory.rank` gives them a share (`FRAME`)
   of their weight — all of it if the question has nothing else.
 
-And one thing from the subject: the names it uses ("Jonas", "Lucas's"), which a file
-should mention to answer it (`memory.names`).
+And two things from the subject: the names it uses ("Jonas", "Lucas's"), which a file
+should mention to answer it (`memory.names`), and the kinds of value it asks for ("which
+django version", "how many nodes"), which a file may state without the word
+(`memory.values`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from typing import Literal, NamedTuple
 
 from memhooks.memory.names import names
 from memhooks.memory.terms import keys
+from memhooks.memory.values import Asked
+from memhooks.memory.values import read as read_values
 
 When = Literal["latest", "first", "present"]
 
@@ -168,6 +172,8 @@ class Reading(NamedTuple):
     subjectless: frozenset[str]
     #: keys of the names it uses ("Jonas", "Lucas's"): `memory.names`
     named: frozenset[str]
+    #: the kinds of value it asks for ("which version", "how many nodes"): `memory.values`
+    asks: tuple[Asked, ...]
 
 
 @lru_cache(maxsize=256)
@@ -179,7 +185,7 @@ def read(query: str) -> Reading:
 
     Returns:
         Its `Reading`, e.g. ``read("is staging still in us-central1?")`` →
-        ``Reading("latest", {"is", "still", "in"}, set())`` (as keys, i.e. stemmed).
+        ``Reading("latest", {"is", "still", "in"}, set(), ())`` (as keys, i.e. stemmed).
     """
     as_typed = unicodedata.normalize("NFKC", query).replace("\u2019", "'")
     text = as_typed.casefold()
@@ -208,7 +214,8 @@ def read(query: str) -> Reading:
         elif "'" in w:  # Kenji's, Omar's: the "s" is no subject
             frame.update(keys(w.split("'", 1)[1]))
     frame.update(_cjk_frame(text, [*cjk_latest, *cjk_first]))
-    return Reading(when, frozenset(frame), names(as_typed, _NOT_NAMES))
+    asks = read_values(words, text, frame)
+    return Reading(when, frozenset(frame), names(as_typed, _NOT_NAMES), asks)
 
 
 def _english_time(words: list[str]) -> tuple[set[int], set[int]]:

@@ -43,6 +43,7 @@ from memhooks.memory.names import demote_unnamed
 from memhooks.memory.proximity import DEPTH, Pair, pairs, rerank
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
+from memhooks.memory.values import credit
 
 if TYPE_CHECKING:
     from collections.abc import Container, Iterable, Mapping, Sequence
@@ -176,7 +177,9 @@ def rank(
     if names:
         demote_unnamed(index, score, names)  # `memory.names`
     if when in LEADING and score:
-        lead(index, score, bm25.places(index), oldest=when == "first")
+        asks, place = reading.asks if reading else (), bm25.places(index)
+        credit(index, score, asks, weighs, idf, place, when)  # `memory.values`
+        lead(index, score, place, oldest=when == "first")
     best = _best(index, score, content, want, bm25.places(index))
     best = _near_first(index, best, sums, idf, bm25, near)[:limit]
     sums.count_lines(best)

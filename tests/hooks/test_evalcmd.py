@@ -134,7 +134,9 @@ def _eval(folder: Path, into: Path, semantic: str = "off") -> dict[str, Any]:
 def test_coding_set_finds_the_latest_and_the_first_state(tmp_path: Path) -> None:
     by_category = _eval(DATA / "coding", tmp_path / "coding")["by_category"]
     recency, origin = by_category["recency"]["recall"], by_category["origin"]["recall"]
-    assert recency["1"] >= 0.85
+    assert (
+        recency["1"] >= 0.94
+    )  # 36 of 38: 0.89 before the kinds of value (memory/values.py)
     assert recency["5"] == 1.0
     assert origin["1"] >= 0.75
     assert origin["5"] == 1.0
@@ -178,7 +180,7 @@ def test_chat_set_per_conversation_and_pooled(tmp_path: Path) -> None:
 def test_unseen_coding_set_larkspur(tmp_path: Path) -> None:
     by_category = _eval(DATA / "larkspur", tmp_path / "larkspur")["by_category"]
     recency, origin = by_category["recency"]["recall"], by_category["origin"]["recall"]
-    assert recency["1"] >= 0.6
+    assert recency["1"] >= 0.65  # 0.6 before the kinds of value (memory/values.py)
     assert recency["5"] >= 0.9
     assert origin["5"] == 1.0
     assert by_category["lookup"]["recall"]["1"] == 1.0
@@ -195,7 +197,9 @@ def test_unseen_long_chats_per_conversation_and_pooled(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "first", "top5"),
-    [("osprey", 0.66, 0.92), ("heron", 0.62, 0.97)],  # heron: 22 of 35 first
+    # osprey: 37 of 50 first (33 before the kinds of value, memory/values.py), 48 in the
+    # top 5 (46); heron: 25 of 35 first (22), 33 in the top 5 (34)
+    [("osprey", 0.74, 0.96), ("heron", 0.71, 0.94)],
 )
 def test_unseen_coding_set(
     tmp_path: Path, name: str, first: float, top5: float

@@ -482,3 +482,54 @@ def test_scores_added_up_in_a_list_are_those_added_per_posting(
     )
     assert len(one.score) > 8 and one.by_name  # a name alone held "kafka"
     assert max(max(post[1::3]) for _, post, _ in keyed) > 1024
+
+
+# Logs that name the subject with the word the question uses, and the newest one, which
+# states the value only. Without the value's credit (`memory.values`) the older logs
+# scored above `timeline.LEAD` of the best and the newest under it.
+_VALUES = {
+    **_COMMON,
+    "daily/2026-01-05": (
+        "django version check: which django version does DRF support? "
+        "the django version matrix says the next LTS."
+    ),
+    "daily/2026-01-06": "django 版本：先看 DRF 支持哪个版本",
+    "daily/2026-01-20": "field nodes: how many nodes in the field drop frames at night?",
+    "daily/2026-02-02": "django admin css fixed; the nodes in the field rebooted fine",
+    "daily/2026-03-01": "### 10:20 — upgrade\n- Django 5.1.7 -> 5.2.2 (LTS)",
+    "daily/2026-03-09": "- fleet now 85 nodes: 40 at the farm, 45 at the orchard",
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        pytest.param(
+            "which django version are we on now", "daily/2026-03-01.md", id="version"
+        ),
+        pytest.param(
+            "现在 django 的版本是多少", "daily/2026-03-01.md", id="zh-version"
+        ),
+        pytest.param(
+            "how many nodes do we have in the field now",
+            "daily/2026-03-09.md",
+            id="count",
+        ),
+    ],
+)
+def test_a_question_for_a_kind_of_value_finds_the_newest_log_that_states_one(
+    memory_root: Path, query: str, first: str
+) -> None:
+    assert _order(_search(memory_root, _VALUES, query))[0] == first
+
+
+def test_a_value_of_another_subject_or_kind_earns_nothing(memory_root: Path) -> None:
+    # The newest log states a version on a line about something else, and a size on the
+    # line about django: the older log that says "django version" stays first.
+    files = {
+        **_VALUES,
+        "daily/2026-03-01": "- node 20.11.1 on the build box\n- django static files 4.2 MB",
+        "daily/2026-03-09": "shipped the refund export",
+    }
+    got = _order(_search(memory_root, files, "which django version are we on now"))
+    assert got[0] == "daily/2026-01-05.md"

@@ -1,0 +1,179 @@
+"""The kind of value a question asks for, and the files that state one (issue 18). Pure.
+
+"Which django version are we on now" is answered by a log that says "Django 5.1.7 ->
+5.2.2" and never the word "version"; "how big are the OTA slots these days" by "384 KB
+slots"; "how many stores are we ingesting now" by "184 → 212 stores total". BM25 gives
+such a log none of the weight of the word that named the kind, often the rarest word of
+the question, so an older log that says "version" scores higher, and the newest log
+that states the value falls short of the logs that go first (`memory.timeline.LEAD`).
+
+Question-answering systems have long read the kind of answer a question expects from its
+words (a number, a date, a place) and looked for passages holding a value of that kind.
+Here, a question that names one of a few kinds (`read`) — a version, a size, a count, a
+time of day, a length of time, in English or Chinese — and asks for the latest or the
+first state credits a file with `SHARE` of the weight of the word that named the kind
+when the file lacks that word but a line of it holds the question's subject and a value of
+that kind (`credit`, in `memory.rank`, before the logs that go first are chosen). A count
+("how many nodes") wants a number before what is counted ("85 nodes").
+
+Measured with ``memhooks eval`` (docs/search-quality.md), words only, recency R@1: coding
+0.89 → 0.95, larkspur 0.60 → 0.65, osprey 0.66 → 0.74, heron 0.63 → 0.71 (15 questions
+up, 4 down: a newer log that states a value of the subject in passing); no dev category or
+chat set moves. `SHARE` 0.5 or 1.0 gives the same within a question per set; a `DEPTH` of
+50, one more question down.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from memhooks.memory.constants import MEMORY_FILE
+from memhooks.memory.index import LINES_PER_NEEDLE, fold, line_keys, lines_holding
+from memhooks.memory.terms import keys, stem_needles
+from memhooks.memory.timeline import factor
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping, Sequence
+
+    from memhooks.memory.index import Searchable
+    from memhooks.memory.question import When
+
+#: The credit of a file stating a value of the kind asked, as a share of the weight of
+#: the question's word that named the kind.
+SHARE = 0.75
+#: How many of the best scoring files are looked at for a value.
+DEPTH = 20
+
+_START = r"(?<![\w.])"
+_SIZE_UNIT = r"(?:[kmgtp]i?b|[kmgtp]i|bytes?)"
+_SPAN_UNIT = r"(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)"
+#: A value of each kind, as it is written on a line. A version is a dotted number that is
+#: no size, rate or share ("5.2.2", "v1.82"; not "2.5Gi", "1.5x").
+SHAPES = {
+    "version": re.compile(
+        _START + r"v?\d+(?:\.\d+)+(?!\.?\d|\s?(?:" + _SIZE_UNIT + r"|%|x|hz)\b|%)",
+        re.IGNORECASE,
+    ),
+    "size": re.compile(
+        _START + r"\d+(?:[.,]\d+)?\s?" + _SIZE_UNIT + r"(?!\w)", re.IGNORECASE
+    ),
+    "clock": re.compile(
+        _START + r"\d{1,2}:\d{2}(?!\d)|" + _START + r"\d{1,2}\s?[ap]m\b", re.IGNORECASE
+    ),
+    "span": re.compile(
+        _START + r"\d+(?:\.\d+)?\s?" + _SPAN_UNIT + r"(?!\w)", re.IGNORECASE
+    ),
+}
+#: The words that ask for each kind, and phrases (English words in a row) that do.
+_WORDS = {
+    "version": ("version", "versions", "版本"),
+    "size": ("size", "sizes", "big", "large", "limit", "大小", "多大"),
+    "clock": ("几点",),
+    "span": ("timeout", "timeouts", "duration", "多久"),
+}
+_PHRASES = {("what", "time"): "clock", ("how", "long"): "span"}
+
+
+class Asked(NamedTuple):
+    """A kind of value a question asks for, and the keys of its words that named it."""
+
+    kind: str  #: "version", "size", "count", "clock" or "span"
+    named_by: frozenset[str]  #: keys of the words that asked for it ("version", "big")
+    counted: str | None  #: for a count: the key of what is counted ("node")
+
+
+def read(words: Sequence[str], text: str, frame: Collection[str]) -> tuple[Asked, ...]:
+    """The kinds of value a question asks for.
+
+    Args:
+        words: its English words, casefolded, in order (`memory.question`).
+        text: the whole question, casefolded (for Chinese words).
+        frame: the keys of its frame (what is counted is none of them).
+
+    Returns:
+        One `Asked` per kind, e.g. ``read(["how", "many", "nodes"], …)`` →
+        ``(Asked("count", {"mani"}, "node"),)`` (as keys, i.e. stemmed).
+    """
+    named: dict[str, set[str]] = {}
+    for kind, cues in _WORDS.items():
+        for cue in cues:
+            if cue in words or not cue.isascii() and cue in text:
+                named.setdefault(kind, set()).update(keys(cue))
+    pairs = list(itertools.pairwise(words))
+    for pair, kind in _PHRASES.items():
+        if pair in pairs:
+            named.setdefault(kind, set()).update(keys(pair[1]))
+    out = [Asked(kind, frozenset(k), None) for kind, k in named.items() if k]
+    for at, pair in enumerate(pairs):
+        if pair == ("how", "many"):
+            after = [k for w in words[at + 2 :] for k in keys(w) if k not in frame]
+            if after:
+                out.append(Asked("count", frozenset(keys("many")), after[0]))
+    return tuple(out)
+
+
+def credit(
+    index: Searchable,
+    score: dict[int, float],
+    asks: Sequence[Asked],
+    subject: Collection[str],
+    idf: Mapping[str, float],
+    place: Mapping[int, float],
+    when: When,
+) -> None:
+    """Add to `score` the credit of each of its `DEPTH` best files that states a value of
+    a kind `asks` wants on a line with a key of the `subject` (the question's keys that
+    carry one, but those that named a kind), and lacks the words that named it. `idf`:
+    the weight of each query key; `place`: `timeline.boosts`, for the factor of the time
+    `when` asks for, which the score already has."""
+    subject = set(subject).difference(*(a.named_by for a in asks))
+    wanted = [a for a in asks if a.counted or subject]
+    if not wanted or not score:
+        return
+    memory = index.id_of(MEMORY_FILE)
+    holders = {
+        a: {i for k in a.named_by for i in index.postings(k)[0::3]} for a in wanted
+    }
+    for i in heapq.nlargest(DEPTH, score, key=score.__getitem__):
+        states = [a for a in wanted if i not in holders[a]]
+        if states:
+            extra = sum(
+                max(idf.get(k, 0.0) for k in a.named_by)
+                for a in _stated(index.doc(i).text, states, subject)
+            )
+            if extra:
+                score[i] += SHARE * extra * factor(i == memory, place.get(i, 0.0), when)
+
+
+def _stated(text: str, asks: Sequence[Asked], subject: Collection[str]) -> list[Asked]:
+    # The kinds among `asks` of which a line of `text` holds a value with the subject
+    # (for a count, a number before what is counted). Only lines holding a subject
+    # key's needle are looked at, at most `LINES_PER_NEEDLE` per needle.
+    folded = fold(text)
+    lines: list[str] | None = None
+    out = []
+    for a in asks:
+        about = [a.counted] if a.counted else list(subject)
+        needles = [n for k in about for n in stem_needles(k)]
+        at, _ = lines_holding(folded, needles, LINES_PER_NEEDLE)
+        if not at:
+            continue
+        lines = folded.split("\n") if lines is None else lines
+        shape = _counted(a.counted) if a.counted else SHAPES[a.kind]
+        for n in sorted(at)[:LINES_PER_NEEDLE]:
+            if shape.search(lines[n]) and (a.counted or line_keys(lines[n]) & {*about}):
+                out.append(a)
+                break
+    return out
+
+
+def _counted(key: str) -> re.Pattern[str]:
+    # A number, then at most one word, then a word that holds what is counted.
+    held = "|".join(map(re.escape, stem_needles(key)))
+    return re.compile(_START + r"\d[\d,]*\s+(?:[\w-]+\s+)?\w*(?:" + held + ")")
+
+
+__all__ = ["DEPTH", "SHAPES", "SHARE", "Asked", "credit", "read"]
