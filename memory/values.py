@@ -12,15 +12,17 @@ words (a number, a date, a place) and looked for passages holding a value of tha
 Here, a question that names one of a few kinds (`read`) — a version, a size, a count, a
 time of day, a length of time, in English or Chinese — and asks for the latest or the
 first state credits a file with `SHARE` of the weight of the word that named the kind
-when the file lacks that word but a line of it holds the question's subject and a value of
-that kind (`credit`, in `memory.rank`, before the logs that go first are chosen). A count
-("how many nodes") wants a number before what is counted ("85 nodes").
+when the file lacks that word but a line of it holds a value of that kind within `NEAR`
+words of a subject word ("Django 5.2.2", "384 KB slots"; `credit`, in `memory.rank`,
+before the logs that go first are chosen). A count ("how many nodes") wants a number
+before what is counted ("85 nodes").
 
 Measured with ``memhooks eval`` (docs/search-quality.md), words only, recency R@1: coding
-0.89 → 0.95, larkspur 0.60 → 0.65, osprey 0.66 → 0.74, heron 0.63 → 0.71 (15 questions
-up, 4 down: a newer log that states a value of the subject in passing); no dev category or
-chat set moves. `SHARE` 0.5 or 1.0 gives the same within a question per set; a `DEPTH` of
-50, one more question down.
+0.89 → 0.95, larkspur 0.60 → 0.65, osprey 0.66 → 0.74, heron 0.63 → 0.69 (14 questions
+up, one down: a newer log that states a value of the subject in passing); no dev category
+or chat set moves. A value anywhere on the subject's line instead of beside it: 15 up, 4
+down ("pnpm version currently" found "`node:22.14-alpine`, `pnpm deploy`"). `SHARE` 0.5 or
+1.0 gives the same within a question per set; a `DEPTH` of 50, one more question down.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import MEMORY_FILE
-from memhooks.memory.index import LINES_PER_NEEDLE, fold, line_keys, lines_holding
+from memhooks.memory.index import LINES_PER_NEEDLE, fold, lines_holding
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import factor
 
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
 SHARE = 0.75
 #: How many of the best scoring files are looked at for a value.
 DEPTH = 20
+#: How many words either side of a value may name what it is the value of.
+NEAR = 3
 
 _START = r"(?<![\w.])"
 _SIZE_UNIT = r"(?:[kmgtp]i?b|[kmgtp]i|bytes?)"
@@ -125,8 +129,8 @@ def credit(
     when: When,
 ) -> None:
     """Add to `score` the credit of each of its `DEPTH` best files that states a value of
-    a kind `asks` wants on a line with a key of the `subject` (the question's keys that
-    carry one, but those that named a kind), and lacks the words that named it. `idf`:
+    a kind `asks` wants beside a key of the `subject` (the question's keys that carry
+    one, but those that named a kind), and lacks the words that named it. `idf`:
     the weight of each query key; `place`: `timeline.boosts`, for the factor of the time
     `when` asks for, which the score already has."""
     subject = set(subject).difference(*(a.named_by for a in asks))
@@ -149,8 +153,8 @@ def credit(
 
 
 def _stated(text: str, asks: Sequence[Asked], subject: Collection[str]) -> list[Asked]:
-    # The kinds among `asks` of which a line of `text` holds a value with the subject
-    # (for a count, a number before what is counted). Only lines holding a subject
+    # The kinds among `asks` of which a line of `text` holds a value beside a subject
+    # key (for a count, a number before what is counted). Only lines holding a subject
     # key's needle are looked at, at most `LINES_PER_NEEDLE` per needle.
     folded = fold(text)
     lines: list[str] | None = None
@@ -164,10 +168,18 @@ def _stated(text: str, asks: Sequence[Asked], subject: Collection[str]) -> list[
         lines = folded.split("\n") if lines is None else lines
         shape = _counted(a.counted) if a.counted else SHAPES[a.kind]
         for n in sorted(at)[:LINES_PER_NEEDLE]:
-            if shape.search(lines[n]) and (a.counted or line_keys(lines[n]) & {*about}):
+            line = lines[n]
+            if any(a.counted or _beside(line, m, about) for m in shape.finditer(line)):
                 out.append(a)
                 break
     return out
+
+
+def _beside(line: str, value: re.Match[str], about: Collection[str]) -> bool:
+    # A key of `about` among the `NEAR` words either side of the value.
+    before = line[: value.start()].split()[-NEAR:]
+    after = line[value.end() :].split()[:NEAR]
+    return not {*keys(" ".join(before + after))}.isdisjoint(about)
 
 
 def _counted(key: str) -> re.Pattern[str]:

@@ -522,11 +522,15 @@ def test_scores_added_up_in_a_list_are_those_added_per_posting(
 
 
 def test_a_value_of_another_subject_or_kind_earns_nothing(memory_root: Path) -> None:
-    # The newest log states a version on a line about something else, and a size on the
-    # line about django: the older log that says "django version" stays first.
+    # The newest log states a version on a line about something else, one far from
+    # django on its line, and a size beside django: the older log that says "django
+    # version" stays first.
     files = {
         **_VALUES,
-        "daily/2026-03-01": "- node 20.11.1 on the build box\n- django static files 4.2 MB",
+        "daily/2026-03-01": (
+            "- node 20.11.1 on the build box\n- django static files 4.2 MB\n"
+            "- django static files collected, then node 20.11.1 rebuilt them"
+        ),
         "daily/2026-03-09": "shipped the refund export",
     }
     got = _order(_search(memory_root, files, "which django version are we on now"))
