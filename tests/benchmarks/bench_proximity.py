@@ -60,7 +60,9 @@ def main() -> None:
         shown: tuple[Hit, ...] = ()
         for _ in range(args.runs):
             for mode, found in cpu.items():
-                with _without(args.part) if mode == "none" else contextlib.nullcontext():
+                with (
+                    _without(args.part) if mode == "none" else contextlib.nullcontext()
+                ):
                     start = time.process_time()
                     hits = search(store, q).hits
                     found.append(time.process_time() - start)
