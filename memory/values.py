@@ -51,6 +51,8 @@ DEPTH = 20
 #: How many words either side of a value may name what it is the value of.
 NEAR = 3
 
+#: Characters either side of a value looked at for its `NEAR` words.
+_REACH = 200
 _START = r"(?<![\w.])"
 _SIZE_UNIT = r"(?:[kmgtp]i?b|[kmgtp]i|bytes?)"
 _SPAN_UNIT = r"(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)"
@@ -176,9 +178,11 @@ def _stated(text: str, asks: Sequence[Asked], subject: Collection[str]) -> list[
 
 
 def _beside(line: str, value: re.Match[str], about: Collection[str]) -> bool:
-    # A key of `about` among the `NEAR` words either side of the value.
-    before = line[: value.start()].split()[-NEAR:]
-    after = line[value.end() :].split()[:NEAR]
+    # A key of `about` among the `NEAR` words either side of the value (looked for in
+    # `_REACH` characters each side: a line may be a megabyte long).
+    start, end = value.span()
+    before = line[max(0, start - _REACH) : start].split()[-NEAR:]
+    after = line[end : end + _REACH].split()[:NEAR]
     return not {*keys(" ".join(before + after))}.isdisjoint(about)
 
 
@@ -188,4 +192,4 @@ def _counted(key: str) -> re.Pattern[str]:
     return re.compile(_START + r"\d[\d,]*\s+(?:[\w-]+\s+)?\w*(?:" + held + ")")
 
 
-__all__ = ["DEPTH", "SHAPES", "SHARE", "Asked", "credit", "read"]
+__all__ = ["DEPTH", "NEAR", "SHAPES", "SHARE", "Asked", "credit", "read"]
