@@ -202,6 +202,16 @@ class Searchable(Protocol):
     def field_ids(self, key: str) -> set[int]: ...
 
 
+def holding(index: Searchable, keys: Iterable[str]) -> set[int]:
+    """The ids of the documents that hold any of `keys`, in their content or their name
+    (or aliases)."""
+    held: set[int] = set()
+    for k in keys:
+        held.update(index.postings(k)[0::3])
+        held.update(index.field_ids(k))
+    return held
+
+
 class Index:
     """Postings of a set of documents, plus the corpus-wide counts BM25 needs.
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from memhooks.memory.index import holding
 from memhooks.memory.terms import keys
 
 if TYPE_CHECKING:
@@ -81,10 +82,7 @@ def demote_unnamed(
 ) -> None:
     """Scale the score of each file that holds none of the keys `named` (by content or
     by name) by `UNNAMED`, in place; nothing if no file in `index` holds one."""
-    held: set[int] = set()
-    for k in named:
-        held.update(index.postings(k)[0::3])
-        held.update(index.field_ids(k))
+    held = holding(index, named)
     if held:
         for i in score:
             if i not in held:

@@ -33,7 +33,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import MEMORY_FILE
-from memhooks.memory.index import LINES_PER_NEEDLE, fold, lines_holding
+from memhooks.memory.index import LINES_PER_NEEDLE, fold, holding, lines_holding
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import factor
 
@@ -140,9 +140,7 @@ def credit(
     if not wanted or not score:
         return
     memory = index.id_of(MEMORY_FILE)
-    holders = {
-        a: {i for k in a.named_by for i in index.postings(k)[0::3]} for a in wanted
-    }
+    holders = {a: holding(index, a.named_by) for a in wanted}
     for i in heapq.nlargest(DEPTH, score, key=score.__getitem__):
         states = [a for a in wanted if i not in holders[a]]
         if states:

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
+from memhooks.memory import Store
+from memhooks.memory.index import Index
 from memhooks.memory.question import read
-from memhooks.memory.values import SHAPES
+from memhooks.memory.terms import keys
+from memhooks.memory.values import SHAPES, SHARE, credit
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.mark.parametrize(
@@ -56,3 +64,28 @@ def test_a_question_names_the_kind_of_value_it_asks_for(
 def test_a_value_of_each_kind(kind: str, line: str, value: str | None) -> None:
     found = SHAPES[kind].search(line)
     assert (found.group(0) if found else None) == value
+
+
+def test_a_file_whose_name_holds_the_word_is_not_credited_again(tmp_path: Path) -> None:
+    # The note's name says "version": BM25 weighs that already (`memory.rank`), so only
+    # the log, which states a version and never the word, earns the credit.
+    slug = "myapp-1a2b3c4d"
+    for rel, text in {
+        "notes/django-version.md": "Django 5.1.7 on every service",
+        "daily/2026-03-01.md": "- Django 5.1.7 -> 5.2.2 (LTS)",
+    }.items():
+        path = tmp_path / "projects" / slug / rel
+        path.parent.mkdir(parents=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    index = Index(Store(tmp_path, slug).corpus().values())
+    score = dict.fromkeys(range(index.count), 1.0)
+    query = "which django version are we on now"
+    reading = read(query)
+    subject = {k for k in keys(query) if k not in reading.subjectless}
+    idf = dict.fromkeys(keys(query), 1.0)
+    credit(index, score, reading.asks, subject, idf, {}, "latest")
+    note = index.id_of(f"projects/{slug}/notes/django-version.md")
+    log = index.id_of(f"projects/{slug}/daily/2026-03-01.md")
+    assert note is not None and log is not None
+    assert score[note] == 1.0
+    assert score[log] == 1.0 + SHARE
