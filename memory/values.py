@@ -14,8 +14,9 @@ time of day, a length of time, in English or Chinese — and asks for the latest
 first state credits a file with `SHARE` of the weight of the word that named the kind
 when the file lacks that word but a line of it holds a value of that kind within `NEAR`
 words of a subject word ("Django 5.2.2", "384 KB slots"; `credit`, in `memory.rank`,
-before the logs that go first are chosen). A count ("how many nodes") wants a number
-before what is counted ("85 nodes").
+before the logs that go first are chosen). A count ("how many nodes", "number of
+nodes", "node count") wants a number before what is counted ("85 nodes"); what "how many"
+counts is the first plural after it ("how many emulator shards").
 
 Measured with ``memhooks eval`` (docs/search-quality.md), words only, recency R@1: coding
 0.89 → 0.95, larkspur 0.60 → 0.65, osprey 0.66 → 0.74, heron 0.63 → 0.69 (14 questions
@@ -23,6 +24,8 @@ up, one down: a newer log that states a value of the subject in passing); no dev
 or chat set moves. A value anywhere on the subject's line instead of beside it: 15 up, 4
 down ("pnpm version currently" found "`node:22.14-alpine`, `pnpm deploy`"). `SHARE` 0.5 or
 1.0 gives the same within a question per set; a `DEPTH` of 50, one more question down.
+Counts asked for as "<what> count" and counted by their plural: plover recency R@1 0.73 →
+0.76, a heron question 4th → 2nd, none down.
 """
 
 from __future__ import annotations
@@ -114,11 +117,33 @@ def read(words: Sequence[str], text: str, frame: Collection[str]) -> tuple[Asked
             named.setdefault(kind, set()).update(keys(pair[1]))
     out = [Asked(kind, frozenset(k), None) for kind, k in named.items() if k]
     for at, pair in enumerate(pairs):
-        if pair == ("how", "many"):
-            after = [k for w in words[at + 2 :] for k in keys(w) if k not in frame]
-            if after:
-                out.append(Asked("count", frozenset(keys("many")), after[0]))
+        if pair in (("how", "many"), ("number", "of")):
+            cue, counted = (
+                pair[pair[0] == "how"],
+                _counted_after(words[at + 2 :], frame),
+            )
+        elif pair[1] in ("count", "counts"):
+            cue, counted = (
+                pair[1],
+                next((k for k in keys(pair[0]) if k not in frame), None),
+            )
+        else:
+            continue
+        if counted:
+            out.append(Asked("count", frozenset(keys(cue)), counted))
+            break
     return tuple(out)
+
+
+def _counted_after(words: Sequence[str], frame: Collection[str]) -> str | None:
+    # What "how many" or "number of" counts: the first plural among the words after it
+    # ("how many emulator shards" counts shards), else the first word that carries a
+    # subject.
+    subject = [(w, k) for w in words for k in keys(w) if k not in frame]
+    plural = [
+        k for w, k in subject if len(w) > 3 and w.endswith("s") and w[-2] not in "su"
+    ]
+    return plural[0] if plural else subject[0][1] if subject else None
 
 
 def credit(

@@ -277,6 +277,7 @@ _VALUES = {
     ),
     "daily/2026-01-06": "django 版本：先看 DRF 支持哪个版本",
     "daily/2026-01-20": "field nodes: how many nodes in the field drop frames at night?",
+    "daily/2026-01-21": "node count panel: the count per field plot is off by one",
     "daily/2026-02-02": "django admin css fixed; the nodes in the field rebooted fine",
     "daily/2026-03-01": "### 10:20 — upgrade\n- Django 5.1.7 -> 5.2.2 (LTS)",
     "daily/2026-03-09": "- fleet now 85 nodes: 40 at the farm, 45 at the orchard",
@@ -316,6 +317,12 @@ _VALUES = {
             "how many nodes do we have in the field now",
             "daily/2026-03-09.md",
             id="value-count",
+        ),
+        pytest.param(
+            _VALUES,
+            "node count in the field now",
+            "daily/2026-03-09.md",
+            id="value-count-of",
         ),
     ],
 )

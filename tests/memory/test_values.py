@@ -26,6 +26,13 @@ if TYPE_CHECKING:
         ("how many nodes do we have in the field now", {("count", "node")}),
         # What is counted is the first word after "many" that is no frame word.
         ("how many of the stores are we ingesting now", {("count", "store")}),
+        # ... and the first plural, when there is one: these count shards, not emulators.
+        ("how many emulator shards does CI use nowadays", {("count", "shard")}),
+        # A count is also asked for by "<what> count" and "number of <what>".
+        ("gateway count currently", {("count", "gateway")}),
+        ("number of replicas in prod now", {("count", "replica")}),
+        # "count" alone counts nothing named.
+        ("what count did the dedupe job report last time", set()),
         ("what time do the dashboards need to be ready by now", {("clock", None)}),
         ("how long does the invoice run take these days", {("span", None)}),
         ("最近一次 invoice run 跑了多久", {("span", None)}),
