@@ -25,7 +25,9 @@ or chat set moves. A value anywhere on the subject's line instead of beside it: 
 down ("pnpm version currently" found "`node:22.14-alpine`, `pnpm deploy`"). `SHARE` 0.5 or
 1.0 gives the same within a question per set; a `DEPTH` of 50, one more question down.
 Counts asked for as "<what> count" and counted by their plural: plover recency R@1 0.73 →
-0.76, a heron question 4th → 2nd, none down.
+0.76, a heron question 4th → 2nd, none down. A length of time also asked for by
+"interval", "period", "retention", "TTL", "delay", "how often" (间隔, 保留, 周期): three
+origin questions up (4th → 2nd, 3rd → 2nd, 15th → 4th), none down.
 """
 
 from __future__ import annotations
@@ -76,14 +78,20 @@ SHAPES = {
         _START + r"\d+(?:\.\d+)?\s?" + _SPAN_UNIT + r"(?!\w)", re.IGNORECASE
     ),
 }
-#: The words that ask for each kind, and phrases (English words in a row) that do.
+#: The words that ask for each kind (a length of time: also how often, how long something
+#: is kept or waits), and phrases (English words in a row) that do.
 _WORDS = {
-    "version": ("version", "versions", "版本"),
-    "size": ("size", "sizes", "big", "large", "limit", "大小", "多大"),
-    "clock": ("几点",),
-    "span": ("timeout", "timeouts", "duration", "多久"),
+    "version": "version versions 版本",
+    "size": "size sizes big large limit 大小 多大",
+    "clock": "几点",
+    "span": "timeout timeouts duration interval intervals period retention ttl delay "
+    "多久 间隔 保留 周期",
 }
-_PHRASES = {("what", "time"): "clock", ("how", "long"): "span"}
+_PHRASES = {
+    ("what", "time"): "clock",
+    ("how", "long"): "span",
+    ("how", "often"): "span",
+}
 
 
 class Asked(NamedTuple):
@@ -108,7 +116,7 @@ def read(words: Sequence[str], text: str, frame: Collection[str]) -> tuple[Asked
     """
     named: dict[str, set[str]] = {}
     for kind, cues in _WORDS.items():
-        for cue in cues:
+        for cue in cues.split():
             if cue in words or not cue.isascii() and cue in text:
                 named.setdefault(kind, set()).update(keys(cue))
     pairs = list(itertools.pairwise(words))

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
         ("how long does the invoice run take these days", {("span", None)}),
         ("最近一次 invoice run 跑了多久", {("span", None)}),
         ("current watchdog timeout on the nodes", {("span", None)}),
+        ("what was the original uplink interval", {("span", None)}),
+        ("原始数据现在保留多久", {("span", None)}),
+        ("how often does the catalog sync run now", {("span", None)}),
         # No kind: a leak is no size, "last time" and "first time" ask when, not what
         # time, and "long" alone is no length of time.
         ("when did we first notice the ingest-worker memory leak", set()),
