@@ -8,11 +8,11 @@ is the same as with the count of keys, README). The file name and a
 note's ``aliases:`` line are short fields a writer chose to describe the file, so a key
 there counts as if it occurred a few more times.
 
-A later daily log often revises what an older log or a note says, so time counts where
-the question asks for it (`memory.question`), as a factor of a daily log's score by its
-place in the timeline (`memory.timeline`): a question about the latest state puts the
-newest log that mentions its subject about as well as the best first, one about the first
-state the oldest; one in the present tense or with no verb gives newer logs a little
+A later daily log often revises what an older log or a note says, so time counts where the
+question asks for it (`memory.question`), as a factor of a daily log's score by its place
+in the timeline (`memory.timeline`): a question about the latest state puts the newest log
+that mentions its subject about as well as the best first, one about the first state the
+oldest (or a note); one in the present tense or with no verb gives newer logs a little
 more, one in the past tense ("why did Bob decide …") nothing, as its answer may lie in any
 old session. Exact ties still go to the newer log. Words of the question's frame ("what",
 "did", "would", 的, 吗) weigh `FRAME` of their idf: they may break a near tie but not
@@ -43,7 +43,7 @@ from memhooks.memory.names import demote_unnamed
 from memhooks.memory.proximity import DEPTH, Pair, pairs, rerank
 from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
-from memhooks.memory.values import credit
+from memhooks.memory.values import credit, dated
 
 if TYPE_CHECKING:
     from collections.abc import Container, Iterable, Mapping, Sequence
@@ -179,7 +179,7 @@ def rank(
     if when in LEADING and score:
         asks, place = reading.asks if reading else (), bm25.places(index)
         credit(index, score, asks, weighs, idf, place, when)  # `memory.values`
-        lead(index, score, place, oldest=when == "first")
+        lead(index, score, place, oldest=when == "first", dated=dated(asks))
     best = _best(index, score, content, want, bm25.places(index))
     best = _near_first(index, best, sums, idf, bm25, near)[:limit]
     sums.count_lines(best)

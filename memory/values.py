@@ -28,6 +28,10 @@ Counts asked for as "<what> count" and counted by their plural: plover recency R
 0.76, a heron question 4th → 2nd, none down. A length of time also asked for by
 "interval", "period", "retention", "TTL", "delay", "how often" (间隔, 保留, 周期): three
 origin questions up (4th → 2nd, 3rd → 2nd, 15th → 4th), none down.
+
+A question that asks when ("when did we first …", 什么时候) wants a date, which no value
+in a file's text gives but a daily log's name does: such a question keeps the notes out
+of the files that go first for the first state (`dated`, `memory.timeline.lead`).
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ _WORDS = {
     "version": "version versions 版本",
     "size": "size sizes big large limit 大小 多大",
     "clock": "几点",
+    "date": "when 什么时候 何时 哪天 哪一天 いつ",  # a log's name tells it: `dated`
     "span": "timeout timeouts duration interval intervals period retention ttl delay "
     "多久 间隔 保留 周期",
 }
@@ -97,7 +102,7 @@ _PHRASES = {
 class Asked(NamedTuple):
     """A kind of value a question asks for, and the keys of its words that named it."""
 
-    kind: str  #: "version", "size", "count", "clock" or "span"
+    kind: str  #: "version", "size", "count", "clock", "span" or "date" (`dated`)
     named_by: frozenset[str]  #: keys of the words that asked for it ("version", "big")
     counted: str | None  #: for a count: the key of what is counted ("node")
 
@@ -169,7 +174,7 @@ def credit(
     the weight of each query key; `place`: `timeline.boosts`, for the factor of the time
     `when` asks for, which the score already has."""
     subject = set(subject).difference(*(a.named_by for a in asks))
-    wanted = [a for a in asks if a.counted or subject]
+    wanted = [a for a in asks if a.counted or subject and a.kind in SHAPES]
     if not wanted or not score:
         return
     memory = index.id_of(MEMORY_FILE)
@@ -183,6 +188,12 @@ def credit(
             )
             if extra:
                 score[i] += SHARE * extra * factor(i == memory, place.get(i, 0.0), when)
+
+
+def dated(asks: Sequence[Asked]) -> bool:
+    """Whether a question asks when something happened ("when did we first …"), which
+    only a dated log tells (`memory.timeline.lead`)."""
+    return any(a.kind == "date" for a in asks)
 
 
 def _stated(text: str, asks: Sequence[Asked], subject: Collection[str]) -> list[Asked]:
@@ -223,4 +234,4 @@ def _counted(key: str) -> re.Pattern[str]:
     return re.compile(_START + r"\d[\d,]*\s+(?:[\w-]+\s+)?\w*(?:" + held + ")")
 
 
-__all__ = ["DEPTH", "NEAR", "SHAPES", "SHARE", "Asked", "credit", "read"]
+__all__ = ["DEPTH", "NEAR", "SHAPES", "SHARE", "Asked", "credit", "dated", "read"]

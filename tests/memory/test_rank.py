@@ -299,7 +299,7 @@ _VALUES = {
         pytest.param(
             _REVISED,
             "what was the pgbouncer default_pool_size originally?",
-            "daily/2026-01-05.md",
+            "notes/db.md",  # undated, older than any log: see the test below
             id="originally",
         ),
         # The newest log states the value the question asks for, not the word.
@@ -332,13 +332,13 @@ def test_a_question_about_time_ranks_by_the_logs_that_mention_its_subject(
     assert _order(_search(memory_root, files, query))[0] == first
 
 
-def test_a_question_about_the_first_state_counts_a_note_as_old_as_the_oldest_log(
+def test_a_question_about_the_first_state_counts_a_note_as_older_than_any_log(
     memory_root: Path,
 ) -> None:
-    # A note written when the node was set up, never updated. The log that changed the
-    # value holds the old one too and goes first; the others name the uplink in passing.
-    # Undated, the note got none of the bonus the oldest logs get for "initially" and came
-    # after them too.
+    # A note written when the node was set up, never updated, goes first; then the log
+    # that changed the value, which holds the old one too; the others name the uplink in
+    # passing. Undated, the note once got none of the bonus the oldest logs get for
+    # "initially" and came after them all.
     files = {
         **_COMMON,
         "notes/radio": (
@@ -351,7 +351,12 @@ def test_a_question_about_the_first_state_counts_a_note_as_old_as_the_oldest_log
         "daily/2026-03-01": "shipped the firmware, uplink fine",
     }
     got = _order(_search(memory_root, files, "what was the uplink interval initially"))
-    assert got[:2] == ["daily/2026-02-02.md", "notes/radio.md"]
+    assert got[:2] == ["notes/radio.md", "daily/2026-02-02.md"]
+    # A note tells no date: asked when it first happened, the logs answer.
+    got = _order(
+        _search(memory_root, files, "when did we first change the uplink interval")
+    )
+    assert got[0] == "daily/2026-02-02.md"
 
 
 def test_a_lone_daily_log_is_the_newest_for_a_question_about_the_latest_state(

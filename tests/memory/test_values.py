@@ -40,9 +40,12 @@ if TYPE_CHECKING:
         ("what was the original uplink interval", {("span", None)}),
         ("原始数据现在保留多久", {("span", None)}),
         ("how often does the catalog sync run now", {("span", None)}),
-        # No kind: a leak is no size, "last time" and "first time" ask when, not what
-        # time, and "long" alone is no length of time.
-        ("when did we first notice the ingest-worker memory leak", set()),
+        # "when" asks for a date, which a log's name tells ...
+        ("when did we first notice the ingest-worker memory leak", {("date", None)}),
+        ("第一次 R8 导致 release 崩溃是什么时候", {("date", None)}),
+        # ... and no kind: a leak is no size, "last time" and "first time" ask when, not
+        # what time, and "long" alone is no length of time.
+        ("the ingest-worker memory leak: did it come back?", set()),
         ("last time I tried the release script, what broke?", set()),
         ("the long-running migration: where did I leave it?", set()),
     ],
