@@ -9,8 +9,8 @@ the frame are not what they look for. Two things are read from the frame (`read`
   "now", "still", "last time", "these days", "at this point", "where did I leave",
   "what's the status of", 最新/最近/上次/目前/现在/还…吗, 最新/現在/前回/まだ) asks for
   the newest file that mentions its subject; one about a first or original state ("when
-  did we first", "originally", "initially", "at first", 最初/第一次/一开始/当初, 初めて)
-  for the oldest. "first" counts only as an adverb ("did we first", "was X first"), not
+  did we first", "originally", "initially", "at first", "did we start with", 最初/第一次/
+  一开始/当初, 初めて) for the oldest. "first" counts only as an adverb ("did we first", "was X first"), not
   as an adjective ("Kenji's first fire", "the first day"), and "initial" never does
   ("initial bundle size" is a size). A question with both asks for no time; one with
   neither asks for the present when it is in the present tense or has no verb at all
@@ -142,6 +142,11 @@ _FIRST = [
     ("first", "time"),
     ("in", "the", "beginning"),
     ("to", "begin", "with"),
+    ("start", "with"),
+    ("start", "on"),
+    ("started", "with"),
+    ("started", "on"),
+    ("started", "out"),
 ]
 _CJK_LATEST = _words(
     "最新 最近 上次 上一次 目前 现在 現在 当前 當前 如今 至今 进度 進度 进展 進展 仍然 依然 "

@@ -45,6 +45,8 @@ def test_questions_about_the_current_state(query: str) -> None:
         pytest.param("original subscription price", id="original"),
         pytest.param("which service did we use at first", id="at-first"),
         pytest.param("initially what was the limit", id="initially"),
+        pytest.param("which zephyr version did we start with", id="start-with"),
+        pytest.param("what node version did the repo start on?", id="start-on"),
         pytest.param("IngestLagHigh 最初的阈值", id="zh-at-first"),
         pytest.param("第一次崩溃是什么时候", id="zh-first-time"),
         pytest.param("一开始 staging 在哪个区域", id="zh-in-the-beginning"),
