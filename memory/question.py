@@ -9,13 +9,14 @@ the frame are not what they look for. Two things are read from the frame (`read`
   "now", "still", "last time", "these days", "at this point", "where did I leave",
   "what's the status of", 最新/最近/上次/目前/现在/还…吗, 最新/現在/前回/まだ) asks for
   the newest file that mentions its subject; one about a first or original state ("when
-  did we first", "originally", "initially", "at first", "did we start with", 最初/第一次/
-  一开始/当初, 初めて) for the oldest. "first" counts only as an adverb ("did we first", "was X first"), not
-  as an adjective ("Kenji's first fire", "the first day"), and "initial" never does
-  ("initial bundle size" is a size). A question with both asks for no time; one with
-  neither asks for the present when it is in the present tense or has no verb at all
-  ("which port does X run on", "Sentry sample rate") and for no time when it is in the
-  past tense ("why did Bob decide …"), whose answer may lie in any old session.
+  did we first", "originally", "initially", "at first", "did we start with",
+  最初/第一次/一开始/当初, 初めて) for the oldest. "first" counts only as an adverb ("did
+  we first", "was X first"), not as an adjective ("Kenji's first fire", "the first day"),
+  and "initial" never does ("initial bundle size" is a size). A question with both asks
+  for no time; one with neither asks for the present when it is in the present tense or
+  has no verb at all ("which port does X run on", "Sentry sample rate") and for no time
+  when it is in the past tense ("why did Bob decide …"), whose answer may lie in any old
+  session.
 - **Subject-less words.** Question words, auxiliaries, pronouns, articles and other
   function words (English: the Snowball stop list, plus a few hedges of questions such as
   "likely", and the words of a request such as "using", "need" or "thing"; CJK:

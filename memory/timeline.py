@@ -91,9 +91,7 @@ def lead(
     top = max(score.values())
     memory = index.id_of(MEMORY_FILE)
     dates = {**place, **notes} if notes and not dated else place
-    near = [
-        i for i, p in dates.items() if i != memory and score.get(i, 0.0) >= LEAD * top
-    ]
+    near = [i for i in dates if i != memory and score.get(i, 0.0) >= LEAD * top]
     # Notes, all as old, by score among themselves.
     near.sort(key=lambda i: (dates[i], -score[i]), reverse=oldest)
     for r, i in enumerate(near):

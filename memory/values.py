@@ -129,17 +129,12 @@ def read(words: Sequence[str], text: str, frame: Collection[str]) -> tuple[Asked
         if pair in pairs:
             named.setdefault(kind, set()).update(keys(pair[1]))
     out = [Asked(kind, frozenset(k), None) for kind, k in named.items() if k]
-    for at, pair in enumerate(pairs):
-        if pair in (("how", "many"), ("number", "of")):
-            cue, counted = (
-                pair[pair[0] == "how"],
-                _counted_after(words[at + 2 :], frame),
-            )
-        elif pair[1] in ("count", "counts"):
-            cue, counted = (
-                pair[1],
-                next((k for k in keys(pair[0]) if k not in frame), None),
-            )
+    for at, (a, b) in enumerate(pairs):
+        if (a, b) in (("how", "many"), ("number", "of")):
+            cue = b if a == "how" else a  # "many", "number"
+            counted = _counted_after(words[at + 2 :], frame)
+        elif b in ("count", "counts"):
+            cue, counted = b, next((k for k in keys(a) if k not in frame), None)
         else:
             continue
         if counted:
