@@ -80,17 +80,18 @@ def lead(
     interval" is answered by the note on the radio settings. Unless `dated`: the
     question asks when something happened, which only a dated log tells.
     """
-    notes: dict[int, float] = {}
+    notes: list[int] = []
     if oldest:
         old = factor(False, 0.0, "first")
         rel = index.rel
         for i in score:  # a common word scores thousands of files
             if is_note(rel(i)):
                 score[i] *= old
-                notes[i] = -1.0  # older than any log
+                notes.append(i)
     top = max(score.values())
     memory = index.id_of(MEMORY_FILE)
-    dates = {**place, **notes} if notes and not dated else place
+    # A note, undated, as older than any log (-1), unless the question asks when.
+    dates = place if dated or not notes else {**place, **dict.fromkeys(notes, -1.0)}
     near = [i for i in dates if i != memory and score.get(i, 0.0) >= LEAD * top]
     # Notes, all as old, by score among themselves.
     near.sort(key=lambda i: (dates[i], -score[i]), reverse=oldest)
