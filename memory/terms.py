@@ -30,13 +30,12 @@ _CJK = (
     "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     "\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 )
+#: Letters of the alphabetic scripts a word is made of (Latin, Greek, Cyrillic).
+_LETTERS = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 #: Letters and digits of the alphabetic scripts a word is made of.
-_WORD = "0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
+_WORD = f"0-9{_LETTERS}"
 #: A CJK character, and a word of letters of an alphabetic script (`scripts`).
-_SCRIPTS = {
-    "cjk": re.compile(f"[{_CJK}]"),
-    "alphabetic": re.compile("[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+"),
-}
+_SCRIPTS = {"cjk": re.compile(f"[{_CJK}]"), "alphabetic": re.compile(f"[{_LETTERS}]+")}
 #: A run of CJK characters, or a run of letters and digits of an alphabetic script.
 _TOKEN = re.compile(f"([{_CJK}]+)|([{_WORD}]+)")
 #: ASCII letters lowered, digits and newlines kept, any other byte a space.
