@@ -163,13 +163,15 @@ def fuse(
     # Ties keep the lexical order (the index), then path order for meaning-only files.
     scored.sort(key=lambda t: (-t[0], t[1], t[2].rel))
     out = [f for _, _, f in scored]
-    closest = min(meaning, key=lambda m: (-m.similarity, m.rel))
+    # Only a question about the latest or first state looks for the closest file.
+    closest = min(meaning, key=lambda m: (-m.similarity, m.rel)) if timed else None
     if lexical and (
-        lexical[0].coverage >= KEEP_FIRST or timed and closest.script in asked
+        lexical[0].coverage >= KEEP_FIRST
+        or (closest is not None and closest.script in asked)
     ):
         first = Fused(lexical[0].rel, False)
         out = [first, *(f for f in out if f.rel != first.rel)]
-    if timed:
+    if closest is not None:
         # The places of the lexical hits, filled again in the words' (time) order.
         held = [Fused(x.rel, False) for x in lexical if x.rel != closest.rel]
         fixed, order = {f.rel for f in held}, iter(held)
