@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from memhooks.hooks.records import entries, entry_id
 from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
 from memhooks.memory.render import matched_label
+from memhooks.memory.terms import scripts
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
@@ -24,11 +25,6 @@ MAX_TERMS = 12
 #: A prompt longer than this is mostly a paste: its terms are read from its start only.
 SCAN_MAX = 64 * 1024
 _WORD = re.compile(r"[\w][\w.\-/:]*[\w]|\w", re.UNICODE)
-#: Kana, CJK extension A, unified ideographs, Hangul syllables: a word of one or two of
-#: these is a word. Compared by code point: as a regular expression's character class,
-#: compiling it cost every process that imports this module ~7 ms (the forked session
-#: process does before its first answer).
-_CJK = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF))
 # Words that carry no topic (one list, memory.question's): a prompt made only of these
 # gets no search.
 _STOP = STOP_WORDS | REQUEST_WORDS
@@ -46,16 +42,13 @@ def significant_terms(prompt: str) -> list[str]:
         rest = _CONTRACTED.match(prompt, m.end())
         if rest and f"{word}'{rest[1].casefold()}" in _STOP:
             continue
-        if len(word) < 3 and not _has_cjk(word):
+        # One or two CJK characters carry a subject (the index's own CJK set).
+        if len(word) < 3 and "cjk" not in scripts(word):
             continue
         seen.setdefault(word, None)
         if len(seen) == MAX_TERMS:
             break
     return list(seen)
-
-
-def _has_cjk(word: str) -> bool:
-    return any(lo <= ord(c) <= hi for c in word for lo, hi in _CJK)
 
 
 def render_hits(

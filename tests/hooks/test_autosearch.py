@@ -120,10 +120,11 @@ def test_a_word_of_one_or_two_cjk_characters_is_a_term_one_of_two_letters_is_not
     None
 ):
     # Han, kana and Hangul carry a subject in one or two characters; "go" or "ok" none.
-    assert significant_terms("税 の 한국 go ok 部署 ab ヶ") == [
+    assert significant_terms("税 の 한국 go ok 部署 ab ヶ ｶﾅ") == [
         "税",
         "の",
         "한국",
         "部署",
         "ヶ",
+        "ｶﾅ",  # half-width katakana: the index files it as CJK too
     ]
