@@ -142,12 +142,17 @@ _FIRST = [
     ("at", "first"),
     ("first", "time"),
     ("in", "the", "beginning"),
-    ("to", "begin", "with"),
+    ("at", "the", "beginning"),
+    ("at", "the", "start"),
+    ("begin", "with"),
+    ("began", "with"),
+    ("when", "we", "started"),
     ("start", "with"),
     ("start", "on"),
     ("started", "with"),
     ("started", "on"),
     ("started", "out"),
+    ("start", "out"),
 ]
 _CJK_LATEST = _words(
     "最新 最近 上次 上一次 目前 现在 現在 当前 當前 如今 至今 进度 進度 进展 進展 仍然 依然 "
