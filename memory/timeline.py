@@ -39,9 +39,9 @@ PRESENT = 0.25
 #: first state), before the logs within `LEAD` of the best go first.
 TIMELY = 1.0
 #: For such a question, the daily logs scoring at least this share of the best score
-#: go first, newest (oldest) first: they mention its subject about as well. At 0.7 a
-#: newer log naming the subject in passing went first more often than one stating its
-#: new value in a line of a long day fell behind (docs/search-quality.md).
+#: go first, newest (oldest) first: they mention its subject about as well. Not 0.7: on
+#: coding sets written blind, a newer log scoring 0.7-0.8 of the best named the subject
+#: in passing more often than it stated its new value (docs/search-quality.md).
 LEAD = 0.8
 
 #: The times for which the logs near the best move ahead (`lead`).
