@@ -178,8 +178,8 @@ def rank(
         demote_unnamed(index, score, names)  # `memory.names`
     if when in LEADING and score:
         asks, place = reading.asks if reading else (), bm25.places(index)
-        credit(index, score, asks, weighs, idf, place, when)  # `memory.values`
-        lead(index, score, place, oldest=when == "first", dated=dated(asks))
+        stated = credit(index, score, asks, weighs, idf, place, when)  # `memory.values`
+        lead(index, score, place, stated, oldest=when == "first", dated=dated(asks))
     best = _best(index, score, content, want, bm25.places(index))
     best = _near_first(index, best, sums, idf, bm25, near)[:limit]
     sums.count_lines(best)

@@ -25,7 +25,7 @@ from memhooks.memory.constants import MEMORY_FILE
 from memhooks.memory.paths import is_note
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Collection, Mapping
 
     from memhooks.memory.index import Searchable
     from memhooks.memory.question import When
@@ -67,6 +67,7 @@ def lead(
     index: Searchable,
     score: dict[int, float],
     place: Mapping[int, float],
+    stating: Collection[int] = (),
     *,
     oldest: bool,
     dated: bool = False,
@@ -81,6 +82,9 @@ def lead(
     one within `LEAD` goes first, before the oldest log: "what was the original uplink
     interval" is answered by the note on the radio settings. Unless `dated`: the
     question asks when something happened, which only a dated log tells.
+
+    Those in `stating` go first among them: they state a value of the kind the question
+    asks for (`memory.values.credit`), where the others name the subject in passing.
     """
     notes: list[int] = []
     if oldest:
@@ -97,6 +101,7 @@ def lead(
     near = [i for i in dates if i != memory and score.get(i, 0.0) >= LEAD * top]
     # Notes, all as old, by score among themselves.
     near.sort(key=lambda i: (dates[i], -score[i]), reverse=oldest)
+    near.sort(key=lambda i: i in stating)  # stable: the last boosted most
     for r, i in enumerate(near):
         score[i] += top * (1 + r)
 

@@ -534,6 +534,27 @@ def test_scores_added_up_in_a_list_are_those_added_per_posting(
     assert max(max(post[1::3]) for _, post, _ in keyed) > 1024
 
 
+@pytest.mark.parametrize(
+    "query", ["cert-manager version now", "cert-manager 目前是哪个版本"]
+)
+def test_the_newest_log_that_states_the_value_goes_before_a_passing_mention(
+    memory_root: Path, query: str
+) -> None:
+    # The newer log names cert-manager as well as the older one (within `timeline.LEAD`
+    # of it) but states no version beside it: the older log, which states the version
+    # asked for, goes first (`memory.values.credit`, `memory.timeline.lead`).
+    files = {
+        **_COMMON,
+        "daily/2026-01-05": "- cert-manager 1.16.2 -> 1.17.1 via argo, crds by helm",
+        "daily/2026-02-02": (
+            "- envoy gateway v1.3.2 on the staging cluster; cert-manager issues its certs\n"
+            "- cert-manager logs clean after the gateway moved"
+        ),
+        "daily/2026-02-09": "shipped the refund export",
+    }
+    assert _order(_search(memory_root, files, query))[0] == "daily/2026-01-05.md"
+
+
 def test_a_value_of_another_subject_or_kind_earns_nothing(memory_root: Path) -> None:
     # The newest log states a version on a line about something else, one far from
     # django on its line, and a size beside django: the older log that says "django

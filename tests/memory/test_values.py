@@ -96,9 +96,11 @@ def test_a_file_whose_name_holds_the_word_is_not_credited_again(tmp_path: Path) 
     reading = read(query)
     subject = {k for k in keys(query) if k not in reading.subjectless}
     idf = dict.fromkeys(keys(query), 1.0)
-    credit(index, score, reading.asks, subject, idf, {}, "latest")
+    stating = credit(index, score, reading.asks, subject, idf, {}, "latest")
     note = index.id_of(f"projects/{slug}/notes/django-version.md")
     log = index.id_of(f"projects/{slug}/daily/2026-03-01.md")
     assert note is not None and log is not None
     assert score[note] == 1.0
     assert score[log] == 1.0 + SHARE
+    # Both state a version beside django, credited or not (`memory.timeline.lead`).
+    assert stating == {note, log}
