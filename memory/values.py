@@ -37,7 +37,10 @@ that states its version. It was written down with the rule for taking it before 
 coding sets were written blind, and taken on them: recency first 24 → 25 and 28 → 29 of
 40, the same with meaning; on eleven sets before, 8 up and 2 down. Counts are left out:
 "Playwright workers 4 -> 6" puts the number after what it counts, where a count's shape
-does not look.
+does not look. Read from those two sets afterwards, and so not blind: a value changed by
+an arrow counts as beside the words before its old value ("DLQ retention 14 → 30 days"
+states the DLQ's retention): four more recency questions first, one of them on an older
+set, none lower anywhere.
 
 A question that asks when ("when did we first …", 什么时候) wants a date, which no value
 in a file's text gives but a daily log's name does: such a question keeps the notes out
@@ -72,6 +75,9 @@ NEAR = 3
 
 #: Characters either side of a value looked at for its `NEAR` words.
 _REACH = 200
+#: An old value and an arrow just before a value: a change ("retention 7 -> 21 days")
+#: is one value, beside the words before the old one.
+_OLD = re.compile(r"[\w.,:]+\s*(?:->|→|=>)\s*$")
 _START = r"(?<![\w.])"
 _SIZE_UNIT = r"(?:[kmgtp]i?b|[kmgtp]i|bytes?)"
 _SPAN_UNIT = r"(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)"
@@ -234,9 +240,12 @@ def _stated(text: str, asks: Sequence[Asked], subject: Collection[str]) -> list[
 
 
 def _beside(line: str, value: re.Match[str], about: Collection[str]) -> bool:
-    # A key of `about` among the `NEAR` words either side of the value (looked for in
-    # `_REACH` characters each side: a line may be a megabyte long).
+    # A key of `about` among the `NEAR` words either side of the value and the old value
+    # an arrow changed it from (looked for in `_REACH` characters each side: a line may
+    # be a megabyte long).
     start, end = value.span()
+    old = _OLD.search(line, max(0, start - 40), start)
+    start = old.start() if old else start
     before = line[max(0, start - _REACH) : start].split()[-NEAR:]
     after = line[end : end + _REACH].split()[:NEAR]
     return not {*keys(" ".join(before + after))}.isdisjoint(about)

@@ -104,3 +104,30 @@ def test_a_file_whose_name_holds_the_word_is_not_credited_again(tmp_path: Path) 
     assert score[log] == 1.0 + SHARE
     # Both state a version beside django, credited or not (`memory.timeline.lead`).
     assert stating == {note, log}
+
+
+@pytest.mark.parametrize(
+    ("line", "states"),
+    [
+        # A change is one value: the subject stands beside the old one.
+        ("- db backup retention 7 -> 21 days", True),
+        ("- db backup retention 7 → 21 days", True),
+        ("- db backup retention 21 days", True),
+        # ... and must still stand beside it.
+        ("- backup restore tested, fine; log retention 7 -> 21 days", False),
+    ],
+)
+def test_a_value_changed_by_an_arrow_stands_beside_the_words_before_the_old_one(
+    tmp_path: Path, line: str, states: bool
+) -> None:
+    slug = "myapp-1a2b3c4d"
+    path = tmp_path / "projects" / slug / "daily" / "2026-03-01.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(line + "\n", encoding="utf-8")
+    index = Index(Store(tmp_path, slug).corpus().values())
+    query = "backup retention these days"
+    reading = read(query)
+    subject = {k for k in keys(query) if k not in reading.subjectless}
+    score = dict.fromkeys(range(index.count), 1.0)
+    stating = credit(index, score, reading.asks, subject, {}, {}, "latest")
+    assert bool(stating) is states
