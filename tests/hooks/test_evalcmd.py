@@ -159,8 +159,9 @@ def test_with_meaning_the_coding_set_keeps_the_time_order_the_words_found(
 
 @pytest.mark.parametrize(
     ("name", "first"),
-    # 0.50, 0.68, 0.65 before; osprey 0.74 and plover 0.76 at `timeline.LEAD` 0.7
-    [("larkspur", 0.65), ("osprey", 0.82), ("plover", 0.78)],
+    # 0.50, 0.68, 0.65 before; osprey 0.74 and plover 0.76 at `timeline.LEAD` 0.7;
+    # larkspur 0.65 and osprey 0.82 before the logs stating a value went first
+    [("larkspur", 0.7), ("osprey", 0.8), ("plover", 0.78)],
 )
 def test_with_meaning_the_newest_log_stays_first_as_by_words_alone(
     tmp_path: Path, name: str, first: float
@@ -195,7 +196,9 @@ def test_chat_set_per_conversation_and_pooled(tmp_path: Path) -> None:
 def test_unseen_coding_set_larkspur(tmp_path: Path) -> None:
     by_category = _eval(DATA / "larkspur", tmp_path / "larkspur")["by_category"]
     recency, origin = by_category["recency"]["recall"], by_category["origin"]["recall"]
-    assert recency["1"] >= 0.65  # 0.6 before the kinds of value (memory/values.py)
+    # 0.6 before the kinds of value (memory/values.py), 0.65 before the logs stating one
+    # went first
+    assert recency["1"] >= 0.7
     assert recency["5"] >= 0.9
     assert origin["5"] == 1.0
     assert by_category["lookup"]["recall"]["1"] == 1.0
@@ -213,10 +216,10 @@ def test_unseen_long_chats_per_conversation_and_pooled(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "first", "top5", "origin1", "origin5", "lookup5"),
     [
-        # Recency: 41 of 50 first (33 before the kinds of value, memory/values.py; 37 at
-        # `timeline.LEAD` 0.7), 48 in the top 5. Origin: 9 of 12 first (6 before a note
-        # counted as the oldest file).
-        ("osprey", 0.82, 0.96, 0.75, 0.9, 1.0),
+        # Recency: 40 of 50 first (33 before the kinds of value, memory/values.py; 37 at
+        # `timeline.LEAD` 0.7; 41 before the logs stating a value went first), 48 in the
+        # top 5. Origin: 9 of 12 first (6 before a note counted as the oldest file).
+        ("osprey", 0.8, 0.96, 0.75, 0.9, 1.0),
         # 23 of 35 first (22 before; 24 at LEAD 0.7), 33 in the top 5 (34); origin 5 of 10
         ("heron", 0.65, 0.94, 0.5, 0.9, 1.0),
         # 29 of 37 first (26 before; 28 at LEAD 0.7), 34 in the top 5 (33); written after
@@ -228,22 +231,32 @@ def test_unseen_long_chats_per_conversation_and_pooled(tmp_path: Path) -> None:
         # changes above for origin (origin 5 of 12 first without them, 6 with them, 7
         # with "start with", 8 at LEAD 0.8)
         ("sandpiper", 0.72, 0.91, 0.66, 0.75, 1.0),
-        # 25 of 38 first (23 at LEAD 0.7), 35 in the top 5; origin 8 of 13 first (7
-        # before "when we started" asked for the first state; 9 with no note going first
-        # for it); written blind after every change above
-        ("kestrel", 0.65, 0.92, 0.61, 1.0, 1.0),
-        # 25 of 39 first (24 at LEAD 0.7), 34 in the top 5; origin 3 of 13 first (2
-        # before "at the start", "at the beginning" asked for the first state), 11 in the
-        # top 5; written blind after every change above
-        ("grebe", 0.64, 0.87, 0.23, 0.84, 0.93),
+        # 28 of 38 first (23 at LEAD 0.7, 25 before the logs stating a value went first),
+        # 35 in the top 5; origin 8 of 13 first (7 before "when we started" asked for the
+        # first state; 9 with no note going first for it); written blind after every
+        # change above
+        ("kestrel", 0.73, 0.92, 0.61, 1.0, 1.0),
+        # 28 of 39 first (24 at LEAD 0.7, 25 before the logs stating a value went first),
+        # 34 in the top 5; origin 3 of 13 first (2 before "at the start", "at the
+        # beginning" asked for the first state), 11 in the top 5; written blind after
+        # every change above
+        ("grebe", 0.71, 0.87, 0.23, 0.84, 0.93),
         # Written blind after every change above but `LEAD` 0.8, which was chosen on the
         # sets above and checked on these two before it was made: ibis 22 of 40 first
         # (21 at LEAD 0.7), 35 in the top 5, origin 8 of 12 (7); curlew 17 of 41 (13), 29
         # in the top 5, origin 6 of 12 (6), 11 in the top 5 (10). Three of curlew's
         # recency questions and one of ibis's are in Chinese with no English word, over
-        # logs in English: only meaning finds them.
+        # logs in English: only meaning finds them. Since the logs stating a value go
+        # first: ibis 22 (one down, one up), curlew 18.
         ("ibis", 0.55, 0.87, 0.66, 0.91, 1.0),
-        ("curlew", 0.41, 0.7, 0.5, 0.91, 1.0),
+        ("curlew", 0.43, 0.7, 0.5, 0.91, 1.0),
+        # Written blind after every change above but the logs stating a value going
+        # first, which was written down with the rule for taking it before they were
+        # asked for: avocet 24 -> 25 of 40 first, godwit 28 -> 29; then read, and a value
+        # changed by an arrow counted as beside the words before its old value: 26 and
+        # 31, 33 and 36 in the top 5 (33 and 35 before either).
+        ("avocet", 0.65, 0.82, 0.58, 0.83, 1.0),
+        ("godwit", 0.77, 0.9, 0.66, 1.0, 1.0),
     ],
 )
 def test_unseen_coding_set(
