@@ -29,18 +29,18 @@ Counts asked for as "<what> count" and counted by their plural: plover recency R
 "interval", "period", "retention", "TTL", "delay", "how often" (间隔, 保留, 周期): three
 origin questions up (4th → 2nd, 3rd → 2nd, 15th → 4th), none down.
 
-For the latest state, the logs among them that state a value of the kind asked beside a
-subject word, holding the kind's word or not, go first among those within
-`timeline.LEAD` of the best (`memory.timeline.lead`): a newer log that names the subject
-in passing ("cert-manager issues its certs fine") no longer goes before the older one
-that states its version. It was written down with the rule for taking it before two
-coding sets were written blind, and taken on them: recency first 24 → 25 and 28 → 29 of
-40, the same with meaning; on eleven sets before, 8 up and 2 down. Counts are left out:
-"Playwright workers 4 -> 6" puts the number after what it counts, where a count's shape
-does not look. Read from those two sets afterwards, and so not blind: a value changed by
-an arrow counts as beside the words before its old value ("DLQ retention 14 → 30 days"
-states the DLQ's retention): four more recency questions first, one of them on an older
-set, none lower anywhere.
+For the latest state, the logs that state a value of the kind asked beside a subject
+word, holding the kind's word or not, go first among those within `timeline.LEAD` of the
+best (`memory.timeline.lead`): a newer log that names the subject in passing
+("cert-manager issues its certs fine") no longer goes before the older one that states
+its version. It was written down with the rule for taking it before two coding sets were
+written blind, and taken on them: recency first 24 → 25 and 28 → 29 of 40, the same with
+meaning; on eleven sets before, 8 up and 2 down. Counts are left out: "Playwright workers
+4 -> 6" puts the number after what it counts, where a count's shape does not look. Read
+from those two sets afterwards, and so not blind: a value changed by an arrow counts as
+beside the words before its old value ("DLQ retention 14 → 30 days" states the DLQ's
+retention): four more recency questions first, one of them on an older set, none lower
+anywhere.
 
 A question that asks when ("when did we first …", 什么时候) wants a date, which no value
 in a file's text gives but a daily log's name does: such a question keeps the notes out
@@ -75,9 +75,10 @@ NEAR = 3
 
 #: Characters either side of a value looked at for its `NEAR` words.
 _REACH = 200
-#: An old value and an arrow just before a value: a change ("retention 7 -> 21 days")
-#: is one value, beside the words before the old one.
+#: An old value and an arrow just before a value, in the `_OLD_REACH` characters before
+#: it: a change ("retention 7 -> 21 days") is one value, beside the words before the old.
 _OLD = re.compile(r"[\w.,:]+\s*(?:->|→|=>)\s*$")
+_OLD_REACH = 40
 _START = r"(?<![\w.])"
 _SIZE_UNIT = r"(?:[kmgtp]i?b|[kmgtp]i|bytes?)"
 _SPAN_UNIT = r"(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)"
@@ -187,8 +188,8 @@ def credit(
 
     Returns, for the latest state, the files among them that state a value of a kind
     with a shape (no count), whether they hold the words that named it or not: they go
-    first among the logs that do (`memory.timeline.lead`). The first state was stated
-    where it began, by any log."""
+    first among the logs that do (`memory.timeline.lead`). Not for the first state: there
+    it put two origin questions lower and none higher."""
     subject = set(subject).difference(*(a.named_by for a in asks))
     wanted = [a for a in asks if a.counted or subject and a.kind in SHAPES]
     stating: set[int] = set()
@@ -244,7 +245,7 @@ def _beside(line: str, value: re.Match[str], about: Collection[str]) -> bool:
     # an arrow changed it from (looked for in `_REACH` characters each side: a line may
     # be a megabyte long).
     start, end = value.span()
-    old = _OLD.search(line, max(0, start - 40), start)
+    old = _OLD.search(line, max(0, start - _OLD_REACH), start)
     start = old.start() if old else start
     before = line[max(0, start - _REACH) : start].split()[-NEAR:]
     after = line[end : end + _REACH].split()[:NEAR]
