@@ -18,10 +18,11 @@ from memhooks.memory.index import (
     line_keys,
     lines_holding,
 )
+from memhooks.memory.results import Line
 from memhooks.memory.terms import stem_needles
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Searchable
@@ -34,6 +35,8 @@ FOCUS = 0.5
 FOCUS_LINES = COUNT_LINES = LINES_PER_NEEDLE
 #: Lines a snippet's windows are built around, at most (each brings its context).
 FIT_LINES = 2 * SEARCH_MAX_WINDOWS * (2 * SEARCH_CONTEXT_LINES + 1)
+#: The line that stands for lines left out of a snippet.
+GAP = Line(0, "…")
 
 
 class Focus(NamedTuple):
@@ -154,3 +157,35 @@ def _count(doc: Doc, ks: Sequence[str], *, every: bool) -> int:
         here = wanted.intersection(line_keys(lines[i]))
         n += (here == wanted) if every else bool(here)
     return n + max(len(maybe) - COUNT_LINES, 0)
+
+
+def windows(
+    doc: Doc, hits: Sequence[int], match: Callable[[int, str], bool] | None = None
+) -> list[Line]:
+    """The lines around `hits` (±`SEARCH_CONTEXT_LINES`, at most `SEARCH_MAX_WINDOWS`
+    windows, a gap line between and after them), numbered as in the file on disk; a line
+    is a match if it is one of `hits`, or if `match` says it holds a query key."""
+    spans: list[list[int]] = []
+    for i in hits:
+        lo = max(0, i - SEARCH_CONTEXT_LINES)
+        hi = min(len(doc.lines) - 1, i + SEARCH_CONTEXT_LINES)
+        if spans and lo <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], hi)
+        else:
+            spans.append([lo, hi])
+    if not spans:  # the file changed since it was indexed: none of its lines match now
+        return []
+    centres = set(hits)
+    out: list[Line] = []
+    for lo, hi in spans[:SEARCH_MAX_WINDOWS]:
+        if out:
+            out.append(GAP)
+        for i in range(lo, hi + 1):
+            text = doc.lines[i]
+            here = i in centres or (match is not None and match(i, text))
+            out.append(Line(doc.number(i), text, here))
+    more = (
+        len(spans) > SEARCH_MAX_WINDOWS
+        or spans[min(len(spans), SEARCH_MAX_WINDOWS) - 1][1] < len(doc.lines) - 1
+    )
+    return [*out, GAP] if more else out

@@ -161,6 +161,8 @@ _CJK_LATEST = _words(
 _CJK_FIRST = _words(
     "最初 第一次 一开始 一開始 起初 最早 原本 原来 原來 当初 當初 首次 初めて"
 )
+#: The Chinese and Japanese words of a question's frame and time (`memory.glosses`).
+CJK_FRAME = _CJK_STOP | _CJK_LATEST | _CJK_FIRST
 #: "first" before a verb ("did we first notice") is an adverb of time unless it follows
 #: one of these, which make it an adjective ("the first day", "Kenji's first fire").
 _DETERMINERS = _words(
@@ -278,4 +280,4 @@ def _cjk_frame(text: str, cues: list[str]) -> set[str]:
     return out
 
 
-__all__ = ["REQUEST_WORDS", "STOP_WORDS", "Reading", "When", "read"]
+__all__ = ["CJK_FRAME", "REQUEST_WORDS", "STOP_WORDS", "Reading", "When", "read"]

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Literal
 from memhooks.memory.constants import (
     FILENAME_PREVIEW_LINES,
     SEARCH_CONTEXT_LINES,
-    SEARCH_MAX_WINDOWS,
 )
 from memhooks.memory.errors import CorruptSegment
+from memhooks.memory.glosses import widened
 from memhooks.memory.index import Index, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.lines import FOCUS_LINES, count_lines, focus
+from memhooks.memory.lines import FOCUS_LINES, count_lines, focus, windows
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
 from memhooks.memory.rank import MAX_HITS, query_of, query_terms, rank
@@ -108,12 +108,17 @@ def search(
                 # Index only the files that can match, with the counts of all: from the
                 # index file and the files changed since (a one-shot search), or picked
                 # from a corpus already in memory.
-                only = query_of(query_terms(query))
-                index = (
-                    open_index(store, only, files=files, build=build)
-                    if docs is None
-                    else _picked(docs, only)
-                )
+                def opened(query: str) -> Searchable:
+                    only = query_of(query_terms(query))
+                    return (
+                        open_index(store, only, files=files, build=build)
+                        if docs is None
+                        else _picked(docs, only)
+                    )
+
+                index = opened(query)
+                if (asked := widened(query, index)) != query:
+                    index = opened(asked)  # with the files its glosses reach
             in_scope = None if docs is None else list(docs.values())
             result = search_index(
                 index,
@@ -196,7 +201,7 @@ def search_docs(
         if not matched:
             continue
         filename_only = not hit_lines
-        snippet = _filename_preview(doc) if filename_only else _windows(doc, hit_lines)
+        snippet = _filename_preview(doc) if filename_only else windows(doc, hit_lines)
         hit = Hit(doc.rel, matched, filename_only, snippet, len(hit_lines))
         key = (
             doc.kind != "memory",
@@ -226,13 +231,14 @@ def search_index(
     With `semantic`, the index must hold every document in scope (or `docs` must be
     them): meaning can rank a file that holds no query key. At most `limit` hits (all
     `MAX_HITS` with `semantic`: fusion may lift a file from far down the lexical list);
-    with `counted` False, no term's lines counted (`terms` and `partial` empty).
+    with `counted` False, no term's lines counted (`terms` and `partial` empty). A question
+    asked only in Chinese is ranked with its words' English glosses too (`memory.glosses`).
     """
-    terms = query_terms(query)
+    terms, asked = query_terms(query), widened(query, index)  # typed, and glossed
     if semantic is not None:
         limit = MAX_HITS
-    reading = read(query)
-    scored, total, idf = rank(index, terms, limit, reading=reading)
+    reading = read(asked)
+    scored, total, idf = rank(index, query_terms(asked), limit, reading=reading)
     hits = tuple(
         Hit(
             s.rel,
@@ -247,8 +253,11 @@ def search_index(
         docs = list(index.docs()) if docs is None else docs
         lexical = len(hits)
         meaning = semantic.similar(query, docs)
+        typed = {k: idf[k] for t in terms for k in t.keys if k in idf}  # no glosses
         timed = reading.when in LEADING
-        hits = _with_meaning(hits, scored, idf, meaning, docs, timed=timed, query=query)
+        hits = _with_meaning(
+            hits, scored, typed, meaning, docs, timed=timed, query=query
+        )
         total += len(hits) - lexical  # files only meaning found
     counts = [(t.text, *count_lines(index, t)) for t in terms] if counted else []
     partial = tuple((t, p) for t, c, p in counts if c == 0 and p)
@@ -272,7 +281,8 @@ def _with_meaning(
 
     total = sum(idf.values()) or 1.0
     lexical = [
-        Lexical(s.rel, s.score, sum(idf[k] for k in s.found) / total) for s in scored
+        Lexical(s.rel, s.score, sum(idf.get(k, 0.0) for k in s.found) / total)
+        for s in scored
     ]
     by_rel = {h.rel: h for h in hits}
     where = {m.rel: m for m in meaning}
@@ -289,7 +299,7 @@ def _with_meaning(
 
 
 def _snippet_at(doc: Doc, line: int) -> Callable[[], list[Line]]:
-    return lambda: _windows(doc, [line])
+    return lambda: windows(doc, [line])
 
 
 def _snippet(
@@ -306,7 +316,7 @@ def _snippet(
             return _filename_preview(doc)
         wanted = set(found)
         placed = focus(doc, found, idf)
-        lines = _windows(
+        lines = windows(
             doc, placed.lines, lambda i, text: placed.holds(i, text, wanted)
         )
         return [Line(0, PARTIAL_FOCUS), *lines] if placed.partial else lines
@@ -316,42 +326,6 @@ def _snippet(
 
 def _newer_first(doc: Doc) -> int:
     return -int(doc.key.replace("-", "")) if doc.kind == "daily" else 0
-
-
-def _windows(
-    doc: Doc, hits: Sequence[int], match: Callable[[int, str], bool] | None = None
-) -> list[Line]:
-    # The lines around `hits`, numbered as in the file on disk; a line is a match if it
-    # is one of `hits`, or if `match` says it holds a query key.
-    spans: list[list[int]] = []
-    for i in hits:
-        lo, hi = (
-            max(0, i - SEARCH_CONTEXT_LINES),
-            min(len(doc.lines) - 1, i + SEARCH_CONTEXT_LINES),
-        )
-        if spans and lo <= spans[-1][1] + 1:
-            spans[-1][1] = max(spans[-1][1], hi)
-        else:
-            spans.append([lo, hi])
-    if not spans:  # the file changed since it was indexed: none of its lines match now
-        return []
-    centres = set(hits)
-    out: list[Line] = []
-    for lo, hi in spans[:SEARCH_MAX_WINDOWS]:
-        if out:
-            out.append(_GAP)
-        for i in range(lo, hi + 1):
-            text = doc.lines[i]
-            here = i in centres or (match is not None and match(i, text))
-            out.append(Line(doc.number(i), text, here))
-    more = (
-        len(spans) > SEARCH_MAX_WINDOWS
-        or spans[min(len(spans), SEARCH_MAX_WINDOWS) - 1][1] < len(doc.lines) - 1
-    )
-    return [*out, _GAP] if more else out
-
-
-_GAP = Line(0, "…")
 
 
 def _filename_preview(doc: Doc) -> list[Line]:
