@@ -257,6 +257,12 @@ def test_unseen_long_chats_per_conversation_and_pooled(tmp_path: Path) -> None:
         # 31, 33 and 36 in the top 5 (33 and 35 before either).
         ("avocet", 0.65, 0.82, 0.58, 0.83, 1.0),
         ("godwit", 0.77, 0.9, 0.66, 1.0, 1.0),
+        # Written blind after every change above but the glosses of a question asked only
+        # in Chinese (memory/glosses.py), written down with the rule for taking them first:
+        # stilt 26 -> 27 of 40 first, 37 -> 38 in the top 5; turnstone 27 -> 28, 36 -> 37,
+        # origin 11 -> 12 of 12 in the top 5; none lower.
+        ("stilt", 0.67, 0.95, 0.41, 0.91, 1.0),
+        ("turnstone", 0.7, 0.92, 0.41, 1.0, 1.0),
     ],
 )
 def test_unseen_coding_set(
