@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from memhooks.memory.question import CJK_FRAME, STOP_WORDS, read
-from memhooks.memory.terms import keys
+from memhooks.memory.terms import HAN, keys
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -43,12 +43,13 @@ if TYPE_CHECKING:
 #: How many senses of each Chinese word are taken (CC-CEDICT lists the common first).
 SENSES = 2
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_HAN = re.compile(f"[{HAN}]+")
 _LATIN = re.compile(r"[a-z][a-z0-9_.'-]*")
 _ENGLISH = re.compile(r"[a-z][a-z0-9-]+")
 #: Senses that are no translation: measure words, variants, surnames, cross-references.
 _NO_SENSE = re.compile(r"cl:|(?:old )?variant of|surname|see |used in|abbr\.")
-_VAGUE = frozenset({"sth", "sb", "etc", "one's"})
+#: English words of a gloss that say nothing: stop words, and "sth"/"sb".
+_DROPPED = STOP_WORDS | {"sth", "sb", "etc", "one's"}
 #: Where a token's definitions start among Lindera's details for CC-CEDICT (part of
 #: speech ×4, pinyin, traditional, simplified, definitions; the CSV split them at commas).
 _DEFINITION = 7
@@ -61,6 +62,8 @@ def widened(query: str, index: Searchable) -> str:
     >>> widened("批量导入目前最多支持多少行？", index)  # doctest: +SKIP
     '批量导入目前最多支持多少行？ batch lot introduce channel maximum favor support'
     """
+    if not _chinese_only(query.casefold()):
+        return query  # every other question: no look-up in the index
     subject = set(keys(query)).difference(read(query).subjectless)
     if any(index.postings(k) for k in subject):
         return query  # Chinese notes: the words found it (and no dictionary is loaded)
@@ -73,17 +76,21 @@ def glosses(query: str) -> str:
     """The English glosses of the Chinese words of `query`, space-separated ("" when it
     has a subject word in Latin script, has no Chinese, or the dictionary is missing)."""
     text = query.casefold()
-    runs = _HAN.findall(text)
-    if not runs or any(w not in STOP_WORDS for w in _LATIN.findall(text)):
-        return ""
-    tokenize = _tokenizer()
+    tokenize = _tokenizer() if _chinese_only(text) else None
     if tokenize is None:
         return ""
     out: dict[str, None] = {}
-    for surface, details in tokenize(runs):
+    for surface, details in tokenize(_HAN.findall(text)):
         if len(surface) > 1 and surface not in CJK_FRAME:
             out.update(dict.fromkeys(_english(details)))
     return " ".join(out)
+
+
+def _chinese_only(text: str) -> bool:
+    # Chinese, and no word in Latin script but stop words (`text` casefolded).
+    return bool(_HAN.search(text)) and all(
+        w in STOP_WORDS for w in _LATIN.findall(text)
+    )
 
 
 def _english(details: list[str]) -> list[str]:
@@ -91,7 +98,7 @@ def _english(details: list[str]) -> list[str]:
     words = []
     for sense in [s for s in senses if not _NO_SENSE.match(s.casefold())][:SENSES]:
         plain = re.sub(r"\([^)]*\)|\[[^]]*\]", " ", sense.casefold())
-        words += [w for w in _ENGLISH.findall(plain) if w not in STOP_WORDS | _VAGUE]
+        words += [w for w in _ENGLISH.findall(plain) if w not in _DROPPED]
     return words
 
 

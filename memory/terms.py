@@ -23,13 +23,11 @@ if TYPE_CHECKING:
 #: A token of `line_tokens`: text, or for an ASCII text its bytes.
 Token = str | bytes
 
-# Han (with extension A and compatibility ideographs), kana, the prolonged sound mark,
-# half-width katakana and Hangul. CJK punctuation (、。「」) is left out on purpose: it
-# separates phrases the way a space does.
-_CJK = (
-    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
-)
+#: Han characters (extension A, unified, compatibility), as a character class's ranges.
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# Han, kana, the prolonged sound mark, half-width katakana and Hangul. CJK punctuation
+# (、。「」) is left out on purpose: it separates phrases the way a space does.
+_CJK = f"\u3040-\u30ff{HAN}\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 #: Letters of the alphabetic scripts a word is made of (Latin, Greek, Cyrillic).
 _LETTERS = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 #: Letters and digits of the alphabetic scripts a word is made of.
