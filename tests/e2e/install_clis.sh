@@ -9,7 +9,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  "@anthropic-ai/claude-code@2.1.197"
+  "@anthropic-ai/claude-code@2.1.332"
   "@openai/codex@0.171.0"
   "@google/gemini-cli@0.61.0"
 )

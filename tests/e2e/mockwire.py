@@ -1,8 +1,8 @@
 """The wire shapes of the three model APIs the mock speaks: what a request's user typed
 last, and how an answer is encoded (Anthropic Messages, OpenAI Responses, Gemini).
 
-Shapes follow what Claude Code 2.1.197, Codex CLI 0.171.0 and Gemini CLI 0.61.0 sent and
-accepted (tests/e2e/README.md).
+Shapes follow what Claude Code 2.1.197 and 2.1.332, Codex CLI 0.171.0 and Gemini CLI
+0.61.0 sent and accepted (tests/e2e/README.md).
 """
 
 from __future__ import annotations

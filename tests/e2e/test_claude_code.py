@@ -1,4 +1,4 @@
-"""Claude Code 2.1.197 drives memhooks: `claude -p` runs and an interactive session in tmux."""
+"""Claude Code (the version `install_clis.sh` pins) drives memhooks: `claude -p` runs and an interactive session in tmux."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tests.e2e.sandbox import Leftovers, Sandbox
+    from tests.e2e.tmux import Tmux
 
 # `claude -p` takes 2-10 s a run on a busy 2-core machine; MEMHOOKS_E2E_RUNS sets how many.
 pytestmark = pytest.mark.timeout(max(300, 120 + 20 * runs()))
@@ -43,6 +44,20 @@ _HOOK_ERROR = re.compile(
 
 def hook_errors(debug: str) -> list[str]:
     return [ln for ln in debug.splitlines() if _HOOK_ERROR.search(ln)]
+
+
+# What the TUI shows under its input box once it takes a prompt: 2.1.197 "? for
+# shortcuts"; 2.1.332, in auto mode by default, "auto mode on (shift+tab to cycle)".
+_READY = ("? for shortcuts", "shift+tab to cycle")
+
+
+def wait_ready(tmux: Tmux) -> None:
+    """Wait until the interactive TUI shows its input box."""
+    tmux.wait_for(
+        lambda: any(m in tmux.screen() for m in _READY),
+        timeout=60,
+        what="the input box",
+    )
 
 
 @dataclass
@@ -143,7 +158,7 @@ def interactive(
         seed(sb)
         log = sb.base / "debug.txt"
         tmux = sb.tmux(["claude", "--debug-file", str(log)], env=env)
-        tmux.wait_text("? for shortcuts", timeout=60)
+        wait_ready(tmux)
         sb.ask(tmux, ASK)
         sb.ask(tmux, ASK, 1)
         edit_on_disk(sb)
@@ -242,14 +257,21 @@ def test_interactive_logs_no_hook_error(interactive: Interactive) -> None:
 def test_compact_refused_writes_no_flush(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
+    """Claude Code sends PreCompact, then refuses to compact an empty conversation: no
+    flush then, and the compaction made after a prompt is flushed once, with the prompt."""
     with sandbox(tmp_path_factory.mktemp("claude-nocompact"), cli_bins, netns) as sb:
         env = setup_claude(sb)
         seed(sb)
         tmux = sb.tmux(["claude"], env=env)
-        tmux.wait_text("? for shortcuts", timeout=60)
-        sb.ask(tmux, ASK)
+        wait_ready(tmux)
         tmux.type("/compact")
         tmux.wait_text("Not enough messages to compact", timeout=60)
+        sb.ask(tmux, ASK)
+        refused = sb.entries("compaction summary")
+        tmux.type("/compact")
+        tmux.wait_text("Compacted", timeout=60)
+        made = sb.entries("compaction summary", at_least=1)
         tmux.type("/exit")
         tmux.wait_exit()
-        assert not sb.entries("compaction summary"), sb.daily()
+        assert not refused, sb.daily()
+        assert len(made) == 1 and ASK in made[0], sb.daily()
