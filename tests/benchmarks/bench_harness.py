@@ -2,14 +2,16 @@
 
     .venv/bin/python -m tests.benchmarks.bench_harness [--runs 7] [--json]
 
-Two sandboxes of the end-to-end tier (tests/e2e: Claude Code 2.1.197 from npm, a mock
-Anthropic API on 127.0.0.1 in a network namespace), identical but for memhooks: one has
-it installed for the project (`memhooks install claude-code --scope project`, with a
-MEMORY.md rule and a note), the other has no hooks. `claude -p PROMPT` runs alternately
-in each, `--runs` times, and the script prints the wall-clock median of each and their
-ratio, plus how many runs left a memhooks process, socket or state file, and how many
-wrote their session-end record. Run it on an idle machine: both sides share it, but a
-burst of load still lands on one side's run.
+Two sandboxes of the end-to-end tier (tests/e2e: the Claude Code `install_clis.sh` pins,
+from npm; a mock Anthropic API on 127.0.0.1 in a network namespace), identical but for
+memhooks: one has it installed for the project (`memhooks install claude-code --scope
+project`, with a MEMORY.md rule and a note), the other has no hooks. `claude -p PROMPT`
+runs alternately in each, `--runs` times, and the script prints the wall-clock median of
+each and their ratio, plus how many runs left a memhooks process, socket or state file,
+and how many wrote their session-end record. A third sandbox, in the same rounds, has
+hooks for the same events that only start Python (`python -c pass`): the least any hook
+written in Python costs. Run it on an idle machine: the sides share it, but a burst of
+load still lands on one side's run.
 
 It measures the memhooks installed beside the Python that runs it. For a user's figure,
 run it with a venv where memhooks was installed with `pip install .` (not editable: an
@@ -24,6 +26,7 @@ import argparse
 import json
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -51,41 +54,58 @@ def _timed(sb: Sandbox, env: dict[str, str], prompt: str) -> float:
     return elapsed
 
 
+#: The events a `claude -p` run sends to a hook, each awaited before it goes on.
+_EVENTS = ("SessionStart", "UserPromptSubmit", "SessionEnd")
+
+
+def _python_only(sb: Sandbox) -> None:
+    # Hooks that only start this Python: what any hook written in Python costs at least.
+    hook = {"type": "command", "command": f"{sys.executable} -c pass", "timeout": 10}
+    settings = {"hooks": {e: [{"hooks": [hook]}] for e in _EVENTS}}
+    (sb.project / ".claude").mkdir(exist_ok=True)
+    (sb.project / ".claude" / "settings.json").write_text(json.dumps(settings))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     bins, netns = _bins(), netns_usable()
+    sides = ("with", "python", "without")
     with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
-        with_mh = Sandbox(Path(tmp) / "with", bins, netns=netns).start()
-        without = Sandbox(Path(tmp) / "without", bins, netns=netns).start()
+        boxes = {k: Sandbox(Path(tmp) / k, bins, netns=netns).start() for k in sides}
         try:
-            env_with = setup_claude(with_mh)
-            seed(with_mh)
-            env_without = setup_claude(without, install=False)
-            seed(without)
-            # One unmeasured run each: Claude Code's first start in a fresh HOME sets it up.
-            _timed(with_mh, env_with, "warm up")
-            _timed(without, env_without, "warm up")
+            envs = {}
+            for side, sb in boxes.items():
+                envs[side] = setup_claude(sb, install=side == "with")
+                seed(sb)
+                if side == "python":
+                    _python_only(sb)
+                # One unmeasured run: Claude Code's first start in a fresh HOME sets it up.
+                _timed(sb, envs[side], "warm up")
+            with_mh = boxes["with"]
             before = len(with_mh.entries("session end"))
-            times: dict[str, list[float]] = {"with": [], "without": []}
+            times: dict[str, list[float]] = {k: [] for k in sides}
             left = 0
             for i in range(args.runs):
                 prompt = f"{ASK} (run {i})"
-                times["with"].append(_timed(with_mh, env_with, prompt))
-                left += bool(with_mh.leftovers(grace=3.0))
-                times["without"].append(_timed(without, env_without, prompt))
+                for side, sb in boxes.items():
+                    times[side].append(_timed(sb, envs[side], prompt))
+                    if side == "with":
+                        left += bool(with_mh.leftovers(grace=3.0))
             ends = len(with_mh.entries("session end")) - before
         finally:
-            with_mh.close()
-            without.close()
+            for sb in boxes.values():
+                sb.close()
     medians = {k: statistics.median(v) for k, v in times.items()}
     result = {
         "runs": args.runs,
         "median_with_s": round(medians["with"], 3),
         "median_without_s": round(medians["without"], 3),
         "ratio": round(medians["with"] / medians["without"], 3),
+        "median_python_only_s": round(medians["python"], 3),
+        "ratio_python_only": round(medians["python"] / medians["without"], 3),
         "runs_leaving_something": left,
         "session_end_records": ends,
         "network_namespace": netns,
@@ -96,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"claude -p, median of {args.runs}: {result['median_with_s']:.2f} s with memhooks,"
             f" {result['median_without_s']:.2f} s without (x{result['ratio']:.2f});"
+            f" hooks that only start Python {result['median_python_only_s']:.2f} s"
+            f" (x{result['ratio_python_only']:.2f});"
             f" {left}/{args.runs} runs left a process, socket or state file;"
             f" {ends}/{args.runs} session-end records"
         )
