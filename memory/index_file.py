@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import secrets
 from typing import TYPE_CHECKING
 
 from memhooks.memory.constants import INDEX_DIR
@@ -133,7 +132,9 @@ class Watch:
 
     def changed(self) -> None:
         """Something in the scope changed: what searches found before is not trusted."""
-        os.pwrite(self._fd, secrets.token_hex(8).encode(), 0)
+        # os.urandom, not `secrets`: its import (hashlib, hmac, random) is ~4 ms of
+        # every session-start hook.
+        os.pwrite(self._fd, os.urandom(8).hex().encode(), 0)
 
 
 def watch_mark(scope: Scope) -> str:

@@ -168,6 +168,41 @@ def test_a_thin_client_imports_nothing_costly(memory_root: Path, project: Path) 
     assert _wait(lambda: not _servers(memory_root), timeout=10)
 
 
+#: What the session-start hook, run in full before any session process exists, does not
+#: need: the boundary's models, the session process's event loop and watcher, the
+#: encoder, and `hashlib` (OpenSSL; `secrets` brings it, ~4 ms).
+HEAVY = ("pydantic", "anyio", "watchfiles", "asyncio", "numpy", "hashlib", "logging")
+START = """
+import os, sys
+before = set(sys.modules)
+from memhooks.hooks import client
+code = client._full(["hook", "--harness", "claude-code"], sys.stdin.buffer.read())
+print(sorted(m for m in {heavy!r} if m in set(sys.modules) - before), file=sys.stderr)
+os._exit(code)
+"""
+
+
+def test_the_session_start_hook_imports_nothing_heavy(
+    memory_root: Path, project: Path
+) -> None:
+    start = _payload("SessionStart", project, "light-1", source="startup")
+    probe = subprocess.run(
+        [sys.executable, "-c", START.format(heavy=HEAVY)],
+        input=start,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **FAST},
+        timeout=30,
+        check=False,
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert "Run make test" in probe.stdout
+    assert ast.literal_eval(probe.stderr.strip().splitlines()[-1]) == []
+    assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "light-1")))
+    _hook(_payload("SessionEnd", project, "light-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
 def test_the_session_process_dies_with_its_harness(
     memory_root: Path, project: Path
 ) -> None:
