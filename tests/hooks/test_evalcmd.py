@@ -229,18 +229,20 @@ def test_unseen_long_chats_per_conversation_and_pooled(tmp_path: Path) -> None:
         ("plover", 0.78, 0.91, 0.8, 0.8, 0.92),
         # 26 of 36 first (25 at LEAD 0.7), 33 in the top 5; written blind after the two
         # changes above for origin (origin 5 of 12 first without them, 6 with them, 7
-        # with "start with", 8 at LEAD 0.8)
-        ("sandpiper", 0.72, 0.91, 0.66, 0.75, 1.0),
+        # with "start with", 8 at LEAD 0.8); 10 in the top 5 since a Chinese question is
+        # glossed when the files hold at most a quarter of its words (memory/glosses.py)
+        ("sandpiper", 0.72, 0.91, 0.66, 0.83, 1.0),
         # 28 of 38 first (23 at LEAD 0.7, 25 before the logs stating a value went first),
         # 35 in the top 5; origin 8 of 13 first (7 before "when we started" asked for the
         # first state; 9 with no note going first for it); written blind after every
         # change above
         ("kestrel", 0.73, 0.92, 0.61, 1.0, 1.0),
         # 28 of 39 first (24 at LEAD 0.7, 25 before the logs stating a value went first),
-        # 34 in the top 5; origin 3 of 13 first (2 before "at the start", "at the
-        # beginning" asked for the first state), 11 in the top 5; written blind after
-        # every change above
-        ("grebe", 0.71, 0.87, 0.23, 0.84, 0.93),
+        # 34 in the top 5 (35 since a Chinese question is glossed when the files hold at
+        # most a quarter of its words); origin 3 of 13 first (2 before "at the start",
+        # "at the beginning" asked for the first state), 11 in the top 5; written blind
+        # after every change above
+        ("grebe", 0.71, 0.89, 0.23, 0.84, 0.93),
         # Written blind after every change above but `LEAD` 0.8, which was chosen on the
         # sets above and checked on these two before it was made: ibis 22 of 40 first
         # (21 at LEAD 0.7), 35 in the top 5, origin 8 of 12 (7); curlew 17 of 41 (13), 29

@@ -87,6 +87,17 @@ def test_notes_in_chinese_are_found_by_their_words_not_by_glosses(
     assert first.rel == f"projects/{SLUG}/notes/cluster-zh.md"
 
 
+def test_one_chinese_word_in_the_notes_does_not_keep_the_glosses_away(
+    memory_root: Path,
+) -> None:
+    store = _cluster_logs(memory_root)
+    store.write_note("printer", "打印机维护：换了硒鼓。")  # "维护", and no other word
+    index = Index(store.corpus().values())
+    assert widened(ASKED, index).startswith(f"{ASKED} ")  # glossed
+    first = search(store, ASKED).hits[0]
+    assert first.rel == f"projects/{SLUG}/daily/2025-04-09.md"
+
+
 def test_glosses_leave_out_frame_words_and_keep_the_first_senses() -> None:
     words = glosses("最新的固件版本是多少").split()
     assert {"firmware", "version"} <= set(words)
