@@ -146,19 +146,27 @@ print(repr((out, sorted(m for m in {costly!r} if m in set(sys.modules) - before)
 """
 
 
-def test_a_thin_client_imports_nothing_costly(memory_root: Path, project: Path) -> None:
-    start = _payload("SessionStart", project, "thin-1", source="startup")
-    assert "Run make test" in _hook(start, FAST).stdout
-    assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "thin-1")))
-    ask = "where is the stripe webhook secret?"
-    probe = subprocess.run(
-        [sys.executable, "-c", THIN.format(costly=COSTLY)],
-        input=_payload("UserPromptSubmit", project, "thin-1", prompt=ask),
+def _probe(script: str, payload: str) -> subprocess.CompletedProcess[str]:
+    """`script` run by this Python with a hook's `payload` on stdin."""
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        input=payload,
         capture_output=True,
         text=True,
         env={**os.environ, **FAST},
         timeout=30,
         check=False,
+    )
+
+
+def test_a_thin_client_imports_nothing_costly(memory_root: Path, project: Path) -> None:
+    start = _payload("SessionStart", project, "thin-1", source="startup")
+    assert "Run make test" in _hook(start, FAST).stdout
+    assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "thin-1")))
+    ask = "where is the stripe webhook secret?"
+    probe = _probe(
+        THIN.format(costly=COSTLY),
+        _payload("UserPromptSubmit", project, "thin-1", prompt=ask),
     )
     assert probe.returncode == 0, probe.stderr
     out, loaded = ast.literal_eval(probe.stdout)
@@ -186,15 +194,7 @@ def test_the_session_start_hook_imports_nothing_heavy(
     memory_root: Path, project: Path
 ) -> None:
     start = _payload("SessionStart", project, "light-1", source="startup")
-    probe = subprocess.run(
-        [sys.executable, "-c", START.format(heavy=HEAVY)],
-        input=start,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **FAST},
-        timeout=30,
-        check=False,
-    )
+    probe = _probe(START.format(heavy=HEAVY), start)
     assert probe.returncode == 0, probe.stderr
     assert "Run make test" in probe.stdout
     assert ast.literal_eval(probe.stderr.strip().splitlines()[-1]) == []
