@@ -1,4 +1,5 @@
-"""Claude Code (the version `install_clis.sh` pins) drives memhooks: `claude -p` runs and an interactive session in tmux."""
+"""Claude Code (the version `install_clis.sh` pins) drives memhooks: `claude -p` runs and
+an interactive session in tmux."""
 
 from __future__ import annotations
 
