@@ -48,9 +48,12 @@ def _payload(event: str, project: Path, session: str, **extra: object) -> str:
     )
 
 
-def _hook(payload: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _python(
+    args: list[str], payload: str, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """This Python run with `args` and a hook's `payload` on stdin."""
     return subprocess.run(
-        [sys.executable, "-m", "memhooks.hooks", "hook"],
+        [sys.executable, *args],
         input=payload,
         capture_output=True,
         text=True,
@@ -58,6 +61,10 @@ def _hook(payload: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
         timeout=30,
         check=False,
     )
+
+
+def _hook(payload: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return _python(["-m", "memhooks.hooks", "hook"], payload, env)
 
 
 def _servers(root: Path) -> list[int]:
@@ -146,27 +153,15 @@ print(repr((out, sorted(m for m in {costly!r} if m in set(sys.modules) - before)
 """
 
 
-def _probe(script: str, payload: str) -> subprocess.CompletedProcess[str]:
-    """`script` run by this Python with a hook's `payload` on stdin."""
-    return subprocess.run(
-        [sys.executable, "-c", script],
-        input=payload,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **FAST},
-        timeout=30,
-        check=False,
-    )
-
-
 def test_a_thin_client_imports_nothing_costly(memory_root: Path, project: Path) -> None:
     start = _payload("SessionStart", project, "thin-1", source="startup")
     assert "Run make test" in _hook(start, FAST).stdout
     assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "thin-1")))
     ask = "where is the stripe webhook secret?"
-    probe = _probe(
-        THIN.format(costly=COSTLY),
+    probe = _python(
+        ["-c", THIN.format(costly=COSTLY)],
         _payload("UserPromptSubmit", project, "thin-1", prompt=ask),
+        FAST,
     )
     assert probe.returncode == 0, probe.stderr
     out, loaded = ast.literal_eval(probe.stdout)
@@ -194,7 +189,7 @@ def test_the_session_start_hook_imports_nothing_heavy(
     memory_root: Path, project: Path
 ) -> None:
     start = _payload("SessionStart", project, "light-1", source="startup")
-    probe = _probe(START.format(heavy=HEAVY), start)
+    probe = _python(["-c", START.format(heavy=HEAVY)], start, FAST)
     assert probe.returncode == 0, probe.stderr
     assert "Run make test" in probe.stdout
     assert ast.literal_eval(probe.stderr.strip().splitlines()[-1]) == []
