@@ -298,12 +298,16 @@ def test_unseen_coding_set(
 @pytest.mark.parametrize(
     ("name", "per_top5", "pooled_top5"),
     # lanterns: 78, 80 of 90; tides and dunlin (each written blind after every change
-    # before it): 83, 86 of 92 and 73, 77 of 89 (plain BM25 73 and 71)
+    # before it): 83, 86 of 92 and 73, 77 of 89 (plain BM25 73 and 71); redshank and
+    # whimbrel (written blind together): 81, 84 and 81, 80 of 90 (plain BM25 77, 76 and
+    # 72, 74)
     [
         ("evenings", 0.9, 0.86),
         ("lanterns", 0.86, 0.88),
         ("tides", 0.9, 0.93),
         ("dunlin", 0.82, 0.86),
+        ("redshank", 0.9, 0.93),
+        ("whimbrel", 0.9, 0.88),
     ],
 )
 def test_unseen_long_chat_sets_per_conversation_and_pooled(
