@@ -153,6 +153,13 @@ def write(
     if to == "scratchpad":
         return store.write_scratchpad(text, mode=mode)
     if to == "daily":
+        from memhooks.hooks.records import posing_as_record  # a search needs none of it
+
+        if posing := posing_as_record(title or "note", text):
+            raise UsageError(
+                f"write --to daily: {posing!r} marks memhooks' own records, which are "
+                "condensed away once the log grows; use another title; nothing was written"
+            )
         return store.append_daily(title or "note", text)
     if to != "note":
         raise UsageError(f"write --to {to!r}: use memory, scratchpad, daily or note")

@@ -94,6 +94,18 @@ def entries(log: str) -> list[Entry]:
     return [e for e in out if e.text]
 
 
+def posing_as_record(title: str, body: str) -> str | None:
+    """What would make a person's entry with this title and body read as one of the
+    records (`TITLES`), which condensing merges away: the title, or a heading line of
+    the body; None when nothing would."""
+    if " ".join(title.split()) in TITLES:
+        return title
+    for m in _HEADING.finditer(body):
+        if m[2].strip() in TITLES:
+            return m[0]
+    return None
+
+
 def entry_id(text: str) -> str:
     """A daily-log entry's identity: the same entry keeps it when others are appended."""
     return blake2b(
@@ -310,6 +322,7 @@ __all__ = [
     "key",
     "news",
     "on_record",
+    "posing_as_record",
     "render",
     "summary_part",
 ]

@@ -282,6 +282,46 @@ def test_daily_overwrite_is_refused(memory_root: Path) -> None:
     assert log.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    ("title", "text"),
+    [
+        pytest.param("session end", "DECISION: ship on Fridays", id="title"),
+        pytest.param(
+            "deploy notes",
+            "pasted old log:\n### 09:00 — compaction summary\nkeep port 6380",
+            id="heading-in-text",
+        ),
+    ],
+)
+def test_a_daily_entry_that_would_read_as_a_record_is_refused(
+    memory_root: Path, title: str, text: str
+) -> None:
+    # Records are condensed away once the log grows (`hooks.records`): a person's entry
+    # must never be taken for one.
+    run_cli("write", "--slug", SLUG, "--to", "daily", "--text", "kept")
+    (log,) = (memory_root / "projects" / SLUG / "daily").glob("*.md")
+    before = log.read_bytes()
+    proc = run_cli(
+        "write", "--slug", SLUG, "--to", "daily", "--title", title, "--text", text
+    )
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1
+    assert "marks memhooks' own records" in proc.stderr
+    assert log.read_bytes() == before
+    ok = run_cli(
+        "write",
+        "--slug",
+        SLUG,
+        "--to",
+        "daily",
+        "--title",
+        "Session end",
+        "--text",
+        "x",
+    )
+    assert ok.returncode == 0, ok.stderr  # another spelling is a person's title
+
+
 def test_missing_queries_file_is_one_line(tmp_path: Path) -> None:
     proc = run_cli("eval", str(tmp_path / "nope.jsonl"))
     assert proc.returncode == 1
