@@ -154,6 +154,11 @@ def alias_line(aliases: str) -> str:
     return f"{ALIASES} {', '.join(a.strip() for a in aliases.split(',') if a.strip())}"
 
 
+def aliases_of(line: str) -> list[str]:
+    """The aliases an ``aliases:`` line lists, in its order."""
+    return [a.strip() for a in line[len(ALIASES) :].split(",") if a.strip()]
+
+
 _BULLET = re.compile(r"\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[([ xX])\]\s*)?")
 _BOX = re.compile(r"\s*\[([ xX])\]\s+")
 
@@ -195,6 +200,7 @@ __all__ = [
     "Forgotten",
     "Superseded",
     "alias_line",
+    "aliases_of",
     "checklist",
     "checklist_item",
     "clean_reason",

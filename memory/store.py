@@ -44,6 +44,7 @@ from memhooks.memory.files import (
 )
 from memhooks.memory.note_format import (
     alias_line,
+    aliases_of,
     checklist,
     header_lines,
     is_aliases_line,
@@ -360,16 +361,26 @@ def _kept(path: Path, base: bytes, added: bytes) -> bool:
 
 
 def _with_header(raw: bytes, header: str) -> bytes:
-    """`raw` with its ``aliases:`` line set to `header` (inserted first if absent)."""
-    lines = _decode(raw).split("\n")
+    """`raw` with the aliases of `header` (an ``aliases:`` line) that its own ``aliases:``
+    line lacks added at that line's end, or with `header` inserted first if it has none.
+    What a person wrote keeps its bytes; a byte-order mark stays first."""
+    text = _decode(raw)
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    lines = text[len(bom) :].split("\n")
     # The aliases line may sit below a forgotten: header (memory.forget).
     at = [i for i in range(header_lines(lines)) if is_aliases_line(lines[i])]
     cr = "\r" if _uses_crlf(raw) else ""
     if at:
-        lines[at[0]] = header + cr
+        line = lines[at[0]].removesuffix("\r")
+        have = {a.casefold() for a in aliases_of(line)}
+        new = [a for a in aliases_of(header) if a.casefold() not in have]
+        if not new:
+            return raw
+        sep = ", " if have else " "
+        lines[at[0]] = line.rstrip() + sep + ", ".join(new) + cr
     else:
         lines.insert(0, header + cr)
-    return _encode("\n".join(lines))
+    return _encode(bom + "\n".join(lines))
 
 
 def _uses_crlf(raw: bytes) -> bool:

@@ -206,5 +206,5 @@ def test_aliases_of_a_forgotten_note_are_updated_in_place(memory_root: Path) -> 
     store.write_note("pool", "More.", aliases="pgbouncer")
 
     text = (memory_root / "projects" / SLUG / "notes" / "pool.md").read_text()
-    assert text.startswith("forgotten: 2026-11-30\naliases: pgbouncer\n")
+    assert text.startswith("forgotten: 2026-11-30\naliases: pool, pgbouncer\n")
     assert text.count("aliases:") == 1

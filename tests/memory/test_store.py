@@ -175,6 +175,42 @@ def test_note_with_aliases_and_append(memory_root: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param(
+            b"aliases: kube, k8s-cluster\ncluster runs 1.29\n",
+            b"aliases: kube, k8s-cluster, kubernetes\ncluster runs 1.29\n\nmore\n",
+            id="written",
+        ),
+        pytest.param(
+            b"Aliases: KUBE\r\nby hand\r\n",
+            b"Aliases: KUBE, kubernetes\r\nby hand\r\n\r\nmore\r\n",
+            id="by-hand-crlf",
+        ),
+        pytest.param(
+            b"\xef\xbb\xbfcluster notes\n",
+            b"\xef\xbb\xbfaliases: kube, kubernetes\ncluster notes\n\nmore\n",
+            id="bom-first",
+        ),
+        pytest.param(
+            b"aliases: kubernetes, kube\nsame\n",
+            b"aliases: kubernetes, kube\nsame\n\nmore\n",
+            id="none-new",
+        ),
+    ],
+)
+def test_an_append_with_aliases_adds_those_the_note_lacks(
+    memory_root: Path, before: bytes, after: bytes
+) -> None:
+    # A note's aliases are how it is found: an append never drops one it had.
+    note = memory_root / f"projects/{SLUG}/notes/k8s.md"
+    note.parent.mkdir(parents=True)
+    note.write_bytes(before)
+    Store(memory_root, SLUG).write_note("k8s", "more", aliases="kube, kubernetes")
+    assert note.read_bytes() == after
+
+
 def test_scratchpad_items(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_scratchpad("fix the flaky test\n- [x] done already")
