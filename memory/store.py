@@ -158,7 +158,7 @@ class Store(Scope):
             was, now = old, new
             if _uses_crlf(raw):
                 was, now = _crlf(old), _crlf(new)
-            count = text.count(was) if was else 0
+            count = _places(text, was) if was else 0
             if count != 1:
                 raise EditError(loc.rel, count)
             return _encode(text.replace(was, now, 1))
@@ -381,6 +381,15 @@ def _with_header(raw: bytes, header: str) -> bytes:
     else:
         lines.insert(0, header + cr)
     return _encode(bom + "\n".join(lines))
+
+
+def _places(text: str, part: str) -> int:
+    """How many places `part` starts at in `text`, overlapping ones too: "8080" is not
+    unique in "808080"."""
+    n, at = 0, text.find(part)
+    while at != -1:
+        n, at = n + 1, text.find(part, at + 1)
+    return n
 
 
 def _uses_crlf(raw: bytes) -> bool:

@@ -220,18 +220,23 @@ def test_scratchpad_items(memory_root: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("old", "count"),
-    [pytest.param("missing", 0, id="absent"), pytest.param("dup", 2, id="twice")],
+    ("text", "old", "count"),
+    [
+        pytest.param("dup and dup", "missing", 0, id="absent"),
+        pytest.param("dup and dup", "dup", 2, id="twice"),
+        pytest.param("ports: 808080", "8080", 2, id="overlapping"),
+        pytest.param("aaa", "aa", 2, id="overlapping-run"),
+    ],
 )
 def test_edit_requires_exactly_one_occurrence(
-    memory_root: Path, old: str, count: int
+    memory_root: Path, text: str, old: str, count: int
 ) -> None:
     store = Store(memory_root, SLUG)
-    store.write_note("n", "dup and dup")
+    store.write_note("n", text)
     with pytest.raises(EditError) as err:
         store.edit("notes/n", old, "x")
     assert err.value.count == count
-    assert (memory_root / f"projects/{SLUG}/notes/n.md").read_text() == "dup and dup\n"
+    assert (memory_root / f"projects/{SLUG}/notes/n.md").read_text() == text + "\n"
 
 
 def test_edit_replaces_and_deletes(memory_root: Path) -> None:
