@@ -29,6 +29,7 @@ from memhooks.memory.constants import (
     PROJECTS_DIR,
     SCRATCHPAD_FILE,
 )
+from memhooks.memory.files import read_regular
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -225,7 +226,8 @@ def cmd_doctor(root_dir: str | None, project_arg: str | None, out: TextIO) -> in
     project = project_dir(project_arg or Path.cwd())
     unreadable: list[Finding] = []
     try:
-        config_text: str | None = (root / CONFIG_FILE).read_text("utf-8")
+        # Not read_text: a FIFO there would block, /dev/zero fill the memory.
+        config_text: str | None = read_regular(root / CONFIG_FILE).data.decode("utf-8")
     except FileNotFoundError:
         config_text = None
     except (OSError, ValueError) as e:

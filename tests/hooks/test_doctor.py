@@ -299,6 +299,23 @@ def test_invalid_config_and_missing_root(
     assert any(f.level == "fix" and "budgett" in f.message for f in bad)
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_config_that_is_no_regular_file_is_one_finding(
+    memory_root: Path, project: Path, kind: str
+) -> None:
+    # Read as a file, a FIFO blocks doctor forever and /dev/zero fills the memory.
+    memory_root.mkdir(parents=True, exist_ok=True)
+    config = memory_root / "config.toml"
+    if kind == "fifo":
+        os.mkfifo(config)
+    else:
+        config.symlink_to("/dev/zero")
+    proc = run_cli("doctor", "--project", str(project), timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert "fix: config.toml cannot be read:" in proc.stdout
+    assert "not a regular file" in proc.stdout
+
+
 def test_mcp_registration_with_a_missing_command(project: Path, home: Path) -> None:
     (project / ".mcp.json").write_text(
         json.dumps(
