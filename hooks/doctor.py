@@ -30,6 +30,7 @@ from memhooks.memory.constants import (
     SCRATCHPAD_FILE,
 )
 from memhooks.memory.files import read_regular
+from memhooks.memory.paths import key_in
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 #: A memory file larger than this is read whole by every search: split it.
 OVERSIZE_BYTES = 1024 * 1024
-_DATE_MD = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 _SLUG = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}")
 _TEMP = re.compile(r"\..+\.tmp")
 
@@ -93,12 +93,12 @@ def _stray(rel: str, is_dir: bool) -> str | None:
     if is_dir:
         return "a folder here is never read: move its notes up one level"
     if parts[2] == DAILY_DIR and (
-        _DATE_MD.fullmatch(name) or name.endswith(".md" + BACKUP_SUFFIX)
+        key_in(DAILY_DIR, name) or name.endswith(".md" + BACKUP_SUFFIX)
     ):
         return None
     if parts[2] == NOTES_DIR and name.endswith((".md", ".md" + BACKUP_SUFFIX)):
         return None
-    what = "YYYY-MM-DD.md" if parts[2] == DAILY_DIR else "NAME.md"
+    what = "YYYY-MM-DD.md for a real date" if parts[2] == DAILY_DIR else "NAME.md"
     return f"not named {what}: never searched or injected; rename it"
 
 

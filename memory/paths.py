@@ -257,6 +257,10 @@ def key_in(folder: str, name: str) -> str | None:
         return None
     stem = name[:-3]
     if folder == DAILY_DIR and _DATE.match(stem):
+        try:
+            dt.date.fromisoformat(stem)  # not 2026-13-45 nor 2026-02-30
+        except ValueError:
+            return None
         return stem
     if folder == NOTES_DIR and stem:
         return stem

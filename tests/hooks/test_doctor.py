@@ -244,6 +244,8 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
     (notes / "todo.txt").write_text("not a note")
     (notes / ".big.md.123.0123abcd.tmp").write_text("")
     (memory_root / "stray.md").write_text("")
+    (memory_root / "projects" / SLUG / "daily").mkdir(mode=0o700)
+    (memory_root / "projects" / SLUG / "daily" / "2026-02-30.md").touch(mode=0o600)
     (memory_root / "projects" / "not-a-slug").mkdir()
     os.chmod(memory_root, 0o755)
     os.chmod(memory_root / "MEMORY.md", 0o644)
@@ -269,6 +271,10 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
         "stray.md: not part of the memory layout: move it out of the root",
         "projects/not-a-slug/: not a project folder (<name>-<8 hex digits>): never read",
         (
+            f"projects/{SLUG}/daily/2026-02-30.md: not named YYYY-MM-DD.md for a real date: "
+            "never searched or injected; rename it"
+        ),
+        (
             f"projects/{SLUG}/notes/.big.md.123.0123abcd.tmp: a temp file left by an "
             "interrupted write: delete it"
         ),
@@ -281,7 +287,7 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
             "project` (or gemini) there"
         ),
     ]
-    assert summary(found) == "doctor: 4 problems to fix, 5 warnings"
+    assert summary(found) == "doctor: 4 problems to fix, 6 warnings"
 
 
 def test_invalid_config_and_missing_root(

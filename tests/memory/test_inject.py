@@ -97,6 +97,19 @@ def test_empty_store_injects_nothing(memory_root: Path) -> None:
     assert build_block(Store(memory_root, SLUG).corpus(), "2026-01-01") == ""
 
 
+def test_a_log_named_for_no_real_date_is_not_a_daily_log(memory_root: Path) -> None:
+    # "2026-13-45" sorts after every real date: it took today's place in the block.
+    store = Store(memory_root, SLUG)
+    _day(store, "2026-03-03", "today", "real entry")
+    daily = memory_root / f"projects/{SLUG}/daily"
+    for name in ("2026-13-45.md", "2026-02-30.md"):
+        (daily / name).write_text("stray file\n")
+    block = build_block(store.corpus(), "2026-03-03")
+    assert "## Daily log 2026-03-03 (today)" in block
+    assert "stray" not in block and "2026-13-45" not in block
+    assert run_cli("search", "--slug", SLUG, "stray").returncode == 1
+
+
 def test_cuts_are_utf8_safe(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_memory("記憶" * 5000)
