@@ -13,15 +13,29 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from memhooks.hooks.constants import HARNESSES, PROG
 from memhooks.hooks.errors import UsageError
+from memhooks.memory.constants import INJECT_BUDGET_MIN, SEARCH_BUDGET_MIN
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 #: Commands that only read memory: the root they name must exist (a typo in --root or
 #: $MEMHOOKS_HOME must not search an empty root and succeed). Writing commands create it.
 READ_COMMANDS = frozenset(
     {"search", "read", "edit", "inject", "status", "forget", "restore", "report"}
 )
+
+
+def _bytes(least: int) -> Callable[[str], int]:
+    """An argparse type: a number of bytes, at least `least`, as config.toml's budgets
+    are (below it nothing but the frame would fit)."""
+
+    def parse(text: str) -> int:
+        if (n := int(text)) < least:
+            raise argparse.ArgumentTypeError(f"{text} bytes: give {least} or more")
+        return n
+
+    parse.__name__ = "int"  # argparse names it: "invalid int value: 'abc'"
+    return parse
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -105,7 +119,7 @@ def _memory_commands(sub: Any, reads: _Parser, writes: _Parser) -> None:
     s.add_argument("--json", action="store_true", help="print the page as JSON")
     s.add_argument(
         "--budget",
-        type=int,
+        type=_bytes(SEARCH_BUDGET_MIN),
         metavar="BYTES",
         help="most bytes to print (default: search.budget in config.toml, 16384)",
     )
@@ -130,7 +144,10 @@ def _memory_commands(sub: Any, reads: _Parser, writes: _Parser) -> None:
         help="MEMORY.md, scratchpad, daily/YYYY-MM-DD, notes/NAME or a path from search",
     )
     r.add_argument(
-        "--cap", type=int, metavar="BYTES", help="most bytes to print (default: 65536)"
+        "--cap",
+        type=_bytes(SEARCH_BUDGET_MIN),
+        metavar="BYTES",
+        help="most bytes to print (default: 65536)",
     )
     r.add_argument("--json", action="store_true", help='print {"path", "text"} as JSON')
 
@@ -169,7 +186,7 @@ def _memory_commands(sub: Any, reads: _Parser, writes: _Parser) -> None:
     )
     i.add_argument(
         "--budget",
-        type=int,
+        type=_bytes(INJECT_BUDGET_MIN),
         metavar="BYTES",
         help="most bytes of the block (default: inject.budget in config.toml, 16384)",
     )

@@ -8,20 +8,31 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
+from memhooks.memory.constants import (
+    BUDGET_MAX,
+    DEFAULT_INJECT_BUDGET,
+    DEFAULT_SEARCH_BUDGET,
+    INJECT_BUDGET_MIN,
+    SEARCH_BUDGET_MIN,
+)
 from memhooks.memory.errors import ConfigError
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: TOML has its types; "off" is no boolean and "4096" no number.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class _Inject(_Strict):
-    budget: int = Field(default=DEFAULT_INJECT_BUDGET, ge=512, le=1024 * 1024)
+    budget: int = Field(
+        default=DEFAULT_INJECT_BUDGET, ge=INJECT_BUDGET_MIN, le=BUDGET_MAX
+    )
 
 
 class _Search(_Strict):
-    budget: int = Field(default=DEFAULT_SEARCH_BUDGET, ge=256, le=1024 * 1024)
+    budget: int = Field(
+        default=DEFAULT_SEARCH_BUDGET, ge=SEARCH_BUDGET_MIN, le=BUDGET_MAX
+    )
     ranking: Literal["default", "baseline"] = "default"
     semantic: Literal["auto", "on", "off"] = "auto"
 
@@ -44,7 +55,7 @@ def validate(text: str, path: str) -> dict[str, dict[str, Any]]:
         ConfigError: invalid TOML, unknown keys, bad values (all named, one line).
     """
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))  # as Notepad saves it
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(path, f"invalid TOML: {e}") from None
     try:

@@ -26,6 +26,11 @@ DEFAULT_INJECT_BUDGET: Final = 16 * 1024
 DEFAULT_SEARCH_BUDGET: Final = 16 * 1024
 #: `memhooks read` cap.
 DEFAULT_READ_CAP: Final = 64 * 1024
+#: The smallest budgets that hold a block's frame or a search page's summary and one
+#: hit (config.toml and the command line), and config.toml's largest.
+INJECT_BUDGET_MIN: Final = 512
+SEARCH_BUDGET_MIN: Final = 256
+BUDGET_MAX: Final = 1024 * 1024
 
 SLUG_BASENAME_MAX: Final = 40
 SEARCH_CONTEXT_LINES: Final = 3

@@ -139,7 +139,7 @@ def to_json(
     bytes as that command prints it (indented, non-ASCII kept): JSON's keys and quotes
     cost more than the text page, so lists are shortened (``terms_omitted``,
     ``matched_omitted`` say by how many), then results dropped from the end, then the
-    first snippet cut.
+    first snippet cut, and last, under a few hundred bytes, the first result dropped.
     """
     page = paginate(result, budget)
     _, n_terms = _term_counts(result, _summary_room(budget) - _FIXED)
@@ -207,6 +207,8 @@ def _shrink(
         first["lines"] = kept
     elif len(longest) > 1:
         del longest[len(longest) // 2 :]
+    elif results:
+        results.pop()  # a small budget: the counts alone (`omitted` says how many)
     else:
         return False
     return True

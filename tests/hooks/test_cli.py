@@ -101,6 +101,39 @@ def test_invalid_config_is_a_user_error(memory_root: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            '[auto_search]\nenabled = "off"\n',
+            "auto_search.enabled: Input should be a valid boolean",
+        ),
+        (
+            '[search]\nbudget = "4096"\n',
+            "search.budget: Input should be a valid integer",
+        ),
+        ("[inject]\nbudget = true\n", "inject.budget: Input should be a valid integer"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_named(
+    memory_root: Path, text: str, problem: str
+) -> None:
+    # TOML has its types: "off" is no boolean (it read as false), true no budget (as 1).
+    memory_root.mkdir(parents=True)
+    (memory_root / "config.toml").write_text(text)
+    proc = run_cli("inject", "--slug", SLUG)
+    assert proc.returncode == 1
+    assert proc.stderr == f"memhooks: error: {memory_root / 'config.toml'}: {problem}\n"
+
+
+def test_a_config_saved_with_a_byte_order_mark_is_read(memory_root: Path) -> None:
+    memory_root.mkdir(parents=True)
+    (memory_root / "config.toml").write_bytes(b"\xef\xbb\xbf[inject]\nbudget = 4096\n")
+    proc = run_cli("status", "--slug", SLUG)
+    assert proc.returncode == 0, proc.stderr
+    assert "of 4096 bytes" in proc.stdout
+
+
 def test_write_read_round_trip_in_process(memory_root: Path) -> None:
     assert call(
         "write",
