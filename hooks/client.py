@@ -30,6 +30,10 @@ from memhooks.memory.home import root_dir
 #: How long a thin client waits to reach the session process before doing the work itself.
 CONNECT_TIMEOUT = 0.5
 MAX_REPLY = 1024 * 1024
+#: How long a hook waits for the harness to close stdin, and how long stdin may stay
+#: quiet after a whole JSON object before the object is taken as the event.
+STDIN_WAIT = 5.0
+STDIN_QUIET = 0.2
 
 
 def _option(argv: list[str], name: str) -> str | None:
@@ -86,6 +90,26 @@ def forward(argv: list[str], payload: bytes) -> str | None:
     return parse_reply(b"".join(chunks))
 
 
+def read_event(fd: int = 0) -> bytes | None:
+    """The hook's payload: stdin up to its end, or up to a pause after a whole JSON
+    object (a harness that keeps stdin open must not hang the hook); None when stdin
+    neither ended nor gave an object within `STDIN_WAIT` seconds."""
+    import select
+    import time
+
+    chunks: list[bytes] = []
+    end = time.monotonic() + STDIN_WAIT
+    while (left := end - time.monotonic()) > 0:
+        wait = min(left, STDIN_QUIET) if chunks else left
+        if select.select([fd], [], [], wait)[0]:
+            if not (chunk := os.read(fd, 1 << 20)):
+                return b"".join(chunks)  # closed: the usual way
+            chunks.append(chunk)
+        elif chunks and parse_object(b"".join(chunks)) is not None:
+            return b"".join(chunks)
+    return b"".join(chunks) if chunks else None
+
+
 def main() -> int:
     """Console entry point of `memhooks`."""
     argv = sys.argv[1:]
@@ -96,7 +120,13 @@ def main() -> int:
         # A search's page is out and its index files are written and closed: as for a
         # hook, the teardown of the modules and of the index it read is skipped.
         _exit(code)
-    payload = sys.stdin.buffer.read()
+    payload = read_event()
+    if payload is None:
+        sys.stderr.write(
+            f"memhooks hook: stdin neither ended nor gave an event in {STDIN_WAIT:g} s; "
+            "no context\n"
+        )
+        _exit(0)
     out = forward(argv, payload)
     if out is None:
         code = _full(argv, payload)

@@ -301,6 +301,45 @@ def test_a_mistyped_hook_command_fails_open(
     assert err.count("\n") == 1
 
 
+def _open_stdin_hook(payload: bytes) -> tuple[int, str, str]:
+    # The hook, its payload written and stdin left open, as a harness that never closes
+    # it would; the hook must answer anyway (at most after `STDIN_WAIT`).
+    import subprocess
+    import sys
+
+    with subprocess.Popen(
+        [sys.executable, "-m", "memhooks.hooks", "hook", "--harness", "claude-code"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdin and proc.stdout and proc.stderr
+        proc.stdin.write(payload)
+        proc.stdin.flush()
+        try:
+            code = proc.wait(timeout=60)  # stdin still open: no hang
+        finally:
+            proc.kill()
+        out, err = proc.stdout.read(), proc.stderr.read()
+    return code, out.decode(), err.decode()
+
+
+def test_a_hook_answers_though_stdin_is_never_closed(
+    memory_root: Path, project: Path
+) -> None:
+    store_for(memory_root, project).write_note("redis", "Redis runs on port 6380.")
+    event = claude("UserPromptSubmit", project, prompt="which redis port?")
+    code, out, err = _open_stdin_hook(json.dumps(event).encode())
+    assert (code, err) == (0, "")
+    assert "port 6380" in context_of(out, "UserPromptSubmit")
+    code, out, err = _open_stdin_hook(b"")  # nothing at all
+    assert (code, out) == (0, "")
+    assert (
+        err
+        == "memhooks hook: stdin neither ended nor gave an event in 5 s; no context\n"
+    )
+
+
 def test_codex_and_gemini_dialects(memory_root: Path, project: Path) -> None:
     store_for(memory_root, project).write_memory("- rule for everyone")
     code, out, _ = hook(
