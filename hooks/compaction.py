@@ -8,7 +8,8 @@ none, a compressed history in its chat file at the next prompt — and then reco
 transcript held when the compaction was announced, as a flush made at that moment would
 have. The generic dialect's pre-compaction is the compaction itself: it flushes at once.
 A compaction announced and never made leaves its part to the next flush or the session-end
-record.
+record; one made and never announced (some Claude Code builds skip PreCompact) is flushed
+in full at its proof, the harness's summary kept apart as its own record.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from memhooks.hooks.events import Event
     from memhooks.hooks.state import SessionState
+    from memhooks.hooks.transcript import TranscriptDigest
     from memhooks.hooks.view import View
 
 F = TypeVar("F", bound="Callable[..., Any]")
@@ -72,10 +74,17 @@ def confirmed(event: Event, state: SessionState, view: View) -> tuple[str, ...]:
     from memhooks.hooks import recorder  # secret redaction: not for SessionStart
 
     wrote: list[str] = []
+    summary = event.summary
     if state.compaction_at >= 0:
         wrote += _flush(event, state, view, state.compaction_at)
         state.compaction_at = -1
-    summary = event.summary
+    elif event.transcript_path:
+        # No pre-compaction came (some Claude Code builds skip it): what the transcript
+        # holds before the compaction is still unrecorded, and its summary is the
+        # harness's, recorded below as such.
+        digest = recorder.digest_since_flush(event, state, view)
+        summary = summary or digest.compact_summary
+        wrote += _record(event, state, view, digest._replace(compact_summary=None))
     if not summary and event.transcript_path:
         summary = recorder.digest_since_flush(event, state, view).compact_summary
     # Redacted before the cut, as every record is, but only what the cut can keep: the
@@ -115,9 +124,17 @@ def _flush(
 ) -> tuple[str, ...]:
     from memhooks.hooks import recorder
 
-    digest = recorder.news(
-        recorder.digest_since_flush(event, state, view, upto=upto), state, view
-    )
+    digest = recorder.digest_since_flush(event, state, view, upto=upto)
+    return _record(event, state, view, digest)
+
+
+def _record(
+    event: Event, state: SessionState, view: View, digest: TranscriptDigest
+) -> tuple[str, ...]:
+    # What `digest` holds that is not on record yet, as one flush record.
+    from memhooks.hooks import recorder
+
+    digest = recorder.news(digest, state, view)
     state.prompts = []
     if digest.compact_summary:
         state.flushed_summaries.append(records.key(digest.compact_summary))

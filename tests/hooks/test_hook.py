@@ -225,6 +225,48 @@ def test_pre_compact_flushes_the_transcript_incrementally(
     assert "add a test for the export" in ctx and "compaction summary" in ctx
 
 
+@pytest.mark.parametrize("first", ["SessionStart", "PostCompact"])
+def test_a_compaction_without_pre_compact_still_records_what_came_before(
+    memory_root: Path, project: Path, tmp_path: Path, first: str
+) -> None:
+    # Some Claude Code builds skip PreCompact (docs: hooks-protocol); the confirmation
+    # then read the transcript for the summary alone and moved past the prompts.
+    store = store_for(memory_root, project)
+    transcript = tmp_path / "t.jsonl"
+    _transcript(
+        transcript,
+        [
+            _user("rotate the staging keys before Friday"),
+            _bash("kubectl rollout restart deploy/billing-api"),
+            {"type": "system", "subtype": "compact_boundary", "uuid": "b1"},
+            {
+                "type": "user",
+                "uuid": "c1",
+                "isCompactSummary": True,
+                "message": {
+                    "role": "user",
+                    "content": "This session is being continued from a previous "
+                    "conversation.\n<summary>Keys to rotate.</summary>",
+                },
+            },
+        ],
+    )
+    path = str(transcript)
+    hook(claude("SessionStart", project, source="startup", transcript_path=path))
+    start = claude("SessionStart", project, source="compact", transcript_path=path)
+    post = claude(
+        "PostCompact", project, trigger="auto", transcript_path=path,
+        compact_summary="<summary>Keys to rotate.</summary>",
+    )  # fmt: skip
+    for event in (start, post) if first == "SessionStart" else (post, start):
+        assert hook(event)[0] == 0
+    hook(claude("SessionEnd", project, reason="other", transcript_path=path))
+    log = next((memory_root / f"projects/{store.slug}/daily").glob("*.md")).read_text()
+    assert "rotate the staging keys before Friday" in log
+    assert "kubectl rollout restart deploy/billing-api" in log
+    assert log.count("Keys to rotate.") == 1
+
+
 def test_post_compact_records_the_summary_once(
     memory_root: Path, project: Path
 ) -> None:
