@@ -134,10 +134,13 @@ _B64 = "[A-Za-z0-9+/]"
 # rest): the spans of all rules are joined before anything is replaced, so a narrow
 # rule inside a wide one is harmless.
 _FIRST: Final = (
-    # The body goes; the BEGIN and END lines stay, to say what was there.
+    # The body goes; the BEGIN and END lines stay, to say what was there. A body cut
+    # before its END runs to the end of the text, unless it is redacted already: a
+    # record joins redacted items, and the next item is no key.
     _s(
         "private-key",
-        rf"-----BEGIN{_PEM_LABEL}\s*+(?P<secret>[\s\S]*?)\s*+(?:-----END{_PEM_LABEL}|\Z)",
+        rf"-----BEGIN{_PEM_LABEL}\s*+(?!\[redacted\])"
+        rf"(?P<secret>[\s\S]*?)\s*+(?:-----END{_PEM_LABEL}|\Z)",
     ),
     # PuTTY keeps the private part in the lines after `Private-Lines: N`.
     _s(

@@ -439,3 +439,12 @@ def test_redact_is_idempotent(parts: list[str]) -> None:
     once = redact(text)
     assert redact(once) == once
     assert strip_private(strip_private(text)) == strip_private(text)
+
+
+def test_a_redacted_key_cut_before_its_end_keeps_what_follows() -> None:
+    # A record joins items redacted one by one, then is redacted whole: a key cut before
+    # its END line in one prompt took every later prompt and command with it.
+    item = redact("here: -----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAtruncated")
+    assert item == "here: -----BEGIN RSA PRIVATE KEY-----\n[redacted]"
+    record = f"## Prompts\n- {item}\n- deploy the billing service\n## Commands\n- make"
+    assert redact(record) == record
