@@ -19,6 +19,7 @@ from memhooks.memory.files import private_folder, read_regular, remove, write_at
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
     from memhooks.memory import Doc, Store
@@ -225,6 +226,33 @@ def save(
         write_atomic(path, state.to_json(), durable=durable)
     except OSError as e:
         raise StoreWriteError(rel, e) from e
+
+
+@contextlib.contextmanager
+def one_at_a_time(store: Store, session_id: str, *, last: bool) -> Iterator[None]:
+    """Hold the session's lock: its events run one after another across processes
+    (Claude Code runs every matching hook at once, so memhooks installed at two scopes
+    flushes each compaction twice). With `last` (session end) the lock file goes too.
+
+    Without a lock file to be had (a read-only root), the event runs as it would alone.
+    """
+    import fcntl
+    import os
+
+    path = store.path(state_rel(session_id)).with_suffix(".lock")
+    try:
+        private_folder(path.parent)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+        if last:
+            remove(path)
+    finally:
+        os.close(fd)
 
 
 def delete(store: Store, session_id: str) -> None:

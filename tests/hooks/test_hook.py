@@ -267,6 +267,51 @@ def test_a_compaction_without_pre_compact_still_records_what_came_before(
     assert log.count("Keys to rotate.") == 1
 
 
+def test_the_same_hook_run_twice_at_once_records_once(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # memhooks installed at project and user scope: Claude Code runs both at once. Ten
+    # here: without the session's lock, two of three runs recorded the flush ten times.
+    import subprocess
+    import sys
+
+    store = store_for(memory_root, project)
+    transcript = tmp_path / "t.jsonl"
+    _transcript(transcript, [_user("rotate the staging keys"), _bash("make keys")])
+    for event in ("PreCompact", "PostCompact"):
+        payload = json.dumps(
+            claude(
+                event, project, trigger="auto", transcript_path=str(transcript),
+                compact_summary="<summary>Keys rotated.</summary>",
+            )
+        )  # fmt: skip
+        procs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "memhooks.hooks",
+                    "hook",
+                    "--harness",
+                    "claude-code",
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+            for _ in range(10)
+        ]
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write(payload)
+            proc.stdin.close()
+        assert [proc.wait(timeout=60) for proc in procs] == [0] * 10
+    log = next((memory_root / f"projects/{store.slug}/daily").glob("*.md")).read_text()
+    assert log.count("rotate the staging keys") == 1
+    assert log.count("Keys rotated.") == 1
+
+
 def test_post_compact_records_the_summary_once(
     memory_root: Path, project: Path
 ) -> None:

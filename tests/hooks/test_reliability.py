@@ -238,7 +238,7 @@ def test_prompts_held_for_a_generic_flush_are_redacted_on_disk(
             "prompt": f"{PRIVATE} try {text}",
         }
         assert hook_in_process(payload)[0] == 0
-    (state,) = (memory_root / ".sessions").iterdir()
+    (state,) = (memory_root / ".sessions").glob("*.json")
     assert_clean(state.read_text())
     end = {"event": "session-end", "session_id": "g", "cwd": str(project)}
     assert hook_in_process(end)[0] == 0
