@@ -56,6 +56,7 @@ __all__ = [
     "env_line",
     "flag",
     "pgpass_host",
+    "prose_password",
     "url_userinfo",
 ]
 
@@ -138,6 +139,17 @@ def assignment(text: str, m: re.Match[str]) -> bool:
     if _CODE_NAME.fullmatch(value) and not any(c.isdigit() for c in value):
         return False  # `self.password`, not `ya29.a0AfH6SM`
     return not _TYPE_NAME.match(value)
+
+
+def prose_password(text: str, m: re.Match[str]) -> bool:
+    """Whether the word after "password" in a sentence ("the db password is hunter2",
+    "user bob and password hunter2") is one: a word of ASCII with a digit, a symbol or
+    mixed case, not an English word ("password is required", "password reset flow")."""
+    value = text[m.start("secret") : m.end("secret")].rstrip(".,;:!?)")
+    if len(value) < 6 or _PLACEHOLDER.match(value) or "://" in value:
+        return False
+    mixed = value[1:] != value[1:].lower() and value != value.upper()  # not "Vault"
+    return mixed or not value.isalpha()
 
 
 def env_line(text: str, m: re.Match[str]) -> bool:

@@ -35,6 +35,7 @@ from memhooks.memory.secret_checks import (
     env_line,
     flag,
     pgpass_host,
+    prose_password,
     url_userinfo,
 )
 from memhooks.memory.secret_tokens import TOKENS
@@ -322,6 +323,15 @@ _REST: Final = (
         r"(?P<q>[\"'])?(?P<secret>(?(q)[^\"'\n]{4,}+|\S{4,}+))",
         KEY_WORDS,
         env_line,
+    ),
+    # In a sentence: "the db password is hunter2", "password for bob: Tr0ub4dor".
+    _s(
+        "prose-password",
+        r"(?:password|passwd|passphrase)(?:[ \t]++for[ \t]++\S++)?"
+        r"(?:[ \t]++(?:is|was)|[ \t]*+:)?[ \t]++(?P<secret>[!#-&(-_a-~]{6,64}+)",
+        ("password", "passwd", "passphrase"),
+        prose_password,
+        lower=True,
     ),
     # Led by the word that ends a sensitive key, in the lower-cased text.
     _s(

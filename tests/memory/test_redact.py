@@ -137,6 +137,18 @@ SHAPES = [
         id="json",
     ),
     pytest.param(
+        "prose-password",
+        "my db password is hunter2 and the key is in the vault",
+        "hunter2",
+        id="prose-is",
+    ),
+    pytest.param(
+        "prose-password",
+        "login with user bob and password Tr0ub4dor, then run make",
+        "Tr0ub4dor",
+        id="prose-bare",
+    ),
+    pytest.param(
         "secret-assignment",
         "export DB_TOKEN=tok_9f8e7d6c5b4a",
         "tok_9f8e7d6c5b4a",
@@ -198,6 +210,10 @@ SECRETS = [str(param.values[1]) + "\x00" + str(param.values[2]) for param in SHA
 
 # Ordinary prose and code that must come back unchanged.
 NOT_SECRETS = [
+    pytest.param(
+        "The password is required; password reset flow v2 is stored in Vault.",
+        id="prose-password-words",
+    ),
     pytest.param(
         "Remember to rotate the token before the password expires.", id="prose"
     ),
