@@ -27,6 +27,7 @@ from memhooks.memory import (
 )
 from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.note_format import checklist
 from memhooks.memory.paths import is_note
 from memhooks.memory.text import nbytes
 
@@ -151,6 +152,11 @@ def write(
     if to == "memory":
         return store.write_memory(text, mode=mode)
     if to == "scratchpad":
+        if not checklist(text).strip():
+            raise UsageError(
+                "write --to scratchpad: no item in the text (an empty box is none); "
+                "nothing was written"
+            )
         return store.write_scratchpad(text, mode=mode)
     if to == "daily":
         from memhooks.hooks.records import posing_as_record  # a search needs none of it
@@ -179,22 +185,28 @@ def write_warnings(
     """What a writer should be told after a write: lines dropped, secrets, forgotten notes."""
     # Imported here: a search, the commonest command, needs neither.
     from memhooks.memory.note_format import note_forgotten
-    from memhooks.memory.redact import find_secrets
 
     notes = [f"dropped, already in {result.rel}: {ln.strip()}" for ln in result.dropped]
-    # Explicit writes are stored as given (only automatic digests are redacted), so say so.
-    kinds = find_secrets("\n".join(filter(None, (title, aliases, text))))
-    if kinds:
-        notes.append(
-            f"warning: {result.rel} may hold a secret ({', '.join(kinds)}); stored as "
-            "given, remove it with `memhooks edit`"
-        )
+    notes += secret_warnings(result.rel, title, aliases, text)
     if is_note(result.rel) and note_forgotten(store.read_text(result.rel).split("\n")):
         notes.append(
             f"warning: {result.rel} is forgotten, so search will not find this; "
             f"`memhooks restore {result.rel}` brings it back"
         )
     return notes
+
+
+def secret_warnings(rel: str, *texts: str | None) -> list[str]:
+    """Explicit writes and edits are stored as given (only automatic records are
+    redacted), so a secret in them is named to the writer."""
+    from memhooks.memory.redact import find_secrets  # a search needs none of it
+
+    kinds = find_secrets("\n".join(filter(None, texts)))
+    if not kinds:
+        return []
+    what = ", ".join(kinds)
+    note = f"warning: {rel} may hold a secret ({what}); stored as given, remove it with"
+    return [f"{note} `memhooks edit`"]
 
 
 def cmd_write(
@@ -256,6 +268,8 @@ def _all_dropped(text: str, result: WriteResult) -> bool:
 def cmd_edit(where: Where, target: str, old: str, new: str, out: TextIO) -> int:
     store, _ = open_store(where, must_exist=True)
     result = store.edit(target, old, new)
+    for note in secret_warnings(result.rel, new):
+        logger.warning("%s", note)
     out.write(f"edited {result.rel}\n")
     return EXIT_OK
 

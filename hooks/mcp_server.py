@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field
 
 from memhooks.hooks import corrections
-from memhooks.hooks.commands import write, write_warnings
+from memhooks.hooks.commands import secret_warnings, write, write_warnings
 from memhooks.hooks.errors import HookError
 from memhooks.memory import (
     Config,
@@ -206,7 +206,8 @@ def build_server(store: Store) -> Any:
         return "\n".join([f"wrote {result.rel}", *notes])
 
     def memory_edit(target: Target, old: Old, new: New) -> str:
-        return f"edited {store.edit(target, old, new).rel}"
+        rel = store.edit(target, old, new).rel
+        return "\n".join([f"edited {rel}", *secret_warnings(rel, new)])
 
     def memory_forget(
         target: Target,

@@ -259,6 +259,18 @@ def test_scratchpad_lines_become_one_item_each(
         (memory_root / PAD).unlink()
 
 
+@pytest.mark.parametrize("text", ["- [ ]", "* [x]   ", "- [ ]\n\n1. [ ]"])
+def test_a_scratchpad_write_of_empty_boxes_is_refused(
+    memory_root: Path, text: str
+) -> None:
+    run_cli("write", "--slug", SLUG, "--to", "scratchpad", "--text", "kept")
+    before = (memory_root / PAD).read_bytes()
+    proc = run_cli("write", "--slug", SLUG, "--to", "scratchpad", "--text", text)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert "no item in the text" in proc.stderr and proc.stderr.count("\n") == 1
+    assert (memory_root / PAD).read_bytes() == before
+
+
 def test_overwritten_scratchpad_is_injected(memory_root: Path) -> None:
     run_cli("write", "--slug", SLUG, "--to", "scratchpad", "--text", "old")
     proc = run_cli(

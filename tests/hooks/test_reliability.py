@@ -263,6 +263,18 @@ def test_explicit_write_warns_and_keeps_the_text(memory_root: Path) -> None:
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 
+def test_an_edit_that_adds_a_secret_warns_too(memory_root: Path) -> None:
+    slug = ("--slug", "proj-0123abcd")
+    run_cli("write", *slug, "--to", "note", "--name", "creds", "--text", "token: TBD")
+    proc = run_cli("edit", *slug, "notes/creds", "--old", "TBD", "--new", SECRETS[3][0])
+    assert proc.returncode == 0 and proc.stdout.startswith("edited ")
+    warning = (
+        "memhooks: warning: projects/proj-0123abcd/notes/creds.md may hold a secret "
+        "(github-token); stored as given, remove it with `memhooks edit`"
+    )
+    assert proc.stderr.splitlines() == [warning]
+
+
 def test_everything_the_hooks_create_is_owner_only(
     memory_root: Path, project: Path, tmp_path: Path
 ) -> None:
