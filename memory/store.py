@@ -242,7 +242,7 @@ class Store(Scope):
                 added = b""
                 return raw if header is not None else None
             nl = b"\r\n" if _uses_crlf(raw) else b"\n"
-            added = _encode(todo.strip("\n")).replace(b"\r\n", b"\n").replace(b"\n", nl)
+            added = _encode(todo.strip("\r\n")).replace(b"\r\n", b"\n").replace(b"\n", nl)
             out = raw
             if out and not out.endswith(b"\n"):
                 out += nl

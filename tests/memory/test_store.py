@@ -323,3 +323,13 @@ def test_a_symlinked_index_or_lock_is_never_written_through(
         Store(memory_root, SLUG).write_memory("- fact")
     assert list(outside.iterdir()) == []
     assert not (memory_root / "MEMORY.md").exists()
+
+
+def test_text_with_crlf_gets_one_kind_of_line_end(memory_root: Path) -> None:
+    # Its last "\r" was kept before the file's own "\n": "- two\r\n" after "- one\n".
+    store = Store(memory_root, SLUG)
+    store.write_memory("- one\r\n- two\r\n")
+    assert (memory_root / "MEMORY.md").read_bytes() == b"- one\n- two\n"
+    (memory_root / "MEMORY.md").write_bytes(b"- a\r\n")
+    store.write_memory("- b\r\n")
+    assert (memory_root / "MEMORY.md").read_bytes() == b"- a\r\n\r\n- b\r\n"
