@@ -7,78 +7,21 @@ user's prompt); the one place that prints errors adds the ``memhooks: error:`` p
 
 from __future__ import annotations
 
-import argparse
-import sys
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
+from memhooks.hooks.arguments import Parser, Version, at_least
 from memhooks.hooks.constants import HARNESSES, PROG
-from memhooks.hooks.errors import UsageError
 from memhooks.memory.constants import INJECT_BUDGET_MIN, SEARCH_BUDGET_MIN
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    import argparse
+    from collections.abc import Sequence
 
 #: Commands that only read memory: the root they name must exist (a typo in --root or
 #: $MEMHOOKS_HOME must not search an empty root and succeed). Writing commands create it.
 READ_COMMANDS = frozenset(
     {"search", "read", "edit", "inject", "status", "forget", "restore", "report"}
 )
-
-
-def _bytes(least: int) -> Callable[[str], int]:
-    """An argparse type: a number of bytes, at least `least`, as config.toml's budgets
-    are (below it nothing but the frame would fit)."""
-
-    def parse(text: str) -> int:
-        if (n := int(text)) < least:
-            raise argparse.ArgumentTypeError(f"{text} bytes: give {least} or more")
-        return n
-
-    parse.__name__ = "int"  # argparse names it: "invalid int value: 'abc'"
-    return parse
-
-
-class _Formatter(argparse.HelpFormatter):
-    """Help that names each flag's default, unless the help text already does."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help or ""
-        default = action.default
-        if (
-            default not in (None, False, argparse.SUPPRESS)
-            and "default" not in text
-            and action.option_strings
-        ):
-            text += " (default: %(default)s)"
-        return text
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        # No prefix here: the error handler prints `memhooks: error:` once.
-        hint = f" (see `{self.prog} --help`)"
-        raise UsageError(message + hint)
-
-
-class _Version(argparse.Action):
-    """`--version`: looked up only when asked (importlib.metadata costs ~10 ms)."""
-
-    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, **kwargs)
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            number = version(PROG)
-        except PackageNotFoundError:  # run from a source tree that was never installed
-            number = "unknown"
-        sys.stdout.write(f"{PROG} {number}\n")
-        parser.exit(0)
 
 
 _ROOT_HELP = (
@@ -94,9 +37,9 @@ _SCOPE_HELP = (
 )
 
 
-def _where(read: bool) -> _Parser:
+def _where(read: bool) -> Parser:
     """--root, --project and --slug, shared by the memory commands."""
-    common = _Parser(add_help=False)
+    common = Parser(add_help=False)
     g = common.add_argument_group("where", _SCOPE_HELP)
     root_help = _ROOT_HELP + ("; must exist" if read else "; created if missing")
     g.add_argument("--root", metavar="DIR", help=root_help)
@@ -108,7 +51,7 @@ def _where(read: bool) -> _Parser:
     return common
 
 
-def _memory_commands(sub: Any, reads: _Parser, writes: _Parser) -> None:
+def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
     s = sub.add_parser(
         "search",
         parents=[reads],
@@ -119,7 +62,7 @@ def _memory_commands(sub: Any, reads: _Parser, writes: _Parser) -> None:
     s.add_argument("--json", action="store_true", help="print the page as JSON")
     s.add_argument(
         "--budget",
-        type=_bytes(SEARCH_BUDGET_MIN),
+        type=at_least(SEARCH_BUDGET_MIN),
         metavar="BYTES",
         help="most bytes to print (default: search.budget in config.toml, 16384)",
     )
@@ -145,7 +88,7 @@ def _memory_commands(sub: Any, reads: _Parser, writes: _Parser) -> None:
     )
     r.add_argument(
         "--cap",
-        type=_bytes(SEARCH_BUDGET_MIN),
+        type=at_least(SEARCH_BUDGET_MIN),
         metavar="BYTES",
         help="most bytes to print (default: 65536)",
     )
@@ -186,7 +129,7 @@ def _memory_commands(sub: Any, reads: _Parser, writes: _Parser) -> None:
     )
     i.add_argument(
         "--budget",
-        type=_bytes(INJECT_BUDGET_MIN),
+        type=at_least(INJECT_BUDGET_MIN),
         metavar="BYTES",
         help="most bytes of the block (default: inject.budget in config.toml, 16384)",
     )
@@ -323,7 +266,7 @@ def _setup_commands(sub: Any) -> None:
     doc.add_argument("--project", metavar="DIR", help=_PROJECT_HELP)
 
 
-def _other_commands(sub: Any, writes: _Parser, reads: _Parser) -> None:
+def _other_commands(sub: Any, writes: Parser, reads: Parser) -> None:
     rp = sub.add_parser(
         "report",
         parents=[reads],
@@ -366,17 +309,17 @@ def _other_commands(sub: Any, writes: _Parser, reads: _Parser) -> None:
     )
 
 
-def build(only: str | None = None) -> _Parser:
+def build(only: str | None = None) -> Parser:
     """The whole tree; with `only`, just that command's branch (argparse builds each
     parser eagerly, ~1 ms apiece: a one-shot search needs one of them)."""
-    p = _Parser(
+    p = Parser(
         prog=PROG,
         description="File-based memory for coding agents, driven by lifecycle hooks.",
         epilog="Start here: `memhooks install claude-code`, then `memhooks doctor`.",
     )
-    p.add_argument("--version", action=_Version, help="print the version and exit")
+    p.add_argument("--version", action=Version, help="print the version and exit")
     sub = p.add_subparsers(
-        dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
+        dest="command", required=True, parser_class=Parser, metavar="COMMAND"
     )
     tree = sub if only is None else _Only(sub, only)
     reads, writes = _where(read=True), _where(read=False)

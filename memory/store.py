@@ -32,6 +32,15 @@ from memhooks.memory.errors import (
     TargetNotFoundError,
     UnsafeNameError,
 )
+from memhooks.memory.file_bytes import (
+    crlf,
+    decode,
+    encode,
+    ensure_nl,
+    places,
+    uses_crlf,
+    with_aliases,
+)
 from memhooks.memory.files import (
     FILE_MODE,
     NotRegularFileError,
@@ -42,13 +51,7 @@ from memhooks.memory.files import (
     sweep_stale_temps,
     write_atomic,
 )
-from memhooks.memory.note_format import (
-    alias_line,
-    aliases_of,
-    checklist,
-    header_lines,
-    is_aliases_line,
-)
+from memhooks.memory.note_format import alias_line, checklist
 from memhooks.memory.scope import Scope
 
 if TYPE_CHECKING:
@@ -91,7 +94,7 @@ class Store(Scope):
         """
         loc = paths.memory_file()
         if mode == "overwrite":
-            return self._replace(loc.rel, _ensure_nl(text), backup=True)
+            return self._replace(loc.rel, ensure_nl(text), backup=True)
         return self._append(loc.rel, text, dedupe=True)
 
     def write_scratchpad(self, text: str, *, mode: WriteMode = "append") -> WriteResult:
@@ -101,7 +104,7 @@ class Store(Scope):
         loc = paths.scratchpad(self.slug)
         items = checklist(text)
         if mode == "overwrite":
-            return self._replace(loc.rel, _ensure_nl(items))
+            return self._replace(loc.rel, ensure_nl(items))
         return self._append(loc.rel, items, dedupe=False, separate=False)
 
     def append_daily(
@@ -133,7 +136,7 @@ class Store(Scope):
         """
         loc = paths.note(self.slug, name)
         header = alias_line(aliases) if aliases else ""
-        fresh = f"{header}\n{text.strip()}\n" if header else _ensure_nl(text.strip())
+        fresh = f"{header}\n{text.strip()}\n" if header else ensure_nl(text.strip())
         if mode == "overwrite":
             return self._replace(loc.rel, fresh, backup=True)
         return self._append(
@@ -154,14 +157,14 @@ class Store(Scope):
         def change(raw: bytes | None) -> bytes:
             if raw is None:
                 raise TargetNotFoundError(loc.rel)
-            text = _decode(raw)
+            text = decode(raw)
             was, now = old, new
-            if _uses_crlf(raw):
-                was, now = _crlf(old), _crlf(new)
-            count = _places(text, was) if was else 0
+            if uses_crlf(raw):
+                was, now = crlf(old), crlf(new)
+            count = places(text, was) if was else 0
             if count != 1:
                 raise EditError(loc.rel, count)
-            return _encode(text.replace(was, now, 1))
+            return encode(text.replace(was, now, 1))
 
         self._change(loc.rel, change)
         return WriteResult(loc.rel)
@@ -180,7 +183,7 @@ class Store(Scope):
         def on_bytes(raw: bytes | None) -> bytes:
             if raw is None:
                 raise TargetNotFoundError(loc.rel)
-            return _encode(change(_decode(raw)))
+            return encode(change(decode(raw)))
 
         self._change(loc.rel, on_bytes)
         return WriteResult(loc.rel)
@@ -227,22 +230,24 @@ class Store(Scope):
         def change(raw: bytes | None) -> bytes | None:
             nonlocal added
             if raw is None and fresh is not None:
-                added = _encode(fresh.strip("\n"))
-                return _encode(fresh)
+                added = encode(fresh.strip("\n"))
+                return encode(fresh)
             raw = raw or b""
             if header is not None:
-                raw = _with_header(raw, header)
+                raw = with_aliases(raw, header)
             todo = text
             if dedupe:
                 # Imported here: a search, the most frequent command, writes nothing.
                 from memhooks.memory.duplicates import drop_repeats
 
-                todo, dropped[:] = drop_repeats(_decode(raw), text)
+                todo, dropped[:] = drop_repeats(decode(raw), text)
             if not todo.strip():
                 added = b""
                 return raw if header is not None else None
-            nl = b"\r\n" if _uses_crlf(raw) else b"\n"
-            added = _encode(todo.strip("\r\n")).replace(b"\r\n", b"\n").replace(b"\n", nl)
+            nl = b"\r\n" if uses_crlf(raw) else b"\n"
+            added = (
+                encode(todo.strip("\r\n")).replace(b"\r\n", b"\n").replace(b"\n", nl)
+            )
             out = raw
             if out and not out.endswith(b"\n"):
                 out += nl
@@ -257,7 +262,7 @@ class Store(Scope):
         def change(raw: bytes | None) -> bytes:
             if backup and raw is not None:
                 self._write(rel + BACKUP_SUFFIX, raw, create=False)
-            return _encode(text)
+            return encode(text)
 
         old = self._change(rel, change)
         return WriteResult(rel, created=old is None)
@@ -358,58 +363,3 @@ def _kept(path: Path, base: bytes, added: bytes) -> bool:
         return read_regular(path).data.count(added) > base.count(added)
     except OSError:
         return False
-
-
-def _with_header(raw: bytes, header: str) -> bytes:
-    """`raw` with the aliases of `header` (an ``aliases:`` line) that its own ``aliases:``
-    line lacks added at that line's end, or with `header` inserted first if it has none.
-    What a person wrote keeps its bytes; a byte-order mark stays first."""
-    text = _decode(raw)
-    bom = "\ufeff" if text.startswith("\ufeff") else ""
-    lines = text[len(bom) :].split("\n")
-    # The aliases line may sit below a forgotten: header (memory.forget).
-    at = [i for i in range(header_lines(lines)) if is_aliases_line(lines[i])]
-    cr = "\r" if _uses_crlf(raw) else ""
-    if at:
-        line = lines[at[0]].removesuffix("\r")
-        have = {a.casefold() for a in aliases_of(line)}
-        new = [a for a in aliases_of(header) if a.casefold() not in have]
-        if not new:
-            return raw
-        sep = ", " if have else " "
-        lines[at[0]] = line.rstrip() + sep + ", ".join(new) + cr
-    else:
-        lines.insert(0, header + cr)
-    return _encode(bom + "\n".join(lines))
-
-
-def _places(text: str, part: str) -> int:
-    """How many places `part` starts at in `text`, overlapping ones too: "8080" is not
-    unique in "808080"."""
-    n, at = 0, text.find(part)
-    while at != -1:
-        n, at = n + 1, text.find(part, at + 1)
-    return n
-
-
-def _uses_crlf(raw: bytes) -> bool:
-    """Whether a file's first line ends in CRLF (its convention, for lines we add)."""
-    i = raw.find(b"\n")
-    return i > 0 and raw[i - 1 : i] == b"\r"
-
-
-def _crlf(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\n", "\r\n")
-
-
-def _decode(raw: bytes) -> str:
-    # surrogateescape: bytes that are not UTF-8 come back unchanged from _encode.
-    return raw.decode("utf-8", "surrogateescape")
-
-
-def _encode(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
-
-
-def _ensure_nl(text: str) -> str:
-    return text if text.endswith("\n") or not text else text + "\n"

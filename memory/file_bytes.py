@@ -1,0 +1,74 @@
+"""A memory file's bytes as the store changes them: decoded so that every byte comes back,
+its line-end convention kept for the lines added, and the one change a write makes to a
+person's lines (a note's ``aliases:`` line). Pure: bytes and text in, bytes out.
+"""
+
+from __future__ import annotations
+
+from memhooks.memory.note_format import aliases_of, header_lines, is_aliases_line
+
+
+def with_aliases(raw: bytes, header: str) -> bytes:
+    """`raw` with the aliases of `header` (an ``aliases:`` line) that its own ``aliases:``
+    line lacks added at that line's end, or with `header` inserted first if it has none.
+    What a person wrote keeps its bytes; a byte-order mark stays first."""
+    text = decode(raw)
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    lines = text[len(bom) :].split("\n")
+    # The aliases line may sit below a forgotten: header (memory.forget).
+    at = [i for i in range(header_lines(lines)) if is_aliases_line(lines[i])]
+    cr = "\r" if uses_crlf(raw) else ""
+    if at:
+        line = lines[at[0]].removesuffix("\r")
+        have = {a.casefold() for a in aliases_of(line)}
+        new = [a for a in aliases_of(header) if a.casefold() not in have]
+        if not new:
+            return raw
+        sep = ", " if have else " "
+        lines[at[0]] = line.rstrip() + sep + ", ".join(new) + cr
+    else:
+        lines.insert(0, header + cr)
+    return encode(bom + "\n".join(lines))
+
+
+def places(text: str, part: str) -> int:
+    """How many places `part` starts at in `text`, overlapping ones too: "8080" is not
+    unique in "808080"."""
+    n, at = 0, text.find(part)
+    while at != -1:
+        n, at = n + 1, text.find(part, at + 1)
+    return n
+
+
+def uses_crlf(raw: bytes) -> bool:
+    """Whether a file's first line ends in CRLF (its convention, for lines we add)."""
+    i = raw.find(b"\n")
+    return i > 0 and raw[i - 1 : i] == b"\r"
+
+
+def crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def decode(raw: bytes) -> str:
+    # surrogateescape: bytes that are not UTF-8 come back unchanged from encode.
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def ensure_nl(text: str) -> str:
+    return text if text.endswith("\n") or not text else text + "\n"
+
+
+__all__ = [
+    "crlf",
+    "decode",
+    "encode",
+    "ensure_nl",
+    "places",
+    "uses_crlf",
+    "with_aliases",
+]
