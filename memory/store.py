@@ -136,7 +136,9 @@ class Store(Scope):
         """
         loc = paths.note(self.slug, name)
         header = alias_line(aliases) if aliases else ""
-        fresh = f"{header}\n{text.strip()}\n" if header else ensure_nl(text.strip())
+        body = text.strip()
+        nl = "\r\n" if "\r\n" in body else "\n"  # text written with CRLF keeps it
+        fresh = f"{header}{nl}{body}{nl}" if header else body + nl if body else ""
         if mode == "overwrite":
             return self._replace(loc.rel, fresh, backup=True)
         return self._append(

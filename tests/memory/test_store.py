@@ -333,3 +333,12 @@ def test_text_with_crlf_gets_one_kind_of_line_end(memory_root: Path) -> None:
     (memory_root / "MEMORY.md").write_bytes(b"- a\r\n")
     store.write_memory("- b\r\n")
     assert (memory_root / "MEMORY.md").read_bytes() == b"- a\r\n\r\n- b\r\n"
+
+
+def test_a_new_note_written_with_crlf_keeps_crlf(memory_root: Path) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("a", "one\r\ntwo\r\nthree\r\n")
+    store.write_note("b", "one\r\ntwo\r\n", aliases="x")
+    notes = memory_root / f"projects/{SLUG}/notes"
+    assert (notes / "a.md").read_bytes() == b"one\r\ntwo\r\nthree\r\n"
+    assert (notes / "b.md").read_bytes() == b"aliases: x\r\none\r\ntwo\r\n"
