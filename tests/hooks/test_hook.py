@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -14,6 +16,17 @@ from tests.conftest import children_cpu_seconds, run_cli
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
+
+
+#: `memhooks hook` as Claude Code runs it, for tests that need the process itself.
+CLAUDE_HOOK = [
+    sys.executable,
+    "-m",
+    "memhooks.hooks",
+    "hook",
+    "--harness",
+    "claude-code",
+]
 
 
 def store_for(memory_root: Path, project: Path) -> Store:
@@ -272,9 +285,6 @@ def test_the_same_hook_run_twice_at_once_records_once(
 ) -> None:
     # memhooks installed at project and user scope: Claude Code runs both at once. Ten
     # here: without the session's lock, two of three runs recorded the flush ten times.
-    import subprocess
-    import sys
-
     store = store_for(memory_root, project)
     transcript = tmp_path / "t.jsonl"
     _transcript(transcript, [_user("rotate the staging keys"), _bash("make keys")])
@@ -287,14 +297,7 @@ def test_the_same_hook_run_twice_at_once_records_once(
         )  # fmt: skip
         procs = [
             subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "memhooks.hooks",
-                    "hook",
-                    "--harness",
-                    "claude-code",
-                ],
+                CLAUDE_HOOK,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -391,11 +394,8 @@ def test_a_mistyped_hook_command_fails_open(
 def _open_stdin_hook(payload: bytes) -> tuple[int, str, str]:
     # The hook, its payload written and stdin left open, as a harness that never closes
     # it would; the hook must answer anyway (at most after `STDIN_WAIT`).
-    import subprocess
-    import sys
-
     with subprocess.Popen(
-        [sys.executable, "-m", "memhooks.hooks", "hook", "--harness", "claude-code"],
+        CLAUDE_HOOK,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
