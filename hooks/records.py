@@ -38,6 +38,7 @@ CONDENSED_SUMMARY = 500
 CONDENSED_SUMMARIES_MAX = 16 * 1024
 
 _HEADING = re.compile(r"^### (\d\d:\d\d) — (.*)$", re.MULTILINE)
+_COUNT = re.compile(r"^_(\d+) records from ", re.MULTILINE)
 # A prompt that is only a slash command line: `/compact`, `/model opus`, `/mcp:tool x`.
 _SLASH = re.compile(r"/[A-Za-z][\w:.-]*(?:[ \t][^\n]*)?")
 _SUMMARY = re.compile(
@@ -265,12 +266,19 @@ def condense(log: str) -> str:
     return "".join(out).rstrip("\n") + "\n"
 
 
+def _records_in(entry: Entry) -> int:
+    # A record condensed before counts the records it merged.
+    m = _COUNT.search(entry.text) if entry.title == CONDENSED else None
+    return int(m[1]) if m else 1
+
+
 def _condensed(auto: list[Entry]) -> str:
     got = items(auto)
+    count = sum(_records_in(e) for e in auto)
     lines = [
         f"### {auto[0].time} — {CONDENSED}",
         (
-            f"_{len(auto)} records from {auto[0].time} to {auto[-1].time}, condensed: each "
+            f"_{count} records from {auto[0].time} to {auto[-1].time}, condensed: each "
             "prompt, file and command once, each compaction summary by its head._"
         ),
     ]

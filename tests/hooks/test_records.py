@@ -151,6 +151,18 @@ def test_condense_keeps_each_item_once_and_a_persons_entries_byte_for_byte(
     ]
 
 
+def test_a_condensed_record_counts_the_records_it_merged() -> None:
+    # Condensed again with one more record, it said "2 records": the 60 it had merged
+    # counted as one.
+    log = "".join(
+        f"### 09:{i:02} — session end\n**Prompts**\n- q{i}\n\n" for i in range(5)
+    )
+    once = records.condense(log)
+    assert "_5 records from 09:00 to 09:04, condensed" in once
+    twice = records.condense(once + "\n### 09:30 — session end\n**Prompts**\n- q9\n")
+    assert "_6 records from 09:00 to 09:30, condensed" in twice
+
+
 def test_condense_leaves_a_log_with_one_record_alone() -> None:
     log = "### 09:00 — mine\ntext\n\n### 09:01 — session end\n**Prompts**\n- q\n"
     assert records.condense(log) == log
