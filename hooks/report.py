@@ -98,7 +98,10 @@ def _int(value: object) -> int:
 def _when(t: object) -> str:
     if not isinstance(t, (int, float)):
         return ""
-    return dt.datetime.fromtimestamp(t).astimezone().strftime("%Y-%m-%d %H:%M")
+    try:
+        return dt.datetime.fromtimestamp(t).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):  # a damaged line: 1e20, NaN
+        return ""
 
 
 def section_totals(ss: list[Session]) -> list[dict[str, object]]:

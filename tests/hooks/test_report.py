@@ -66,3 +66,12 @@ def test_sections_fold_dates_and_the_table_names_misses() -> None:
     table = render_table("shop-1", ss)
     assert "Live misses (1)" in table and "a  notes/y.md" in table
     assert render_table("shop-1", []).startswith("memhooks report: no sessions")
+
+
+def test_a_damaged_time_is_shown_as_none() -> None:
+    # One bad line (1e20, NaN) made `report` exit 3 until the file was edited by hand.
+    for t in (1e20, float("nan"), -1e20):
+        facts = [{"t": t, "s": "x", "ev": "block", "bytes": 10}, *_facts()]
+        found = sessions(facts, 10)
+        assert [s.started for s in found if s.session == "x"] == [""]
+        assert "x" in render_table("p-0123abcd", found)
