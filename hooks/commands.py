@@ -47,6 +47,16 @@ class Where(NamedTuple):
     slug: str | None = None
 
 
+def root_exists(root: Path) -> None:
+    """Raise `UsageError` unless `root` is a folder: for commands and tools that only
+    read, a typo in --root or $MEMHOOKS_HOME must not look like an empty memory."""
+    if not root.is_dir():
+        raise UsageError(
+            f"memory root {root} does not exist (check --root and $MEMHOOKS_HOME; "
+            "`memhooks write` creates it)"
+        )
+
+
 def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config]:
     """The store and config named by --root / --project / --slug (defaults: env, cwd).
 
@@ -54,11 +64,8 @@ def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config
     a typo in --root or $MEMHOOKS_HOME must not look like an empty memory.
     """
     root = default_root(where.root)
-    if must_exist and not root.is_dir():
-        raise UsageError(
-            f"memory root {root} does not exist (check --root and $MEMHOOKS_HOME; "
-            "`memhooks write` creates it)"
-        )
+    if must_exist:
+        root_exists(root)
     store = (
         Store(root, where.slug)
         if where.slug
@@ -234,14 +241,18 @@ def cmd_write(
             store, to, text, name=name, title=title, mode=mode, aliases=aliases
         )
         notes = write_warnings(store, result, text, title=title, aliases=aliases)
-        unchanged = _all_dropped(text, result)
+        unchanged = all_dropped(text, result)
     for note in notes:
         logger.warning("%s", note)
-    if unchanged:
-        out.write(f"unchanged {result.rel}: every line is already there\n")
-    else:
-        out.write(f"wrote {result.rel}\n")
+    out.write(said(result, unchanged=unchanged) + "\n")
     return EXIT_OK
+
+
+def said(result: WriteResult, *, unchanged: bool) -> str:
+    """What a write says it did."""
+    if unchanged:
+        return f"unchanged {result.rel}: every line is already there"
+    return f"wrote {result.rel}"
 
 
 #: Text from this many characters on takes seconds to write and check (a 40 MB note
@@ -258,7 +269,7 @@ def _writing(to: str, text: str) -> contextlib.AbstractContextManager[None]:
     return status(f"writing {mib:.0f} MiB to {to}, checking it for secrets")
 
 
-def _all_dropped(text: str, result: WriteResult) -> bool:
+def all_dropped(text: str, result: WriteResult) -> bool:
     # Only duplicates are dropped, and a blank line never is: when every written line
     # was a duplicate, the file was left as it was.
     lines = [ln for ln in text.splitlines() if ln.strip()]

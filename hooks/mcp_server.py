@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field
 
 from memhooks.hooks import corrections
-from memhooks.hooks.commands import secret_warnings, write, write_warnings
+from memhooks.hooks.commands import (
+    all_dropped,
+    root_exists,
+    said,
+    secret_warnings,
+    write,
+    write_warnings,
+)
 from memhooks.hooks.errors import HookError
 from memhooks.memory import (
     Config,
@@ -203,7 +210,8 @@ def build_server(store: Store) -> Any:
             store, to, text, name=name, title=title, mode=mode, aliases=aliases
         )
         notes = write_warnings(store, result, text, title=title, aliases=aliases)
-        return "\n".join([f"wrote {result.rel}", *notes])
+        done = said(result, unchanged=all_dropped(text, result))
+        return "\n".join([done, *notes])
 
     def memory_edit(target: Target, old: Old, new: New) -> str:
         rel = store.edit(target, old, new).rel
@@ -219,12 +227,23 @@ def build_server(store: Store) -> Any:
             store, target, line=line, reason=reason or "", by=superseded_by
         )
 
-    tool(memory_search, read_only=True)
-    tool(memory_read, read_only=True)
-    tool(memory_write, read_only=False)
-    tool(memory_edit, read_only=False)
-    tool(memory_forget, read_only=False)
+    tool(_reading(store, memory_search), read_only=True)
+    tool(_reading(store, memory_read), read_only=True)
+    tool(memory_write, read_only=False)  # creates the root, as `memhooks write` does
+    tool(_reading(store, memory_edit), read_only=False)
+    tool(_reading(store, memory_forget), read_only=False)
     return server
+
+
+def _reading(store: Store, fn: Callable[..., str]) -> Callable[..., str]:
+    # A tool that needs memory to be there, as the commands that only read do: a typo
+    # in the client's MEMHOOKS_HOME must not look like an empty memory.
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> str:
+        root_exists(store.root)
+        return fn(*args, **kwargs)
+
+    return run
 
 
 def cmd_mcp(root: str | None, project: str | None, slug: str | None) -> int:

@@ -82,7 +82,12 @@ async def test_client_session(memory_root: Path, tmp_path: Path) -> None:
                 "memory_write", to="note", name="redis", text="redis port 6380 ON dev."
             ) == (
                 False,
-                f"wrote {note}\ndropped, already in {note}: redis port 6380 ON dev.",
+                "\n".join(
+                    [
+                        f"unchanged {note}: every line is already there",
+                        f"dropped, already in {note}: redis port 6380 ON dev.",
+                    ]
+                ),
             )
             error, text = await call("memory_search", query="redis port")
             assert not error
@@ -116,6 +121,28 @@ async def test_client_session(memory_root: Path, tmp_path: Path) -> None:
         .read_text()
         .startswith("forgotten: ")
     )
+
+
+async def test_a_root_that_is_not_there_is_an_error_for_reading(
+    tmp_path: Path,
+) -> None:
+    # A typo in the client's MEMHOOKS_HOME must not look like an empty memory.
+    typo = tmp_path / "no-such-root"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memhooks.hooks", "mcp", "--root", str(typo), "--slug", SLUG],
+        cwd=str(tmp_path),
+    )
+    with anyio.fail_after(30), (tmp_path / "err.log").open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            mcp.ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = wire(await session.call_tool("memory_search", {"query": "x"}))
+            assert result["isError"] is True
+            assert f"memory root {typo} does not exist" in result["content"][0]["text"]
+    assert not typo.exists()
 
 
 def test_without_the_extra_one_line_and_exit_1(memory_root: Path) -> None:
