@@ -8,7 +8,6 @@ but for reading the settings files.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 from pathlib import Path
@@ -95,7 +94,7 @@ def _fix(harness: str, scope: str, path: Path, home: Path) -> str:
 def _our_handlers(path: Path) -> tuple[list[_Handler], str | None]:
     """Our handlers in one settings file, or why the file cannot be read."""
     try:
-        data = json.loads(path.read_text("utf-8-sig") or "{}")
+        data = install.read_jsonc(path.read_text("utf-8-sig") or "{}")
     except FileNotFoundError:
         return [], None
     except (OSError, ValueError) as e:
@@ -299,7 +298,7 @@ def _gemini_environment(handlers: list[_Handler]) -> list[Finding]:
         return []
     for path in dict.fromkeys(h.path for h in handlers):
         try:
-            data = json.loads(path.read_text("utf-8-sig") or "{}")
+            data = install.read_jsonc(path.read_text("utf-8-sig") or "{}")
         except (OSError, ValueError):
             continue
         redaction = data.get("security", {}).get("environmentVariableRedaction", {})

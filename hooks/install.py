@@ -287,6 +287,27 @@ def _strip_ours(groups: list[Any]) -> tuple[list[Any], int]:
     return kept, n_removed
 
 
+#: A JSON string, or a `//` or `/* */` comment (which Gemini CLI's settings allow).
+_JSONC = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*[\s\S]*?\*/')
+
+
+def read_jsonc(text: str) -> Any:
+    """`text` read as JSON with comments: what Gemini CLI accepts in its settings.
+
+    Raises:
+        ValueError: not JSON once its comments are left out.
+    """
+    return json.loads(_JSONC.sub(lambda m: m[0] if m[0][0] == '"' else " ", text))
+
+
+def _commented(text: str) -> bool:
+    try:
+        read_jsonc(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
     try:
         raw = path.read_bytes()
@@ -298,6 +319,12 @@ def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
         text = raw.decode("utf-8-sig")
         data = json.loads(text) if text.strip() else {}
     except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
+        if isinstance(e, json.JSONDecodeError) and _commented(text):
+            raise InstallError(
+                path,
+                "settings file has comments, which memhooks cannot keep when it "
+                "rewrites the file: remove them and install again",
+            ) from e
         raise InstallError(path, f"settings file is not valid JSON ({e})") from e
     if not isinstance(data, dict):
         raise InstallError(path, "settings file top level is not a JSON object")

@@ -225,6 +225,16 @@ def test_gemini_in_github_actions_needs_memhooks_home_allowed(
     assert not [f for f in fixes if "environmentVariableRedaction" in f], fixes
 
 
+def test_gemini_settings_with_comments_are_read(project: Path, home: Path) -> None:
+    # Gemini CLI allows comments there: doctor called such a file "cannot be read".
+    settings = settings_path("gemini", "project", project_dir=project, home=home)
+    install("gemini", settings, "memhooks hook --harness gemini")
+    settings.write_text("// team settings\n" + settings.read_text())
+    found = check_harness("gemini", project, home, shutil.which)
+    assert _levels(found, "fix") == []
+    assert any("memhooks on 4 events" in f for f in _levels(found, "ok")), found
+
+
 def test_unreadable_settings_file(project: Path, home: Path) -> None:
     settings = settings_path("gemini", "project", project_dir=project, home=home)
     settings.parent.mkdir()

@@ -12,6 +12,7 @@ from memhooks.hooks.install import (
     hook_command,
     install,
     is_ours,
+    read_jsonc,
     settings_path,
     uninstall,
 )
@@ -198,6 +199,7 @@ def test_dry_run_reports_same_as_real_install(settings: Path) -> None:
         pytest.param(b"[1, 2]", id="top-level-array"),
         pytest.param(b'{"hooks": []}', id="hooks-not-object"),
         pytest.param(b'{"hooks": {"SessionStart": {}}}', id="event-not-list"),
+        pytest.param(b'{\n  // my theme\n  "theme": "dark"\n}\n', id="comments"),
     ],
 )
 def test_unparseable_file_is_never_overwritten(tmp_path: Path, content: bytes) -> None:
@@ -265,6 +267,16 @@ def test_changed_timeout_of_ours_is_reset(tmp_path: Path) -> None:
 
     assert (result.added, result.removed) == (("PreCompact",), ("PreCompact",))
     assert ours(json.loads(path.read_bytes()), "PreCompact")[0][1]["timeout"] == 30
+
+
+def test_comments_are_named_as_the_reason(tmp_path: Path) -> None:
+    # Gemini CLI allows comments in its settings; rewriting the file would drop them.
+    path = tmp_path / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{\n  /* UI */ "theme": "a//b", // mine\n  "x": 1\n}\n')
+    with pytest.raises(InstallError, match="has comments, which memhooks cannot keep"):
+        install("gemini", path, "memhooks hook --harness gemini")
+    assert read_jsonc(path.read_text()) == {"theme": "a//b", "x": 1}
 
 
 def test_gemini_shape_uses_milliseconds(tmp_path: Path) -> None:
