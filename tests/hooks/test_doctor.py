@@ -230,7 +230,7 @@ def test_gemini_settings_with_comments_are_read(project: Path, home: Path) -> No
     settings = settings_path("gemini", "project", project_dir=project, home=home)
     install("gemini", settings, "memhooks hook --harness gemini")
     settings.write_text("// team settings\n" + settings.read_text())
-    found = check_harness("gemini", project, home, shutil.which)
+    found = check_harness("gemini", project, home, lambda _: str(MEMHOOKS))
     assert _levels(found, "fix") == []
     assert any("memhooks on 4 events" in f for f in _levels(found, "ok")), found
 
