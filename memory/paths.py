@@ -144,13 +144,20 @@ def check_name(name: str) -> str:
 def check_date(date: str) -> str:
     """Return `date` if it is a real YYYY-MM-DD date, else raise InvalidTargetError."""
     date = date.removesuffix(".md")
-    if not _DATE.match(date):
+    if not _is_date(date):
         raise InvalidTargetError(f"daily/{date}")
-    try:
-        dt.date.fromisoformat(date)
-    except ValueError:
-        raise InvalidTargetError(f"daily/{date}") from None
     return date
+
+
+def _is_date(text: str) -> bool:
+    # YYYY-MM-DD naming a day that exists: not 2026-13-45 nor 2026-02-30.
+    if not _DATE.match(text):
+        return False
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def project_rel(slug: str) -> str:
@@ -256,12 +263,8 @@ def key_in(folder: str, name: str) -> str | None:
     if not name.endswith(".md") or name.startswith("."):
         return None
     stem = name[:-3]
-    if folder == DAILY_DIR and _DATE.match(stem):
-        try:
-            dt.date.fromisoformat(stem)  # not 2026-13-45 nor 2026-02-30
-        except ValueError:
-            return None
-        return stem
+    if folder == DAILY_DIR:
+        return stem if _is_date(stem) else None
     if folder == NOTES_DIR and stem:
         return stem
     return None
