@@ -241,16 +241,16 @@ def cmd_write(
             store, to, text, name=name, title=title, mode=mode, aliases=aliases
         )
         notes = write_warnings(store, result, text, title=title, aliases=aliases)
-        unchanged = all_dropped(text, result)
+        done = said(text, result)
     for note in notes:
         logger.warning("%s", note)
-    out.write(said(result, unchanged=unchanged) + "\n")
+    out.write(done + "\n")
     return EXIT_OK
 
 
-def said(result: WriteResult, *, unchanged: bool) -> str:
-    """What a write says it did."""
-    if unchanged:
+def said(text: str, result: WriteResult) -> str:
+    """What a write of `text` says it did."""
+    if _all_dropped(text, result):
         return f"unchanged {result.rel}: every line is already there"
     return f"wrote {result.rel}"
 
@@ -269,7 +269,7 @@ def _writing(to: str, text: str) -> contextlib.AbstractContextManager[None]:
     return status(f"writing {mib:.0f} MiB to {to}, checking it for secrets")
 
 
-def all_dropped(text: str, result: WriteResult) -> bool:
+def _all_dropped(text: str, result: WriteResult) -> bool:
     # Only duplicates are dropped, and a blank line never is: when every written line
     # was a duplicate, the file was left as it was.
     lines = [ln for ln in text.splitlines() if ln.strip()]

@@ -19,7 +19,6 @@ from pydantic import Field
 
 from memhooks.hooks import corrections
 from memhooks.hooks.commands import (
-    all_dropped,
     root_exists,
     said,
     secret_warnings,
@@ -210,8 +209,7 @@ def build_server(store: Store) -> Any:
             store, to, text, name=name, title=title, mode=mode, aliases=aliases
         )
         notes = write_warnings(store, result, text, title=title, aliases=aliases)
-        done = said(result, unchanged=all_dropped(text, result))
-        return "\n".join([done, *notes])
+        return "\n".join([said(text, result), *notes])
 
     def memory_edit(target: Target, old: Old, new: New) -> str:
         rel = store.edit(target, old, new).rel
