@@ -133,8 +133,7 @@ def decode(raw: bytes | str, harness: Harness | None) -> Event | None:
 def _run_sync(event: Event, sessions: Sessions) -> Reply:
     begun = sessions.begin(event.session_id)
     view = sessions.view(event.cwd)
-    last = event.kind == "session-end"
-    with state_io.one_at_a_time(view.store, event.session_id, last=last):
+    with state_io.one_at_a_time(view.store, event.session_id):
         st = sessions.state(view, event.session_id)
         reply = HANDLERS[event.kind](event, st, view)
         sessions.finish(view, event, st, begun, wrote=bool(reply.wrote))

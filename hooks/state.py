@@ -228,31 +228,35 @@ def save(
         raise StoreWriteError(rel, e) from e
 
 
+#: Beside the state files, never removed: each session locks its own byte of it.
+SESSIONS_LOCK = ".sessions.lock"
+
+
 @contextlib.contextmanager
-def one_at_a_time(store: Store, session_id: str, *, last: bool) -> Iterator[None]:
+def one_at_a_time(store: Store, session_id: str) -> Iterator[None]:
     """Hold the session's lock: its events run one after another across processes
     (Claude Code runs every matching hook at once, so memhooks installed at two scopes
-    flushes each compaction twice). With `last` (session end) the lock file goes too.
+    flushes each compaction twice). One byte of `SESSIONS_LOCK` per session (a POSIX
+    record lock), so no file is left per session; threads of one process share it.
 
-    Without a lock file to be had (a read-only root), the event runs as it would alone.
+    Without a lock file to be had (no root yet, a read-only root), the event runs as it
+    would alone.
     """
     import fcntl
     import os
 
-    path = store.path(state_rel(session_id)).with_suffix(".lock")
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        private_folder(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = os.open(store.root / SESSIONS_LOCK, flags, 0o600)
     except OSError:
         yield
         return
+    at = int(sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:8], 16)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.lockf(fd, fcntl.LOCK_EX, 1, at)
         yield
-        if last:
-            remove(path)
     finally:
-        os.close(fd)
+        os.close(fd)  # releases the lock
 
 
 def delete(store: Store, session_id: str) -> None:
