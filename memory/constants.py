@@ -34,6 +34,10 @@ BUDGET_MAX: Final = 1024 * 1024
 
 SLUG_BASENAME_MAX: Final = 40
 SEARCH_CONTEXT_LINES: Final = 3
+#: Distinct terms one search looks for; the rest are reported as not searched. Each term
+#: is a pass over every file that may hold it, so 1,000 pasted words on a 10 MB log took
+#: half a minute; the longest labelled question has 24.
+SEARCH_MAX_TERMS: Final = 64
 SEARCH_MAX_WINDOWS: Final = 5
 FILENAME_PREVIEW_LINES: Final = 3
 

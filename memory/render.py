@@ -20,12 +20,21 @@ if TYPE_CHECKING:
 def summary_line(result: SearchResult, shown: int, limit: int | None = None) -> str:
     """``Searched 3 terms: redis(2) port(3) conflict(1) across 4 files. Showing top 3 by relevance.``
 
-    With `limit`, the terms that fit in that many bytes, then ``…[N more terms]``.
+    With `limit`, the terms that fit in that many bytes, then ``…[N more terms]``. A query
+    past `SEARCH_MAX_TERMS` distinct terms says ``Searched the first 64 of 1000 terms
+    (64 at most)``.
     """
     n = len(result.terms)
     counts, _ = _term_counts(result, None if limit is None else limit - _FIXED)
     files = result.files_matched
-    head = f"Searched {n} term{'s' if n != 1 else ''}: {counts} across {files} file{'s' if files != 1 else ''}."
+    searched = (
+        f"the first {n} of {n + result.unsearched} terms ({n} at most)"
+        if result.unsearched
+        else f"{n} term{'s' if n != 1 else ''}"
+    )
+    head = (
+        f"Searched {searched}: {counts} across {files} file{'s' if files != 1 else ''}."
+    )
     if not files:
         return head + " No matches: try other words."
     return f"{head} Showing top {shown} by relevance."
@@ -33,7 +42,8 @@ def summary_line(result: SearchResult, shown: int, limit: int | None = None) -> 
 
 #: Bytes of the summary line that are not term counts, at most (numbers of 7 digits).
 _FIXED = len(
-    "Searched 1000000 terms:  across 1000000 files. Showing top 1000000 by relevance."
+    "Searched the first 100 of 1000000 terms (100 at most):  across 1000000 files."
+    " Showing top 1000000 by relevance."
 )
 
 
@@ -151,6 +161,8 @@ def to_json(
         out: dict[str, object] = {"terms": terms}
         if len(terms) < len(result.terms):
             out["terms_omitted"] = len(result.terms) - len(terms)
+        if result.unsearched:
+            out["terms_not_searched"] = result.unsearched
         for r, hit in zip(results, page.shown, strict=False):
             for key, whole in (
                 ("matched", len(hit.matched)),

@@ -134,6 +134,8 @@ class SearchResult(NamedTuple):
     partial: tuple[tuple[str, int], ...] = ()
     #: how many files matched, when `hits` holds only the best of them (default ranking)
     total: int | None = None
+    #: distinct terms typed after the first `SEARCH_MAX_TERMS`, not looked for
+    unsearched: int = 0
 
     @property
     def files_matched(self) -> int:

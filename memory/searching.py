@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from memhooks.memory.constants import (
     FILENAME_PREVIEW_LINES,
     SEARCH_CONTEXT_LINES,
+    SEARCH_MAX_TERMS,
 )
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.glosses import widened
@@ -57,6 +58,22 @@ def terms_of(query: str) -> list[str]:
     for t in query.split():
         seen.setdefault(t.casefold(), None)
     return list(seen)
+
+
+def bounded(query: str) -> tuple[str, int]:
+    """`query` kept to its first `SEARCH_MAX_TERMS` distinct terms, and how many distinct
+    terms were left out."""
+    kept: dict[str, str] = {}
+    left_out: set[str] = set()
+    for t in query.split():
+        folded = t.casefold()
+        if folded in kept or folded in left_out:
+            continue
+        if len(kept) < SEARCH_MAX_TERMS:
+            kept[folded] = t
+        else:
+            left_out.add(folded)
+    return (" ".join(kept.values()), len(left_out)) if left_out else (query, 0)
 
 
 Ranking = Literal["default", "baseline"]
@@ -100,8 +117,10 @@ def search(
 
     Returns:
         Every matching file, best first, with the per-term line counts; a superseded note
-        is marked with its successor and ranked just below it.
+        is marked with its successor and ranked just below it. Terms past the first
+        `SEARCH_MAX_TERMS` are not looked for, and counted in ``unsearched``.
     """
+    query, unsearched = bounded(query)
     if ranking == "default" and (index is not None or semantic is None):
         try:
             if index is None:
@@ -131,12 +150,13 @@ def search(
             marked = {
                 h.rel: d for h in result.hits if (d := index.marked(h.rel)) is not None
             }
-            return mark_superseded(result, marked)
+            return mark_superseded(result, marked)._replace(unsearched=unsearched)
         except CorruptSegment as e:  # damaged after it was opened: read the notes
             logger.warning("%s; rebuilt on the next search", e)
             drop_index(store)
     corpus = store.corpus() if docs is None else docs
-    return search_docs(corpus.values(), query, ranking=ranking, semantic=semantic)
+    result = search_docs(corpus.values(), query, ranking=ranking, semantic=semantic)
+    return result._replace(unsearched=unsearched)
 
 
 def _picked(docs: Mapping[str, Doc], only: Query) -> Index:

@@ -32,16 +32,43 @@ def test_a_query_of_100000_words_prints_within_the_budget(
     # Before: the summary line listed every term, ~1 MB (--json: 5 MB).
     assert len(text.stdout.encode()) <= budget + 1  # and its newline
     summary = text.stdout.splitlines()[0]
-    assert summary.startswith("Searched 100000 terms: w0(")
+    assert summary.startswith("Searched the first 64 of 100000 terms (64 at most): w0(")
     assert "more terms]" in summary and summary.endswith("by relevance.")
     assert "MEMORY.md" in text.stdout or "note-" in text.stdout
     as_json = run_cli(*args, "--json", timeout=100)
     assert as_json.returncode == 0, as_json.stderr
     assert len(as_json.stdout.encode()) <= budget
     page = json.loads(as_json.stdout)
-    assert page["terms_omitted"] == 100_000 - len(page["terms"]) > 0
+    assert page["terms_omitted"] == 64 - len(page["terms"]) > 0
+    assert page["terms_not_searched"] == 100_000 - 64
     assert page["shown"] == len(page["results"]) >= 1
     assert page["shown"] + page["omitted"] == page["files_matched"] == 6
+
+
+def test_terms_past_the_first_64_are_reported_not_searched(
+    memory_root: Path, project: Path
+) -> None:
+    # Each term is a pass over every file that may hold it: 1,000 pasted words took half
+    # a minute on a 10 MB log. A search looks for the first 64 distinct ones and says so.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("early", "alpha0 is here")
+    store.write_note("late", "omega is here")
+    words = [f"alpha{i}" for i in range(64)]
+    typed = [*words, "ALPHA0", "omega", "omega", "zeta"]  # a repeat counts once
+    proc = run_cli("search", *typed, "--project", str(project))
+    assert proc.returncode == 0, proc.stderr
+    summary = proc.stdout.splitlines()[0]
+    assert summary.startswith(
+        "Searched the first 64 of 66 terms (64 at most): alpha0(1)"
+    )
+    assert "notes/early.md" in proc.stdout and "notes/late.md" not in proc.stdout
+    page = json.loads(
+        run_cli("search", *typed, "--json", "--project", str(project)).stdout
+    )
+    assert page["terms_not_searched"] == 2 and len(page["terms"]) == 64
+    under = run_cli("search", *words[:63], "omega", "--project", str(project))
+    assert under.stdout.startswith("Searched 64 terms: alpha0(1)")
+    assert "notes/late.md" in under.stdout
 
 
 @pytest.mark.parametrize("budget", [256, 300, 400])
