@@ -50,7 +50,10 @@ def forward(argv: list[str], payload: bytes) -> str | None:
     data = parse_object(payload)
     if data is None or not isinstance(data.get("session_id"), str):
         return None
-    path = socket_path(root_dir(_option(argv, "--root")), str(data["session_id"]))
+    root = _option(argv, "--root")
+    if root == "":
+        return None  # the full command says why it is refused
+    path = socket_path(root_dir(root), str(data["session_id"]))
     if not os.path.exists(path) or not private_dir_ok(os.path.dirname(path)):
         return None
     sent = request(_option(argv, "--harness"), payload)  # a copy of the payload

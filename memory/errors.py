@@ -10,6 +10,7 @@ MemoryStoreError
  ├── QueriesFileError     (also ValueError)
  ├── ForgetError
  ├── ForeignRootError
+ ├── EmptyRootError       (also ValueError)
  ├── CorruptSegment       (also ValueError)
  └── StoreWriteError      (also OSError)
 """
@@ -31,6 +32,18 @@ class ForeignRootError(MemoryStoreError):
         super().__init__(
             f"memory root {root} belongs to {owner}, not to you, {you}: "
             "set $MEMHOOKS_HOME to a folder of yours, or chown it"
+        )
+
+
+class EmptyRootError(MemoryStoreError, ValueError):
+    """Raised when the memory root is given as an empty string (``--root "$UNSET"``):
+    falling back to the default root would write to another memory than the one meant.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the memory root given is empty (an unset variable?): name a folder, "
+            "or leave --root out for the default"
         )
 
 

@@ -25,7 +25,14 @@ def root_dir(
 ) -> str:
     """The memory root, absolute: `explicit`, else $MEMHOOKS_HOME, else
     $XDG_DATA_HOME/memhooks, else ~/.local/share/memhooks.
+
+    Raises:
+        EmptyRootError: `explicit` is given but empty.
     """
+    if explicit is not None and not os.fspath(explicit):
+        from memhooks.memory.errors import EmptyRootError  # the rare path: see above
+
+        raise EmptyRootError
     env = os.environ if env is None else env
     for base, sub in (
         (explicit, ""),

@@ -120,3 +120,38 @@ def test_an_embedding_record_of_another_dimension_is_embedded_again(
         assert "notes/deploy.md" in done.stdout
     dims = {json.loads(p.read_bytes().split(b"\n")[0])["dim"] for p in records}
     assert dims == {512}  # the records were replaced
+
+
+def test_an_empty_root_is_refused_not_taken_for_the_default(
+    memory_root: Path, project: Path
+) -> None:
+    # `--root "$MEMROOT"` with the variable unset: before, the default root ($MEMHOOKS_HOME
+    # here) was read and written instead of the one meant.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- always run the linter before committing")
+    before = sorted(p.relative_to(memory_root) for p in memory_root.rglob("*"))
+    where = ("--root", "", "--project", str(project))
+    for args, code in (
+        (("search", "linter", *where), 2),
+        (("write", "--to", "note", "--name", "x", "--text", "hi", *where), 1),
+        (("inject", *where), 1),
+    ):
+        done = run_cli(*args)
+        assert done.returncode == code, (args, done.stdout)
+        refused = (
+            "memhooks: error: the memory root given is empty (an unset variable?): "
+            "name a folder, or leave --root out for the default"
+        )
+        assert done.stderr.splitlines() == [refused]
+        assert "linter" not in done.stdout
+    for flags in (["--root", ""], ["--root="]):
+        payload = {"session_id": "s", "cwd": str(project), "source": "startup"}
+        done = run_cli(
+            "hook",
+            *flags,
+            input=json.dumps({**payload, "hook_event_name": "SessionStart"}),
+        )
+        assert done.returncode == 0 and done.stdout == "", done.stdout
+        (line,) = done.stderr.splitlines()
+        assert "the memory root given is empty" in line and line.endswith("no context")
+    assert sorted(p.relative_to(memory_root) for p in memory_root.rglob("*")) == before
