@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 logger = getLogger(__name__)
 
+#: MEMORY.md or a scratchpad found not to be a file, said once a process.
+_WARNED: set[str] = set()
+
 
 class Scan(NamedTuple):
     """What `Scope.scan` found: the documents kept, and counts over every file read."""
@@ -183,6 +186,10 @@ class Scope:
                 path = self.path(loc.rel)
                 if path.is_file():
                     yield loc.kind, loc.rel, loc.key, str(path), None
+                elif path.exists() and loc.rel not in _WARNED:
+                    # A person's rules left out without a word would look like none.
+                    _WARNED.add(loc.rel)
+                    logger.warning("%s is not a regular file: left out", loc.rel)
         folders: tuple[tuple[str, Kind], ...] = (
             (DAILY_DIR, "daily"),
             (NOTES_DIR, "note"),

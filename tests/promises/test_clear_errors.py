@@ -155,3 +155,17 @@ def test_an_empty_root_is_refused_not_taken_for_the_default(
         (line,) = done.stderr.splitlines()
         assert "the memory root given is empty" in line and line.endswith("no context")
     assert sorted(p.relative_to(memory_root) for p in memory_root.rglob("*")) == before
+
+
+def test_a_memory_file_that_is_a_folder_is_named_once_and_the_rest_injected(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: the person's rules were left out of the block without a word.
+    Store(memory_root, slug_for(str(project))).write_note("pool", "pool size is 20")
+    (memory_root / "MEMORY.md").mkdir()
+    out, err = _hook(project, "SessionStart", source="startup")
+    assert "notes/pool.md" in out
+    assert err == ["memhooks: MEMORY.md is not a regular file: left out"]
+    done = run_cli("inject", "--project", str(project))
+    assert done.returncode == 0 and "notes/pool.md" in done.stdout
+    assert done.stderr == "memhooks: MEMORY.md is not a regular file: left out\n"
