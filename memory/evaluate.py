@@ -101,9 +101,11 @@ def parse_queries(text: str, source: str = "queries.jsonl") -> list[Query]:
         The queries in file order.
 
     Raises:
-        QueriesFileError: a line is not JSON or lacks a field; the message names the line.
+        QueriesFileError: a line is not JSON, lacks a field, repeats an id or expects a
+            path outside the root; the message names the line.
     """
     out: list[Query] = []
+    lines: dict[str, int] = {}
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -115,6 +117,18 @@ def parse_queries(text: str, source: str = "queries.jsonl") -> list[Query]:
             raise QueriesFileError(
                 source, n, f"{where}: {err['msg']}" if where else err["msg"]
             ) from None
+        if q.id in lines:
+            # Counted twice, it would weigh twice in every figure.
+            raise QueriesFileError(
+                source, n, f"id {q.id!r} is also on line {lines[q.id]}"
+            )
+        for rel in q.expect:
+            if rel.startswith("/") or ".." in rel.split("/"):
+                # Search returns only paths inside the root: a sure miss.
+                raise QueriesFileError(
+                    source, n, f"expect: {rel!r} is not a path inside the memory root"
+                )
+        lines[q.id] = n
         out.append(Query(q.id, q.query, q.project, tuple(q.expect), q.category))
     if not out:
         raise QueriesFileError(source, 0, "no queries")

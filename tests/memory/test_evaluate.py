@@ -59,6 +59,22 @@ def test_parse_queries_reads_every_field() -> None:
             id="empty-expect",
         ),
         pytest.param("\n\n", "q.jsonl: no queries", id="empty-file"),
+        pytest.param(
+            '{"id": "d1", "query": "x", "project": "p", "expect": ["a.md"]}\n'
+            '{"id": "d1", "query": "y", "project": "p", "expect": ["b.md"]}',
+            "q.jsonl:2: id 'd1' is also on line 1",
+            id="duplicate-id",
+        ),
+        pytest.param(
+            '{"id": "d1", "query": "x", "project": "p", "expect": ["../a.md"]}',
+            "q.jsonl:1: expect: '../a.md' is not a path inside the memory root",
+            id="expect-outside",
+        ),
+        pytest.param(
+            '{"id": "d1", "query": "x", "project": "p", "expect": ["/tmp/a.md"]}',
+            "q.jsonl:1: expect: '/tmp/a.md' is not",
+            id="expect-absolute",
+        ),
     ],
 )
 def test_parse_queries_errors_name_the_line(text: str, message: str) -> None:
