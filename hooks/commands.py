@@ -195,6 +195,11 @@ def write_warnings(
 
     notes = [f"dropped, already in {result.rel}: {ln.strip()}" for ln in result.dropped]
     notes += secret_warnings(result.rel, title, aliases, text)
+    if kinds := _secret_kinds(result.rel.rsplit("/", 1)[-1]):
+        notes.append(
+            f"warning: the name of {result.rel} may hold a secret ({kinds}); "
+            "stored as given: rename the file"
+        )
     if is_note(result.rel) and note_forgotten(store.read_text(result.rel).split("\n")):
         notes.append(
             f"warning: {result.rel} is forgotten, so search will not find this; "
@@ -206,14 +211,17 @@ def write_warnings(
 def secret_warnings(rel: str, *texts: str | None) -> list[str]:
     """Explicit writes and edits are stored as given (only automatic records are
     redacted), so a secret in them is named to the writer."""
-    from memhooks.memory.redact import find_secrets  # a search needs none of it
-
-    kinds = find_secrets("\n".join(filter(None, texts)))
-    if not kinds:
+    if not (what := _secret_kinds("\n".join(filter(None, texts)))):
         return []
-    what = ", ".join(kinds)
     note = f"warning: {rel} may hold a secret ({what}); stored as given, remove it with"
     return [f"{note} `memhooks edit`"]
+
+
+def _secret_kinds(text: str) -> str:
+    """The kinds of secret `text` may hold, comma-separated ("" for none)."""
+    from memhooks.memory.redact import find_secrets  # a search needs none of it
+
+    return ", ".join(find_secrets(text))
 
 
 def cmd_write(

@@ -275,6 +275,20 @@ def test_an_edit_that_adds_a_secret_warns_too(memory_root: Path) -> None:
     assert proc.stderr.splitlines() == [warning]
 
 
+def test_a_secret_in_a_note_name_is_named_too(memory_root: Path) -> None:
+    slug = ("--slug", "proj-0123abcd")
+    name = SECRETS[3][0]
+    proc = run_cli("write", *slug, "--to", "note", "--name", name, "--text", "hi")
+    assert proc.returncode == 0, proc.stderr
+    warning = (
+        f"memhooks: warning: the name of projects/proj-0123abcd/notes/{name}.md may "
+        "hold a secret (github-token); stored as given: rename the file"
+    )
+    assert proc.stderr.splitlines() == [warning]
+    quiet = run_cli("write", *slug, "--to", "note", "--name", "pool", "--text", "hi")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
 def test_everything_the_hooks_create_is_owner_only(
     memory_root: Path, project: Path, tmp_path: Path
 ) -> None:
