@@ -236,9 +236,9 @@ def cmd_write(
     mode: WriteMode = "append",
     aliases: str | None = None,
 ) -> int:
-    """`text` None: read it from `stdin`."""
+    """`text` None or ``-``: read it from `stdin`."""
     try:
-        text = text if text is not None else stdin.read()
+        text = text if text not in (None, "-") else stdin.read()
     except UnicodeDecodeError:
         raise UsageError(
             "the text on stdin is not UTF-8; nothing was written"

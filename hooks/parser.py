@@ -115,7 +115,7 @@ def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
         help="append, or replace the whole file (not for daily logs)",
     )
     w.add_argument("--aliases", help='other words to find a note by: "a, b, c"')
-    w.add_argument("--text", help="content (default: read from stdin)")
+    w.add_argument("--text", help="content; - or none: read from stdin")
 
     e = sub.add_parser(
         "edit", parents=[reads], help="replace text that occurs exactly once"

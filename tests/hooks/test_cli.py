@@ -155,6 +155,16 @@ def test_write_read_round_trip_in_process(memory_root: Path) -> None:
     }
 
 
+def test_text_dash_reads_stdin_as_other_tools_do(memory_root: Path) -> None:
+    # Before: the item "- [ ] -" was written.
+    where = ("--slug", SLUG)
+    assert (
+        call("write", *where, "--to", "scratchpad", "--text", "-", stdin="ship it")[0]
+        == 0
+    )
+    assert call("read", *where, "scratchpad")[1].splitlines() == ["- [ ] ship it"]
+
+
 def test_project_flag_picks_the_slug_from_the_directory(
     memory_root: Path, tmp_path: Path
 ) -> None:
