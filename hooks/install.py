@@ -1,13 +1,15 @@
 """Merge memhooks' lifecycle hooks into Claude Code, Codex CLI and Gemini CLI settings files.
 
 The file belongs to the user: other keys and foreign hooks keep their values and
-order, a file we cannot parse is never rewritten, and the old content goes to
-``<name>.bak``. Layouts as the harnesses document them: Claude Code (timeouts in seconds)
-and Gemini CLI (timeouts in milliseconds).
+order, the file keeps its form (BOM, line endings, indent, final newline), a file we
+cannot parse is never rewritten, and the old content goes to ``<name>.bak``. Layouts
+as the harnesses document them: Claude Code (timeouts in seconds) and Gemini CLI
+(timeouts in milliseconds).
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -339,12 +341,32 @@ def _save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:
     try:
         if backup is not None and raw is not None:
             _atomic_write(backup, raw)
-        _atomic_write(
-            path, (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode()
-        )
+        _atomic_write(path, _dumps_like(new, raw))
     except OSError as e:
         raise InstallError(path, f"cannot write settings file ({e})") from e
     return backup
+
+
+#: The leading whitespace of the first indented line: the file's indent unit.
+_INDENT = re.compile(r"^([ \t]+)\S", re.MULTILINE)
+
+
+def _dumps_like(value: dict[str, Any], raw: bytes | None) -> bytes:
+    """``value`` as JSON laid out as ``raw`` was: its BOM, line ending, indent and final newline.
+
+    A new or blank file, or one without an indented line, gets two spaces of indent;
+    one without a line break gets LF; a new or blank one gets a final newline.
+    """
+    text = "" if raw is None else raw.decode("utf-8-sig")
+    indent = _INDENT.search(text)
+    out = json.dumps(value, indent=indent[1] if indent else 2, ensure_ascii=False)
+    if text.endswith("\n") or not text.strip():
+        out += "\n"
+    # json.dumps escapes newlines inside strings, so each "\n" here is a line break.
+    if newline := re.search(r"\r?\n", text):
+        out = out.replace("\n", newline[0])
+    bom = "\ufeff" if raw is not None and raw.startswith(codecs.BOM_UTF8) else ""
+    return (bom + out).encode()
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,3 +122,75 @@ def test_doctor_checks_the_bare_command_is_on_path(repo: Path) -> None:
     assert "Claude Code: memhooks on 5 events, once each" in found.stdout
     assert missing.returncode == 1
     assert "runs `memhooks`, which is not on PATH: install memhooks" in missing.stdout
+
+
+BOM = "\ufeff"
+SETTINGS = {"model": "opus", "env": {"GREETING": "héllo"}, "permissions": {"deny": []}}
+
+
+def _layout(
+    value: object,
+    *,
+    indent: int | str = 2,
+    newline: str = "\n",
+    bom: bool = False,
+    final_newline: bool = True,
+) -> bytes:
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    text += "\n" if final_newline else ""
+    return ((BOM if bom else "") + text.replace("\n", newline)).encode()
+
+
+@pytest.mark.parametrize(
+    ("original", "form"),
+    [
+        pytest.param(
+            _layout(SETTINGS, indent=4, newline="\r\n", bom=True),
+            {"indent": 4, "newline": "\r\n", "bom": True},
+            id="bom-crlf-4-spaces",
+        ),
+        pytest.param(
+            _layout(SETTINGS, indent="\t", final_newline=False),
+            {"indent": "\t", "final_newline": False},
+            id="tabs-no-final-newline",
+        ),
+        pytest.param(
+            json.dumps(SETTINGS).encode() + b"\n",
+            {},
+            id="one-line-gets-the-default-indent",
+        ),
+    ],
+)
+def test_install_and_uninstall_keep_the_layout_of_the_file(
+    repo: Path, original: bytes, form: dict[str, Any]
+) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(original)
+
+    installed = run_cli("install", "claude-code", cwd=repo, env=_path_env(BIN))
+
+    assert installed.returncode == 0, installed.stderr
+    after = settings.read_bytes()
+    data = json.loads(after.decode("utf-8-sig"))
+    assert list(data) == [*SETTINGS, "hooks"]
+    assert after == _layout(data, **form)
+    assert settings.with_name("settings.json.bak").read_bytes() == original
+
+    removed = run_cli("uninstall", "claude-code", cwd=repo)
+
+    assert removed.returncode == 0, removed.stderr
+    assert settings.read_bytes() == _layout(SETTINGS, **form)
+
+
+def test_install_then_uninstall_gives_back_the_same_bytes(repo: Path) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = _layout(SETTINGS, indent=4, newline="\r\n", bom=True)
+    settings.write_bytes(original)
+
+    for command in ("install", "uninstall"):
+        done = run_cli(command, "claude-code", cwd=repo, env=_path_env(BIN))
+        assert done.returncode == 0, done.stderr
+
+    assert settings.read_bytes() == original
