@@ -67,7 +67,7 @@ DENSE = 0.25
 class Term(NamedTuple):
     """One typed query term and the keys it stands for."""
 
-    text: str  #: as typed, casefolded
+    text: str  #: as typed, lowered
     keys: tuple[str, ...]
 
 
@@ -94,9 +94,10 @@ def query_terms(query: str) -> list[Term]:
     """
     seen: dict[str, Term] = {}
     for raw in query.split():
-        text = raw.casefold()
-        if text not in seen:
-            seen[text] = Term(text, tuple(dict.fromkeys(keys(raw))))
+        folded = raw.casefold()
+        if folded not in seen:
+            # Shown lowered, not folded: "Straße" is reported as straße, not strasse.
+            seen[folded] = Term(raw.lower(), tuple(dict.fromkeys(keys(raw))))
     return list(seen.values())
 
 

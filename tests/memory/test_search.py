@@ -234,3 +234,12 @@ def test_lines_are_numbered_as_in_the_file_on_disk(
     assert f"projects/{SLUG}/notes/kafka.md:7:kafka retention is 7 days\n" in text
     assert f"projects/{SLUG}/notes/kafka.md-4-intro\n" in text
     assert "(superseded by notes/queue2.md on 2026-11-30)" in text
+
+
+def test_the_summary_shows_terms_as_typed_not_folded(memory_root: Path) -> None:
+    # Before: "Straße" was reported as strasse(1), a word the user never typed.
+    store = Store(memory_root, SLUG)
+    store.write_note("street", "Die Straße ist lang")
+    result = search(store, "Straße STRASSE")  # one term, either way it is written
+    assert render_text(result).startswith("Searched 1 term: straße(1) across 1 file.")
+    assert result.hits[0].matched == ("straße",)
