@@ -29,7 +29,8 @@ from memhooks.memory.note_format import note_forgotten
 if TYPE_CHECKING:
     from memhooks.memory import Located, Store
 
-_NUMBERED = re.compile(r"(.+):(\d+)")
+# ASCII digits only: `\d` and int() also take other scripts' digits ("MEMORY.md:١").
+_NUMBERED = re.compile(r"(.+):([0-9]+)")
 _DUPLICATES_HINT = (
     "keep one: `memhooks forget PATH:LINE --reason ...` the others, or merge them with "
     "`memhooks edit`"

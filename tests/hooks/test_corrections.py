@@ -76,6 +76,36 @@ def test_forget_a_note_then_restore_it(memory_root: Path) -> None:
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    "command",
+    [pytest.param("forget", id="forget"), pytest.param("restore", id="restore")],
+)
+@pytest.mark.parametrize(
+    "number",
+    [
+        pytest.param("\u0661", id="arabic-indic-one"),
+        pytest.param("\uff11", id="fullwidth-one"),
+        pytest.param("\u0967", id="devanagari-one"),
+    ],
+)
+def test_only_ascii_digits_number_a_line(
+    memory_root: Path, command: str, number: str
+) -> None:
+    cli("write", "--to", "memory", "--text", "- Deploy with fabric.\n- Use uv.")
+    if command == "restore":
+        cli("forget", "MEMORY.md:1")
+    memory = memory_root / "MEMORY.md"
+    before = memory.read_bytes()
+
+    proc = run_cli(command, f"MEMORY.md:{number}", "--slug", SLUG)
+    letter = run_cli(command, "MEMORY.md:x", "--slug", SLUG)
+
+    assert (proc.returncode, proc.stdout) == (letter.returncode, "") == (1, "")
+    assert proc.stderr == letter.stderr.replace("MEMORY.md:x", f"MEMORY.md:{number}")
+    assert len(proc.stderr.splitlines()) == 1
+    assert memory.read_bytes() == before
+
+
 def test_supersede_shows_the_newer_note_first(memory_root: Path) -> None:
     cli("write", "--to", "note", "--name", "deploy", "--text", "Deploy with fabric.")
     cli(
