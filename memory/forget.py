@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from memhooks.memory.errors import ForgetError
 from memhooks.memory.note_format import (
+    BOM,
     FORGOTTEN_NOTE,
     MARK,
     SEP,
@@ -34,6 +35,12 @@ from memhooks.memory.note_format import (
     parse_forgotten,
     superseded_by,
 )
+
+
+def _split_bom(text: str) -> tuple[str, str]:
+    """(the byte-order mark or "", the rest): marks go after it, so it stays first."""
+    bom = BOM if text.startswith(BOM) else ""
+    return bom, text[len(bom) :]
 
 
 def _select(parts: list[str], select: int | str, *, forgotten: bool, rel: str) -> int:
@@ -84,13 +91,14 @@ def forget_line(
     Raises:
         ForgetError: no such line, several match, blank, or already forgotten.
     """
-    parts = text.split("\n")
+    bom, body = _split_bom(text)
+    parts = body.split("\n")
     i = _select(parts, select, forgotten=False, rel=rel)
     line, cr = core(parts[i])
     why = clean_reason(reason)
     mark = f"{MARK}{date}{SEP + why if why else ''} -->~~{line}~~{cr}"
     parts[i] = mark
-    return "\n".join(parts), line
+    return bom + "\n".join(parts), line
 
 
 def restore_line(
@@ -110,7 +118,8 @@ def restore_line(
     Raises:
         ForgetError: nothing forgotten there, or the choice is ambiguous.
     """
-    parts = text.split("\n")
+    bom, body = _split_bom(text)
+    parts = body.split("\n")
     if select is None:
         marked = [i for i, p in enumerate(parts) if parse_forgotten(p) is not None]
         if len(marked) != 1:
@@ -126,7 +135,7 @@ def restore_line(
     parsed = parse_forgotten(parts[i])
     assert parsed is not None  # _select only returns forgotten lines here
     parts[i] = parsed[2] + core(parts[i])[1]
-    return "\n".join(parts), parsed[2]
+    return bom + "\n".join(parts), parsed[2]
 
 
 def forget_note(text: str, *, date: str, reason: str = "", rel: str = "") -> str:
@@ -135,10 +144,12 @@ def forget_note(text: str, *, date: str, reason: str = "", rel: str = "") -> str
     Raises:
         ForgetError: the note is already forgotten.
     """
-    if note_forgotten(text.split("\n")) is not None:
+    bom, body = _split_bom(text)
+    lines = body.split("\n")
+    if note_forgotten(lines) is not None:
         raise ForgetError(rel, "the note is already forgotten")
     why = clean_reason(reason)
-    return f"forgotten: {date}{SEP + why if why else ''}\n{text}"
+    return f"{bom}forgotten: {date}{SEP + why if why else ''}\n{body}"
 
 
 def supersede_note(
@@ -149,7 +160,8 @@ def supersede_note(
     Raises:
         ForgetError: the note is already superseded.
     """
-    lines = text.split("\n")
+    bom, body = _split_bom(text)
+    lines = body.split("\n")
     old = superseded_by(lines)
     if old is not None:
         raise ForgetError(
@@ -161,7 +173,7 @@ def supersede_note(
     # remove exactly the bytes added.
     at = 1 if len(lines) > 1 and lines[0].lower().startswith("aliases:") else 0
     lines.insert(at, line)
-    return "\n".join(lines)
+    return bom + "\n".join(lines)
 
 
 def restore_note(text: str, *, rel: str = "") -> tuple[str, str]:
@@ -173,7 +185,8 @@ def restore_note(text: str, *, rel: str = "") -> tuple[str, str]:
     Raises:
         ForgetError: the note is neither forgotten nor superseded.
     """
-    lines = text.split("\n")
+    bom, body = _split_bom(text)
+    lines = body.split("\n")
     n = header_lines(lines)
     for pattern, what in (
         (FORGOTTEN_NOTE, "forgotten"),
@@ -182,7 +195,7 @@ def restore_note(text: str, *, rel: str = "") -> tuple[str, str]:
         for i in range(n):
             if pattern.fullmatch(lines[i]):
                 del lines[i]
-                return "\n".join(lines), what
+                return bom + "\n".join(lines), what
     raise ForgetError(rel, "the note is neither forgotten nor superseded")
 
 

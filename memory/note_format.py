@@ -36,6 +36,8 @@ SUPERSEDED_NOTE = re.compile(
 )
 _HEADER = re.compile(r"(?:aliases:|forgotten:|superseded-by:)", re.IGNORECASE)
 MARK = "<!-- forgotten "
+#: A byte-order mark: it stays a file's first character, before any mark (memory.forget).
+BOM = "\ufeff"
 
 
 class Forgotten(NamedTuple):
@@ -67,9 +69,14 @@ def core(part: str) -> tuple[str, str]:
     return (part[:-1], "\r") if part.endswith("\r") else (part, "")
 
 
+def _bare(line: str) -> str:
+    # A file's first line keeps its byte-order mark before a mark written on it.
+    return core(line)[0].removeprefix(BOM)
+
+
 def parse_forgotten(part: str) -> tuple[str, str, str] | None:
     """(date, reason, original) of a forgotten line (with or without its "\\r"), else None."""
-    text, _ = core(part)
+    text = _bare(part)
     if not text.startswith(MARK):
         return None
     m = FORGOTTEN_LINE.fullmatch(text)
@@ -94,7 +101,7 @@ def forgotten_lines(text: str) -> list[Forgotten]:
 def header_lines(lines: Sequence[str]) -> int:
     """How many leading lines are header lines (``aliases:``, ``forgotten:``, ``superseded-by:``)."""
     n = 0
-    while n < len(lines) and _HEADER.match(lines[n]):
+    while n < len(lines) and _HEADER.match(_bare(lines[n])):
         n += 1
     return n
 
@@ -102,7 +109,7 @@ def header_lines(lines: Sequence[str]) -> int:
 def note_forgotten(lines: Sequence[str]) -> tuple[str, str] | None:
     """(date, reason) if a note's header says it was forgotten, else None."""
     for ln in lines[: header_lines(lines)]:
-        m = FORGOTTEN_NOTE.fullmatch(core(ln)[0])
+        m = FORGOTTEN_NOTE.fullmatch(_bare(ln))
         if m:
             return m[1], m[2] or ""
     return None
@@ -115,7 +122,7 @@ def superseded_by(lines: Sequence[str]) -> Superseded | None:
         lines: the note's lines (`Doc.lines`, or the raw text split on newlines).
     """
     for ln in lines[: header_lines(lines)]:
-        m = SUPERSEDED_NOTE.fullmatch(core(ln)[0])
+        m = SUPERSEDED_NOTE.fullmatch(_bare(ln))
         if m:
             return Superseded(m[1], m[2], m[3] or "")
     return None
@@ -191,6 +198,7 @@ def may_be_superseded(doc: Doc) -> bool:
 
 __all__ = [
     "ALIASES",
+    "BOM",
     "FORGOTTEN_LINE",
     "FORGOTTEN_NOTE",
     "ITEM",

@@ -76,6 +76,32 @@ def test_forget_a_note_then_restore_it(memory_root: Path) -> None:
     assert path.read_bytes() == before
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize(
+    ("rel", "target", "mark"),
+    [
+        pytest.param("MEMORY.md", "MEMORY.md:1", b"<!-- forgotten ", id="line-1"),
+        pytest.param(f"{NOTES}/pool.md", "notes/pool", b"forgotten: ", id="note"),
+    ],
+)
+def test_forget_keeps_a_byte_order_mark_first(
+    memory_root: Path, rel: str, target: str, mark: bytes
+) -> None:
+    path = memory_root / rel
+    path.parent.mkdir(parents=True)
+    before = BOM + b"- Pool size is 20.\n- Use uv.\n"
+    path.write_bytes(before)
+
+    cli("forget", target)
+
+    assert path.read_bytes().startswith(BOM + mark)
+    assert "0 files" in cli("search", "pool")
+    cli("restore", target.removesuffix(":1"))
+    assert path.read_bytes() == before
+
+
 @pytest.mark.parametrize(
     "command",
     [pytest.param("forget", id="forget"), pytest.param("restore", id="restore")],

@@ -60,6 +60,25 @@ def test_restore_is_byte_identical(text: str) -> None:
     assert restore_line(forgotten, "target")[0] == text
 
 
+@pytest.mark.parametrize(
+    ("marked", "text"),
+    [
+        pytest.param(
+            "<!-- forgotten 2026-01-01 -->~~\ufeffx~~\n",
+            "\ufeffx\n",
+            id="line-before-bom",
+        ),
+        pytest.param(
+            "forgotten: 2026-01-01\n\ufeffx\n", "\ufeffx\n", id="note-before-bom"
+        ),
+    ],
+)
+def test_marks_written_before_the_fix_still_restore(marked: str, text: str) -> None:
+    # A mark used to go before a byte-order mark, and a note's header to end in "\n" alone.
+    line = "<!--" in marked
+    assert (restore_line(marked, None) if line else restore_note(marked))[0] == text
+
+
 @given(
     lines=st.lists(
         st.text(alphabet=st.characters(exclude_characters="\n")), min_size=1
