@@ -43,6 +43,11 @@ def _split_bom(text: str) -> tuple[str, str]:
     return bom, text[len(bom) :]
 
 
+def _cr(lines: list[str]) -> str:
+    """The end a header line added to a note needs before its "\\n": a CRLF note's "\\r"."""
+    return "\r" if len(lines) > 1 and lines[0].endswith("\r") else ""
+
+
 def _select(parts: list[str], select: int | str, *, forgotten: bool, rel: str) -> int:
     """Index of the one line that `select` names: a 1-based number or a unique substring."""
     if isinstance(select, int):
@@ -149,7 +154,7 @@ def forget_note(text: str, *, date: str, reason: str = "", rel: str = "") -> str
     if note_forgotten(lines) is not None:
         raise ForgetError(rel, "the note is already forgotten")
     why = clean_reason(reason)
-    return f"{bom}forgotten: {date}{SEP + why if why else ''}\n{body}"
+    return f"{bom}forgotten: {date}{SEP + why if why else ''}{_cr(lines)}\n{body}"
 
 
 def supersede_note(
@@ -172,7 +177,7 @@ def supersede_note(
     # Below the aliases line only when that line ends in a newline: restoring must
     # remove exactly the bytes added.
     at = 1 if len(lines) > 1 and lines[0].lower().startswith("aliases:") else 0
-    lines.insert(at, line)
+    lines.insert(at, line + _cr(lines))
     return bom + "\n".join(lines)
 
 
@@ -193,7 +198,7 @@ def restore_note(text: str, *, rel: str = "") -> tuple[str, str]:
         (SUPERSEDED_NOTE, "superseded"),
     ):
         for i in range(n):
-            if pattern.fullmatch(lines[i]):
+            if pattern.fullmatch(core(lines[i])[0]):
                 del lines[i]
                 return bom + "\n".join(lines), what
     raise ForgetError(rel, "the note is neither forgotten nor superseded")

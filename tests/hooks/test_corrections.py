@@ -103,6 +103,46 @@ def test_forget_keeps_a_byte_order_mark_first(
 
 
 @pytest.mark.parametrize(
+    ("before", "argv", "added"),
+    [
+        pytest.param(
+            b"aliases: pool\r\nPool size is 20.\r\n",
+            [],
+            b"forgotten: ",
+            id="forgotten",
+        ),
+        pytest.param(
+            b"aliases: pool\r\nPool size is 20.\r\n",
+            ["--by", "new"],
+            b"superseded-by: ",
+            id="superseded-below-aliases",
+        ),
+        pytest.param(
+            b"Pool size is 20.\r\n",
+            ["--by", "new"],
+            b"superseded-by: ",
+            id="superseded",
+        ),
+    ],
+)
+def test_a_crlf_note_gets_a_crlf_header_line(
+    memory_root: Path, before: bytes, argv: list[str], added: bytes
+) -> None:
+    cli("write", "--to", "note", "--name", "new", "--text", "Pool is per service.")
+    path = memory_root / NOTES / "pool.md"
+    path.write_bytes(before)
+
+    cli("forget", "notes/pool", *argv)
+
+    after = path.read_bytes()
+    (header,) = [ln for ln in after.split(b"\n") if ln.startswith(added)]
+    assert header.endswith(b"\r")
+    assert after.count(b"\n") == after.count(b"\r\n") == before.count(b"\n") + 1
+    cli("restore", "notes/pool")
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
     "command",
     [pytest.param("forget", id="forget"), pytest.param("restore", id="restore")],
 )

@@ -71,6 +71,7 @@ def test_restore_is_byte_identical(text: str) -> None:
         pytest.param(
             "forgotten: 2026-01-01\n\ufeffx\n", "\ufeffx\n", id="note-before-bom"
         ),
+        pytest.param("forgotten: 2026-01-01\nx\r\n", "x\r\n", id="lf-header-crlf-note"),
     ],
 )
 def test_marks_written_before_the_fix_still_restore(marked: str, text: str) -> None:
