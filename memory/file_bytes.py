@@ -5,16 +5,20 @@ person's lines (a note's ``aliases:`` line). Pure: bytes and text in, bytes out.
 
 from __future__ import annotations
 
-from memhooks.memory.note_format import aliases_of, header_lines, is_aliases_line
+from memhooks.memory.note_format import (
+    aliases_of,
+    header_lines,
+    is_aliases_line,
+    split_bom,
+)
 
 
 def with_aliases(raw: bytes, header: str) -> bytes:
     """`raw` with the aliases of `header` (an ``aliases:`` line) that its own ``aliases:``
     line lacks added at that line's end, or with `header` inserted first if it has none.
     What a person wrote keeps its bytes; a byte-order mark stays first."""
-    text = decode(raw)
-    bom = "\ufeff" if text.startswith("\ufeff") else ""
-    lines = text[len(bom) :].split("\n")
+    bom, text = split_bom(decode(raw))
+    lines = text.split("\n")
     # The aliases line may sit below a forgotten: header (memory.forget).
     at = [i for i in range(header_lines(lines)) if is_aliases_line(lines[i])]
     cr = "\r" if uses_crlf(raw) else ""

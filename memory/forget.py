@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from memhooks.memory.errors import ForgetError
 from memhooks.memory.note_format import (
-    BOM,
     FORGOTTEN_NOTE,
     MARK,
     SEP,
@@ -33,14 +32,9 @@ from memhooks.memory.note_format import (
     header_lines,
     note_forgotten,
     parse_forgotten,
+    split_bom,
     superseded_by,
 )
-
-
-def _split_bom(text: str) -> tuple[str, str]:
-    """(the byte-order mark or "", the rest): marks go after it, so it stays first."""
-    bom = BOM if text.startswith(BOM) else ""
-    return bom, text[len(bom) :]
 
 
 def _cr(lines: list[str]) -> str:
@@ -96,7 +90,7 @@ def forget_line(
     Raises:
         ForgetError: no such line, several match, blank, or already forgotten.
     """
-    bom, body = _split_bom(text)
+    bom, body = split_bom(text)
     parts = body.split("\n")
     i = _select(parts, select, forgotten=False, rel=rel)
     line, cr = core(parts[i])
@@ -123,7 +117,7 @@ def restore_line(
     Raises:
         ForgetError: nothing forgotten there, or the choice is ambiguous.
     """
-    bom, body = _split_bom(text)
+    bom, body = split_bom(text)
     parts = body.split("\n")
     if select is None:
         marked = [i for i, p in enumerate(parts) if parse_forgotten(p) is not None]
@@ -149,7 +143,7 @@ def forget_note(text: str, *, date: str, reason: str = "", rel: str = "") -> str
     Raises:
         ForgetError: the note is already forgotten.
     """
-    bom, body = _split_bom(text)
+    bom, body = split_bom(text)
     lines = body.split("\n")
     if note_forgotten(lines) is not None:
         raise ForgetError(rel, "the note is already forgotten")
@@ -165,7 +159,7 @@ def supersede_note(
     Raises:
         ForgetError: the note is already superseded.
     """
-    bom, body = _split_bom(text)
+    bom, body = split_bom(text)
     lines = body.split("\n")
     old = superseded_by(lines)
     if old is not None:
@@ -190,7 +184,7 @@ def restore_note(text: str, *, rel: str = "") -> tuple[str, str]:
     Raises:
         ForgetError: the note is neither forgotten nor superseded.
     """
-    bom, body = _split_bom(text)
+    bom, body = split_bom(text)
     lines = body.split("\n")
     n = header_lines(lines)
     for pattern, what in (

@@ -69,6 +69,12 @@ def core(part: str) -> tuple[str, str]:
     return (part[:-1], "\r") if part.endswith("\r") else (part, "")
 
 
+def split_bom(text: str) -> tuple[str, str]:
+    """(the byte-order mark or "", the rest): what is added goes after it, so it stays first."""
+    bom = BOM if text.startswith(BOM) else ""
+    return bom, text[len(bom) :]
+
+
 def _bare(line: str) -> str:
     # A file's first line keeps its byte-order mark before a mark written on it.
     return core(line)[0].removeprefix(BOM)
@@ -220,6 +226,7 @@ __all__ = [
     "may_be_superseded",
     "note_forgotten",
     "parse_forgotten",
+    "split_bom",
     "superseded_by",
     "visible",
 ]
