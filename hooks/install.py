@@ -216,7 +216,7 @@ def uninstall(harness: Harness, path: Path, *, dry_run: bool = False) -> Install
     """Remove every handler of ours from ``path``, under any event.
 
     Matcher groups, events and the ``hooks`` object that only we filled are
-    dropped. Both harnesses share the layout, so ``harness`` is for symmetry.
+    dropped. Every harness shares the layout, so ``harness`` is for symmetry.
 
     Args:
         harness: Which harness the file belongs to.
