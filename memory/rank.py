@@ -67,7 +67,7 @@ DENSE = 0.25
 class Term(NamedTuple):
     """One typed query term and the keys it stands for."""
 
-    text: str  #: as typed, lowered
+    text: str  #: as typed, lowered: "Straße" is shown as straße (folded: strasse)
     keys: tuple[str, ...]
 
 
@@ -96,7 +96,6 @@ def query_terms(query: str) -> list[Term]:
     for raw in query.split():
         folded = raw.casefold()
         if folded not in seen:
-            # Shown lowered, not folded: "Straße" is reported as straße, not strasse.
             seen[folded] = Term(raw.lower(), tuple(dict.fromkeys(keys(raw))))
     return list(seen.values())
 
