@@ -86,7 +86,10 @@ def confirmed(event: Event, state: SessionState, view: View) -> tuple[str, ...]:
         summary = summary or digest.compact_summary
         wrote += _record(event, state, view, digest._replace(compact_summary=None))
     if not summary and event.transcript_path:
+        # Read for the summary alone: what else it holds is for the next flush.
+        at = state.transcript_path, state.transcript_offset
         summary = recorder.digest_since_flush(event, state, view).compact_summary
+        state.transcript_path, state.transcript_offset = at
     # Redacted before the cut, as every record is, but only what the cut can keep: the
     # summary of a 5 MB reply is not worth seconds of redaction past its cap.
     part = records.summary_part(summary or "")

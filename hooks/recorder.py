@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 
 logger = getLogger(__name__)
 
-#: SessionEnd reads at most this much of the transcript's end (1.5 s budget, §5).
-SESSION_END_TAIL = 2 * 1024 * 1024
+#: SessionEnd reads at most this much of the transcript's end (1.5 s budget, §5): a
+#: transcript is digested at ~100 MB/s, and most of it is tool output.
+SESSION_END_TAIL = 16 * 1024 * 1024
 
 
 def safe(text: str) -> str:
@@ -119,20 +120,28 @@ def digest_since_flush(
 ) -> TranscriptDigest:
     """What happened since the last flush: from the transcript, else from prompts seen.
 
-    `tail`: only the transcript's last bytes; `upto`: only what came before this offset.
+    `tail`: only the transcript's last bytes, with the prompts this session saw before
+    them when that skips some; `upto`: only what came before this offset.
     """
     path = event.transcript_path
     if path:
         offset = state.transcript_offset if state.transcript_path == path else 0
         try:
+            skipped = False
             if tail is not None:
                 size = Path(path).stat().st_size
-                offset = max(offset, _line_start_after(Path(path), size - tail))
+                start = _line_start_after(Path(path), size - tail)
+                skipped = start > offset
+                offset = max(offset, start)
             digest, state.transcript_offset = read_transcript(
                 Path(path), offset, upto=upto
             )
             state.transcript_path = path
             looked(event, view, digest)
+            if skipped:
+                # A long run of tool output since the last prompt: its prompts were
+                # seen when they were sent.
+                digest = digest._replace(prompts=(*state.prompts, *digest.prompts))
             return digest
         except (OSError, ValueError) as e:  # ValueError: a NUL in the path
             logger.warning(

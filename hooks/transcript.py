@@ -251,7 +251,7 @@ def read_transcript(
     path: Path,
     offset: int = 0,
     *,
-    max_bytes: int = 8 * 1024 * 1024,
+    max_bytes: int = 64 * 1024 * 1024,
     upto: int | None = None,
 ) -> tuple[TranscriptDigest, int]:
     """Digest the complete lines of a transcript from a byte offset.
@@ -354,8 +354,27 @@ def render_digest(
 
     Returns:
         Markdown sections separated by blank lines, only for non-empty parts; "" for
-        an empty digest. The same digest always renders to the same text.
+        an empty digest. The same digest always renders to the same text. Over
+        `max_total`, fewer and shorter items are kept, the newest of each list, so the
+        body still holds the latest prompts, the commands and the last answer.
     """
+    body = _body(d, max_items, max_chars)
+    for items, chars in _SMALLER:
+        if len(body) <= max_total:
+            return body
+        body = _body(d, min(items, max_items), min(chars, max_chars))
+    if len(body) <= max_total:
+        return body
+    head = body[: max(max_total - len(_TRUNCATED) - 1, 0)]
+    head = head[: head.rfind("\n")].rstrip() if "\n" in head else ""
+    return f"{head}\n{_TRUNCATED}" if head else _TRUNCATED
+
+
+#: (items per list, characters per item) tried in turn for a body over its size.
+_SMALLER = ((10, 300), (5, 300), (3, 150), (2, 100), (1, 80))
+
+
+def _body(d: TranscriptDigest, max_items: int, max_chars: int) -> str:
     sections: list[str] = []
     lists = (("Prompts", d.prompts, False), ("Files edited", d.files, True))
     for title, items, code in (*lists, ("Commands", d.commands, True)):
@@ -366,9 +385,4 @@ def render_digest(
     for title, text in {**quotes, "Last assistant message": d.last_assistant}.items():
         if one := _one_line(text or "", max_chars):
             sections.append(f"**{title}**\n> {one}")
-    body = "\n\n".join(sections)
-    if len(body) <= max_total:
-        return body
-    head = body[: max(max_total - len(_TRUNCATED) - 1, 0)]
-    head = head[: head.rfind("\n")].rstrip() if "\n" in head else ""
-    return f"{head}\n{_TRUNCATED}" if head else _TRUNCATED
+    return "\n\n".join(sections)

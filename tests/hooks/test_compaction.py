@@ -6,8 +6,9 @@ import datetime as dt
 import json
 from typing import TYPE_CHECKING
 
+from memhooks.hooks.recorder import SESSION_END_TAIL
 from memhooks.memory import Store, slug_for
-from tests.hooks.test_hook import _transcript, _user, claude, compact, hook
+from tests.hooks.test_hook import _bash, _transcript, _user, claude, compact, hook
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -108,3 +109,62 @@ def test_gemini_flushes_and_reinjects_only_after_a_real_compression(
     assert text.count(FLUSH + "\n") == 1
     assert "rename the billing module" in text and "invoices table" in text
     assert "The user renamed billing." in text  # Gemini's own summary
+
+
+def _output(size: int) -> dict[str, object]:
+    content = [{"type": "tool_result", "tool_use_id": "t", "content": "x" * size}]
+    return {"type": "user", "message": {"role": "user", "content": content}}
+
+
+def test_a_session_end_after_megabytes_of_tool_output_keeps_its_prompt(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # SessionEnd reads the transcript's end only. Before: when tool output filled it,
+    # the session's prompt fell outside it and the session left no record at all.
+    transcript = tmp_path / "t.jsonl"
+    prompt = "migrate the ledger tables to the new schema"
+    _transcript(transcript, [_user(prompt), _bash("alembic upgrade head")])
+    _transcript(transcript, [_output(1 << 20)] * (SESSION_END_TAIL // (1 << 20) + 1))
+    said = {"role": "assistant", "content": "The ledger is migrated."}
+    _transcript(transcript, [{"type": "assistant", "message": said}])
+    path = str(transcript)
+    hook(claude("SessionStart", project, source="startup", transcript_path=path))
+    hook(claude("UserPromptSubmit", project, prompt=prompt, transcript_path=path))
+    assert (
+        hook(claude("SessionEnd", project, reason="exit", transcript_path=path))[0] == 0
+    )
+    text = _log(memory_root, project).read_text()
+    assert "— session end" in text
+    assert prompt in text and "The ledger is migrated." in text
+
+
+def test_reading_for_the_summary_leaves_the_rest_for_the_next_record(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Before: the confirmation read on past the compaction for the harness's summary and
+    # moved the transcript's offset there, so what it passed was never recorded.
+    transcript, path = tmp_path / "t.jsonl", str(tmp_path / "t.jsonl")
+    _transcript(transcript, [_user("rotate the staging keys")])
+    hook(claude("SessionStart", project, source="startup", transcript_path=path))
+    assert (
+        hook(claude("PreCompact", project, trigger="auto", transcript_path=path))[0]
+        == 0
+    )
+    summary = {
+        "type": "user",
+        "isCompactSummary": True,
+        "message": {"role": "user", "content": "<summary>Keys rotated.</summary>"},
+    }
+    _transcript(
+        transcript, [_bash("vault write -f transit/keys/staging/rotate"), summary]
+    )
+    start = claude("SessionStart", project, source="compact", transcript_path=path)
+    assert hook(start)[0] == 0
+    text = _log(memory_root, project).read_text()
+    assert "rotate the staging keys" in text and "Keys rotated." in text
+    assert "transit/keys" not in text  # after the compaction: the next record's
+    assert (
+        hook(claude("SessionEnd", project, reason="exit", transcript_path=path))[0] == 0
+    )
+    text = _log(memory_root, project).read_text()
+    assert text.count("vault write -f transit/keys/staging/rotate") == 1

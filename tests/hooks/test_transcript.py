@@ -503,16 +503,30 @@ def test_render_quote_is_one_line() -> None:
     assert body == "**Last assistant message**\n> Done. # Heading > q"
 
 
-@pytest.mark.parametrize("max_total", [pytest.param(n, id=str(n)) for n in (50, 500)])
-def test_render_total_is_bounded(max_total: int) -> None:
-    digest = TranscriptDigest(
+def _long_digest() -> TranscriptDigest:
+    return TranscriptDigest(
         prompts=tuple(f"prompt {i} " + "y" * 80 for i in range(20)),
         commands=tuple(f"cmd {i}" for i in range(20)),
         last_assistant="z" * 300,
     )
-    body = render_digest(digest, max_total=max_total)
-    full = render_digest(digest, max_total=100_000)
-    assert len(body) <= max_total
+
+
+def test_render_over_its_total_keeps_the_newest_of_each_part() -> None:
+    # Before: the body was cut from its head, so the latest prompts, every command and
+    # the last answer were the parts dropped.
+    body = render_digest(_long_digest(), max_total=500)
+    assert len(body) <= 500
+    lines = body.splitlines()
+    assert lines[:2] == ["**Prompts**", "- …(18 earlier omitted)"]
+    assert lines[2:4] == [f"- prompt {i} " + "y" * 80 for i in (18, 19)]
+    assert "- …(18 earlier omitted)\n- `cmd 18`\n- `cmd 19`" in body
+    assert lines[-2:] == ["**Last assistant message**", "> " + "z" * 99 + "…"]
+
+
+def test_render_total_is_bounded() -> None:
+    body = render_digest(_long_digest(), max_total=50)
+    full = render_digest(_long_digest(), max_total=100_000)
+    assert len(body) <= 50
     assert body.endswith("\n…[digest truncated]")
     kept = body.splitlines()[:-1]
     assert kept == full.splitlines()[: len(kept)]  # whole lines only
