@@ -50,10 +50,9 @@ RACY_NS = 2_000_000_000
 REBUILD_MIN = 64
 REBUILD_SHARE = 0.05
 #: A one-shot search stats every file when the last such check is older than this; in
-#: between it stats the four folders only (`Store.stamps`), which tell of every file
-#: created, deleted or renamed (memhooks' own writes, an editor saving by rename), not
-#: of a write in place by another program: that is seen within this time (or when a
-#: session process's watcher reports it, `index_file.Watch`, which then vouches).
+#: between the four folders (`Store.stamps`: every file created, deleted or renamed)
+#: and the files people append to (`Store.appended_since`); another write in place is
+#: seen within this time (or when a session process's watcher reports it).
 FULL_CHECK_NS = 10_000_000_000
 #: Keys whose postings are kept from one read to the next (a query's keys).
 _RECENT = 64
@@ -136,6 +135,7 @@ def _trusted(store: Store, seg: Segment | None, now: int) -> Seen | None:
         or seen.built_at != seg.built_at
         or any(s >= seen.checked_at - RACY_NS for s in seen.stamps)
         or store.stamps() != seen.stamps
+        or store.appended_since(seen.checked_at - RACY_NS)
         or any(i >= len(seg) for i in seen.dead)
         or seen.mark != index_file.watch_mark(store)  # a watcher reported a change
     ):

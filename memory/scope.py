@@ -271,6 +271,22 @@ class Scope:
         base = f"{PROJECTS_DIR}/{self.slug}"
         return "", base, f"{base}/{DAILY_DIR}", f"{base}/{NOTES_DIR}"
 
+    def appended_since(self, ns: int) -> bool:
+        """Whether MEMORY.md, the scratchpad or today's log was modified at or after `ns`
+        (since the epoch): the files people append to in place (``echo >>``), which
+        leaves their folders' times as they were (`stamps`)."""
+        for loc in (
+            paths.memory_file(),
+            paths.scratchpad(self.slug),
+            paths.daily(self.slug, paths.today()),
+        ):
+            try:
+                if os.stat(os.path.join(self.root, loc.rel)).st_mtime_ns >= ns:
+                    return True
+            except OSError:
+                continue
+        return False
+
     def stamps(self) -> tuple[int, ...]:
         """Modification times (ns) of the root, project, daily and notes folders (-1 for
         one missing): creating, deleting or renaming a file changes its folder's, so

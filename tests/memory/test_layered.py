@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, search, search_docs
+from memhooks.memory import Store, search, search_docs, today
 from memhooks.memory import layered as layered_mod
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.layered import open_index
@@ -177,6 +177,34 @@ def test_a_search_stats_every_file_only_when_a_folder_changed_or_time_passed(
     # its name still says zeta, its text no longer does
     assert [h.filename_only for h in search(store, "zeta").hits] == [True]
     assert walks == [1, 1, 1]
+
+
+@pytest.mark.parametrize("target", ["MEMORY.md", "scratchpad", "today"])
+def test_a_line_a_person_appends_in_place_is_found_at_once(
+    memory_root: Path,
+    trusting: None,
+    monkeypatch: pytest.MonkeyPatch,
+    walks: list[int],
+    target: str,
+) -> None:
+    # `echo "- kafka is on 9092" >> MEMORY.md` leaves its folder's time as it was. Before:
+    # a search within 10 s of the last full check said "kafka(0) … No matches".
+    monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", 10**12)  # however slow the test
+    store = _random_root(memory_root, random.Random(5))
+    store.write_memory("- deploy on Fridays only")
+    store.write_scratchpad("- [ ] rotate the deploy keys")
+    store.append_daily("deploy", "deployed the api")
+    search(store, "deploy")  # builds the index file, then checks every file
+    walks.clear()
+    assert search(store, "deploy").hits and walks == []  # trusted: no file stat'ed
+    rel = {"MEMORY.md": "MEMORY.md", "scratchpad": "scratchpad", "today": None}[target]
+    path = store.path(store.locate(rel or f"daily/{today()}").rel)
+    with path.open("a", encoding="utf-8") as f:
+        f.write("- [ ] kafka broker moved to 9093\n")
+    _bump(path, random.Random(6))
+    assert [h.rel for h in search(store, "kafka").hits] == [
+        store.locate(rel or f"daily/{today()}").rel
+    ]
 
 
 #: A session process's watch of the scope, in a process of its own: "changed" on stdin
