@@ -45,16 +45,20 @@ _TEMP = re.compile(r"\..+\.tmp")
 # -- the memory root ------------------------------------------------------------------
 
 
-def _walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+def _walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str] | OSError]]:
     """(root-relative path, entry) of everything under the root that memhooks owns a
-    say in; hidden folders (session state, caches) are not entered.
+    say in, or (folder, why) for a folder that cannot be listed; hidden folders (session
+    state, caches) are not entered.
     """
     queue = collections.deque([""])  # breadth first: the root's own entries first
     while queue:
         rel_dir = queue.popleft()
         try:
             entries = sorted(os.scandir(root / rel_dir), key=lambda e: e.name)
-        except OSError:
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            yield rel_dir, e
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
@@ -132,6 +136,13 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
     except ConfigError as e:
         found.append(Finding("fix", f"{e}"))
     for rel, entry in _walk(root):
+        if isinstance(entry, OSError):
+            found.append(
+                Finding("fix", f"{rel or '.'}/ cannot be read "
+                        f"({entry.strerror or entry}): its files are never searched "
+                        f"or injected; chmod u+rwx {root / rel}")
+            )  # fmt: skip
+            continue
         is_dir = entry.is_dir(follow_symlinks=False)
         why = _stray(rel, is_dir)
         if why:

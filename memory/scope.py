@@ -35,8 +35,18 @@ if TYPE_CHECKING:
 
 logger = getLogger(__name__)
 
-#: MEMORY.md or a scratchpad found not to be a file, said once a process.
+#: What in scope was found unreadable, said once a process.
 _WARNED: set[str] = set()
+
+
+def _warn_once(rel: str, problem: str) -> None:
+    if rel not in _WARNED:
+        _WARNED.add(rel)
+        logger.warning("%s %s", rel, problem)
+
+
+def _why(e: Exception) -> str:
+    return (e.strerror if isinstance(e, OSError) else None) or str(e)
 
 
 class Scan(NamedTuple):
@@ -186,10 +196,9 @@ class Scope:
                 path = self.path(loc.rel)
                 if path.is_file():
                     yield loc.kind, loc.rel, loc.key, str(path), None
-                elif path.exists() and loc.rel not in _WARNED:
+                elif path.exists():
                     # A person's rules left out without a word would look like none.
-                    _WARNED.add(loc.rel)
-                    logger.warning("%s is not a regular file: left out", loc.rel)
+                    _warn_once(loc.rel, "is not a regular file: left out")
         folders: tuple[tuple[str, Kind], ...] = (
             (DAILY_DIR, "daily"),
             (NOTES_DIR, "note"),
@@ -200,7 +209,10 @@ class Scope:
                 # Listed through a folder descriptor: a stat of each entry then resolves
                 # its name alone, not the whole path (a fifth of a walk's time).
                 fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-            except (OSError, UnsafeNameError):
+            except FileNotFoundError:
+                continue
+            except (OSError, UnsafeNameError) as e:
+                _warn_once(f"{base}/{sub}", f"cannot be read ({_why(e)}): left out")
                 continue
             try:
                 with os.scandir(fd) as listed:

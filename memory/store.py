@@ -327,7 +327,11 @@ class Store(Scope):
 
     def _writable(self, rel: str) -> Path:
         path = self.path(rel)
-        if path.is_symlink():
+        try:
+            link = path.is_symlink()
+        except OSError as e:  # a folder on the way that this user may not search
+            raise StoreWriteError(rel, e) from e
+        if link:
             raise UnsafeNameError(rel, "refusing to replace a symlink")
         return path
 

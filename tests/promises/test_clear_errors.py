@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -169,3 +172,59 @@ def test_a_memory_file_that_is_a_folder_is_named_once_and_the_rest_injected(
     done = run_cli("inject", "--project", str(project))
     assert done.returncode == 0 and "notes/pool.md" in done.stdout
     assert done.stderr == "memhooks: MEMORY.md is not a regular file: left out\n"
+
+
+def _as_a_user() -> list[str]:
+    """A prefix that makes this process's permission checks apply to its children: root
+    ignores a folder's mode unless it drops the capabilities that let it."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("root without setpriv ignores file permissions")
+    caps = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"]
+
+
+def test_a_notes_folder_this_user_cannot_read_is_named_in_one_line(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: write, edit and forget ended in a 40-line traceback (exit 3), and search,
+    # status and doctor said nothing, as if the notes were none.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("pool", "pool size is 20")
+    notes = memory_root / "projects" / slug_for(str(project)) / "notes"
+    notes.chmod(0)
+    try:
+
+        def run(*args: str) -> subprocess.CompletedProcess[str]:
+            argv = [*_as_a_user(), sys.executable, "-m", "memhooks.hooks", *args]
+            where = ["--project", str(project)]
+            return subprocess.run(
+                [*argv, *where], capture_output=True, text=True, check=False
+            )
+
+        rel = f"projects/{slug_for(str(project))}/notes/pool.md"
+        for args in (
+            ("write", "--to", "note", "--name", "pool", "--text", "more"),
+            ("edit", "notes/pool", "--old", "20", "--new", "40"),
+            ("forget", "notes/pool"),
+        ):
+            done = run(*args)
+            assert done.returncode == 1, (args, done.stderr)
+            assert (
+                done.stderr
+                == f"memhooks: error: cannot write {rel}: Permission denied\n"
+            )
+        folder = f"projects/{slug_for(str(project))}/notes"
+        done = run("search", "pool")
+        assert done.returncode == 1
+        assert (
+            done.stderr
+            == f"memhooks: {folder} cannot be read (Permission denied): left out\n"
+        )
+        done = run("doctor")
+        assert done.returncode == 1
+        assert f"fix: {folder}/ cannot be read (Permission denied)" in done.stdout
+    finally:
+        notes.chmod(0o700)
+    assert (notes / "pool.md").read_text() == "pool size is 20\n"
