@@ -66,6 +66,9 @@ def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config
     root = default_root(where.root)
     if must_exist:
         root_exists(root)
+    if where.project is not None and not Path(where.project).is_dir():
+        # A typo would otherwise name a project of its own, empty.
+        raise UsageError(f"--project {where.project}: no such folder")
     store = (
         Store(root, where.slug)
         if where.slug

@@ -228,3 +228,24 @@ def test_a_notes_folder_this_user_cannot_read_is_named_in_one_line(
     finally:
         notes.chmod(0o700)
     assert (notes / "pool.md").read_text() == "pool size is 20\n"
+
+
+def test_a_project_folder_that_is_not_there_is_an_error_not_a_new_project(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Before: a typo in --project wrote to (or read) an empty project of its own.
+    memory_root.mkdir(parents=True, exist_ok=True)
+    (memory_root / "MEMORY.md").write_text("- a rule\n")
+    before = sorted(memory_root.rglob("*"))
+    for args, code in (
+        (("write", "--to", "note", "--name", "n", "--text", "hi"), 1),
+        (("status",), 1),
+        (("search", "rule"), 2),
+    ):
+        for where in (tmp_path / "no-such-dir", memory_root / "MEMORY.md"):
+            done = run_cli(*args, "--project", str(where))
+            assert done.returncode == code, (args, done.stdout)
+            assert (
+                done.stderr == f"memhooks: error: --project {where}: no such folder\n"
+            )
+    assert sorted(memory_root.rglob("*")) == before
