@@ -249,13 +249,17 @@ async def serve_pipe(
         target=_pump, args=(stdin, send, current_token()), daemon=True, name="stdin"
     ).start()
 
+    replying = True
+
     async def requests() -> None:
+        nonlocal replying
         async with receive:
             async for line in receive:
                 if not line.strip():
                     continue
                 result = await process.answer(line, harness)
-                write(result.text or "{}")
+                if replying:
+                    replying = _reply(write, result.text or "{}")
                 if result.ended:
                     return
 
@@ -264,6 +268,17 @@ async def serve_pipe(
 
     await process.run(requests, leave)
     return 0
+
+
+def _reply(write: Callable[[str], None], text: str) -> bool:
+    # A harness that stops reading (`| head`, a reader gone) still has its events
+    # handled, its session end recorded: only the replies are dropped, said once.
+    try:
+        write(text)
+    except OSError as e:
+        logger.warning("replies could not be written (%s); events still handled", e)
+        return False
+    return True
 
 
 def _lines(stream: BinaryIO) -> Iterator[bytes]:

@@ -162,3 +162,25 @@ def test_claude_code_dialect_over_a_session(memory_root: Path, project: Path) ->
             == {}
         )
         assert s.close_stdin() < 1.0
+
+
+def test_a_harness_that_stops_reading_still_gets_its_session_recorded(
+    memory_root: Path, project: Path
+) -> None:
+    with Session(memory_root) as s:
+        assert s.proc.stdin is not None and s.proc.stdout is not None
+        s.send(event="session-start", session_id="s", cwd=str(project))
+        s.proc.stdout.close()  # the harness reads no more replies (`| head -n 1`)
+        for event in (
+            {"event": "pre-prompt", "prompt": "redis port in staging"},
+            {"event": "session-end"},
+        ):
+            s.proc.stdin.write(
+                json.dumps({**event, "session_id": "s", "cwd": str(project)}) + "\n"
+            )
+            s.proc.stdin.flush()
+        assert s.proc.wait(timeout=10) == 0
+        errors = s.stderr().splitlines()
+    assert len(errors) == 1 and "replies could not be written" in errors[0], errors
+    log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
+    assert "session end" in log and "redis port in staging" in log
