@@ -11,7 +11,6 @@ that is going away.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import threading
@@ -19,11 +18,12 @@ from typing import TYPE_CHECKING, BinaryIO, NamedTuple, cast
 
 import anyio
 from anyio.abc import SocketListener
-from anyio.lowlevel import EventLoopToken, checkpoint, current_token
+from anyio.lowlevel import checkpoint, current_token
 
 from memhooks.hooks.adapters import render, render_error
+from memhooks.hooks.lines import pump
 from memhooks.hooks.reread import Rereads
-from memhooks.hooks.runner import Sessions, decode, handle
+from memhooks.hooks.runner import MAX_PAYLOAD, Sessions, decode, handle
 from memhooks.hooks.state import state_rel
 from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import (
@@ -41,11 +41,10 @@ from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     import socket
-    from collections.abc import Awaitable, Callable, Iterator
+    from collections.abc import Awaitable, Callable
     from pathlib import Path
 
     from anyio.abc import SocketStream
-    from anyio.streams.memory import MemoryObjectSendStream
 
     from memhooks.hooks.events import Event, Harness
     from memhooks.hooks.first import Started
@@ -70,10 +69,17 @@ class Answer(NamedTuple):
     ok: bool = True
 
 
-async def answer(line: bytes, harness: Harness | None, sessions: Sessions) -> Answer:
-    """Answer one event line; failures become an error reply (generic dialect), never raise."""
+async def answer(
+    line: bytes | None, harness: Harness | None, sessions: Sessions
+) -> Answer:
+    """Answer one event line; failures become an error reply (generic dialect), never raise.
+
+    None stands for a line longer than `decode` takes, dropped as it was read (`lines`).
+    """
     event = None
     try:
+        if line is None:
+            raise ValueError(f"payload larger than {MAX_PAYLOAD} bytes")
         event = decode(line, harness)
         if event is None:
             return Answer(None)
@@ -92,10 +98,12 @@ async def answer(line: bytes, harness: Harness | None, sessions: Sessions) -> An
     return Answer(render(event, reply), event.kind == "session-end")
 
 
-def _request_id(line: bytes, event: Event | None) -> str | int | None:
+def _request_id(line: bytes | None, event: Event | None) -> str | int | None:
     """The `id` of a request, if it has one, even when the rest of it is unusable."""
     if event is not None:
         return event.request_id  # parsed already; only a failed line is parsed again
+    if line is None:
+        return None  # not kept
     try:
         data = json.loads(line)
     except (ValueError, RecursionError):
@@ -139,7 +147,7 @@ class _Process:
         catch_up(early, self.sessions)
         early.close()
 
-    async def answer(self, line: bytes, harness: Harness | None) -> Answer:
+    async def answer(self, line: bytes | None, harness: Harness | None) -> Answer:
         async with self._lock:  # handlers share the session's state
             await self.rereads.settle()  # an edit just made, not a 30 MB note
             result = await answer(line, harness, self.sessions)
@@ -244,9 +252,12 @@ async def serve_pipe(
     parent = os.getppid()
     await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
     process = _Process(root, idle_timeout)
-    send, receive = anyio.create_memory_object_stream[bytes](16)
+    send, receive = anyio.create_memory_object_stream[bytes | None](16)
     threading.Thread(
-        target=_pump, args=(stdin, send, current_token()), daemon=True, name="stdin"
+        target=pump,
+        args=(stdin, send, current_token(), MAX_PAYLOAD),
+        daemon=True,
+        name="stdin",
     ).start()
 
     replying = True
@@ -255,7 +266,7 @@ async def serve_pipe(
         nonlocal replying
         async with receive:
             async for line in receive:
-                if not line.strip():
+                if line is not None and not line.strip():
                     continue
                 result = await process.answer(line, harness)
                 if replying:
@@ -279,41 +290,6 @@ def _reply(write: Callable[[str], None], text: str) -> bool:
         logger.warning("replies could not be written (%s); events still handled", e)
         return False
     return True
-
-
-def _lines(stream: BinaryIO) -> Iterator[bytes]:
-    """Lines of `stream`, read with os.read on its descriptor where it has one.
-
-    A daemon thread blocked inside a BufferedReader holds its lock, and CPython aborts at
-    shutdown when it cannot take that lock; a raw os.read holds none.
-    """
-    try:
-        fd = stream.fileno()
-    except (OSError, ValueError):  # an in-memory stream: plain reads never block
-        yield from iter(stream.readline, b"")
-        return
-    pending = b""
-    while chunk := os.read(fd, 65536):
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for line in lines:
-            yield line + b"\n"
-    if pending:
-        yield pending
-
-
-def _pump(
-    stream: BinaryIO, send: MemoryObjectSendStream[bytes], token: EventLoopToken
-) -> None:
-    # A daemon thread, so that a read blocked on a silent pipe never keeps the process alive.
-    try:
-        for line in _lines(stream):
-            anyio.from_thread.run(send.send, line, token=token)
-    except Exception as e:  # noqa: BLE001 - the loop must see end of input whatever happened
-        logger.debug("stdin reader stopped: %s", e)
-    finally:
-        with contextlib.suppress(Exception):  # the event loop may already be gone
-            anyio.from_thread.run_sync(send.close, token=token)
 
 
 # -- over a socket: the hook commands of one session are thin clients (hooks.client) -----

@@ -6,11 +6,13 @@ import json
 import subprocess
 import sys
 import time
-from typing import IO, TYPE_CHECKING, Self
+from typing import IO, TYPE_CHECKING, Self, cast
 
+from memhooks.hooks.wire import MAX_REQUEST
 from memhooks.memory import Store, slug_for
 
 if TYPE_CHECKING:
+    import io
     from pathlib import Path
 
 
@@ -184,3 +186,41 @@ def test_a_harness_that_stops_reading_still_gets_its_session_recorded(
     assert len(errors) == 1 and "replies could not be written" in errors[0], errors
     log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
     assert "session end" in log and "redis port in staging" in log
+
+
+def test_a_line_past_the_limit_is_dropped_as_it_streams_and_the_next_is_answered(
+    memory_root: Path, project: Path
+) -> None:
+    size = 7 * MAX_REQUEST  # read whole, it would take more than the line's size
+    huge = b'{"event": "pre-prompt", "prompt": "' + b"x" * size + b'"}\n'
+    with Session(memory_root) as s:
+        assert s.proc.stdin is not None and s.proc.stdout is not None
+        s.send(event="session-start", session_id="s", cwd=str(project))
+        s.proc.stdin.flush()
+        cast("io.TextIOWrapper", s.proc.stdin).buffer.write(huge)
+        del huge
+        refused = json.loads(s.proc.stdout.readline())
+        assert refused["ok"] is False
+        assert (
+            refused["error"] == f"ValueError: payload larger than {MAX_REQUEST} bytes"
+        )
+        after = s.send(
+            event="pre-prompt", session_id="s", cwd=str(project), prompt="x", id=3
+        )
+        assert after["ok"] is True and after["id"] == 3
+        peak = _peak_memory(s.proc.pid)
+        s.proc.stdin.close()
+        assert s.proc.wait(timeout=10) == 0
+        errors = s.stderr().splitlines()
+    assert errors == [
+        f"memhooks: event failed: ValueError: payload larger than {MAX_REQUEST} bytes"
+    ]
+    assert peak < size / 2
+
+
+def _peak_memory(pid: int) -> int:
+    # The process's own peak since exec (VmHWM): its ru_maxrss counts the memory of the
+    # test process that forked it.
+    with open(f"/proc/{pid}/status") as status:
+        kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    return int(kb) * 1024

@@ -1,0 +1,80 @@
+"""The lines of a `memhooks session`'s stdin, read in a daemon thread.
+
+Each read is searched for a newline once, and a line longer than the limit is dropped as
+it streams in: a harness that sends 50 MB on one line costs the process neither time
+squared nor 50 MB of memory, and the next line is answered as usual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+from typing import TYPE_CHECKING, BinaryIO
+
+import anyio
+
+from memhooks.memory.lazylog import getLogger
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from anyio.lowlevel import EventLoopToken
+    from anyio.streams.memory import MemoryObjectSendStream
+
+logger = getLogger(__name__)
+
+CHUNK = 65536
+
+
+def lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """Lines of `stream`, newline kept; None for a line of more than `limit` bytes
+    (newline included), which is not kept.
+
+    Read with os.read on its descriptor where it has one: a daemon thread blocked inside
+    a BufferedReader holds its lock, and CPython aborts at shutdown when it cannot take
+    that lock; a raw os.read holds none.
+    """
+    try:
+        read = functools.partial(os.read, stream.fileno(), CHUNK)
+    except (OSError, ValueError):  # an in-memory stream: plain reads never block
+        read = functools.partial(stream.read, CHUNK)
+    parts: list[bytes] = []  # the line so far, unless it is too long already
+    size = 0
+    for chunk in iter(read, b""):
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            size += end + 1 - start
+            yield b"".join([*parts, chunk[start : end + 1]]) if size <= limit else None
+            parts, size, start = [], 0, end + 1
+        size += len(chunk) - start
+        if size <= limit and start < len(chunk):
+            parts.append(chunk[start:])
+        elif size > limit:
+            parts = []
+    if size:
+        yield b"".join(parts) if size <= limit else None
+
+
+def pump(
+    stream: BinaryIO,
+    send: MemoryObjectSendStream[bytes | None],
+    token: EventLoopToken,
+    limit: int,
+) -> None:
+    """Send the `lines` of `stream` to the event loop, then close `send`.
+
+    Run in a daemon thread, so that a read blocked on a silent pipe never keeps the
+    process alive.
+    """
+    try:
+        for line in lines(stream, limit):
+            anyio.from_thread.run(send.send, line, token=token)
+    except Exception as e:  # noqa: BLE001 - the loop must see end of input whatever happened
+        logger.debug("stdin reader stopped: %s", e)
+    finally:
+        with contextlib.suppress(Exception):  # the event loop may already be gone
+            anyio.from_thread.run_sync(send.close, token=token)
+
+
+__all__ = ["lines", "pump"]

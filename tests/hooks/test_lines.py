@@ -1,0 +1,29 @@
+"""`hooks.lines`: a session's stdin split into lines, a line past the limit dropped."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from memhooks.hooks import lines as lines_module
+from memhooks.hooks.lines import lines
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        pytest.param(b"ab\ncd\n", [b"ab\n", b"cd\n"], id="whole-lines"),
+        pytest.param(b"ab\ncd", [b"ab\n", b"cd"], id="last-line-unended"),
+        pytest.param(b"abcdef\nab\n", [None, b"ab\n"], id="too-long-then-next"),
+        pytest.param(b"abcde\n", [b"abcde\n"], id="newline-counts-to-the-limit"),
+        pytest.param(b"abcdefghij", [None], id="too-long-unended"),
+        pytest.param(b"\n\n", [b"\n", b"\n"], id="empty-lines"),
+        pytest.param(b"", [], id="nothing"),
+    ],
+)
+def test_lines_across_reads(
+    data: bytes, expected: list[bytes | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lines_module, "CHUNK", 2)  # a line spans several reads
+    assert list(lines(io.BytesIO(data), limit=6)) == expected
