@@ -13,6 +13,7 @@ after all of them; the event loop then takes over.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import select
@@ -92,8 +93,9 @@ def _serve(
         named, payload = parse_request(raw)
         dialect = cast("Harness | None", named) or harness
         ended = ends_session(payload)
-        if ended:  # the harness waits for nothing: let it go at once
-            conn.sendall(reply(""))
+        if ended:  # the harness waits for nothing: let it go at once (even if gone)
+            with contextlib.suppress(OSError):
+                conn.sendall(reply(""))
             conn.close()
         changes()
         text, kind = _answer(payload, dialect, sessions)

@@ -11,6 +11,7 @@ that is going away.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -339,9 +340,12 @@ async def serve_socket(
                 dialect = cast("Harness | None", named) or harness
                 if ends_session(payload):
                     # The harness prints nothing for a session end and waits for the
-                    # hook: let it go at once; the record is written as it leaves.
-                    await stream.send(reply(""))
-                    await stream.aclose()
+                    # hook: let it go at once; the record is written as it leaves,
+                    # even if it left already (a hook that gave up on a busy process
+                    # does not do the work itself: hooks.client).
+                    with contextlib.suppress(*_GONE):
+                        await stream.send(reply(""))
+                        await stream.aclose()
                     await process.answer(payload, dialect)
                     return
                 result = await process.answer(payload, dialect)
@@ -349,7 +353,7 @@ async def serve_socket(
                 await stream.send(
                     reply(result.text if result.ok and result.text else "")
                 )
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as e:
+        except _GONE as e:
             logger.info("a client hung up before its reply: %s", e)
         except Exception:
             logger.exception("a request failed; still serving")
@@ -375,6 +379,10 @@ async def serve_socket(
     finally:
         release(path, ours)
     return 0
+
+
+#: What sending to a client that hung up raises.
+_GONE = (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
 
 
 async def _read_all(stream: SocketStream) -> bytes:

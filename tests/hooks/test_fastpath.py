@@ -562,3 +562,52 @@ def test_a_leaving_session_process_never_removes_the_socket_bound_after_it(
     finally:
         for s in bound:
             s.close()
+
+
+@pytest.mark.parametrize(
+    "pause",
+    [
+        pytest.param(0.0, id="while-starting"),  # hooks.first answers it
+        pytest.param(1.5, id="in-its-event-loop"),  # hooks.serve answers it
+    ],
+)
+def test_a_session_end_the_hook_gave_up_on_is_still_recorded_once(
+    memory_root: Path, project: Path, tmp_path: Path, pause: float
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "user", "message": {"role": "user", "content": "pelican"}})
+        + "\n"
+    )
+    start = _payload(
+        "SessionStart",
+        project,
+        "busy",
+        source="startup",
+        transcript_path=str(transcript),
+    )
+    assert _hook(start, FAST).returncode == 0
+    assert _wait(lambda: answers(socket_path(str(memory_root), "busy")))
+    [pid] = _servers(memory_root)
+    time.sleep(pause)
+    os.kill(pid, signal.SIGSTOP)  # busy: swapped out, or reading a 50 MB note
+    try:
+        end = _hook(
+            _payload(
+                "SessionEnd",
+                project,
+                "busy",
+                reason="other",
+                transcript_path=str(transcript),
+            ),
+            FAST,
+        )
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert end.returncode == 0
+    assert end.stderr.splitlines() == [
+        "memhooks hook: session process did not answer (timed out); no context"
+    ]
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
+    log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
+    assert log.count("session end") == 1 and log.count("pelican") == 1, log
