@@ -22,10 +22,10 @@ from anyio.abc import SocketListener
 from anyio.lowlevel import checkpoint, current_token
 
 from memhooks.hooks.adapters import render, render_error
-from memhooks.hooks.lines import pump
 from memhooks.hooks.reread import Rereads
 from memhooks.hooks.runner import MAX_PAYLOAD, Sessions, decode, handle
 from memhooks.hooks.state import state_rel
+from memhooks.hooks.stdin_lines import pump
 from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import (
     MAX_REQUEST,
@@ -75,7 +75,7 @@ async def answer(
 ) -> Answer:
     """Answer one event line; failures become an error reply (generic dialect), never raise.
 
-    None stands for a line longer than `decode` takes, dropped as it was read (`lines`).
+    None stands for a line longer than `decode` takes, dropped as it was read (`stdin_lines`).
     """
     event = None
     try:

@@ -1,4 +1,4 @@
-"""`hooks.lines`: a session's stdin split into lines, a line past the limit dropped."""
+"""`hooks.stdin_lines`: a session's stdin split into lines, a line past the limit dropped."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from memhooks.hooks import lines as lines_module
-from memhooks.hooks.lines import lines
+from memhooks.hooks import stdin_lines as lines_module
+from memhooks.hooks.stdin_lines import lines
 
 
 @pytest.mark.parametrize(
