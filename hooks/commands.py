@@ -154,6 +154,13 @@ def write(
     """
     if not text.strip() and not (to == "daily" and title):
         raise UsageError(f"write --to {to}: the text is empty; nothing was written")
+    if "\x00" in text:
+        raise UsageError(
+            f"write --to {to}: the text holds a NUL byte (binary data?); nothing was written"
+        )
+    for flag, value in (("--name", name), ("--aliases", aliases)):
+        if value is not None and to != "note":
+            raise UsageError(f"write {flag} is for --to note; nothing was written")
     if to == "daily" and mode == "overwrite":
         raise UsageError(
             "write --to daily only appends (a log is a record); nothing was written; "
@@ -181,6 +188,12 @@ def write(
         raise UsageError(f"write --to {to!r}: use memory, scratchpad, daily or note")
     if not name:
         raise UsageError("write --to note needs --name NAME")
+    if name != name.strip():
+        # `read notes/NAME` strips what is typed: such a note could not be named again.
+        raise UsageError(
+            f"write --to note --name {name!r}: a name may not start or end with a "
+            "space; nothing was written"
+        )
     return store.write_note(name, text, mode=mode, aliases=aliases)
 
 

@@ -25,7 +25,7 @@ from memhooks.hooks.commands import (
     write,
     write_warnings,
 )
-from memhooks.hooks.errors import HookError
+from memhooks.hooks.errors import HookError, UsageError
 from memhooks.memory import (
     Config,
     MemoryStoreError,
@@ -190,6 +190,8 @@ def build_server(store: Store) -> Any:
         return parse_config(store.config_text(), str(store.root / CONFIG_FILE))
 
     def memory_search(query: Query) -> str:
+        if not query.strip():  # as `memhooks search` says
+            raise UsageError("search needs a word to look for; the query is blank")
         cfg = config().search
         result = search(store, query, ranking=cfg.ranking)
         return render_text(result, cfg.budget)

@@ -165,6 +165,36 @@ def test_text_dash_reads_stdin_as_other_tools_do(memory_root: Path) -> None:
     assert call("read", *where, "scratchpad")[1].splitlines() == ["- [ ] ship it"]
 
 
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        pytest.param(
+            ("--to", "note", "--name", "trail "),
+            "body",
+            "a name may not start or end with a space",
+            id="name-ends-in-a-space",  # `read "notes/trail "` could not find it
+        ),
+        pytest.param(("--to", "memory"), "\0\0\0", "holds a NUL byte", id="nul-text"),
+        pytest.param(
+            ("--to", "memory", "--name", "n"),
+            "a rule",
+            "--name is for --to note",
+            id="name-not-for-memory",  # it was ignored
+        ),
+    ],
+)
+def test_a_write_that_could_not_be_found_again_is_refused(
+    memory_root: Path,
+    capsys: pytest.CaptureFixture[str],
+    args: tuple[str, ...],
+    stdin: str,
+    message: str,
+) -> None:
+    assert call("write", "--slug", SLUG, *args, stdin=stdin) == (1, "")
+    assert message in capsys.readouterr().err
+    assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
+
+
 def test_project_flag_picks_the_slug_from_the_directory(
     memory_root: Path, tmp_path: Path
 ) -> None:

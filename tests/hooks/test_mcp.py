@@ -115,6 +115,10 @@ async def test_client_session(memory_root: Path, tmp_path: Path) -> None:
             assert error and "no such memory file" in text
             error, text = await call("memory_write", to="note", text="no name")
             assert error and "needs --name NAME" in text
+            error, text = await call("memory_search", query="  ")
+            assert error and "search needs a word to look for" in text
+            error, text = await call("memory_write", to="memory", text="a\x00b")
+            assert error and "the text holds a NUL byte" in text
     assert "Traceback" not in log.read_text()
     assert (
         (memory_root / "projects" / SLUG / "notes" / "redis.md")
