@@ -154,7 +154,7 @@ class Scope:
         loc = self.locate(target)
         text = self.read_text(loc.rel)
         size = len(text.encode("utf-8", "surrogatepass"))
-        marker = f"…[read truncated: file is {size} bytes, showing the first {cap}]"
+        marker = f"…[read truncated: file is {size} bytes, shown within {cap} with this line]"
         return loc.rel, cut(text, cap, marker)
 
     def config_text(self) -> str | None:

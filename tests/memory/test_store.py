@@ -255,7 +255,10 @@ def test_read_is_capped_with_a_marker(memory_root: Path) -> None:
     rel, text = store.read(f"projects/{SLUG}/notes/big.md", 100)
     assert rel == f"projects/{SLUG}/notes/big.md"
     assert len(text.encode()) <= 100
-    assert text.endswith("…[read truncated: file is 3001 bytes, showing the first 100]")
+    # Before: "showing the first 100", though the marker takes part of the 100.
+    assert text.endswith(
+        "…[read truncated: file is 3001 bytes, shown within 100 with this line]"
+    )
     with pytest.raises(TargetNotFoundError):
         store.read("notes/none", 100)
 
