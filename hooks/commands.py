@@ -159,7 +159,7 @@ def write(
             f"write --to {to}: the text holds a NUL byte (binary data?); nothing was written"
         )
     for flag, value in (("--name", name), ("--aliases", aliases)):
-        if value is not None and to != "note":
+        if value and to != "note":  # an MCP client may send "" for an unused one
             raise UsageError(f"write {flag} is for --to note; nothing was written")
     if to == "daily" and mode == "overwrite":
         raise UsageError(
