@@ -37,6 +37,10 @@ FOCUS_LINES = COUNT_LINES = LINES_PER_NEEDLE
 FIT_LINES = 2 * SEARCH_MAX_WINDOWS * (2 * SEARCH_CONTEXT_LINES + 1)
 #: The line that stands for lines left out of a snippet.
 GAP = Line(0, "…")
+#: A line longer than this (in characters) is shown as `SHOWN` of them around its first
+#: match (`around`): the one line of a minified file would fill a page with its start.
+LONG_LINE = 1000
+SHOWN = 500
 
 
 class Focus(NamedTuple):
@@ -189,3 +193,19 @@ def windows(
         or spans[min(len(spans), SEARCH_MAX_WINDOWS) - 1][1] < len(doc.lines) - 1
     )
     return [*out, GAP] if more else out
+
+
+def around(line: Line, needles: Sequence[str]) -> Line:
+    """`line`, if longer than `LONG_LINE`, cut to `SHOWN` characters from a little before
+    the first of `needles` it holds (its start when it holds none), "…" where cut."""
+    text = line.text
+    if len(text) <= LONG_LINE:
+        return line
+    low = (
+        text.lower()
+    )  # where casefolding changes lengths, a position may drift a little
+    at = min((p for n in needles if (p := low.find(n)) >= 0), default=0)
+    start = max(0, min(at - SHOWN // 4, len(text) - SHOWN))
+    end = start + SHOWN
+    shown = f"{'…' if start else ''}{text[start:end]}{'…' if end < len(text) else ''}"
+    return line._replace(text=shown)

@@ -28,12 +28,12 @@ from memhooks.memory.index import Index, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.lines import FOCUS_LINES, count_lines, focus, windows
+from memhooks.memory.lines import FOCUS_LINES, around, count_lines, focus, windows
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
 from memhooks.memory.rank import MAX_HITS, query_of, query_terms, rank
 from memhooks.memory.results import Hit, Line, SearchResult
-from memhooks.memory.terms import scripts
+from memhooks.memory.terms import scripts, stem_needles
 from memhooks.memory.timeline import LEADING
 
 if TYPE_CHECKING:
@@ -339,6 +339,8 @@ def _snippet(
         lines = windows(
             doc, placed.lines, lambda i, text: placed.holds(i, text, wanted)
         )
+        needles = [n for k in found for n in stem_needles(k)]
+        lines = [around(ln, needles) for ln in lines]
         return [Line(0, PARTIAL_FOCUS), *lines] if placed.partial else lines
 
     return make

@@ -243,3 +243,15 @@ def test_the_summary_shows_terms_as_typed_not_folded(memory_root: Path) -> None:
     result = search(store, "Straße STRASSE")  # one term, either way it is written
     assert render_text(result).startswith("Searched 1 term: straße(1) across 1 file.")
     assert result.hits[0].matched == ("straße",)
+
+
+def test_a_long_line_is_shown_around_its_match(memory_root: Path) -> None:
+    # Before: a 21,000-character line was shown from its start and cut at the page's end,
+    # so the word searched for never appeared.
+    store = Store(memory_root, SLUG)
+    store.write_note("minified", "filler " * 3000 + "narwhal at the end")
+    (line,) = search(store, "narwhal").hits[0].lines
+    assert line.number == 1 and line.match
+    assert line.text.startswith("…") and line.text.endswith("narwhal at the end")
+    assert len(line.text) == 501  # `SHOWN` characters and the mark where it was cut
+    assert "narwhal" in render_text(search(store, "narwhal"), budget=1024)
