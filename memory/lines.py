@@ -201,9 +201,8 @@ def around(line: Line, needles: Sequence[str]) -> Line:
     text = line.text
     if len(text) <= LONG_LINE:
         return line
-    low = (
-        text.lower()
-    )  # where casefolding changes lengths, a position may drift a little
+    # Needles are casefolded: where that changes a text's length, the place drifts a bit.
+    low = text.lower()
     at = min((p for n in needles if (p := low.find(n)) >= 0), default=0)
     start = max(0, min(at - SHOWN // 4, len(text) - SHOWN))
     end = start + SHOWN

@@ -63,17 +63,13 @@ def terms_of(query: str) -> list[str]:
 def bounded(query: str) -> tuple[str, int]:
     """`query` kept to its first `SEARCH_MAX_TERMS` distinct terms, and how many distinct
     terms were left out."""
-    kept: dict[str, str] = {}
-    left_out: set[str] = set()
+    first: dict[str, str] = {}  # each distinct term as first typed
     for t in query.split():
-        folded = t.casefold()
-        if folded in kept or folded in left_out:
-            continue
-        if len(kept) < SEARCH_MAX_TERMS:
-            kept[folded] = t
-        else:
-            left_out.add(folded)
-    return (" ".join(kept.values()), len(left_out)) if left_out else (query, 0)
+        first.setdefault(t.casefold(), t)
+    if len(first) <= SEARCH_MAX_TERMS:
+        return query, 0
+    kept = list(first.values())[:SEARCH_MAX_TERMS]
+    return " ".join(kept), len(first) - SEARCH_MAX_TERMS
 
 
 Ranking = Literal["default", "baseline"]
