@@ -77,6 +77,13 @@ def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config
     return store, parse_config(store.config_text(), str(root / "config.toml"))
 
 
+def searchable(query: str) -> str:
+    """`query`, unless it is blank: `memhooks search` and MCP `memory_search` refuse it."""
+    if not query.strip():
+        raise UsageError("search needs a word to look for; the terms are blank")
+    return query
+
+
 def cmd_search(
     where: Where,
     terms: list[str],
@@ -88,9 +95,7 @@ def cmd_search(
     semantic: str | None = None,
 ) -> int:
     """Exit 0 when a file matched, 1 when none did (as grep does)."""
-    query = " ".join(terms)
-    if not query.strip():
-        raise UsageError("search needs a word to look for; the terms are blank")
+    query = searchable(" ".join(terms))
     store, config = open_store(where, must_exist=True)
     budget = budget or config.search.budget
     meaning = open_meaning(store.root, config.search.semantic, flag=semantic)

@@ -21,11 +21,12 @@ from memhooks.hooks import corrections
 from memhooks.hooks.commands import (
     root_exists,
     said,
+    searchable,
     secret_warnings,
     write,
     write_warnings,
 )
-from memhooks.hooks.errors import HookError, UsageError
+from memhooks.hooks.errors import HookError
 from memhooks.memory import (
     Config,
     MemoryStoreError,
@@ -190,10 +191,8 @@ def build_server(store: Store) -> Any:
         return parse_config(store.config_text(), str(store.root / CONFIG_FILE))
 
     def memory_search(query: Query) -> str:
-        if not query.strip():  # as `memhooks search` says
-            raise UsageError("search needs a word to look for; the query is blank")
         cfg = config().search
-        result = search(store, query, ranking=cfg.ranking)
+        result = search(store, searchable(query), ranking=cfg.ranking)
         return render_text(result, cfg.budget)
 
     def memory_read(target: Target) -> str:
