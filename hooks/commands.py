@@ -216,7 +216,8 @@ def write_warnings(
 
     notes = [f"dropped, already in {result.rel}: {ln.strip()}" for ln in result.dropped]
     notes += secret_warnings(result.rel, title, aliases, text)
-    if kinds := _secret_kinds(result.rel.rsplit("/", 1)[-1]):
+    # Only a note's name is typed by the writer; the others are fixed or dated.
+    if is_note(result.rel) and (kinds := _secret_kinds(result.rel.rsplit("/", 1)[-1])):
         notes.append(
             f"warning: the name of {result.rel} may hold a secret ({kinds}); "
             "stored as given: rename the file"
