@@ -117,6 +117,10 @@ WEIGHTS: dict[str, int] = {
 }
 
 
+#: Bytes of text a truncated section shows at the least; with less it is omitted.
+LEAST_SHOWN = 40
+
+
 class Share(NamedTuple):
     """What one section got: its size whole, the bytes it takes in the block, and how."""
 
@@ -134,7 +138,9 @@ def render(
     Each section gets a share of the budget by its weight (`WEIGHTS`); what a section
     does not need flows on to the others. A section longer than what it got is cut and
     marked ``…[section truncated: T]`` (a daily log keeps its newest entries, the marker
-    first); one that gets too little for that is replaced by ``…[section omitted: T]``.
+    first); one that gets too little for that is replaced by ``…[section omitted: T]``,
+    and what the omitted ones got goes, weightiest first, to one it lets show its head
+    (at the smallest budget, 512 bytes, MEMORY.md's head rather than no text at all).
     The order of the sections in the text never changes. A final backstop cut marks
     ``…[memory truncated]``. No sections → "".
 
@@ -159,10 +165,18 @@ def render_shares(
     omitted = [f"…[section omitted: {s.title}]" for s in parts]
     need = [nbytes(t) for t in rendered]
     floor = [min(n, nbytes(m)) for n, m in zip(need, omitted, strict=True)]
+    weights = [WEIGHTS.get(s.role, 1) for s in parts]
     extra = _fill(
         [n - f for n, f in zip(need, floor, strict=True)],
-        [WEIGHTS.get(s.role, 1) for s in parts],
+        weights,
         max(0, room - sum(floor)),
+    )
+    least = [nbytes(f"…[section truncated: {s.title}]") + LEAST_SHOWN for s in parts]
+    extra = _pooled(
+        extra,
+        [n - f for n, f in zip(need, floor, strict=True)],
+        [lo - f for lo, f in zip(least, floor, strict=True)],
+        weights,
     )
     out: list[str] = []
     shares: list[Share] = []
@@ -173,7 +187,7 @@ def render_shares(
         marker = f"…[section truncated: {part.title}]"
         if got >= n:
             piece, state = text, "whole"
-        elif got > nbytes(marker) + 40:
+        elif got > nbytes(marker) + LEAST_SHOWN:
             tail = part.role in ("today", "older")
             piece = _cut_tail(text, got, marker) if tail else cut(text, got, marker)
             state = "truncated"
@@ -189,6 +203,28 @@ def render_shares(
         block = wrap(inner) + "\n" + usage
         block = cut(block, budget) if nbytes(block) > budget else block
     return block, shares
+
+
+def _pooled(
+    extra: list[int], wants: list[int], least: list[int], weights: list[int]
+) -> list[int]:
+    """`extra`, with what the sections too starved to show any text got (each would be
+    only its omitted marker) given, weightiest first, to those it lets show a head.
+
+    At the smallest budgets every share is below that (`INJECT_BUDGET_MIN`): pooled, the
+    most important section (MEMORY.md) shows its head, marked truncated, instead of every
+    section showing only its title.
+    """
+    starved = [i for i, e in enumerate(extra) if e < wants[i] and e <= least[i]]
+    if len(starved) < 2:
+        return extra
+    out = list(extra)
+    pool = sum(out[i] for i in starved)
+    for i in sorted(starved, key=lambda i: -weights[i]):  # stable: first of a weight
+        given = min(pool, wants[i]) if pool > least[i] else 0
+        out[i] = given
+        pool -= given
+    return out
 
 
 def _fill(wants: list[int], weights: list[int], room: int) -> list[int]:

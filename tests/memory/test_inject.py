@@ -199,3 +199,23 @@ def test_shares_report_what_each_section_got(memory_root: Path) -> None:
     assert shares[0].need == shares[0].used
     # Under pressure MEMORY.md keeps at least its weighted share of the room.
     assert shares[2].used >= 9000 * 4 // 9 - 600
+
+
+def test_the_smallest_budget_shows_the_head_of_memory_md(memory_root: Path) -> None:
+    # Before: at --budget 512 (the smallest allowed) every section's share was below a
+    # marker and 40 bytes, so the block held four "section omitted" lines and no text.
+    store = Store(memory_root, SLUG)
+    store.write_memory(
+        "\n".join(f"- rule {i}: use port {6380 + i}" for i in range(100))
+    )
+    store.write_scratchpad("\n".join(f"- [ ] item {i} to do" for i in range(30)))
+    _day(store, "2026-03-03", "work", "\n".join(f"did thing {i}" for i in range(30)))
+    store.write_note("pool", "Pool size is 20.")
+    proc = run_cli("inject", "--slug", SLUG, "--budget", "512")
+    assert proc.returncode == 0, proc.stderr
+    block = proc.stdout.rstrip("\n")
+    assert len(block.encode()) <= 512
+    assert "## MEMORY.md\n- rule 0: use port 6380\n" in block
+    assert "…[section truncated: MEMORY.md]" in block
+    assert "…[section omitted: Scratchpad (open items)]" in block
+    assert block.count("…[section omitted:") == 3
