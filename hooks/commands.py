@@ -132,12 +132,19 @@ def cmd_read(
     as_json: bool = False,
 ) -> int:
     store, _ = open_store(where, must_exist=True)
-    rel, text = store.read(target, cap or DEFAULT_READ_CAP)
     if as_json:
         import json
 
-        out.write(json.dumps({"path": rel, "text": text}, ensure_ascii=False) + "\n")
+        def line(rel: str, text: str) -> str:
+            return json.dumps({"path": rel, "text": text}, ensure_ascii=False)
+
+        # --cap bounds the JSON line, quoting included (README "read").
+        rel, text = store.read(
+            target, cap or DEFAULT_READ_CAP, shown=lambda r, t: nbytes(line(r, t))
+        )
+        out.write(line(rel, text) + "\n")
     else:
+        rel, text = store.read(target, cap or DEFAULT_READ_CAP)
         out.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
 

@@ -90,7 +90,7 @@ def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
         "--cap",
         type=at_least(SEARCH_BUDGET_MIN),
         metavar="BYTES",
-        help="most bytes to print (default: 65536)",
+        help="most bytes to print, the whole JSON line with --json (default: 65536)",
     )
     r.add_argument("--json", action="store_true", help='print {"path", "text"} as JSON')
 

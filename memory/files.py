@@ -58,6 +58,7 @@ class Read(NamedTuple):
     ino: int
     dev: int
     mtime_ns: int
+    size: int = 0  #: the file's size when opened (more than `data` after a capped read)
 
 
 def open_regular(path: str | Path) -> int:
@@ -93,7 +94,8 @@ def read_regular(path: str | Path, cap: int | None = None) -> Read:
         while chunks[-1] and (cap is None or got <= cap):
             chunks.append(os.read(fd, 1 << 20))
             got += len(chunks[-1])
-        return Read(b"".join(chunks), st.st_ino, st.st_dev, st.st_mtime_ns)
+        data = b"".join(chunks)
+        return Read(data, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_size)
     finally:
         os.close(fd)
 

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pwd
 from pathlib import Path
@@ -21,11 +22,11 @@ from memhooks.memory.errors import (
     TargetNotFoundError,
     UnsafeNameError,
 )
-from memhooks.memory.files import NotRegularFileError, read_regular
+from memhooks.memory.files import NotRegularFileError, Read, read_regular
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import forgotten_lines, visible
 from memhooks.memory.paths import Located
-from memhooks.memory.text import cut
+from memhooks.memory.text import fit, nbytes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -132,8 +133,12 @@ class Scope:
             TargetNotFoundError: there is no file.
             NotAFileError: a FIFO, device or folder sits there, or it cannot be read.
         """
+        return self._read(rel).data
+
+    def _read(self, rel: str, cap: int | None = None) -> Read:
+        # `read_raw`: the bytes (at most `cap` + 1 of them) and the file's whole size.
         try:
-            return read_regular(self.path(rel)).data
+            return read_regular(self.path(rel), cap)
         except (FileNotFoundError, NotADirectoryError):
             raise TargetNotFoundError(rel) from None
         except (NotRegularFileError, IsADirectoryError) as e:
@@ -145,17 +150,18 @@ class Scope:
         """Whole text of a memory file, for showing (undecodable bytes replaced)."""
         return self.read_raw(rel).decode("utf-8", errors="replace")
 
-    def read(self, target: str, cap: int) -> tuple[str, str]:
-        """Read a target whole, cut at `cap` bytes with an explicit marker.
-
-        Returns:
-            (root-relative path, text).
-        """
+    def read(
+        self, target: str, cap: int, *, shown: Callable[[str, str], int] | None = None
+    ) -> tuple[str, str]:
+        """(root-relative path, text) of a target, cut at `cap` bytes with an explicit
+        marker; `shown` measures what is printed of (path, text) when it is more than the
+        text's UTF-8 (JSON quoting). Only the first `cap` + 1 bytes are read."""
         loc = self.locate(target)
-        text = self.read_text(loc.rel)
-        size = len(text.encode("utf-8", "surrogatepass"))
-        marker = f"…[read truncated: file is {size} bytes, shown within {cap} with this line]"
-        return loc.rel, cut(text, cap, marker)
+        got = self._read(loc.rel, cap)
+        text = got.data.decode("utf-8", errors="replace")
+        marker = f"…[read truncated: file is {got.size} bytes, shown within {cap} with this line]"
+        size = nbytes if shown is None else functools.partial(shown, loc.rel)
+        return loc.rel, fit(text, cap, marker, size)
 
     def config_text(self) -> str | None:
         """Text of config.toml, or None when there is none.

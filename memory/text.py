@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def nbytes(text: str) -> int:
@@ -45,6 +49,29 @@ def cut(text: str, max_bytes: int, marker: str = "") -> str:
     if newline >= len(head) * 3 // 4:
         head = head[:newline]
     return head.rstrip("\n") + tail
+
+
+def fit(
+    text: str, max_bytes: int, marker: str = "", size: Callable[[str], int] = nbytes
+) -> str:
+    """`cut`, until `size` of the result is within `max_bytes`: for text printed in a
+    form that takes more bytes than its UTF-8 (JSON quoting ``"``, ``\\``, newlines).
+
+    Args:
+        text: what to cut.
+        max_bytes: the budget for the result as `size` measures it, marker included.
+        marker: as for `cut`.
+        size: the bytes the text takes as printed.
+
+    Returns:
+        The text, or its head plus the marker; "" when not even that fits.
+    """
+    out = cut(text, max_bytes, marker)
+    room = max_bytes
+    while out and (over := size(out) - max_bytes) > 0:
+        room -= over  # each round drops at least the excess, so it ends
+        out = cut(text, room, marker)
+    return out
 
 
 # Text a note could carry to close our wrapper, open a fake one, or pose as a harness

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -238,3 +241,39 @@ def test_python_m_hooks_help() -> None:
         "eval",
     ):
         assert command in proc.stdout
+
+
+def test_read_json_keeps_the_whole_line_within_the_cap(memory_root: Path) -> None:
+    # Before: the text was cut to --cap, then JSON quoting ("\n", '"', '\\') grew the
+    # line past it (1,070 bytes printed for --cap 1024).
+    store = Store(memory_root, SLUG)
+    store.write_note("quoted", "\n".join(f'- "{i}" C:\\tmp\\{i}' for i in range(200)))
+    proc = run_cli("read", "--slug", SLUG, "notes/quoted", "--json", "--cap", "300")
+    assert proc.returncode == 0, proc.stderr
+    line = proc.stdout.removesuffix("\n")
+    assert "\n" not in line and 250 < len(line.encode()) <= 300
+    text = json.loads(line)["text"]
+    assert text.startswith('- "0" C:\\tmp\\0\n')
+    assert text.endswith("shown within 300 with this line]")
+
+
+def test_read_of_a_huge_note_reads_only_its_head(memory_root: Path) -> None:
+    # Before: the whole file was read (and decoded) to show its first --cap bytes; a
+    # 2 GB note under a 1 GB address-space limit is a MemoryError. Sparse: no disk used.
+    Store(memory_root, SLUG).write_note("huge", "first line\nsecond line")
+    path = memory_root / f"projects/{SLUG}/notes/huge.md"
+    os.truncate(path, 2 << 30)
+    argv = [sys.executable, "-m", "memhooks.hooks", "read", "--slug", SLUG]
+    proc = subprocess.run(
+        ["sh", "-c", 'ulimit -v 1048576 && exec "$@"', "sh", *argv, "notes/huge"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("first line\nsecond line\n")
+    assert proc.stdout.endswith(
+        f"…[read truncated: file is {2 << 30} bytes, shown within 65536 with this line]\n"
+    )
+    assert path.stat().st_size == 2 << 30  # nothing written
