@@ -32,10 +32,18 @@ _CJK = f"\u3040-\u30ff{HAN}\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 _LETTERS = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 #: Letters and digits of the alphabetic scripts a word is made of.
 _WORD = f"0-9{_LETTERS}"
+#: Symbols outside ASCII (emoji, arrows, check marks, currency, box drawing, math): each
+#: is a key of its own, as a lone CJK character is, so that ``🚀`` finds the line that
+#: holds it (as grep would). ASCII punctuation stays a separator (`memory.literals`).
+_SYMBOLS = (
+    "\u00a2-\u00a5\u00a9\u00ae\u00b0\u00b1\u20a0-\u20c0\u2190-\u244a\u2500-\u27bf"
+    "\u27c0-\u2bff\U0001f000-\U0001faff"
+)
 #: A CJK character, and a word of letters of an alphabetic script (`scripts`).
 _SCRIPTS = {"cjk": re.compile(f"[{_CJK}]"), "alphabetic": re.compile(f"[{_LETTERS}]+")}
-#: A run of CJK characters, or a run of letters and digits of an alphabetic script.
-_TOKEN = re.compile(f"([{_CJK}]+)|([{_WORD}]+)")
+#: A run of CJK characters, a run of letters and digits of an alphabetic script, or one
+#: symbol.
+_TOKEN = re.compile(f"([{_CJK}]+)|([{_WORD}]+)|[{_SYMBOLS}]")
 #: ASCII letters lowered, digits and newlines kept, any other byte a space.
 _LOWER_RUNS = bytes(
     c | 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 or c == 10 else 32
@@ -64,7 +72,8 @@ def keys(text: str) -> list[str]:
     Words are split at anything that is not a letter or digit (so ``default_pool_size``
     gives three keys) and stemmed; a camel-case word also gives its parts
     (``strictPort`` → ``strictport``, ``strict``, ``port``). A CJK run of two or more
-    characters gives its overlapping bigrams; a lone CJK character is its own key.
+    characters gives its overlapping bigrams; a lone CJK character is its own key, and
+    so is each symbol outside ASCII (``🚀``, ``✓``, ``→``).
 
     Args:
         text: any text, in any case.
@@ -77,11 +86,12 @@ def keys(text: str) -> list[str]:
         # the plain forms a query is typed in.
         text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
-    for run, word in _TOKEN.findall(text):
+    for m in _TOKEN.finditer(text):
+        run, word = m.groups()
         if word:
             out.extend(_word_keys(word))
-        elif len(run) == 1:
-            out.append(run)
+        elif run is None or len(run) == 1:
+            out.append(m.group())  # a symbol, or a lone CJK character
         else:
             out.extend([run[i : i + 2] for i in range(len(run) - 1)])
     return out
@@ -101,26 +111,28 @@ def line_tokens(text: str) -> Sequence[Sequence[Token]]:
         if b"lU" in classes or b"dU" in classes or b"UUl" in classes:
             text = _patterns()[0].sub(_camel_parts, text)
         return list(map(bytes.split, text.encode().translate(_LOWER_RUNS).split(b"\n")))
-    camel_word, cjk_run, between = _patterns()
+    camel_word, cjk_run, between, symbol = _patterns()
     text = unicodedata.normalize("NFKC", text)
     # Where no ASCII pair is a camel-case boundary, no word holds one (`_CAMEL`).
     classes = text.encode("ascii", "replace").translate(_CLASSES)
     if b"lU" in classes or b"dU" in classes or b"UUl" in classes:
         text = camel_word.sub(_camel_parts, text)
     text = cjk_run.sub(_cjk_parts, text)
+    text = symbol.sub(r" \g<0> ", text)
     return list(map(str.split, between.sub(" ", text).casefold().split("\n")))
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    # A word holding a camel-case boundary (`_CAMEL`); a CJK run; what separates runs.
-    # Compiled when first needed (~5 ms): a search that tokenizes nothing never is.
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    # A word holding a camel-case boundary (`_CAMEL`); a CJK run; what separates runs; a
+    # symbol. Compiled when first needed (~5 ms): a search that tokenizes nothing never is.
     return (
         re.compile(
             f"(?<![{_WORD}])[{_WORD}]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[{_WORD}]*"
         ),
         re.compile(f"[{_CJK}]+"),
-        re.compile(f"[^{_CJK}{_WORD}\n]+"),
+        re.compile(f"[^{_CJK}{_WORD}{_SYMBOLS}\n]+"),
+        re.compile(f"[{_SYMBOLS}]"),
     )
 
 
@@ -175,7 +187,7 @@ def cjk_chars(text: str) -> list[str]:
     if text.isascii():
         return []
     text = unicodedata.normalize("NFKC", text)
-    return [c for run, _ in _TOKEN.findall(text) if len(run) > 1 for c in run]
+    return [c for run, _ in _TOKEN.findall(text) if run and len(run) > 1 for c in run]
 
 
 def scripts(text: str) -> set[str]:

@@ -255,3 +255,17 @@ def test_a_long_line_is_shown_around_its_match(memory_root: Path) -> None:
     assert line.text.startswith("…") and line.text.endswith("narwhal at the end")
     assert len(line.text) == 501  # `SHOWN` characters and the mark where it was cut
     assert "narwhal" in render_text(search(store, "narwhal"), budget=1024)
+
+
+def test_a_symbol_is_found_where_it_was_written(memory_root: Path) -> None:
+    # Before: "Searched 1 term: 🚀(0) across 0 files": a symbol gave no key to look for.
+    store = Store(memory_root, SLUG)
+    store.write_note("launch", "🚀 launch on friday\nchecklist ✓ done\nnothing here")
+    proc = run_cli("search", "--slug", SLUG, "🚀", "✓")
+    assert proc.returncode == 0, proc.stderr
+    rel = f"projects/{SLUG}/notes/launch.md"
+    assert proc.stdout.startswith(
+        "Searched 2 terms: 🚀(1) ✓(1) across 1 file. Showing top 1 by relevance.\n"
+    )
+    assert f"{rel}:1:🚀 launch on friday\n" in proc.stdout
+    assert f"{rel}:2:checklist ✓ done\n" in proc.stdout

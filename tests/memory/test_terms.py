@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from memhooks.memory.terms import cjk_chars, keys, script, scripts, stem, stem_needles
+from memhooks.memory.terms import (
+    cjk_chars,
+    keys,
+    line_tokens,
+    script,
+    scripts,
+    stem,
+    stem_needles,
+    token_key,
+)
 
 
 @pytest.mark.parametrize(
@@ -151,3 +160,19 @@ def test_scripts_a_text_uses_and_the_one_it_is_mainly_in(
 ) -> None:
     assert scripts(text) == used
     assert script(text) == main
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("🚀 launch", ["🚀", "launch"], id="emoji"),
+        pytest.param("done✓ → next", ["done", "✓", "→", "next"], id="check-arrow"),
+        pytest.param("€5 ❤️", ["€", "5", "❤"], id="currency-variation-selector"),
+        pytest.param("a, b. c% d", ["a", "b", "c", "d"], id="ascii-punctuation-splits"),
+    ],
+)
+def test_symbols_outside_ascii_are_keys(text: str, expected: list[str]) -> None:
+    # Before: a symbol was a separator, so `memhooks search 🚀` had no key to look for.
+    assert keys(text) == expected
+    (tokens,) = line_tokens(text)  # the index files the same keys
+    assert [token_key(t) for t in tokens] == expected
