@@ -20,13 +20,14 @@ from memhooks.memory.index import (
 )
 from memhooks.memory.results import Line
 from memhooks.memory.terms import stem_needles
+from memhooks.memory.typed import held
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.index import Searchable
-    from memhooks.memory.rank import Term
+    from memhooks.memory.typed import Term
 
 #: A line is shown in a snippet if its weight is at least this fraction of the best line's.
 FOCUS = 0.5
@@ -57,7 +58,7 @@ class Focus(NamedTuple):
         tokenized again only if it is none of the lines looked at and some were not."""
         if i in self.looked:
             return i in self.holding
-        return self.partial and not wanted.isdisjoint(line_keys(line))
+        return self.partial and bool(held(line, wanted))
 
 
 def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> Focus:
@@ -82,7 +83,7 @@ def focus(doc: Doc, found: Sequence[str], idf: Mapping[str, float]) -> Focus:
         line = lines[i]
         w = seen.get(line)
         if w is None:
-            here = wanted.intersection(line_keys(line))
+            here = held(line, wanted)
             w = sum(idf[k] for k in found if k in here)
             if len(seen) < SEEN_LINES:
                 seen[line] = w

@@ -38,10 +38,8 @@ import math
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import MEMORY_FILE
-from memhooks.memory.index import Query
 from memhooks.memory.names import demote_unnamed
 from memhooks.memory.proximity import DEPTH, Pair, pairs, rerank
-from memhooks.memory.terms import keys, stem_needles
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
 from memhooks.memory.values import credit, dated
 
@@ -50,6 +48,7 @@ if TYPE_CHECKING:
 
     from memhooks.memory.index import Searchable
     from memhooks.memory.question import Reading, When
+    from memhooks.memory.typed import Term
 
 # BM25's usual constants; the dev set showed no gain away from them (README).
 K1 = 1.2
@@ -64,13 +63,6 @@ MAX_HITS = 200
 DENSE = 0.25
 
 
-class Term(NamedTuple):
-    """One typed query term and the keys it stands for."""
-
-    text: str  #: as typed, lowered: "Straße" is shown as straße (folded: strasse)
-    keys: tuple[str, ...]
-
-
 class Scored(NamedTuple):
     """One matching document, its score and what it matched."""
 
@@ -81,23 +73,6 @@ class Scored(NamedTuple):
     lines: int  #: lines holding a query key, counted per key
     found: tuple[str, ...]  #: the query keys it holds
     filename_only: bool
-
-
-def query_terms(query: str) -> list[Term]:
-    """Whitespace-split terms, de-duplicated case-insensitively, with their keys.
-
-    Args:
-        query: what was typed.
-
-    Returns:
-        One `Term` per distinct typed term, in query order (its keys de-duplicated).
-    """
-    seen: dict[str, Term] = {}
-    for raw in query.split():
-        folded = raw.casefold()
-        if folded not in seen:
-            seen[folded] = Term(raw.lower(), tuple(dict.fromkeys(keys(raw))))
-    return list(seen.values())
 
 
 class Ranking(NamedTuple):
@@ -379,22 +354,3 @@ def _best(
         ids.sort(key=lambda i: (-score[i], -place.get(i, -1.0), index.rel(i)))
         out += ids[:room]
     return out
-
-
-def query_of(terms: Sequence[Term]) -> Query:
-    """What a one-shot search indexes for these terms (see `memory.index.Index`)."""
-    return Query(frozenset(k for t in terms for k in t.keys), tuple(needles(terms)))
-
-
-def needles(terms: Sequence[Term]) -> list[str]:
-    """Substrings one of which every file that can match holds (in its casefolded text or
-    name): what `Store.scan` filters on before anything is tokenized.
-
-    A key is a substring of the word it came from but where stemming changed its end
-    (`memory.terms.stem_needles`).
-    """
-    out: dict[str, None] = {}
-    for t in terms:
-        for k in t.keys:
-            out.update(dict.fromkeys(stem_needles(k)))
-    return list(out)

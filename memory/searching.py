@@ -28,13 +28,16 @@ from memhooks.memory.index import Index, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.lines import FOCUS_LINES, around, count_lines, focus, windows
+from memhooks.memory.lines import FOCUS_LINES, around, focus, windows
+from memhooks.memory.literals import counts as literal_counts
+from memhooks.memory.literals import with_literals
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
-from memhooks.memory.rank import MAX_HITS, query_of, query_terms, rank
+from memhooks.memory.rank import MAX_HITS, rank
 from memhooks.memory.results import Hit, Line, SearchResult
 from memhooks.memory.terms import scripts, stem_needles
 from memhooks.memory.timeline import LEADING
+from memhooks.memory.typed import query_of, query_terms
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -251,10 +254,12 @@ def search_index(
     asked only in Chinese is ranked with its words' English glosses too (`memory.glosses`).
     """
     terms, asked = query_terms(query), widened(query, index)  # typed, and glossed
+    index, loose = with_literals(index, terms)  # "%s" is found as typed, not as "s"
     if semantic is not None:
         limit = MAX_HITS
     reading = read(asked)
-    scored, total, idf = rank(index, query_terms(asked), limit, reading=reading)
+    ranked = [loose.get(t.text, t) for t in query_terms(asked)]
+    scored, total, idf = rank(index, ranked, limit, reading=reading)
     hits = tuple(
         Hit(
             s.rel,
@@ -275,7 +280,7 @@ def search_index(
             hits, scored, typed, meaning, docs, timed=timed, query=query
         )
         total += len(hits) - lexical  # files only meaning found
-    counts = [(t.text, *count_lines(index, t)) for t in terms] if counted else []
+    counts = literal_counts(index, terms, loose) if counted else []
     partial = tuple((t, p) for t, c, p in counts if c == 0 and p)
     return SearchResult(tuple((t, c) for t, c, _ in counts), hits, partial, total)
 

@@ -11,9 +11,10 @@ import pytest
 from memhooks.memory import Store, lanes, search, search_docs, topk
 from memhooks.memory.bounds import _lanes
 from memhooks.memory.layered import open_index
-from memhooks.memory.rank import BM25, query_terms
+from memhooks.memory.rank import BM25
 from memhooks.memory.searching import search_index
 from memhooks.memory.topk import Columns, _column, _Found
+from memhooks.memory.typed import query_terms
 from tests.memory.test_index import SLUG, WORDS
 from tests.memory.test_layered import _ZIPF, _answer, _notes
 

@@ -1,0 +1,139 @@
+"""The documents that hold a literal term (`memory.typed.literal_of`: ``%s``, ``c++``,
+``.env``, ``#123``), found by reading them: the index files no punctuation.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import TYPE_CHECKING
+
+from memhooks.memory.index import fold, holding, lines_holding
+from memhooks.memory.lines import count_lines
+from memhooks.memory.terms import keys
+from memhooks.memory.typed import Term, is_literal
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+    from memhooks.memory.corpus import Doc
+    from memhooks.memory.index import Searchable
+
+
+class Literals:
+    """`index`, where the postings of each literal key are those of the documents that
+    hold it: (id, occurrences, lines holding it), and its field ids the documents whose
+    file name holds it.
+
+    Only the documents holding the literal's own keys are read (those holding ``s``,
+    for ``%s``); a literal of punctuation alone (``->``) reads every document, as grep
+    would.
+    """
+
+    def __init__(self, index: Searchable, literals: Iterable[str]) -> None:
+        self._index = index
+        self._literals = set(literals)
+        self._found: dict[str, tuple[array[int], set[int]]] = {}
+
+    @property
+    def count(self) -> int:
+        return self._index.count
+
+    @property
+    def avg_size(self) -> float:
+        return self._index.avg_size
+
+    @property
+    def sizes(self) -> Sequence[int]:
+        return self._index.sizes
+
+    def dailies(self) -> list[tuple[str, str]]:
+        return self._index.dailies()
+
+    def docs(self) -> Iterator[Doc]:
+        return self._index.docs()
+
+    def doc(self, doc_id: int) -> Doc:
+        return self._index.doc(doc_id)
+
+    def rel(self, doc_id: int) -> str:
+        return self._index.rel(doc_id)
+
+    def get(self, rel: str) -> Doc | None:
+        return self._index.get(rel)
+
+    def id_of(self, rel: str) -> int | None:
+        return self._index.id_of(rel)
+
+    def marked(self, rel: str) -> Doc | None:
+        return self._index.marked(rel)
+
+    def postings(self, key: str) -> array[int]:
+        """`Searchable.postings`; of the documents holding it, for a literal."""
+        if key not in self._literals:
+            return self._index.postings(key)
+        return self.find(key)[0]
+
+    def field_ids(self, key: str) -> set[int]:
+        """`Searchable.field_ids`; those whose file name holds it, for a literal."""
+        if key not in self._literals:
+            return self._index.field_ids(key)
+        return self.find(key)[1]
+
+    def find(self, literal: str) -> tuple[array[int], set[int]]:
+        """The postings and field ids of `literal` (read once, then kept)."""
+        found = self._found.get(literal)
+        if found is not None:
+            return found
+        index, base = self._index, keys(literal)
+        if base:
+            ids = sorted(holding(index, base))
+        else:
+            ids = sorted(
+                i for d in index.docs() if (i := index.id_of(d.rel)) is not None
+            )
+        post, named = array("I"), set()
+        for i in ids:
+            doc = index.doc(i)
+            text = fold(doc.text)
+            if literal in text:
+                lines = len(lines_holding(text, (literal,))[0])
+                post.extend((i, text.count(literal), lines))
+            if literal in fold(doc.filename):
+                named.add(i)
+        self._found[literal] = found = (post, named)
+        return found
+
+
+def with_literals(
+    index: Searchable, terms: Iterable[Term]
+) -> tuple[Searchable, dict[str, Term]]:
+    """`index`, or a `Literals` view of it when one of `terms` is a literal; and each
+    literal term found nowhere whose keys are words (``@champion``, not ``%s``), as the
+    term of those keys to search for instead (by its text)."""
+    literals = {t.keys[0]: t for t in terms if t.keys and is_literal(t.keys[0])}
+    if not literals:
+        return index, {}
+    view = Literals(index, literals)
+    loose: dict[str, Term] = {}
+    for lit, t in literals.items():
+        post, named = view.find(lit)
+        base = tuple(dict.fromkeys(keys(lit)))
+        if not post and not named and not all(len(k) <= 2 or k.isdigit() for k in base):
+            loose[t.text] = Term(t.text, base)
+    return view, loose
+
+
+def counts(
+    index: Searchable, terms: Sequence[Term], loose: Mapping[str, Term]
+) -> list[tuple[str, int, int]]:
+    """(text, lines holding it whole, lines holding part of it) of each term
+    (`memory.lines.count_lines`); a literal found nowhere and searched by its keys
+    (`with_literals`) holds 0 lines whole, and its keys' lines in part."""
+    out = []
+    for t in terms:
+        if t.text in loose:
+            whole, part = count_lines(index, loose[t.text])
+            out.append((t.text, 0, whole or part))
+        else:
+            out.append((t.text, *count_lines(index, t)))
+    return out

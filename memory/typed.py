@@ -1,0 +1,131 @@
+"""A query as typed: its terms, the keys each is looked up by, and what a one-shot search
+indexes for them. Pure: a string in.
+
+Terms are split at whitespace and de-duplicated case-insensitively. A term's keys are
+its stemmed words and CJK bigrams (`memory.terms`), unless its punctuation is part of
+what was typed — ``%s``, ``c++``, ``.env``, ``#123``, ``C#``, ``--cap``: the keys would
+keep only the letters and digits, and ``%s`` (the key ``s``) would match every
+``user's``. Such a term's one key is its *literal*, the term casefolded, matched as a
+substring of a line as grep would (`memory.literals.Literals` finds its documents).
+
+Punctuation that only wraps or ends the term (``port?``, ``'now'``, ``(redis),``) or
+joins two words (``foo.bar``, ``snake_case``, ``node.js``, ``it's``, ``e-receipt``,
+``a/b``, ``1,000``, ``AT&T``, ``bob@example.com``) makes no literal: those terms match
+by their keys, up to stemming, as before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from memhooks.memory.index import Query, fold, line_keys
+from memhooks.memory.terms import keys, scripts, stem_needles
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+#: Quotes and brackets around a term; what ends a sentence after it.
+_AROUND = "\"'`()[]{}«»“”‘’"
+_STOPS = ".,;:!?"
+#: Between two letters or digits, these join one word.
+_JOINS = "-'’./:_@\\&,;"
+
+
+class Term(NamedTuple):
+    """One typed query term and the keys it stands for."""
+
+    text: str  #: as typed, lowered: "Straße" is shown as straße (folded: strasse)
+    keys: tuple[str, ...]
+
+
+def query_terms(query: str) -> list[Term]:
+    """Whitespace-split terms, de-duplicated case-insensitively, with their keys.
+
+    Args:
+        query: what was typed.
+
+    Returns:
+        One `Term` per distinct typed term, in query order: its literal as its one key
+        (`literal_of`), or its keys, de-duplicated.
+    """
+    seen: dict[str, Term] = {}
+    typed = query.split()
+    for raw in typed:
+        folded = raw.casefold()
+        if folded not in seen:
+            literal = literal_of(raw, alone=len(typed) == 1)
+            ks = (literal,) if literal else tuple(dict.fromkeys(keys(raw)))
+            seen[folded] = Term(raw.lower(), ks)
+    return list(seen.values())
+
+
+def literal_of(term: str, *, alone: bool = False) -> str:
+    """The literal a typed term must be found as, or ``""`` when its keys stand for it.
+
+    Args:
+        term: one whitespace-separated term, as typed.
+        alone: it is the whole query: a lone ``%`` is then looked for, not a separator.
+
+    Returns:
+        The term casefolded (NFKC) without the quotes, brackets and full stops around
+        it, e.g. ``literal_of("%s,") == "%s"``, ``literal_of("C#") == "c#"``; ``""`` for
+        ``foo.bar``, ``snake_case``, ``node.js``, ``port?`` or ``'now'``.
+    """
+    t = fold(term).lstrip(_AROUND).rstrip(_AROUND + _STOPS)
+    if (len(t) < 2 and not alone) or "cjk" in scripts(t):
+        # A lone "+", "-" or "/" separates words ("A + B"), and a CJK question's "?" or
+        # "(" its phrases: their bigrams match as typed already.
+        return ""
+    for i, c in enumerate(t):
+        if not c.isascii() or c.isalnum():
+            continue
+        inner = 0 < i < len(t) - 1 and t[i - 1].isalnum() and t[i + 1].isalnum()
+        if not (inner and c in _JOINS):
+            return t
+    return ""
+
+
+def is_literal(key: str) -> bool:
+    """Whether a query key is a literal (`literal_of`) rather than a key of the index."""
+    return bool(key) and literal_of(key, alone=True) == key
+
+
+def base_keys(literals: Iterable[str]) -> set[str]:
+    """The index keys a document holding one of `literals` holds (``%s``: ``s``)."""
+    return {k for lit in literals for k in keys(lit)}
+
+
+def query_of(terms: Sequence[Term]) -> Query:
+    """What a one-shot search indexes for these terms (see `memory.index.Index`); for a
+    literal, the keys it holds too (`memory.literals.Literals` reads their documents)."""
+    ks = {k for t in terms for k in t.keys}
+    return Query(
+        frozenset(ks | base_keys(filter(is_literal, ks))), tuple(needles(terms))
+    )
+
+
+def needles(terms: Sequence[Term]) -> list[str]:
+    """Substrings one of which every file that can match holds (in its casefolded text or
+    name): what `Store.scan` filters on before anything is tokenized.
+
+    A key is a substring of the word it came from but where stemming changed its end
+    (`memory.terms.stem_needles`); a literal is its own needle, and its keys' too.
+    """
+    out: dict[str, None] = {}
+    for t in terms:
+        for k in t.keys:
+            # A literal found nowhere is searched by its keys (`memory.literals`).
+            base = keys(k) if is_literal(k) else ()
+            for n in (k, *base):
+                out.update(dict.fromkeys(stem_needles(n)))
+    return list(out)
+
+
+def held(line: str, wanted: set[str]) -> set[str]:
+    """The `wanted` keys `line` holds: its keys, and the literals found in it."""
+    here = wanted.intersection(line_keys(line))
+    literals = [k for k in wanted if is_literal(k)]
+    if literals:
+        low = fold(line)
+        here.update(k for k in literals if k in low)
+    return here

@@ -1,0 +1,63 @@
+"""A term whose punctuation is part of it is found as typed, through the real command."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memhooks.memory import Store
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "myapp-1a2b3c4d"
+NOTES = {
+    "people": "the user's name\nit's fine\nBob's car\nwrite in C or Objective-C\n"
+    "port 123 is open\nthe env var is set",
+    "fmt": "use %s for strings in printf\nc++ is the language\nthe .env file\n"
+    "fixed in #123 today\nfoo.bar, snake_case, C# and node.js",
+}
+
+
+def _search(*terms: str) -> str:
+    proc = run_cli("search", "--slug", SLUG, "--", *terms)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.stdout
+
+
+def test_punctuation_that_is_part_of_a_term_is_matched_as_typed(
+    memory_root: Path,
+) -> None:
+    # Before: "%s" was searched as "s": people.md ranked first, its 3 lines with "'s"
+    # shown as matches, "%s(4)"; c++ and C# matched "C or Objective-C"; #123 "port 123".
+    store = Store(memory_root, SLUG)
+    for name, text in NOTES.items():
+        store.write_note(name, text)
+    fmt = f"projects/{SLUG}/notes/fmt.md"
+    for term, line in [
+        ("%s", 1),
+        ("c++", 2),
+        (".env", 3),
+        ("#123", 4),
+        ("C#", 5),
+    ]:
+        out = _search(term)
+        assert out.startswith(f"Searched 1 term: {term.lower()}(1) across 1 file."), out
+        assert f"{fmt}:{line}:" in out
+        assert "people.md" not in out
+    # Identifiers match by their words, as before.
+    for term in ("foo.bar", "snake_case", "node.js"):
+        out = _search(term)
+        assert out.startswith(f"Searched 1 term: {term}(1) across 1 file."), out
+        assert f"{fmt}:5:" in out
+
+
+def test_a_literal_found_nowhere_is_searched_by_its_words_and_says_so(
+    memory_root: Path,
+) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("team", "the champion won\nit's Bob's team")
+    out = _search("@champion")
+    assert out.startswith("Searched 1 term: @champion(0, 1 partial) across 1 file.")
+    # A mere letter or number is never searched for on its own: no "%s", no match.
+    assert _search("%s").startswith("Searched 1 term: %s(0) across 0 files.")
