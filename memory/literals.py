@@ -24,9 +24,9 @@ class Literals:
     hold it: (id, occurrences, lines holding it), and its field ids the documents whose
     file name holds it.
 
-    Only the documents holding the literal's own keys are read (those holding ``s``,
-    for ``%s``); a literal of punctuation alone (``->``) reads every document, as grep
-    would.
+    Only the documents holding every key of the literal are read (those holding ``s``,
+    for ``%s``; ``https``, ``js``, ``stripe`` and ``com`` for ``https://js.stripe.com``);
+    a literal of punctuation alone (``->``) reads every document, as grep would.
     """
 
     def __init__(self, index: Searchable, literals: Iterable[str]) -> None:
@@ -86,7 +86,9 @@ class Literals:
             return found
         index, base = self._index, keys(literal)
         if base:
-            ids = sorted(holding(index, base))
+            # Where the literal is, each of its words is (but for its ends' words
+            # glued to more letters: "libc++" holds "libc", not "c").
+            ids = sorted(set.intersection(*(holding(index, [k]) for k in base)))
         else:
             ids = sorted(
                 i for d in index.docs() if (i := index.id_of(d.rel)) is not None

@@ -16,6 +16,7 @@ by their keys, up to stemming, as before.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.index import Query, fold, line_keys
@@ -85,6 +86,7 @@ def literal_of(term: str, *, alone: bool = False) -> str:
     return ""
 
 
+@lru_cache(maxsize=1024)
 def is_literal(key: str) -> bool:
     """Whether a query key is a literal (`literal_of`) rather than a key of the index."""
     return bool(key) and literal_of(key, alone=True) == key
