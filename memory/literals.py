@@ -85,17 +85,17 @@ class Literals:
         if found is not None:
             return found
         index, base = self._index, keys(literal)
+        docs: Iterable[tuple[int, Doc]]
         if base:
             # Where the literal is, each of its words is (but for its ends' words
             # glued to more letters: "libc++" holds "libc", not "c").
-            ids = sorted(set.intersection(*(holding(index, [k]) for k in base)))
+            ids = set.intersection(*(holding(index, [k]) for k in base))
+            docs = ((i, index.doc(i)) for i in sorted(ids))
         else:
-            ids = sorted(
-                i for d in index.docs() if (i := index.id_of(d.rel)) is not None
-            )
+            ids_docs = ((index.id_of(d.rel), d) for d in index.docs())
+            docs = sorted(((i, d) for i, d in ids_docs if i is not None), key=_first)
         post, named = array("I"), set()
-        for i in ids:
-            doc = index.doc(i)
+        for i, doc in docs:
             text = fold(doc.text)
             if literal in text:
                 lines = len(lines_holding(text, (literal,))[0])
@@ -139,3 +139,7 @@ def counts(
         else:
             out.append((t.text, *count_lines(index, t)))
     return out
+
+
+def _first(pair: tuple[int, Doc]) -> int:
+    return pair[0]

@@ -59,5 +59,10 @@ def test_a_literal_found_nowhere_is_searched_by_its_words_and_says_so(
     store.write_note("team", "the champion won\nit's Bob's team")
     out = _search("@champion")
     assert out.startswith("Searched 1 term: @champion(0, 1 partial) across 1 file.")
+    # Punctuation alone is read for in every note, as grep would.
+    store.write_note("flow", "build -> test -> ship")
+    out = _search("->")
+    assert out.startswith("Searched 1 term: ->(1) across 1 file.")
+    assert f"projects/{SLUG}/notes/flow.md:1:build -> test -> ship" in out
     # A mere letter or number is never searched for on its own: no "%s", no match.
     assert _search("%s").startswith("Searched 1 term: %s(0) across 0 files.")
