@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 from memhooks.hooks.wire import (
+    HANDED_OVER_ENV,
     parse_object,
     parse_reply,
     private_dir_ok,
@@ -73,8 +74,12 @@ def forward(argv: list[str], payload: bytes) -> str | None:
         except OSError:
             return None  # gone or stale: do the work here
         # Once connected, the session process does the work (and its writes) whatever we
-        # do: past the deadline the reply is dropped, never done twice (fail open).
-        s.settimeout(reply_deadline(data.get("hook_event_name")))
+        # do: past the deadline the reply is dropped, never done twice (fail open). A
+        # session end is done here too: its hook has 1.5 s, and a process stopped or
+        # swapped out may not wake for minutes. Both take the session's lock, and the
+        # second finds the session ended (`runner.Sessions.ended_elsewhere`).
+        wait = reply_deadline(data.get("hook_event_name"))
+        s.settimeout(wait)
         try:
             s.sendall(sent)
             s.shutdown(SHUT_WR)
@@ -84,6 +89,12 @@ def forward(argv: list[str], payload: bytes) -> str | None:
                 if sum(map(len, chunks)) > MAX_REPLY:
                     raise OSError("reply too large")
         except OSError as e:
+            if data.get("hook_event_name") == "SessionEnd":
+                os.environ[HANDED_OVER_ENV] = (
+                    f"session process did not answer in {wait:g} s ({e}); "
+                    "the hook ends the session itself"
+                )
+                return None
             sys.stderr.write(
                 f"memhooks hook: session process did not answer ({e}); no context\n"
             )

@@ -48,12 +48,17 @@ def _hook(
         from memhooks.hooks import spawn
         from memhooks.hooks.adapters import render
         from memhooks.hooks.runner import Sessions, decode, handle_now
+        from memhooks.hooks.wire import HANDED_OVER_ENV
 
         raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
         event = decode(raw, harness)
         if event is None:
             return EXIT_OK
-        sessions = Sessions(root, keep=False)
+        # A thin client that gave up on its session process (hooks.client) says why.
+        handed_over = os.environ.pop(HANDED_OVER_ENV, None)
+        if handed_over is not None:
+            problems.add(handed_over)
+        sessions = Sessions(root, keep=False, handed_over=handed_over is not None)
         text = render(event, handle_now(event, sessions))
         if text:
             out.write(text + "\n")

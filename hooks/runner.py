@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import state as state_io
 from memhooks.hooks.adapters import to_event
-from memhooks.hooks.events import parse_payload
+from memhooks.hooks.events import Reply, parse_payload
 from memhooks.hooks.handlers import HANDLERS
 from memhooks.hooks.view import View
 from memhooks.hooks.wire import DEADLINES
@@ -21,7 +21,7 @@ from memhooks.memory import project_dir, slug_for
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
-    from memhooks.hooks.events import Event, Harness, Reply
+    from memhooks.hooks.events import Event, Harness
     from memhooks.hooks.state import SessionState
 
 logger = getLogger(__name__)
@@ -35,9 +35,15 @@ _FLUSHES = frozenset({"pre-compaction", "post-compaction", "session-end"})
 class Sessions:
     """Who holds views and state: nobody between one-shot runs, the process in a session."""
 
-    def __init__(self, root: str | Path | None, *, keep: bool) -> None:
+    def __init__(
+        self, root: str | Path | None, *, keep: bool, handed_over: bool = False
+    ) -> None:
         self.root = root
         self.keep = keep
+        #: A thin client gave this hook an event its session process may also do.
+        self.handed_over = handed_over
+        #: Sessions an event ran for here (or in the hook that forked this process).
+        self._seen: set[str] = set()
         self._views: dict[str, View] = {}
         self._states: dict[str, SessionState] = {}
         #: Session ends seen per session id: an event begun before one (a handler past
@@ -57,6 +63,18 @@ class Sessions:
         """Keep the views `other` read (a hook's, in the session process it forked)."""
         for key, view in other._views.items():
             self._views.setdefault(key, view.kept())
+        self._seen |= other._seen
+
+    def ended_elsewhere(self, view: View, session_id: str) -> bool:
+        """True for a session end met with no state file where there was one: another
+        process ended the session (a hook that gave up on its session process, or that
+        process after the hook did), and its record must not be written twice.
+        """
+        expected = self.handed_over or session_id in self._seen
+        return expected and not state_io.exists(view.store, session_id)
+
+    def seen(self, session_id: str) -> None:
+        self._seen.add(session_id)
 
     def views(self) -> list[View]:
         return list(self._views.values())
@@ -134,6 +152,11 @@ def _run_sync(event: Event, sessions: Sessions) -> Reply:
     begun = sessions.begin(event.session_id)
     view = sessions.view(event.cwd)
     with state_io.one_at_a_time(view.store, event.session_id):
+        if event.kind == "session-end" and sessions.ended_elsewhere(
+            view, event.session_id
+        ):
+            return Reply(notes=("session already ended by another process",))
+        sessions.seen(event.session_id)
         st = sessions.state(view, event.session_id)
         reply = HANDLERS[event.kind](event, st, view)
         sessions.finish(view, event, st, begun, wrote=bool(reply.wrote))

@@ -342,7 +342,7 @@ async def serve_socket(
                     # The harness prints nothing for a session end and waits for the
                     # hook: let it go at once; the record is written as it leaves,
                     # even if it left already (a hook that gave up on a busy process
-                    # does not do the work itself: hooks.client).
+                    # did it itself: hooks.client; then this finds the session ended).
                     with contextlib.suppress(*_GONE):
                         await stream.send(reply(""))
                         await stream.aclose()

@@ -259,6 +259,15 @@ def one_at_a_time(store: Store, session_id: str) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
+def exists(store: Store, session_id: str) -> bool:
+    """Whether a session has a state file (it has none before its first event and after
+    its end)."""
+    try:
+        return store.path(state_rel(session_id)).exists()
+    except MemoryStoreError:
+        return False
+
+
 def delete(store: Store, session_id: str) -> None:
     """Remove a session's state file (at session end)."""
     with contextlib.suppress(MemoryStoreError):

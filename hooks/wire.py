@@ -73,6 +73,14 @@ DEADLINES: dict[Kind, float] = {
 }
 #: What a thin client adds to a handler's deadline for the round trip.
 ROUND_TRIP = 1.0
+#: How long a thin client waits for a session process to take a session end. The process
+#: answers before it does the work, so this covers only its waking up; past it (a process
+#: stopped or swapped out), the hook does the work itself, well inside the 1.5 s that
+#: Claude Code gives all SessionEnd hooks together (docs/reliability.md).
+SESSION_END_WAIT = 0.4
+#: Set by a thin client that gave up on its session process for the full hook it runs
+#: instead, to why: the process may still do the same event (`runner.Sessions`).
+HANDED_OVER_ENV = "MEMHOOKS_HANDED_OVER"
 #: The largest request a session process reads, and how long a client may take to send it.
 MAX_REQUEST = 16 * 1024 * 1024
 READ_WITHIN = 10.0
@@ -85,6 +93,8 @@ def reply_deadline(event_name: object) -> float:
     kind = CLAUDE_EVENTS.get(name) or GEMINI_EVENTS.get(name)
     if kind is None and name in KINDS:
         kind = name  # a generic event names its kind
+    if kind == "session-end":
+        return SESSION_END_WAIT
     return DEADLINES.get(kind or "pre-prompt", DEADLINES["pre-prompt"]) + ROUND_TRIP
 
 

@@ -19,7 +19,14 @@ import anyio
 import pytest
 
 from memhooks.hooks import serve as serve_module
-from memhooks.hooks.wire import answers, release, socket_path
+from memhooks.hooks.wire import (
+    DEADLINES,
+    HANDED_OVER_ENV,
+    SESSION_END_WAIT,
+    answers,
+    release,
+    socket_path,
+)
 from memhooks.memory import Store, slug_for
 from tests.conftest import children_cpu_seconds
 from tests.processes import session_processes
@@ -571,9 +578,11 @@ def test_a_leaving_session_process_never_removes_the_socket_bound_after_it(
         pytest.param(1.5, id="in-its-event-loop"),  # hooks.serve answers it
     ],
 )
-def test_a_session_end_the_hook_gave_up_on_is_still_recorded_once(
+def test_a_session_end_the_hook_gave_up_on_is_recorded_by_the_hook_once(
     memory_root: Path, project: Path, tmp_path: Path, pause: float
 ) -> None:
+    # SessionEnd hooks share 1.5 s (Claude Code): the hook waited 2 s for a stopped
+    # process, then left the record to it, whenever it would wake.
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(
         json.dumps({"type": "user", "message": {"role": "user", "content": "pelican"}})
@@ -602,12 +611,45 @@ def test_a_session_end_the_hook_gave_up_on_is_still_recorded_once(
             ),
             FAST,
         )
+        # Written by the hook itself, the process still stopped.
+        stopped_log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
     finally:
         os.kill(pid, signal.SIGCONT)
     assert end.returncode == 0
-    assert end.stderr.splitlines() == [
-        "memhooks hook: session process did not answer (timed out); no context"
-    ]
+    gave_up = (
+        f"memhooks: session process did not answer in {SESSION_END_WAIT:g} s "
+        "(timed out); the hook ends the session itself"
+    )
+    assert end.stderr.splitlines() == [gave_up]
+    assert SESSION_END_WAIT + DEADLINES["session-end"] < 1.5
+    assert stopped_log.count("session end") == 1 and "pelican" in stopped_log
+    # Woken, the process finds the session ended and leaves without a second record.
     assert _wait(lambda: not _servers(memory_root), timeout=10)
     log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
     assert log.count("session end") == 1 and log.count("pelican") == 1, log
+
+
+def test_a_session_end_handed_over_after_its_process_ended_the_session_is_not_redone(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # The other order: the process woke and ended the session before the hook that gave
+    # up on it took the session's lock.
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "user", "message": {"role": "user", "content": "pelican"}})
+        + "\n"
+    )
+    event = functools.partial(
+        _payload, project=project, session="late", transcript_path=str(transcript)
+    )
+    _hook(event("SessionStart", source="startup"), {})
+    assert _hook(event("SessionEnd", reason="other"), {}).stderr == ""
+    transcript.write_text(
+        transcript.read_text()
+        + json.dumps({"type": "user", "message": {"role": "user", "content": "heron"}})
+        + "\n"
+    )
+    late = _hook(event("SessionEnd", reason="other"), {HANDED_OVER_ENV: "gave up"})
+    assert late.returncode == 0 and late.stderr == "memhooks: gave up\n"
+    log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
+    assert log.count("session end") == 1 and "heron" not in log, log
