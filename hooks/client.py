@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 #: Not `typing.TYPE_CHECKING`: a thin client does not import `typing` (`memory.home`).
 TYPE_CHECKING = False
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 from memhooks.hooks.wire import (
+    BEGAN_ENV,
     HANDED_OVER_ENV,
     parse_object,
     parse_reply,
@@ -50,6 +52,14 @@ def forward(argv: list[str], payload: bytes) -> str | None:
     """Send a hook event to its session process; the text to print, or None to do it in-process."""
     data = parse_object(payload)
     if data is None or not isinstance(data.get("session_id"), str):
+        return None
+    if (
+        data.get("hook_event_name") == "SessionStart"
+        and data.get("source") == "startup"
+    ):
+        # A session process for a session only starting is one a start of the same
+        # session run at the same time forked: done here, under the session's lock, this
+        # one finds the block injected since it began and says nothing (`handlers`).
         return None
     root = _option(argv, "--root")
     if root == "":
@@ -134,6 +144,7 @@ def main() -> int:
         # A search's page is out and its index files are written and closed: as for a
         # hook, the teardown of the modules and of the index it read is skipped.
         _exit(code)
+    os.environ[BEGAN_ENV] = str(time.time_ns())  # before any wait: `hookcmd`
     payload = read_event()
     if payload is None:
         sys.stderr.write(

@@ -89,6 +89,9 @@ class Event(NamedTuple):
     source: str | None = None  #: session-start: startup, resume, clear, compact, fork
     reinject: bool = False  #: post-compaction that can carry context (SessionStart(compact), generic)
     request_id: str | int | None = None
+    #: When the hook began (ns since the epoch; 0: not known), before any lock was waited
+    #: for: two starts of one session at once inject the block once (`handlers`).
+    began: int = 0
 
 
 class Reply(NamedTuple):

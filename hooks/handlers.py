@@ -6,6 +6,7 @@ that differs between them is who holds the state and the corpus (docs/design.md)
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -110,6 +111,8 @@ _BLOCK_MARK = WRAPPER_OPEN.split('"')[1].encode()
 
 def session_start(event: Event, state: SessionState, view: View) -> Reply:
     """Inject the memory block, once per conversation."""
+    if _same_start(event, state):
+        return Reply(notes=("block injected by a session start run at the same time",))
     if event.source in ("resume", "fork") and (
         state.noticed_at or _block_in_transcript(event)
     ):
@@ -120,7 +123,25 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
             _block(event, state, view)
         return Reply(notes=("block already injected in this conversation",))
     block = _block(event, state, view)
+    if block:
+        state.block_at = event.began or time.time_ns()
+        state.block_source = event.source or ""
     return Reply(context=block or None)
+
+
+#: Starts of one session begun this close (ns) are one start run twice.
+SAME_START = 2_000_000_000
+
+
+def _same_start(event: Event, state: SessionState) -> bool:
+    # Another start of this session, begun within `SAME_START` of this one, injected the
+    # block: a hook configured at two scopes, a harness running matching hooks at once,
+    # a resume racing a start. Both open the conversation or both clear it: a clear
+    # right after a start needs the block again.
+    if not (event.began and state.block_at):
+        return False
+    near = abs(event.began - state.block_at) < SAME_START
+    return near and (event.source == "clear") == (state.block_source == "clear")
 
 
 def _block_in_transcript(event: Event) -> bool:

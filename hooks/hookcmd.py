@@ -48,12 +48,15 @@ def _hook(
         from memhooks.hooks import spawn
         from memhooks.hooks.adapters import render
         from memhooks.hooks.runner import Sessions, decode, handle_now
-        from memhooks.hooks.wire import HANDED_OVER_ENV
+        from memhooks.hooks.wire import BEGAN_ENV, HANDED_OVER_ENV
+
+        began = _began(os.environ.pop(BEGAN_ENV, ""))
 
         raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
         event = decode(raw, harness)
         if event is None:
             return EXIT_OK
+        event = event._replace(began=began)
         # A thin client that gave up on its session process (hooks.client) says why.
         handed_over = os.environ.pop(HANDED_OVER_ENV, None)
         if handed_over is not None:
@@ -145,6 +148,13 @@ def _wants_server(event: Event) -> bool:
         and event.kind in ("session-start", "pre-prompt", "post-compaction")
         and os.environ.get(ENV_SESSION_PROCESS, "1") != "0"
     )
+
+
+def _began(value: str) -> int:
+    # When the hook began: as the thin client noted it, else now.
+    import time
+
+    return int(value) if value.isdigit() else time.time_ns()
 
 
 def _one_line(e: BaseException) -> str:

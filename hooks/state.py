@@ -47,6 +47,8 @@ _TYPES: dict[str, Any] = {
     "prompts": (list, str),
     "flushed_summaries": (list, str),
     "compaction_at": int,
+    "block_at": int,
+    "block_source": str,
 }
 
 
@@ -75,6 +77,8 @@ class SessionState:
         prompts: list[str] | None = None,
         flushed_summaries: list[str] | None = None,
         compaction_at: int = -1,
+        block_at: int = 0,
+        block_source: str = "",
     ) -> None:
         self.version = version
         self.slug = slug
@@ -98,6 +102,11 @@ class SessionState:
         self.flushed_summaries = flushed_summaries or []
         #: Transcript size when the harness announced a compaction not yet confirmed (-1: none).
         self.compaction_at = compaction_at
+        #: When the session start that last injected the block began (ns since the
+        #: epoch; 0: never), and its source: a start of the same kind begun about then
+        #: is the same start run twice and says nothing (`handlers`).
+        self.block_at = block_at
+        self.block_source = block_source
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _TYPES}

@@ -81,6 +81,8 @@ SESSION_END_WAIT = 0.4
 #: Set by a thin client that gave up on its session process for the full hook it runs
 #: instead, to why: the process may still do the same event (`runner.Sessions`).
 HANDED_OVER_ENV = "MEMHOOKS_HANDED_OVER"
+#: Set by a thin client for the full hook it runs: when the hook began (ns since the epoch).
+BEGAN_ENV = "MEMHOOKS_HOOK_BEGAN"
 #: The largest request a session process reads, and how long a client may take to send it.
 MAX_REQUEST = 16 * 1024 * 1024
 READ_WITHIN = 10.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -457,6 +458,57 @@ def test_resume_does_not_inject_twice(memory_root: Path, project: Path) -> None:
     assert hook(claude("SessionStart", project, source="clear"))[
         1
     ]  # a cleared context needs it again
+
+
+@pytest.mark.parametrize(
+    ("sources", "session_process"),
+    [
+        pytest.param(("startup", "startup"), "0", id="twice"),
+        pytest.param(("startup", "startup", "startup"), "1", id="thrice-forking"),
+        pytest.param(("resume", "startup"), "0", id="resume-racing-start"),
+        pytest.param(("clear", "clear"), "0", id="clear-twice"),
+    ],
+)
+def test_session_starts_at_once_inject_the_block_once(
+    memory_root: Path,
+    project: Path,
+    tmp_path: Path,
+    sources: tuple[str, ...],
+    session_process: str,
+) -> None:
+    # Claude Code runs all matching hooks at once: memhooks configured at two scopes
+    # (or a resume racing a start) gave the model the block twice.
+    store_for(memory_root, project).write_memory("- rule for everyone")
+    env = {**os.environ, "MEMHOOKS_SESSION_PROCESS": session_process}
+    payloads = []
+    for i, source in enumerate(sources):
+        payloads.append(tmp_path / f"start-{i}.json")
+        payloads[-1].write_text(
+            json.dumps(claude("SessionStart", project, source=source))
+        )
+    # Each started with its event ready on stdin: the harness writes them at once.
+    procs = []
+    for path in payloads:
+        with path.open("rb") as stdin:
+            procs.append(
+                subprocess.Popen(
+                    CLAUDE_HOOK,
+                    stdin=stdin,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                )
+            )
+    replies = [(*p.communicate(timeout=30), p.returncode) for p in procs]
+    assert [(err, code) for _, err, code in replies] == [(b"", 0)] * len(sources)
+    blocks = [out for out, _, _ in replies if out]
+    assert len(blocks) == 1 and b"rule for everyone" in blocks[0], replies
+    if sources[0] != "clear":  # a clear right after the start needs the block again
+        assert (
+            "rule for everyone"
+            in hook(claude("SessionStart", project, source="clear"))[1]
+        )
+    hook(claude("SessionEnd", project, reason="other"))
 
 
 def test_a_conversation_resumed_after_session_end_gets_no_second_block(
