@@ -17,7 +17,7 @@ from memhooks.hooks.events import Event, Harness, Payload
 from memhooks.hooks.wire import CLAUDE_EVENTS, GEMINI_EVENTS, KINDS
 
 if TYPE_CHECKING:
-    from memhooks.hooks.events import Reply
+    from memhooks.hooks.events import Reply, RequestId
     from memhooks.hooks.wire import Kind
 
 _CLAUDE = CLAUDE_EVENTS
@@ -153,7 +153,7 @@ def render(event: Event, reply: Reply) -> str | None:
     )
 
 
-def render_error(request_id: str | int | None, message: str) -> str:
+def render_error(request_id: RequestId | None, message: str) -> str:
     """A generic-dialect reply for an event that failed (the session process keeps going)."""
     out: dict[str, object] = {"ok": False, "context": "", "error": message}
     if request_id is not None:

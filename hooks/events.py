@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 logger = getLogger(__name__)
 
 Harness = Literal["claude-code", "codex", "gemini", "generic"]
+#: A generic request's `id`, echoed as sent: any JSON scalar but null (JSON-RPC allows
+#: strings and numbers; a client that sends `true` gets `true` back, not `1`).
+RequestId = str | int | float | bool
 
 
 # Named tuples rather than dataclasses here and in hooks/state.py: every hook process
@@ -46,7 +49,7 @@ class Payload(NamedTuple):
     # generic JSON lines
     event: str | None = None
     summary: str | None = None
-    id: str | int | None = None
+    id: RequestId | None = None
 
 
 def parse_payload(data: object) -> Payload:
@@ -66,13 +69,57 @@ def parse_payload(data: object) -> Payload:
         if isinstance(value, str):
             # "\ud800" is valid JSON; left in, it makes the state file and the log unwritable.
             kept[name] = scrub_surrogates(value)
-        elif name == "id" and type(value) is int:  # bool is an int, but not an id
+        elif name == "id" and request_id(value) is not None:
             kept[name] = value
         else:
             bad.append(name)
     if bad:
         logger.debug("ignoring fields of the wrong type: %s", ", ".join(bad))
     return Payload(**kept)
+
+
+def request_id(value: object) -> RequestId | None:
+    """`value` as a request id to echo, or None (null, an object, an array, NaN or
+    infinity, which no JSON reply could carry)."""
+    if isinstance(value, str):
+        return scrub_surrogates(value)
+    if isinstance(value, float):
+        return value if value - value == 0 else None  # finite
+    return value if isinstance(value, int) else None  # bool is an int
+
+
+def id_in_head(head: bytes) -> RequestId | None:
+    """The `id` of a JSON object of which only `head`, its first bytes, was kept (a line
+    too long to read): found when it comes before the value that was cut."""
+    import json
+
+    text = head.decode("utf-8", "replace")
+    scan = json.JSONDecoder()
+    at = len(text) - len(text.lstrip())
+    if not text.startswith("{", at):
+        return None
+    at += 1
+    try:
+        while True:
+            key, at = scan.raw_decode(text, _skip(text, at))
+            at = _skip(text, at)
+            if not isinstance(key, str) or not text.startswith(":", at):
+                return None
+            value, at = scan.raw_decode(text, _skip(text, at + 1))
+            if key == "id":
+                return request_id(value)
+            at = _skip(text, at)
+            if not text.startswith(",", at):
+                return None
+            at += 1
+    except (ValueError, RecursionError):  # the value that was cut, or not JSON
+        return None
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
 
 
 class Event(NamedTuple):
@@ -88,7 +135,7 @@ class Event(NamedTuple):
     transcript_path: str | None = None
     source: str | None = None  #: session-start: startup, resume, clear, compact, fork
     reinject: bool = False  #: post-compaction that can carry context (SessionStart(compact), generic)
-    request_id: str | int | None = None
+    request_id: RequestId | None = None
     #: When the hook began (ns since the epoch; 0: not known), before any lock was waited
     #: for: two starts of one session at once inject the block once (`handlers`).
     began: int = 0

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import state as state_io
 from memhooks.hooks.adapters import to_event
-from memhooks.hooks.events import Reply, parse_payload
+from memhooks.hooks.events import Reply, id_in_head, parse_payload, request_id
 from memhooks.hooks.handlers import HANDLERS
 from memhooks.hooks.view import View
 from memhooks.hooks.wire import DEADLINES
@@ -21,8 +21,9 @@ from memhooks.memory import project_dir, slug_for
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
-    from memhooks.hooks.events import Event, Harness
+    from memhooks.hooks.events import Event, Harness, RequestId
     from memhooks.hooks.state import SessionState
+    from memhooks.hooks.stdin_lines import Dropped
 
 logger = getLogger(__name__)
 
@@ -140,12 +141,45 @@ def decode(raw: bytes | str, harness: Harness | None) -> Event | None:
     if not raw.strip():
         raise ValueError("empty input: expected one JSON event")
     try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        data = loads(raw)
+    except json.JSONDecodeError as e:
         raise ValueError(f"input is not JSON: {e}") from None
     except RecursionError:
         raise ValueError("input is nested too deeply") from None
     return to_event(parse_payload(data), harness)
+
+
+def loads(raw: bytes | str, *, note: bool = True) -> object:
+    """JSON as `json.loads` reads it, but bytes that are not UTF-8 (a prompt pasted from
+    a binary file) read as U+FFFD each: the event is handled, the rest of it searched.
+
+    Raises:
+        json.JSONDecodeError: not JSON.
+        RecursionError: nested too deeply.
+    """
+    if isinstance(raw, str):
+        return json.loads(raw)
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError:
+        pass
+    if note:
+        logger.warning("input is not valid UTF-8; each invalid byte read as U+FFFD")
+    return json.loads(raw.decode(json.detect_encoding(raw), "replace"))
+
+
+def request_id_of(line: bytes | Dropped, event: Event | None) -> RequestId | None:
+    """The `id` of a request, if it has one, even when the rest of it is unusable (of a
+    line too long to keep: when it comes before what was cut)."""
+    if event is not None:
+        return event.request_id  # parsed already; only a failed line is parsed again
+    if not isinstance(line, bytes):
+        return id_in_head(line.head)
+    try:
+        data = loads(line, note=False)
+    except (ValueError, RecursionError):
+        return None
+    return request_id(data.get("id")) if isinstance(data, dict) else None
 
 
 def _run_sync(event: Event, sessions: Sessions) -> Reply:

@@ -12,7 +12,6 @@ that is going away.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple, cast
@@ -23,9 +22,15 @@ from anyio.lowlevel import checkpoint, current_token
 
 from memhooks.hooks.adapters import render, render_error
 from memhooks.hooks.reread import Rereads
-from memhooks.hooks.runner import MAX_PAYLOAD, Sessions, decode, handle
+from memhooks.hooks.runner import (
+    MAX_PAYLOAD,
+    Sessions,
+    decode,
+    handle,
+    request_id_of,
+)
 from memhooks.hooks.state import state_rel
-from memhooks.hooks.stdin_lines import pump
+from memhooks.hooks.stdin_lines import Dropped, pump
 from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import (
     MAX_REQUEST,
@@ -47,7 +52,7 @@ if TYPE_CHECKING:
 
     from anyio.abc import SocketStream
 
-    from memhooks.hooks.events import Event, Harness
+    from memhooks.hooks.events import Harness
     from memhooks.hooks.first import Started
     from memhooks.hooks.notify import FolderWatch
     from memhooks.hooks.view import View
@@ -71,16 +76,16 @@ class Answer(NamedTuple):
 
 
 async def answer(
-    line: bytes | None, harness: Harness | None, sessions: Sessions
+    line: bytes | Dropped, harness: Harness | None, sessions: Sessions
 ) -> Answer:
     """Answer one event line; failures become an error reply (generic dialect), never raise.
 
-    None stands for a line longer than `decode` takes, dropped as it was read (`stdin_lines`).
+    `Dropped` stands for a line longer than `decode` takes, dropped as it was read.
     """
     event = None
     try:
-        if line is None:
-            raise ValueError(f"payload larger than {MAX_PAYLOAD} bytes")
+        if isinstance(line, Dropped):
+            raise ValueError(f"payload larger than {MAX_PAYLOAD} bytes")  # noqa: TRY004
         event = decode(line, harness)
         if event is None:
             return Answer(None)
@@ -89,28 +94,14 @@ async def answer(
     except TimeoutError:
         logger.warning("event deadline exceeded; answered with no context")
         return Answer(
-            render_error(_request_id(line, event), "deadline exceeded"), ok=False
+            render_error(request_id_of(line, event), "deadline exceeded"), ok=False
         )
     except Exception as e:  # noqa: BLE001 - fail open: one bad event must not end the session
         logger.warning("event failed: %s: %s", type(e).__name__, e)
         error = f"{type(e).__name__}: {e}"
-        return Answer(render_error(_request_id(line, event), error), ok=False)
+        return Answer(render_error(request_id_of(line, event), error), ok=False)
     reply = sessions.with_rereads(reply)
     return Answer(render(event, reply), event.kind == "session-end")
-
-
-def _request_id(line: bytes | None, event: Event | None) -> str | int | None:
-    """The `id` of a request, if it has one, even when the rest of it is unusable."""
-    if event is not None:
-        return event.request_id  # parsed already; only a failed line is parsed again
-    if line is None:
-        return None  # not kept
-    try:
-        data = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    rid = data.get("id") if isinstance(data, dict) else None
-    return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
 
 
 class _Process:
@@ -148,7 +139,7 @@ class _Process:
         catch_up(early, self.sessions)
         early.close()
 
-    async def answer(self, line: bytes | None, harness: Harness | None) -> Answer:
+    async def answer(self, line: bytes | Dropped, harness: Harness | None) -> Answer:
         async with self._lock:  # handlers share the session's state
             await self.rereads.settle()  # an edit just made, not a 30 MB note
             result = await answer(line, harness, self.sessions)
@@ -253,7 +244,7 @@ async def serve_pipe(
     parent = os.getppid()
     await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
     process = _Process(root, idle_timeout)
-    send, receive = anyio.create_memory_object_stream[bytes | None](16)
+    send, receive = anyio.create_memory_object_stream[bytes | Dropped](16)
     threading.Thread(
         target=pump,
         args=(stdin, send, current_token(), MAX_PAYLOAD),
@@ -267,7 +258,7 @@ async def serve_pipe(
         nonlocal replying
         async with receive:
             async for line in receive:
-                if line is not None and not line.strip():
+                if isinstance(line, bytes) and not line.strip():
                     continue
                 result = await process.answer(line, harness)
                 if replying:

@@ -2,7 +2,8 @@
 
 Each read is searched for a newline once, and a line longer than the limit is dropped as
 it streams in: a harness that sends 50 MB on one line costs the process neither time
-squared nor 50 MB of memory, and the next line is answered as usual.
+squared nor 50 MB of memory, and the next line is answered as usual. Its first bytes are
+kept: the error reply carries the request's `id` when it comes before what was cut.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 import anyio
 
@@ -25,11 +26,19 @@ if TYPE_CHECKING:
 logger = getLogger(__name__)
 
 CHUNK = 65536
+#: How much of a line too long to read is kept.
+HEAD = 65536
 
 
-def lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
-    """Lines of `stream`, newline kept; None for a line of more than `limit` bytes
-    (newline included), which is not kept.
+class Dropped(NamedTuple):
+    """A line longer than the limit, dropped as it streamed in: its first `HEAD` bytes."""
+
+    head: bytes
+
+
+def lines(stream: BinaryIO, limit: int) -> Iterator[bytes | Dropped]:
+    """Lines of `stream`, newline kept; `Dropped` for a line of more than `limit` bytes
+    (newline included), of which only the start is kept.
 
     Read with os.read on its descriptor where it has one: a daemon thread blocked inside
     a BufferedReader holds its lock, and CPython aborts at shutdown when it cannot take
@@ -40,25 +49,42 @@ def lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
     except (OSError, ValueError):  # an in-memory stream: plain reads never block
         read = functools.partial(stream.read, CHUNK)
     parts: list[bytes] = []  # the line so far, unless it is too long already
+    head = b""  # its first bytes, once it is
     size = 0
     for chunk in iter(read, b""):
         start = 0
         while (end := chunk.find(b"\n", start)) >= 0:
             size += end + 1 - start
-            yield b"".join([*parts, chunk[start : end + 1]]) if size <= limit else None
-            parts, size, start = [], 0, end + 1
+            piece = chunk[start : end + 1]
+            if size <= limit:
+                yield b"".join([*parts, piece])
+            else:
+                yield Dropped(head or _head([*parts, piece]))
+            parts, head, size, start = [], b"", 0, end + 1
         size += len(chunk) - start
         if size <= limit and start < len(chunk):
             parts.append(chunk[start:])
-        elif size > limit:
-            parts = []
+        elif size > limit and not head:
+            head, parts = _head([*parts, chunk[start:]]), []
     if size:
-        yield b"".join(parts) if size <= limit else None
+        yield b"".join(parts) if size <= limit else Dropped(head)
+
+
+def _head(parts: list[bytes]) -> bytes:
+    # The first `HEAD` bytes of `parts`, without joining the rest (up to the limit).
+    kept: list[bytes] = []
+    size = 0
+    for part in parts:
+        if size >= HEAD:
+            break
+        kept.append(part[: HEAD - size])
+        size += len(kept[-1])
+    return b"".join(kept)
 
 
 def pump(
     stream: BinaryIO,
-    send: MemoryObjectSendStream[bytes | None],
+    send: MemoryObjectSendStream[bytes | Dropped],
     token: EventLoopToken,
     limit: int,
 ) -> None:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.hooks.runner import Sessions, decode, handle_now
+from memhooks.hooks.runner import Sessions, decode, handle_now, request_id_of
+from memhooks.hooks.stdin_lines import Dropped
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -97,3 +98,27 @@ def test_an_event_abandoned_before_session_end_never_writes_its_state_back(
     # A conversation resumed after its end keeps state again.
     sessions.finish(view, flush, state, sessions.begin("s"), wrote=False)
     assert len(list((memory_root / ".sessions").glob("*.json"))) == 1
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        pytest.param(b'{"id": 7, "prompt": "xxx', 7, id="first"),
+        pytest.param(
+            b' {"event": "pre-prompt", "id": "a\\"b", "prompt": "x', 'a"b', id="later"
+        ),
+        pytest.param(
+            b'{"meta": {"id": 3}, "id": 1.5, "prompt": "x', 1.5, id="nested-is-not-it"
+        ),
+        pytest.param(b'{"prompt": "xxxxxxxxxxxx', None, id="after-the-cut"),
+        pytest.param(b'{"id": [1], "prompt": "x', None, id="not-a-scalar"),
+        pytest.param(b'{"id": NaN, "prompt": "x', None, id="nan"),
+        pytest.param(b'[{"id": 1}, "x', None, id="not-an-object"),
+        pytest.param(b'{"id": \xff, "prompt": "x', None, id="not-json"),
+    ],
+)
+def test_the_id_of_a_line_too_long_to_keep_is_found_before_the_cut(
+    head: bytes, expected: object
+) -> None:
+    found = request_id_of(Dropped(head), None)
+    assert found == expected and type(found) is type(expected)

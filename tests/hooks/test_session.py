@@ -192,7 +192,8 @@ def test_a_line_past_the_limit_is_dropped_as_it_streams_and_the_next_is_answered
     memory_root: Path, project: Path
 ) -> None:
     size = 7 * MAX_REQUEST  # read whole, it would take more than the line's size
-    huge = b'{"event": "pre-prompt", "prompt": "' + b"x" * size + b'"}\n'
+    # Its id comes first: the error reply carries it (it had none).
+    huge = b'{"id": 2, "event": "pre-prompt", "prompt": "' + b"x" * size + b'"}\n'
     with Session(memory_root) as s:
         assert s.proc.stdin is not None and s.proc.stdout is not None
         s.send(event="session-start", session_id="s", cwd=str(project))
@@ -200,7 +201,7 @@ def test_a_line_past_the_limit_is_dropped_as_it_streams_and_the_next_is_answered
         cast("io.TextIOWrapper", s.proc.stdin).buffer.write(huge)
         del huge
         refused = json.loads(s.proc.stdout.readline())
-        assert refused["ok"] is False
+        assert refused["ok"] is False and refused["id"] == 2
         assert (
             refused["error"] == f"ValueError: payload larger than {MAX_REQUEST} bytes"
         )
@@ -216,6 +217,44 @@ def test_a_line_past_the_limit_is_dropped_as_it_streams_and_the_next_is_answered
         f"memhooks: event failed: ValueError: payload larger than {MAX_REQUEST} bytes"
     ]
     assert peak < size / 2
+
+
+def test_a_prompt_with_invalid_utf8_is_searched_and_every_id_is_echoed(
+    memory_root: Path, project: Path
+) -> None:
+    Store(memory_root, slug_for(str(project))).write_note(
+        "redis-deploy", "Redis port 6379 already bound by docker-compose."
+    )
+    where = json.dumps(str(project))
+    # Bytes that are not UTF-8 in a pasted prompt: the whole event was refused.
+    prompt = (
+        b'{"event": "pre-prompt", "session_id": "s", "cwd": '
+        + where.encode()
+        + b', "id": "p", "prompt": "why does redis \xff\xfe fail to bind its port?"}\n'
+    )
+    with Session(memory_root, "--harness", "generic") as s:
+        assert s.proc.stdin is not None and s.proc.stdout is not None
+        cast("io.TextIOWrapper", s.proc.stdin).buffer.write(prompt)
+        s.proc.stdin.flush()
+        hits = json.loads(s.proc.stdout.readline())
+        assert hits["ok"] is True and hits["id"] == "p"
+        assert "notes/redis-deploy.md" in str(hits["context"])
+        # Any JSON scalar is echoed as sent (1.5 and true had no id in their reply).
+        for rid in (1.5, True, 0, "", -7):
+            reply = s.send(event="pre-prompt", session_id="s", cwd=str(project), id=rid)
+            assert reply["ok"] is True and reply["id"] == rid
+            assert type(reply["id"]) is type(rid)
+        # One that no JSON reply could carry, or that is no scalar, is not.
+        for raw in ("NaN", "[1]", "null"):
+            s.proc.stdin.write(f'{{"event": "nope", "id": {raw}}}\n')
+            s.proc.stdin.flush()
+            assert "id" not in json.loads(s.proc.stdout.readline())
+        s.proc.stdin.close()
+        assert s.proc.wait(timeout=10) == 0
+        errors = s.stderr().splitlines()
+    assert errors[0] == (
+        "memhooks: input is not valid UTF-8; each invalid byte read as U+FFFD"
+    )
 
 
 def _peak_memory(pid: int) -> int:
