@@ -49,6 +49,13 @@ def project(tmp_path: Path, memory_root: Path) -> Path:
     return p
 
 
+#: What a SessionEnd hook says when it ends the session itself.
+_GAVE_UP = (
+    f"memhooks: session process did not answer in {SESSION_END_WAIT:g} s "
+    "(timed out); the hook ends the session itself"
+)
+
+
 def _payload(event: str, project: Path, session: str, **extra: object) -> str:
     return json.dumps(
         {"session_id": session, "cwd": str(project), "hook_event_name": event, **extra}
@@ -428,7 +435,10 @@ def test_a_session_ended_right_after_it_started_leaves_nothing(
     path = socket_path(str(memory_root), "brief-1")
     assert os.path.exists(path) and (memory_root / state_rel("brief-1")).exists()
     end = _hook(_payload("SessionEnd", project, "brief-1", reason="other"), FAST)
-    assert end.returncode == 0 and end.stdout == "" and end.stderr == ""
+    assert end.returncode == 0 and end.stdout == ""
+    # A process still starting on a busy machine may not take it within
+    # SESSION_END_WAIT: the hook then ends the session itself, and the process leaves.
+    assert end.stderr in ("", f"{_GAVE_UP}\n"), end.stderr
     assert _wait(lambda: not _servers(memory_root), timeout=10)
     assert not os.path.exists(path)
     assert not (memory_root / state_rel("brief-1")).exists()
@@ -616,11 +626,7 @@ def test_a_session_end_the_hook_gave_up_on_is_recorded_by_the_hook_once(
     finally:
         os.kill(pid, signal.SIGCONT)
     assert end.returncode == 0
-    gave_up = (
-        f"memhooks: session process did not answer in {SESSION_END_WAIT:g} s "
-        "(timed out); the hook ends the session itself"
-    )
-    assert end.stderr.splitlines() == [gave_up]
+    assert end.stderr.splitlines() == [_GAVE_UP]
     assert SESSION_END_WAIT + DEADLINES["session-end"] < 1.5
     assert stopped_log.count("session end") == 1 and "pelican" in stopped_log
     # Woken, the process finds the session ended and leaves without a second record.
