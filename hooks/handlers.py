@@ -137,10 +137,11 @@ def _same_start(event: Event, state: SessionState) -> bool:
     # Another start of this session, begun within `SAME_START` of this one, injected the
     # block: a hook configured at two scopes, a harness running matching hooks at once,
     # a resume racing a start. Both open the conversation or both clear it: a clear
-    # right after a start needs the block again.
-    if not (event.began and state.block_at):
+    # right after a start needs the block again. An event forwarded to the session
+    # process carries no start time: it is taken as begun now.
+    if not state.block_at:
         return False
-    near = abs(event.began - state.block_at) < SAME_START
+    near = abs((event.began or time.time_ns()) - state.block_at) < SAME_START
     return near and (event.source == "clear") == (state.block_source == "clear")
 
 

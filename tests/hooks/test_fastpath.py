@@ -659,3 +659,30 @@ def test_a_session_end_handed_over_after_its_process_ended_the_session_is_not_re
     assert late.returncode == 0 and late.stderr == "memhooks: gave up\n"
     log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
     assert log.count("session end") == 1 and "heron" not in log, log
+
+
+def test_two_clears_at_once_forwarded_to_the_session_process_inject_once(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    start = _payload("SessionStart", project, "twin-clear", source="startup")
+    assert "Run make test" in _hook(start, FAST).stdout
+    assert _wait(lambda: answers(socket_path(str(memory_root), "twin-clear")))
+    clear = tmp_path / "clear.json"
+    clear.write_text(_payload("SessionStart", project, "twin-clear", source="clear"))
+    hooks = []
+    for _ in range(2):  # each with its event ready: forwarded at once
+        with clear.open("rb") as stdin:
+            hooks.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "memhooks.hooks", "hook"],
+                    stdin=stdin,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env={**os.environ, **FAST},
+                )
+            )
+    replies = [h.communicate(timeout=30) for h in hooks]
+    assert [err for _, err in replies] == [b"", b""]
+    assert sum(b"Run make test" in out for out, _ in replies) == 1, replies
+    _hook(_payload("SessionEnd", project, "twin-clear", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
