@@ -146,7 +146,9 @@ def _installed(tool: str, clone: Path, tmp: Path) -> Path:
 
 
 def _hook(command: str, project: Path, bin_dir: Path, root: Path) -> dict[str, object]:
-    """Run the committed command as Claude Code would: through a shell, on its PATH."""
+    """Run the committed command as Claude Code would: through a shell, on its PATH; a
+    session of its own for each install (a second start of one session within 2 s says
+    nothing: hooks.handlers)."""
     env = {
         "PATH": os.pathsep.join([str(bin_dir), "/usr/bin", "/bin"]),
         "HOME": str(project.parent),
@@ -154,7 +156,7 @@ def _hook(command: str, project: Path, bin_dir: Path, root: Path) -> dict[str, o
         "MEMHOOKS_SESSION_PROCESS": "0",
     }
     event = {
-        "session_id": "s1",
+        "session_id": f"s-{bin_dir.name}",
         "cwd": str(project),
         "hook_event_name": "SessionStart",
         "source": "startup",
