@@ -32,6 +32,11 @@ _STOP = STOP_WORDS | REQUEST_WORDS
 _CONTRACTED = re.compile(r"['\u2019]([a-z]+)", re.IGNORECASE)
 
 
+#: A hit's heading as `render_hits` writes it, read back from a transcript (JSON and
+#: Gemini's HTML escapes leave a memory path as it is): what a conversation was shown.
+SHOWN = re.compile(rb"(MEMORY\.md|projects/[^\s\"\\<>&]+)  \[matched: ")
+
+
 def significant_terms(prompt: str) -> list[str]:
     """Terms worth searching for: no stopwords, no 1-2 letter words (CJK runs are kept)."""
     seen: dict[str, None] = {}

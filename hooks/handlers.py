@@ -21,7 +21,7 @@ from memhooks.hooks.state import (
     SessionState,
     fingerprint,
 )
-from memhooks.hooks.transcript import holds
+from memhooks.hooks.transcript import found, holds
 from memhooks.memory import today
 from memhooks.memory.constants import WRAPPER_OPEN
 from memhooks.memory.corpus import newest_dailies
@@ -121,6 +121,7 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
         # resume`), but the transcript remembers. What changes from here is news.
         if not state.noticed_at:
             _block(event, state, view)
+            state.surfaced = _surfaced_in_transcript(event, view)
         return Reply(notes=("block already injected in this conversation",))
     block = _block(event, state, view)
     if block:
@@ -148,6 +149,23 @@ def _same_start(event: Event, state: SessionState) -> bool:
 def _block_in_transcript(event: Event) -> bool:
     path = event.transcript_path
     return path is not None and path != "" and holds(Path(path), _BLOCK_MARK)
+
+
+def _surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:
+    """What auto-search showed earlier in a resumed conversation, as the files are now:
+    the same question asked again does not show it twice (like the block, a file edited
+    in between is not news)."""
+    from memhooks.hooks.autosearch import SHOWN
+
+    ours = f"projects/{view.store.slug}/"
+    out: dict[str, str] = {}
+    path = event.transcript_path
+    for raw in found(Path(path), SHOWN) if path else ():
+        rel = raw.decode("utf-8", "replace")
+        ok = (rel == "MEMORY.md" or rel.startswith(ours)) and ".." not in rel
+        if ok and (doc := view.store.read_listed(rel)) is not None:
+            out[rel] = fingerprint(doc)
+    return out
 
 
 def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:

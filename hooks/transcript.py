@@ -300,24 +300,31 @@ def read_transcript(
 
 
 def holds(path: Path, needle: bytes, *, max_bytes: int = 64 * 1024 * 1024) -> bool:
-    """Whether a transcript holds `needle` (bytes as written: no JSON decoding).
+    """Whether a transcript holds `needle` (bytes as written: no JSON decoding); a file
+    that is not regular, or is larger than `max_bytes`, is not read (False)."""
+    return any(needle in c for c in _chunks(path, max_bytes, len(needle)))
 
-    Read in chunks, overlapping by the needle's length; a file that is not regular, or is
-    larger than `max_bytes`, is not read (False).
-    """
+
+def found(
+    path: Path, pattern: re.Pattern[bytes], *, max_bytes: int = 64 * 1024 * 1024
+) -> set[bytes]:
+    """The first group of each match of `pattern` (at most 4 KiB long) in a transcript."""
+    return {m[1] for c in _chunks(path, max_bytes, 4096) for m in pattern.finditer(c)}
+
+
+def _chunks(path: Path, max_bytes: int, overlap: int) -> Iterator[bytes]:
+    # Read in chunks, each with the last `overlap` bytes of the one before.
     try:
         with path.open("rb", buffering=0) as f:
             st = os.fstat(f.fileno())
             if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
-                return False
+                return
             tail = b""
             while chunk := f.read(1024 * 1024):
-                if needle in tail + chunk:
-                    return True
-                tail = chunk[-len(needle) :]
+                yield tail + chunk
+                tail = chunk[-overlap:]
     except OSError:
-        return False
-    return False
+        return
 
 
 def _one_line(text: str, max_chars: int) -> str:

@@ -276,3 +276,19 @@ def test_compact_refused_writes_no_flush(
         tmux.wait_exit()
         assert not refused, sb.daily()
         assert len(made) == 1 and ASK in made[0], sb.daily()
+
+
+def test_continue_does_not_surface_a_note_the_conversation_holds(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """The same question asked again in a `--continue`d conversation: the note that
+    auto-search showed the first time is in the conversation, and is not shown again."""
+    with sandbox(tmp_path_factory.mktemp("claude-continue-ask"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        for argv in (["claude", "-p", ASK], ["claude", "-p", "--continue", ASK]):
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+        first, again = sb.turn(ASK).text, sb.turn(ASK, 1).text
+        assert first.count(FACT) == 1
+        assert again.count(FACT) == 1, "the note was shown again after --continue"
