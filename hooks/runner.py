@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import state as state_io
 from memhooks.hooks.adapters import to_event
-from memhooks.hooks.events import Reply, id_in_head, parse_payload, request_id
+from memhooks.hooks.events import (
+    Event,
+    Reply,
+    id_in_head,
+    parse_payload,
+    request_id,
+)
 from memhooks.hooks.handlers import HANDLERS
 from memhooks.hooks.view import View
 from memhooks.hooks.wire import DEADLINES
@@ -21,7 +27,7 @@ from memhooks.memory import project_dir, slug_for
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
-    from memhooks.hooks.events import Event, Harness, RequestId
+    from memhooks.hooks.events import Harness, RequestId
     from memhooks.hooks.state import SessionState
     from memhooks.hooks.stdin_lines import Dropped
 
@@ -50,6 +56,8 @@ class Sessions:
         #: Session ends seen per session id: an event begun before one (a handler past
         #: its deadline, abandoned) must not write the state file back after it.
         self._ends: dict[str, int] = {}
+        #: Each session's latest event (kept): what `end_orphaned` ends it as.
+        self.last: dict[str, Event] = {}
 
     def view(self, cwd: str | None) -> View:
         where = cwd or str(Path.cwd())
@@ -106,6 +114,7 @@ class Sessions:
         self, view: View, event: Event, st: SessionState, begun: int, *, wrote: bool
     ) -> None:
         if event.kind == "session-end":
+            self.last.pop(event.session_id, None)
             state_io.delete(view.store, event.session_id)
             self._states.pop(event.session_id, None)
             self._ends[event.session_id] = self._ends.get(event.session_id, 0) + 1
@@ -184,6 +193,8 @@ def request_id_of(line: bytes | Dropped, event: Event | None) -> RequestId | Non
 
 def _run_sync(event: Event, sessions: Sessions) -> Reply:
     begun = sessions.begin(event.session_id)
+    if sessions.keep:
+        sessions.last[event.session_id] = event
     view = sessions.view(event.cwd)
     with state_io.one_at_a_time(view.store, event.session_id):
         if event.kind == "session-end" and sessions.ended_elsewhere(
@@ -240,3 +251,22 @@ async def handle(event: Event, sessions: Sessions) -> Reply:
         return await anyio.to_thread.run_sync(
             _run_sync, event, sessions, abandon_on_cancel=True
         )
+
+
+async def end_orphaned(
+    sessions: Sessions, session_id: str, harness: Harness | None, project: str | None
+) -> None:
+    """The session end that a harness killed (SIGKILL, out of memory) never sent: the
+    session's record written and its state removed, as its session process leaves."""
+    view = sessions.view(project)
+    if not view.store.path(state_io.state_rel(session_id)).exists():
+        return  # ended already, or never began
+    last = sessions.last.get(session_id) or Event(
+        "session-end", harness or "generic", "SessionEnd", session_id, project
+    )
+    event = last._replace(kind="session-end", name="SessionEnd", prompt=None)
+    event = event._replace(summary=None, source=None, reinject=False, request_id=None)
+    try:
+        await handle(event, sessions)
+    except Exception as e:  # noqa: BLE001 - fail open: the process is leaving anyway
+        logger.warning("session %s not ended: %s: %s", session_id, type(e).__name__, e)

@@ -201,9 +201,8 @@ class _Process:
                 if view.warming:
                     tg.start_soon(self._warm, view)
             tg.start_soon(self._build_columns)
-            await anyio.sleep(
-                0.1
-            )  # the watcher is up: catch up with edits made meanwhile
+            # The watcher is up: catch up with edits made meanwhile.
+            await anyio.sleep(0.1)
             for view in self.sessions.views():
                 await anyio.to_thread.run_sync(view.catch_up)
             while not self.stop.is_set():
@@ -245,12 +244,8 @@ async def serve_pipe(
     await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
     process = _Process(root, idle_timeout)
     send, receive = anyio.create_memory_object_stream[bytes | Dropped](16)
-    threading.Thread(
-        target=pump,
-        args=(stdin, send, current_token(), MAX_PAYLOAD),
-        daemon=True,
-        name="stdin",
-    ).start()
+    pumped = (stdin, send, current_token(), MAX_PAYLOAD)
+    threading.Thread(target=pump, args=pumped, daemon=True, name="stdin").start()
 
     replying = True
 
@@ -312,6 +307,7 @@ async def serve_socket(
         logger.info("a session process already serves %s", path)
         return 0
     ours = inode_of(path)
+    killed = False  # the harness died: its session end never came
     await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
     process = _Process(root, idle_timeout, started)
     if project is not None and started is None:
@@ -350,8 +346,9 @@ async def serve_socket(
             logger.exception("a request failed; still serving")
 
     def leave() -> str | None:
-        nonlocal ours
+        nonlocal ours, killed
         if parent_pid is not None and not pid_alive(parent_pid):
+            killed = True
             return f"harness process {parent_pid} is gone"
         if inode_of(path) != ours:
             ours = None  # not ours to remove
@@ -369,6 +366,10 @@ async def serve_socket(
                 ours = None
     finally:
         release(path, ours)
+    if killed and session_id is not None:
+        from memhooks.hooks.runner import end_orphaned
+
+        await end_orphaned(process.sessions, session_id, harness, project)
     return 0
 
 

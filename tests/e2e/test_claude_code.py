@@ -3,7 +3,9 @@ an interactive session in tmux."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -292,3 +294,23 @@ def test_continue_does_not_surface_a_note_the_conversation_holds(
         first, again = sb.turn(ASK).text, sb.turn(ASK, 1).text
         assert first.count(FACT) == 1
         assert again.count(FACT) == 1, "the note was shown again after --continue"
+
+
+def test_killed_session_keeps_its_record(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Claude Code killed (SIGKILL: no SessionEnd hook runs): what the session did is still
+    recorded, and neither its session process nor its state file is left behind."""
+    with sandbox(tmp_path_factory.mktemp("claude-killed"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        tmux = sb.tmux(["claude"], env=env)
+        wait_ready(tmux)
+        sb.ask(tmux, ASK)
+        os.kill(int(tmux._tmux("list-panes", "-F", "#{pane_pid}")), signal.SIGKILL)
+        ends = sb.entries("session end", at_least=1)
+        left = sb.leftovers()
+        assert len(ends) == 1 and ASK in ends[0], sb.daily()
+        # Claude Code's own socket stays: only ours count.
+        assert not left.processes and not left.states, left
+        assert not [s for s in left.sockets if "memhooks" in s], left
