@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR
 from memhooks.hooks.handlers import HARNESS_CONTEXT_LIMIT
-from memhooks.hooks.harnesscheck import Finding, check_harness, check_mcp, installed
+from memhooks.hooks.harnesscheck import (
+    Finding,
+    check_harness,
+    check_mcp,
+    installed,
+    started_in,
+)
 from memhooks.memory import ConfigError, default_root, parse_config, project_dir
 from memhooks.memory.constants import (
     BACKUP_SUFFIX,
@@ -203,11 +209,14 @@ def run_checks(
     *,
     config_text: str | None,
     which: Callable[[str], str | None] = shutil.which,
+    here: Path | None = None,
 ) -> list[Finding]:
-    """Every check, in report order."""
+    """Every check, in report order; `here`: where the harnesses would be started."""
     found = check_root(root, config_text=config_text)
     for harness in ("claude-code", "codex", "gemini"):
         found += check_harness(harness, project, home, which)
+        start = started_in(harness, here, project, home) if here else None
+        found += [start] if start else []
     if not installed(project, home):
         found.append(
             Finding(
@@ -234,7 +243,8 @@ def summary(findings: list[Finding]) -> str:
 def cmd_doctor(root_dir: str | None, project_arg: str | None, out: TextIO) -> int:
     """`memhooks doctor`: one line per finding, a summary; exit 1 if anything needs fixing."""
     root = default_root(root_dir)
-    project = project_dir(project_arg or Path.cwd())
+    here = Path(project_arg or Path.cwd()).resolve()
+    project = project_dir(here)
     unreadable: list[Finding] = []
     try:
         # Not read_text: a FIFO there would block, /dev/zero fill the memory.
@@ -245,7 +255,7 @@ def cmd_doctor(root_dir: str | None, project_arg: str | None, out: TextIO) -> in
         config_text = None
         unreadable.append(Finding("fix", f"{CONFIG_FILE} cannot be read: {e}"))
     findings = unreadable + run_checks(
-        root, project, Path.home(), config_text=config_text
+        root, project, Path.home(), config_text=config_text, here=here
     )
     out.write("".join(f"{f.level}: {f.message}\n" for f in findings))
     out.write(summary(findings) + "\n")

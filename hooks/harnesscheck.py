@@ -86,6 +86,39 @@ def _settings_files(harness: str, project: Path, home: Path) -> list[tuple[str, 
     return list(out.values())
 
 
+#: Harnesses that read a project's settings file only in the folder they start in
+#: (Claude Code 2.1.332 and Gemini CLI 0.61.0, started in a subfolder, ran none of the
+#: project's hooks: tests/e2e), and the scope of a file they read from any subfolder
+#: (Claude Code's local file, which it looks for at the repository's root too).
+READ_WHERE_STARTED = {"claude-code": "local", "gemini": "user"}
+
+
+def started_in(harness: str, here: Path, project: Path, home: Path) -> Finding | None:
+    """A warning when our hooks are only in the project's settings file and `here`, a
+    subfolder of the project, is where the harness would start: it runs none of them."""
+    other = READ_WHERE_STARTED.get(harness)
+    if other is None or here == project or not here.is_relative_to(project):
+        return None
+    h = cast("install.Harness", harness)
+
+    def ours(scope: install.Scope, where: Path) -> bool:
+        path = install.settings_path(h, scope, project_dir=where, home=home)
+        return bool(_our_handlers(path)[0])
+
+    if not ours("project", project) or ours("project", here):
+        return None
+    if ours("user", project) or ours(cast("install.Scope", other), project):
+        return None
+    name = _HARNESS_NAMES[harness]
+    mine = install.settings_path(h, "project", project_dir=here, home=home)
+    return Finding(
+        "warn",
+        f"{name} started in {here} reads {mine.relative_to(here)} there, not "
+        f"{project}'s, and runs no memhooks hook: start it in {project}, or install "
+        f"with `--scope {other}` in place of `--scope project`",
+    )
+
+
 def _fix(harness: str, scope: str, path: Path, home: Path) -> str:
     """How to rewrite our hooks in one file."""
     return f"run `memhooks install {harness} --scope {scope}`"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks import install
 from memhooks.hooks.constants import EXIT_OK, PROG
+from memhooks.hooks.harnesscheck import started_in
 from memhooks.memory import project_dir
 
 if TYPE_CHECKING:
@@ -51,7 +52,8 @@ def cmd_install(
     which: Callable[[str], str | None] = shutil.which,
 ) -> int:
     """Merge our hooks into the settings file of `scope`; say what to do next."""
-    root = project_dir(project or Path.cwd())
+    here = Path(project or Path.cwd()).resolve()
+    root = project_dir(here)
     path = install.settings_path(harness, scope, project_dir=root, home=Path.home())
     bare = scope == "project" and not absolute
     result = install.install(
@@ -74,6 +76,9 @@ def cmd_install(
             f"Commit {path.relative_to(root)}: it runs `{PROG}` from PATH, "
             "so it works for everyone with memhooks installed."
         )
+    start = started_in(harness, here, root, Path.home())
+    if start:
+        lines.append(f"warning: {start.message}")
     lines.append(
         f"Next: restart {_NAMES[harness]} (it reads hooks when it starts), "
         f"then run `{PROG} doctor` in {root}."

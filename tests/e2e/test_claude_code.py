@@ -26,6 +26,7 @@ from tests.e2e.memory_fixture import (
     edit_on_disk,
     seed,
 )
+from tests.e2e.sandbox import MEMHOOKS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -314,3 +315,36 @@ def test_killed_session_keeps_its_record(
         # Claude Code's own socket stays: only ours count.
         assert not left.processes and not left.states, left
         assert not [s for s in left.sockets if "memhooks" in s], left
+
+
+def test_subfolder_runs_no_project_hook_and_doctor_says_so(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Started in a subfolder of the project, Claude Code reads that folder's
+    .claude/settings.json, not the project's: no hook runs, and `memhooks install` and
+    `memhooks doctor` there say so; the local file, read from the repository's root,
+    reaches it."""
+    with sandbox(tmp_path_factory.mktemp("claude-subfolder"), cli_bins, netns) as sb:
+        env = setup_claude(sb, install=False)
+        seed(sb)
+        sub = sb.project / "pkg"
+        sub.mkdir()
+        said = sb.memhooks("install", "claude-code", "--project", str(sub))
+        done = sb.run(["claude", "-p", ASK], env=env, cwd=sub)
+        assert done.returncode == 0, done.stderr
+        assert blocks_in(sb.turn(ASK)) == 0, "Claude Code read the project's file"
+        assert f"Claude Code started in {sub} reads" in said
+        assert f"warn: Claude Code started in {sub} reads" in _doctor(sb, sub)
+        assert "started in" not in _doctor(sb, sb.project)
+        sb.memhooks("uninstall", "claude-code")
+        said = sb.memhooks("install", "claude-code", "--scope", "local")
+        done = sb.run(["claude", "-p", RESUME], env=env, cwd=sub)
+        assert done.returncode == 0, done.stderr
+        assert blocks_in(sb.turn(RESUME)) == 1
+        assert "started in" not in _doctor(sb, sub)
+
+
+def _doctor(sb: Sandbox, where: Path) -> str:
+    """`memhooks doctor` run in `where` (its exit code says whether a fix is due)."""
+    done = sb.run([str(MEMHOOKS), "doctor"], env=sb.env(), cwd=where)
+    return done.stdout
