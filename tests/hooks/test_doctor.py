@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -349,3 +350,27 @@ def test_mcp_registration_with_a_missing_command(project: Path, home: Path) -> N
         )
         in found
     )
+
+
+@pytest.mark.parametrize(
+    ("harness", "other"),
+    [
+        pytest.param("claude-code", "local", id="claude-code"),
+        pytest.param("gemini", "user", id="gemini"),
+    ],
+)
+def test_a_subfolder_of_the_project_is_warned_about(
+    memory_root: Path, project: Path, home: Path, harness: str, other: str
+) -> None:
+    # Both read the project's settings file only in the folder they start in (tests/e2e).
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    sub = project / "pkg"
+    sub.mkdir()
+    said = run_cli("install", harness, cwd=sub).stdout
+    warning = f"started in {sub} reads"
+    assert warning in said and f"`--scope {other}`" in said
+    assert warning in run_cli("doctor", cwd=sub).stdout
+    assert warning not in run_cli("doctor", cwd=project).stdout
+    run_cli("uninstall", harness, cwd=sub)
+    run_cli("install", harness, "--scope", other, cwd=sub)
+    assert warning not in run_cli("doctor", cwd=sub).stdout
