@@ -109,12 +109,19 @@ def _whole_in(text: str, kind: str, block: str) -> bool:
 _BLOCK_MARK = WRAPPER_OPEN.split('"')[1].encode()
 
 
+#: Harnesses that send a resumed conversation's earlier turns without the hook context
+#: they had: Gemini CLI 0.61.0 keeps it in its chat file, but not in what the model gets.
+_RESUME_DROPS_CONTEXT = frozenset({"gemini"})
+
+
 def session_start(event: Event, state: SessionState, view: View) -> Reply:
     """Inject the memory block, once per conversation."""
     if _same_start(event, state):
         return Reply(notes=("block injected by a session start run at the same time",))
-    if event.source in ("resume", "fork") and (
-        state.noticed_at or _block_in_transcript(event)
+    if (
+        event.source in ("resume", "fork")
+        and event.harness not in _RESUME_DROPS_CONTEXT
+        and (state.noticed_at or _block_in_transcript(event))
     ):
         # The resumed or forked conversation already holds a block: a session-end may
         # have removed this session's state since (`claude -p --continue`, `codex exec

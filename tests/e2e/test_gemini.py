@@ -179,3 +179,23 @@ def test_interactive_leaves_no_process_socket_or_state(
 
 def test_interactive_shows_no_hook_error(interactive: Interactive) -> None:
     assert not hook_errors(interactive.screen), interactive.screen
+
+
+def test_resumed_session_gets_the_block_and_the_note(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """`gemini --resume` sends the model the earlier turns without the hook context they
+    had (its chat file keeps it): the block, and a note auto-search showed, come again."""
+    with sandbox(tmp_path_factory.mktemp("gemini-resume"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        for argv in (
+            ["gemini", "-p", ASK],
+            ["gemini", "--resume", "latest", "-p", ASK],
+        ):
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+        first, again = [r for r in sb.requests() if r.carries(ASK)]
+        assert blocks_in(first) == 1 and first.text.count(FACT) == 1
+        assert blocks_in(again) == 1, "no block in the resumed session"
+        assert again.text.count(FACT) == 1
