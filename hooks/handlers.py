@@ -109,19 +109,22 @@ def _whole_in(text: str, kind: str, block: str) -> bool:
 _BLOCK_MARK = WRAPPER_OPEN.split('"')[1].encode()
 
 
-#: Harnesses that send a resumed conversation's earlier turns without the hook context
-#: they had: Gemini CLI 0.61.0 keeps it in its chat file, but not in what the model gets.
-_RESUME_DROPS_CONTEXT = frozenset({"gemini"})
+#: Harnesses that send a resumed conversation's earlier turns without the SessionStart
+#: context they had, and take none on resume (Gemini CLI 0.61.0: its chat file keeps the
+#: block, the model does not get it): the block comes with the first prompt.
+_RESUME_DROPS_BLOCK = frozenset({"gemini"})
 
 
 def session_start(event: Event, state: SessionState, view: View) -> Reply:
     """Inject the memory block, once per conversation."""
     if _same_start(event, state):
         return Reply(notes=("block injected by a session start run at the same time",))
-    if (
-        event.source in ("resume", "fork")
-        and event.harness not in _RESUME_DROPS_CONTEXT
-        and (state.noticed_at or _block_in_transcript(event))
+    if event.source in ("resume", "fork") and event.harness in _RESUME_DROPS_BLOCK:
+        return Reply(
+            notes=("block comes with the first prompt of the resumed session",)
+        )
+    if event.source in ("resume", "fork") and (
+        state.noticed_at or _block_in_transcript(event)
     ):
         # The resumed or forked conversation already holds a block: a session-end may
         # have removed this session's state since (`claude -p --continue`, `codex exec
@@ -182,11 +185,12 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     prompt = event.prompt or ""
     # Gemini has no post-compression event: the prompt after one is where it is recorded
     # and where the block comes back.
-    after = (
-        post_compaction(event._replace(reinject=True), state, view)
-        if compaction.compressed(event, state)
-        else Reply()
-    )
+    if compaction.compressed(event, state):
+        after = post_compaction(event._replace(reinject=True), state, view)
+    elif event.harness in _RESUME_DROPS_BLOCK and not state.noticed_at:
+        after = Reply(context=_block(event, state, view) or None)  # a resumed session
+    else:
+        after = Reply()
     if records.is_slash_command(prompt):
         return after  # `/compact`, `/exit`: a command to the harness, not a question
     if prompt.strip():

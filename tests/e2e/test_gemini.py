@@ -199,3 +199,25 @@ def test_resumed_session_gets_the_block_and_the_note(
         assert blocks_in(first) == 1 and first.text.count(FACT) == 1
         assert blocks_in(again) == 1, "no block in the resumed session"
         assert again.text.count(FACT) == 1
+
+
+def test_interactive_resumed_session_gets_the_block(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """`gemini --resume latest` in the TUI replays the earlier turns with their BeforeAgent
+    context but not the SessionStart block, and adds no SessionStart context: the block
+    comes with the first prompt, once."""
+    with sandbox(tmp_path_factory.mktemp("gemini-tui-resume"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        for argv, prompt in (
+            (["gemini"], ASK),
+            (["gemini", "--resume", "latest"], AFTER_EDIT),
+        ):
+            tmux = sb.tmux(argv, env=env)
+            tmux.wait_text("Type your message", timeout=60)
+            sb.ask(tmux, prompt)
+            tmux.type("/quit")
+            tmux.wait_exit()
+        assert blocks_in(sb.turn(AFTER_EDIT)) == 1, "no block in the resumed session"
+        assert not sb.leftovers().states
