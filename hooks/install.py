@@ -218,16 +218,8 @@ def uninstall(harness: Harness, path: Path, *, dry_run: bool = False) -> Install
     Matcher groups, events and the ``hooks`` object that only we filled are
     dropped. Every harness shares the layout, so ``harness`` is for symmetry.
 
-    Args:
-        harness: Which harness the file belongs to.
-        path: Settings file; a missing file stays missing.
-        dry_run: Compute the result but write nothing.
-
-    Returns:
-        What changed; ``changed`` is False if nothing of ours was there.
-
-    Raises:
-        InstallError: As for :func:`install`.
+    A missing file stays missing; ``changed`` is False if nothing of ours was there.
+    Raises :class:`InstallError` as :func:`install` does.
     """
     raw, data = _load(path)
     hooks: dict[str, Any] = dict(data.get("hooks", {}))
@@ -336,15 +328,27 @@ def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
 
 
 def _save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:
-    """Write ``new``, first copying the previous content to ``.bak``; return the backup."""
+    """Write ``new``, first copying the previous content to ``.bak``; return the backup.
+    A backup holding ``new`` (the file before an install) is written back byte for byte."""
     backup = None if raw is None else path.with_name(path.name + ".bak")
     try:
+        before = _holding(backup, new) if backup is not None else None
         if backup is not None and raw is not None:
             _atomic_write(backup, raw)
-        _atomic_write(path, _dumps_like(new, raw))
+        _atomic_write(path, before if before is not None else _dumps_like(new, raw))
     except OSError as e:
         raise InstallError(path, f"cannot write settings file ({e})") from e
     return backup
+
+
+def _holding(path: Path, value: dict[str, Any]) -> bytes | None:
+    """The bytes of ``path`` if it is JSON for ``value`` (``true`` is not ``1``)."""
+    try:
+        raw = path.read_bytes()
+        held = json.dumps(json.loads(raw.decode("utf-8-sig")), sort_keys=True)
+    except (OSError, ValueError):
+        return None
+    return raw if held == json.dumps(value, sort_keys=True) else None
 
 
 #: The leading whitespace of the first indented line: the file's indent unit.

@@ -180,7 +180,8 @@ def test_install_and_uninstall_keep_the_layout_of_the_file(
     removed = run_cli("uninstall", "claude-code", cwd=repo)
 
     assert removed.returncode == 0, removed.stderr
-    assert settings.read_bytes() == _layout(SETTINGS, **form)
+    # The backup holds what is left: its bytes come back, one line as one line.
+    assert settings.read_bytes() == original
 
 
 def test_install_then_uninstall_gives_back_the_same_bytes(repo: Path) -> None:
@@ -191,6 +192,34 @@ def test_install_then_uninstall_gives_back_the_same_bytes(repo: Path) -> None:
 
     for command in ("install", "uninstall"):
         done = run_cli(command, "claude-code", cwd=repo, env=_path_env(BIN))
+        assert done.returncode == 0, done.stderr
+
+    assert settings.read_bytes() == original
+
+
+@pytest.mark.parametrize(
+    ("harness", "rel"),
+    [
+        pytest.param("claude-code", ".claude/settings.json", id="claude-code"),
+        pytest.param("codex", ".codex/hooks.json", id="codex"),
+        pytest.param("gemini", ".gemini/settings.json", id="gemini"),
+    ],
+)
+def test_uninstall_gives_back_a_hand_written_layout(
+    repo: Path, harness: str, rel: str
+) -> None:
+    # Laid out by a person, not by json.dumps: one-line objects, aligned values.
+    original = (
+        b'{\r\n    "env":   {"A": "\xc3\xa9", "B": 1},\r\n'
+        b'    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]},\r\n'
+        b'    "flag":  true\r\n}'
+    )
+    settings = repo / rel
+    settings.parent.mkdir()
+    settings.write_bytes(original)
+
+    for command in ("install", "install", "uninstall"):
+        done = run_cli(command, harness, cwd=repo, env=_path_env(BIN))
         assert done.returncode == 0, done.stderr
 
     assert settings.read_bytes() == original
