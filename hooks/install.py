@@ -1,7 +1,7 @@
 """Merge memhooks' lifecycle hooks into Claude Code, Codex CLI and Gemini CLI settings files.
 
 The file belongs to the user: other keys and foreign hooks keep their values and
-order, the file keeps its form (BOM, line endings, indent, final newline), a file we
+order, every byte outside ``hooks`` is kept (`settings_text`), a file we
 cannot parse is never rewritten, and the old content goes to ``<name>.bak``. Layouts
 as the harnesses document them: Claude Code (timeouts in seconds) and Gemini CLI
 (timeouts in milliseconds).
@@ -9,7 +9,6 @@ as the harnesses document them: Claude Code (timeouts in seconds) and Gemini CLI
 
 from __future__ import annotations
 
-import codecs
 import json
 import os
 import re
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from memhooks.hooks import settings_text
 from memhooks.hooks.errors import HookError
 
 Harness = Literal["claude-code", "codex", "gemini"]
@@ -332,45 +332,23 @@ def _save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:
     A backup holding ``new`` (the file before an install) is written back byte for byte."""
     backup = None if raw is None else path.with_name(path.name + ".bak")
     try:
-        before = _holding(backup, new) if backup is not None else None
+        before = _read_or_none(backup) if backup is not None else None
         if backup is not None and raw is not None:
             _atomic_write(backup, raw)
-        _atomic_write(path, before if before is not None else _dumps_like(new, raw))
+        if before is not None and settings_text.holding(before, new):
+            _atomic_write(path, before)
+        else:
+            _atomic_write(path, settings_text.dumps_keeping(new, raw))
     except OSError as e:
         raise InstallError(path, f"cannot write settings file ({e})") from e
     return backup
 
 
-def _holding(path: Path, value: dict[str, Any]) -> bytes | None:
-    """The bytes of ``path`` if it is JSON for ``value`` (``true`` is not ``1``)."""
+def _read_or_none(path: Path) -> bytes | None:
     try:
-        raw = path.read_bytes()
-        held = json.dumps(json.loads(raw.decode("utf-8-sig")), sort_keys=True)
-    except (OSError, ValueError):
+        return path.read_bytes()
+    except OSError:
         return None
-    return raw if held == json.dumps(value, sort_keys=True) else None
-
-
-#: The leading whitespace of the first indented line: the file's indent unit.
-_INDENT = re.compile(r"^([ \t]+)\S", re.MULTILINE)
-
-
-def _dumps_like(value: dict[str, Any], raw: bytes | None) -> bytes:
-    """``value`` as JSON laid out as ``raw`` was: its BOM, line ending, indent and final newline.
-
-    A new or blank file, or one without an indented line, gets two spaces of indent;
-    one without a line break gets LF; a new or blank one gets a final newline.
-    """
-    text = "" if raw is None else raw.decode("utf-8-sig")
-    indent = _INDENT.search(text)
-    out = json.dumps(value, indent=indent[1] if indent else 2, ensure_ascii=False)
-    if text.endswith("\n") or not text.strip():
-        out += "\n"
-    # json.dumps escapes newlines inside strings, so each "\n" here is a line break.
-    if newline := re.search(r"\r?\n", text):
-        out = out.replace("\n", newline[0])
-    bom = "\ufeff" if raw is not None and raw.startswith(codecs.BOM_UTF8) else ""
-    return (bom + out).encode()
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -81,8 +81,8 @@ def test_install_merges_once_per_event_and_keeps_foreign(settings: Path) -> None
     )
     text = settings.read_text(encoding="utf-8")
     data = json.loads(text)
-    # Laid out as `write` wrote it: four spaces, no final newline.
-    assert text == json.dumps(data, indent=4, ensure_ascii=False)
+    # Laid out as `write` wrote it: four spaces, no final newline, its "\u00e9" kept.
+    assert text == json.dumps(data, indent=4)
     assert list(data) == ["model", "permissions", "hooks", "env"]
     assert {k: v for k, v in data.items() if k != "hooks"} == {
         k: v for k, v in EXISTING.items() if k != "hooks"

@@ -223,3 +223,20 @@ def test_uninstall_gives_back_a_hand_written_layout(
         assert done.returncode == 0, done.stderr
 
     assert settings.read_bytes() == original
+
+
+def test_install_keeps_every_byte_outside_hooks(repo: Path) -> None:
+    # A person's compact layout: only the "hooks" member is written anew.
+    before = b'{\r\n    "env":   {"A": "\\u00e9"},\r\n    "flag":  true\r\n}'
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(before)
+
+    done = run_cli("install", "claude-code", cwd=repo, env=_path_env(BIN))
+
+    assert done.returncode == 0, done.stderr
+    after = settings.read_bytes()
+    head = b'{\r\n    "env":   {"A": "\\u00e9"},\r\n    "flag":  true,\r\n    "hooks": {\r\n'
+    assert after.startswith(head) and after.endswith(b"\r\n    }\r\n}")
+    assert b"\n" not in after.replace(b"\r\n", b"")
+    assert list(json.loads(after)) == ["env", "flag", "hooks"]

@@ -1,0 +1,107 @@
+"""A harness settings file's text as `memhooks install` changes one key of it.
+
+The file belongs to the person who wrote it: when only its ``hooks`` member changes,
+that member's value is written in the file's indent and line ending where it stood (or
+added after the last member), and every other byte stays as it was. A file whose text
+cannot be cut so (one line, a duplicate key, other values changed) is written whole in
+its layout: BOM, line ending, indent, final newline.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from typing import Any
+
+#: The leading whitespace of the first indented line: the file's indent unit.
+_INDENT = re.compile(r"^([ \t]+)\S", re.MULTILINE)
+_KEY = "hooks"
+
+
+def dumps_keeping(value: dict[str, Any], raw: bytes | None) -> bytes:
+    """``value`` as JSON, the bytes of ``raw`` kept but for the ``hooks`` member."""
+    text = "" if raw is None else raw.decode("utf-8-sig")
+    spans = _members(text) if "\n" in text.strip() else None
+    old = json.loads(text) if spans is not None else None
+    if spans is None or not isinstance(old, dict) or len(spans) != len(old) or not old:
+        return dumps_like(value, raw)
+    others = [(k, v) for k, v in value.items() if k != _KEY]
+    if _canon(others) != _canon([(k, v) for k, v in old.items() if k != _KEY]):
+        return dumps_like(value, raw)
+    unit = indent[1] if (indent := _INDENT.search(text)) else "  "
+    newline = m[0] if (m := re.search(r"\r?\n", text)) else "\n"
+    if _KEY not in value:
+        return dumps_like(value, raw)  # an uninstall: the backup gives the bytes back
+    dumped = json.dumps(value[_KEY], indent=unit, ensure_ascii=False)
+    dumped = dumped.replace("\n", newline + unit)
+    if _KEY in spans:
+        start, end = spans[_KEY]
+        out = text[:start] + dumped + text[end:]
+    else:
+        end = max(e for _, e in spans.values())
+        out = f"{text[:end]},{newline}{unit}{json.dumps(_KEY)}: {dumped}{text[end:]}"
+    bom = "\ufeff" if raw is not None and raw.startswith(codecs.BOM_UTF8) else ""
+    return (bom + out).encode()
+
+
+def _members(text: str) -> dict[str, tuple[int, int]] | None:
+    """Where each top-level member's value starts and ends; None if not a plain object."""
+    decoder = json.JSONDecoder()
+    i = _skip(text, 0)
+    if not text.startswith("{", i):
+        return None
+    spans: dict[str, tuple[int, int]] = {}
+    i = _skip(text, i + 1)
+    try:
+        while text.startswith('"', i):
+            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+            i = _skip(text, i)
+            if not text.startswith(":", i):
+                return None
+            start = _skip(text, i + 1)
+            _, end = decoder.raw_decode(text, start)
+            spans[key] = (start, end)
+            i = _skip(text, end)
+            if text.startswith(",", i):
+                i = _skip(text, i + 1)
+    except ValueError:
+        return None
+    return spans if text.startswith("}", i) else None
+
+
+def _skip(text: str, i: int) -> int:
+    """The index of the first character at or after `i` that is not JSON whitespace."""
+    while i < len(text) and text[i] in " \t\n\r":
+        i += 1
+    return i
+
+
+def dumps_like(value: dict[str, Any], raw: bytes | None) -> bytes:
+    """``value`` as JSON laid out as ``raw`` was: its BOM, line ending, indent and final newline.
+
+    A new or blank file, or one without an indented line, gets two spaces of indent;
+    one without a line break gets LF; a new or blank one gets a final newline.
+    """
+    text = "" if raw is None else raw.decode("utf-8-sig")
+    indent = _INDENT.search(text)
+    out = json.dumps(value, indent=indent[1] if indent else 2, ensure_ascii=False)
+    if text.endswith("\n") or not text.strip():
+        out += "\n"
+    # json.dumps escapes newlines inside strings, so each "\n" here is a line break.
+    if newline := re.search(r"\r?\n", text):
+        out = out.replace("\n", newline[0])
+    bom = "\ufeff" if raw is not None and raw.startswith(codecs.BOM_UTF8) else ""
+    return (bom + out).encode()
+
+
+def holding(raw: bytes, value: dict[str, Any]) -> bool:
+    """Whether ``raw`` is JSON for ``value`` (``true`` is not ``1``)."""
+    try:
+        return _canon(json.loads(raw.decode("utf-8-sig"))) == _canon(value)
+    except ValueError:
+        return False
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
