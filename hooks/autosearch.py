@@ -33,8 +33,13 @@ _CONTRACTED = re.compile(r"['\u2019]([a-z]+)", re.IGNORECASE)
 
 
 #: A hit's heading as `render_hits` writes it, read back from a transcript (JSON and
-#: Gemini's HTML escapes leave a memory path as it is): what a conversation was shown.
-SHOWN = re.compile(rb"(MEMORY\.md|projects/[^\s\"\\<>&]+)  \[matched: ")
+#: Gemini's HTML escapes leave a memory path as it is): what a conversation was shown;
+#: or a compaction (Claude Code's boundary, Codex's item), after which the model has
+#: only a summary of what came before.
+SHOWN = re.compile(
+    rb"(MEMORY\.md|projects/[^\s\"\\<>&]+)  \[matched: "
+    rb'|("subtype":\s*"compact_boundary"|"type":\s*"compacted")'
+)
 
 
 def significant_terms(prompt: str) -> list[str]:

@@ -168,10 +168,15 @@ def _surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:
     from memhooks.hooks.autosearch import SHOWN
 
     ours = f"projects/{view.store.slug}/"
-    out: dict[str, str] = {}
+    shown: set[str] = set()
     path = event.transcript_path
-    for raw in found(Path(path), SHOWN) if path else ():
-        rel = raw.decode("utf-8", "replace")
+    for raw, compacted in found(Path(path), SHOWN) if path else ():
+        if compacted or raw is None:
+            shown.clear()  # compacted: what came before is a summary now
+        else:
+            shown.add(raw.decode("utf-8", "replace"))
+    out: dict[str, str] = {}
+    for rel in shown:
         ok = (rel == "MEMORY.md" or rel.startswith(ours)) and ".." not in rel
         if ok and (doc := view.store.read_listed(rel)) is not None:
             out[rel] = fingerprint(doc)

@@ -302,26 +302,31 @@ def read_transcript(
 def holds(path: Path, needle: bytes, *, max_bytes: int = 64 * 1024 * 1024) -> bool:
     """Whether a transcript holds `needle` (bytes as written: no JSON decoding); a file
     that is not regular, or is larger than `max_bytes`, is not read (False)."""
-    return any(needle in c for c in _chunks(path, max_bytes, len(needle)))
+    return any(needle in c for _, c in _chunks(path, max_bytes, len(needle)))
 
 
 def found(
     path: Path, pattern: re.Pattern[bytes], *, max_bytes: int = 64 * 1024 * 1024
-) -> set[bytes]:
-    """The first group of each match of `pattern` (at most 4 KiB long) in a transcript."""
-    return {m[1] for c in _chunks(path, max_bytes, 4096) for m in pattern.finditer(c)}
+) -> list[tuple[bytes | None, ...]]:
+    """The groups of each match of `pattern` (at most 4 KiB long) in a transcript, in order."""
+    at: dict[int, tuple[bytes | None, ...]] = {}
+    for offset, chunk in _chunks(path, max_bytes, 4096):
+        at |= {offset + m.start(): m.groups() for m in pattern.finditer(chunk)}
+    return [at[k] for k in sorted(at)]
 
 
-def _chunks(path: Path, max_bytes: int, overlap: int) -> Iterator[bytes]:
-    # Read in chunks, each with the last `overlap` bytes of the one before.
+def _chunks(path: Path, max_bytes: int, overlap: int) -> Iterator[tuple[int, bytes]]:
+    # Read in chunks, each with the last `overlap` bytes of the one before (and where
+    # in the file it starts).
     try:
         with path.open("rb", buffering=0) as f:
             st = os.fstat(f.fileno())
             if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
                 return
-            tail = b""
+            tail, read = b"", 0
             while chunk := f.read(1024 * 1024):
-                yield tail + chunk
+                yield read - len(tail), tail + chunk
+                read += len(chunk)
                 tail = chunk[-overlap:]
     except OSError:
         return

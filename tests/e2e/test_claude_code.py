@@ -348,3 +348,27 @@ def _doctor(sb: Sandbox, where: Path) -> str:
     """`memhooks doctor` run in `where` (its exit code says whether a fix is due)."""
     done = sb.run([str(MEMHOOKS), "doctor"], env=sb.env(), cwd=where)
     return done.stdout
+
+
+def test_continue_after_compact_surfaces_the_note_again(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A note auto-search showed before a `/compact` is in the summary's past: asked again
+    after `--continue`, the model gets it again."""
+    with sandbox(
+        tmp_path_factory.mktemp("claude-compact-continue"), cli_bins, netns
+    ) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        tmux = sb.tmux(["claude"], env=env)
+        wait_ready(tmux)
+        sb.ask(tmux, ASK)
+        tmux.type("/compact")
+        tmux.wait_text("Compacted", timeout=60)
+        tmux.type("/exit")
+        tmux.wait_exit()
+        done = sb.run(["claude", "-p", "--continue", ASK], env=env)
+        assert done.returncode == 0, done.stderr
+        again = [r for r in sb.requests() if r.carries(ASK)][-1]
+        assert "Summary:" in again.text, "not the compacted conversation"
+        assert again.text.count(FACT) == 1, "the note did not come back"
