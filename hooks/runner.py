@@ -13,13 +13,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import state as state_io
 from memhooks.hooks.adapters import to_event
-from memhooks.hooks.events import (
-    Event,
-    Reply,
-    id_in_head,
-    parse_payload,
-    request_id,
-)
+from memhooks.hooks.events import Reply, id_in_head, parse_payload, request_id
 from memhooks.hooks.handlers import HANDLERS
 from memhooks.hooks.view import View
 from memhooks.hooks.wire import DEADLINES
@@ -27,7 +21,7 @@ from memhooks.memory import project_dir, slug_for
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
-    from memhooks.hooks.events import Harness, RequestId
+    from memhooks.hooks.events import Event, Harness, RequestId
     from memhooks.hooks.state import SessionState
     from memhooks.hooks.stdin_lines import Dropped
 
@@ -254,16 +248,18 @@ async def handle(event: Event, sessions: Sessions) -> Reply:
 
 
 async def end_orphaned(
-    sessions: Sessions, session_id: str, harness: Harness | None, project: str | None
+    sessions: Sessions, session_id: str, project: str | None
 ) -> None:
     """The session end that a harness killed (SIGKILL, out of memory) never sent: the
     session's record written and its state removed, as its session process leaves."""
-    view = sessions.view(project)
-    if not view.store.path(state_io.state_rel(session_id)).exists():
-        return  # ended already, or never began
-    last = sessions.last.get(session_id) or Event(
-        "session-end", harness or "generic", "SessionEnd", session_id, project
-    )
+    # Only a session this process served a prompt of: a parent that exits right after
+    # SessionStart may be a wrapper around the hook, not the harness, and the session
+    # then goes on with hooks run in-process, which need its state.
+    last = sessions.last.get(session_id)
+    if last is None:
+        return
+    if not sessions.view(project).store.path(state_io.state_rel(session_id)).exists():
+        return  # ended already
     event = last._replace(kind="session-end", name="SessionEnd", prompt=None)
     event = event._replace(summary=None, source=None, reinject=False, request_id=None)
     try:

@@ -369,7 +369,7 @@ async def serve_socket(
     if killed and session_id is not None:
         from memhooks.hooks.runner import end_orphaned
 
-        await end_orphaned(process.sessions, session_id, harness, project)
+        await end_orphaned(process.sessions, session_id, project)
     return 0
 
 
