@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from array import array
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,9 @@ from memhooks.memory.index import fold, holding, lines_holding
 from memhooks.memory.lines import count_lines
 from memhooks.memory.terms import keys
 from memhooks.memory.typed import Term, is_literal
+
+#: A run of letters or digits at either end of a literal.
+_ENDS = re.compile(r"^[^\W_]+|[^\W_]+$")
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -24,9 +28,10 @@ class Literals:
     hold it: (id, occurrences, lines holding it), and its field ids the documents whose
     file name holds it.
 
-    Only the documents holding every key of the literal are read (those holding ``s``,
-    for ``%s``; ``https``, ``js``, ``stripe`` and ``com`` for ``https://js.stripe.com``);
-    a literal of punctuation alone (``->``) reads every document, as grep would.
+    Only the documents holding every key of the literal's inner words are read (those
+    holding ``js`` and ``stripe`` for ``https://js.stripe.com``: `inner_keys`), each once
+    for all the literals; a literal with no inner word (``->``, ``%s``, ``c++``) reads
+    every document, as grep would.
     """
 
     def __init__(self, index: Searchable, literals: Iterable[str]) -> None:
@@ -80,30 +85,53 @@ class Literals:
         return self.find(key)[1]
 
     def find(self, literal: str) -> tuple[array[int], set[int]]:
-        """The postings and field ids of `literal` (read once, then kept)."""
-        found = self._found.get(literal)
-        if found is not None:
-            return found
-        index, base = self._index, keys(literal)
-        docs: Iterable[tuple[int, Doc]]
-        if base:
-            # Where the literal is, each of its words is (but for its ends' words
-            # glued to more letters: "libc++" holds "libc", not "c").
-            ids = set.intersection(*(holding(index, [k]) for k in base))
-            docs = ((i, index.doc(i)) for i in sorted(ids))
-        else:
+        """The postings and field ids of `literal` (every literal read at once, then kept)."""
+        if not self._found:
+            self._read()
+        return self._found.get(literal) or (array("I"), set())
+
+    def _read(self) -> None:
+        # Each document that can hold one of the literals is read once for all of them:
+        # twelve literals of common words in a pasted trace read the notes once, not 12x.
+        index, every = self._index, False
+        wanted: dict[str, set[int] | None] = {}
+        for lit in self._literals:
+            base = inner_keys(lit)
+            if base:
+                wanted[lit] = set.intersection(*(holding(index, [k]) for k in base))
+            else:
+                wanted[lit], every = None, True
+        if every:
             ids_docs = ((index.id_of(d.rel), d) for d in index.docs())
             docs = sorted(((i, d) for i, d in ids_docs if i is not None), key=_first)
-        post, named = array("I"), set()
+        else:
+            ids = set().union(*(s for s in wanted.values() if s is not None))
+            docs = [(i, index.doc(i)) for i in sorted(ids)]
+        found = {lit: (array("I"), set[int]()) for lit in self._literals}
         for i, doc in docs:
-            text = fold(doc.text)
-            if literal in text:
-                lines = len(lines_holding(text, (literal,))[0])
-                post.extend((i, text.count(literal), lines))
-            if literal in fold(doc.filename):
-                named.add(i)
-        self._found[literal] = found = (post, named)
-        return found
+            text = name = None
+            for lit, among in wanted.items():
+                if among is not None and i not in among:
+                    continue
+                text = fold(doc.text) if text is None else text
+                name = fold(doc.filename) if name is None else name
+                post, named = found[lit]
+                if lit in text:
+                    lines = len(lines_holding(text, (lit,))[0])
+                    post.extend((i, text.count(lit), lines))
+                if lit in name:
+                    named.add(i)
+        self._found = found
+
+
+def inner_keys(literal: str) -> list[str]:
+    """The keys every document holding `literal` holds: those of its words but the
+    first and last when they reach its ends, which may be glued to more letters
+    ("libc++" holds ``libc``, not ``c``; "--capacity" holds no ``cap``).
+
+    ``inner_keys("https://js.stripe.com") == ["js", "stripe"]``; ``[]`` for ``c++``.
+    """
+    return keys(_ENDS.sub("", literal))
 
 
 def with_literals(

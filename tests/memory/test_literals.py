@@ -66,3 +66,29 @@ def test_a_literal_found_nowhere_is_searched_by_its_words_and_says_so(
     assert f"projects/{SLUG}/notes/flow.md:1:build -> test -> ship" in out
     # A mere letter or number is never searched for on its own: no "%s", no match.
     assert _search("%s").startswith("Searched 1 term: %s(0) across 0 files.")
+
+
+def test_a_literal_is_found_inside_a_longer_word_as_grep_finds_it(
+    memory_root: Path,
+) -> None:
+    # Before: only notes holding each of the literal's words whole were read, so "libc++"
+    # (the word "libc", not "c"), "--capacity", ".envrc", "#1234" and "%sx" were missed
+    # and counted 0, where `grep -F` finds them.
+    store = Store(memory_root, SLUG)
+    store.write_note(
+        "glued",
+        "link against libc++\nuse --capacity 5\nthe .envrc file\nsee #1234\nprintf %sx"
+        "\nload from https://cdn.example.org/v3",
+    )
+    glued = f"projects/{SLUG}/notes/glued.md"
+    for term, line in [
+        ("c++", 1),
+        ("--cap", 2),
+        (".env", 3),
+        ("#12", 4),
+        ("%s", 5),
+        ("s://cdn.example.org/v", 6),
+    ]:
+        out = _search(term)
+        assert out.startswith(f"Searched 1 term: {term}(1) across 1 file."), out
+        assert f"{glued}:{line}:" in out
