@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from array import array
 from typing import TYPE_CHECKING
@@ -13,6 +14,10 @@ from memhooks.memory.lines import count_lines
 from memhooks.memory.terms import keys
 from memhooks.memory.typed import Term, is_literal
 
+#: The most documents a search that shows only hits (auto-search of a prompt) reads for
+#: its literals; a literal that would need more is searched by its words instead, as
+#: before literals were: a pasted trace of ``build::run`` terms costs no read of every note.
+READ_MOST = 500
 #: A run of letters or digits at either end of a literal.
 _ENDS = re.compile(r"^[^\W_]+|[^\W_]+$")
 
@@ -34,10 +39,15 @@ class Literals:
     every document, as grep would.
     """
 
-    def __init__(self, index: Searchable, literals: Iterable[str]) -> None:
+    def __init__(
+        self, index: Searchable, literals: Iterable[str], most: int | None = None
+    ) -> None:
         self._index = index
         self._literals = set(literals)
+        self._most = most
         self._found: dict[str, tuple[array[int], set[int]]] = {}
+        #: The literals not read, as they would read more than `most` documents.
+        self.unread: set[str] = set()
 
     @property
     def count(self) -> int:
@@ -86,7 +96,7 @@ class Literals:
 
     def find(self, literal: str) -> tuple[array[int], set[int]]:
         """The postings and field ids of `literal` (every literal read at once, then kept)."""
-        if not self._found:
+        if self._literals and not self._found:
             self._read()
         return self._found.get(literal) or (array("I"), set())
 
@@ -101,6 +111,12 @@ class Literals:
                 wanted[lit] = set.intersection(*(holding(index, [k]) for k in base))
             else:
                 wanted[lit], every = None, True
+        if self._most is not None:
+            wanted = self._within(wanted, self._most)
+            every = None in wanted.values()
+            self._literals = set(wanted)
+            if not wanted:
+                return
         if every:
             ids_docs = ((index.id_of(d.rel), d) for d in index.docs())
             docs = sorted(((i, d) for i, d in ids_docs if i is not None), key=_first)
@@ -123,6 +139,27 @@ class Literals:
                     named.add(i)
         self._found = found
 
+    def _within(
+        self, wanted: dict[str, set[int] | None], most: int
+    ) -> dict[str, set[int] | None]:
+        # The literals read, fewest documents first, while all of them read at most
+        # `most` (those of no inner word, every document); the rest are `unread`.
+        out: dict[str, set[int] | None] = {}
+        reading: set[int] = set()
+        if self._index.count <= most:
+            return wanted
+        for lit, among in sorted(wanted.items(), key=lambda kv: _size(kv[1])):
+            if among is not None and len(reading | among) <= most:
+                reading |= among
+                out[lit] = among
+            else:
+                self.unread.add(lit)
+        return out
+
+
+def _size(ids: set[int] | None) -> float:
+    return math.inf if ids is None else len(ids)
+
 
 def inner_keys(literal: str) -> list[str]:
     """The keys every document holding `literal` holds: those of its words but the
@@ -135,15 +172,16 @@ def inner_keys(literal: str) -> list[str]:
 
 
 def with_literals(
-    index: Searchable, terms: Iterable[Term]
+    index: Searchable, terms: Iterable[Term], most: int | None = None
 ) -> tuple[Searchable, dict[str, Term]]:
     """`index`, or a `Literals` view of it when one of `terms` is a literal; and each
-    literal term found nowhere whose keys are words (``@champion``, not ``%s``), as the
-    term of those keys to search for instead (by its text)."""
+    literal term found nowhere (or not read: `most`, `READ_MOST`) whose keys are words
+    (``@champion``, not ``%s``), as the term of those keys to search for instead (by its
+    text)."""
     literals = {t.keys[0]: t for t in terms if t.keys and is_literal(t.keys[0])}
     if not literals:
         return index, {}
-    view = Literals(index, literals)
+    view = Literals(index, literals, most)
     loose: dict[str, Term] = {}
     for lit, t in literals.items():
         post, named = view.find(lit)

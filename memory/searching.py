@@ -29,8 +29,8 @@ from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.lines import FOCUS_LINES, around, focus, windows
+from memhooks.memory.literals import READ_MOST, with_literals
 from memhooks.memory.literals import counts as literal_counts
-from memhooks.memory.literals import with_literals
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
 from memhooks.memory.rank import MAX_HITS, rank
@@ -250,11 +250,14 @@ def search_index(
     With `semantic`, the index must hold every document in scope (or `docs` must be
     them): meaning can rank a file that holds no query key. At most `limit` hits (all
     `MAX_HITS` with `semantic`: fusion may lift a file from far down the lexical list);
-    with `counted` False, no term's lines counted (`terms` and `partial` empty). A question
+    with `counted` False, no term's lines counted (`terms` and `partial` empty), and a
+    literal that would read more than `memory.literals.READ_MOST` notes searched by its
+    words (`memory.literals.with_literals`). A question
     asked only in Chinese is ranked with its words' English glosses too (`memory.glosses`).
     """
     terms, asked = query_terms(query), widened(query, index)  # typed, and glossed
-    index, loose = with_literals(index, terms)  # "%s" is found as typed, not as "s"
+    # "%s" is found as typed, not as "s" (only hits shown: within READ_MOST notes read)
+    index, loose = with_literals(index, terms, None if counted else READ_MOST)
     if semantic is not None:
         limit = MAX_HITS
     reading = read(asked)

@@ -5,6 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memhooks.memory import Store
+from memhooks.memory.index import Index
+from memhooks.memory.literals import Literals, with_literals
+from memhooks.memory.searching import search_index
+from memhooks.memory.typed import Term, query_terms
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
@@ -92,3 +96,29 @@ def test_a_literal_is_found_inside_a_longer_word_as_grep_finds_it(
         out = _search(term)
         assert out.startswith(f"Searched 1 term: {term}(1) across 1 file."), out
         assert f"{glued}:{line}:" in out
+
+
+def test_a_search_showing_only_hits_reads_a_bounded_number_of_notes(
+    memory_root: Path,
+) -> None:
+    # Before: auto-search of a pasted trace of `build::run` terms read every note once
+    # per term (3.5 s a prompt over 10,000 notes); now a literal that would read more
+    # than `most` notes is searched by its words, as before literals were.
+    store = Store(memory_root, SLUG)
+    for i in range(12):
+        store.write_note(f"n{i}", f"build then run step {i}")
+    store.write_note("trace", "panicked in build::run at main.rs")
+    index = Index(store.corpus().values())
+    terms = query_terms("build::run")
+    view, loose = with_literals(index, terms, most=5)
+    assert loose == {"build::run": Term("build::run", ("build", "run"))}
+    assert isinstance(view, Literals) and view.unread == {"build::run"}
+    # Within READ_MOST notes, auto-search reads them for it.
+    hits = search_index(index, "build::run", counted=False).hits
+    assert [h.rel.rsplit("/", 1)[1] for h in hits] == ["trace.md"]
+    # Within the bound, or counted (a search a person reads), it is read as typed.
+    for most in (None, 13):
+        view, loose = with_literals(index, terms, most=most)
+        assert loose == {}
+        assert isinstance(view, Literals) and view.find("build::run")[0][1] == 1
+    assert _search("build::run").startswith("Searched 1 term: build::run(1) across 1")
