@@ -39,11 +39,13 @@ _SYMBOLS = (
     "\u00a2-\u00a5\u00a9\u00ae\u00b0\u00b1\u20a0-\u20c0\u2190-\u244a\u2500-\u27bf"
     "\u27c0-\u2bff\U0001f000-\U0001faff"
 )
+#: A flag: two regional indicators, one key (🇫🇷 is no 🇫 and 🇷, which 🇷🇺 holds too).
+_FLAG = "[\U0001f1e6-\U0001f1ff]{2}"
 #: A CJK character, and a word of letters of an alphabetic script (`scripts`).
 _SCRIPTS = {"cjk": re.compile(f"[{_CJK}]"), "alphabetic": re.compile(f"[{_LETTERS}]+")}
 #: A run of CJK characters, a run of letters and digits of an alphabetic script, or one
-#: symbol.
-_TOKEN = re.compile(f"([{_CJK}]+)|([{_WORD}]+)|[{_SYMBOLS}]")
+#: symbol (a flag's two).
+_TOKEN = re.compile(f"([{_CJK}]+)|([{_WORD}]+)|{_FLAG}|[{_SYMBOLS}]")
 #: ASCII letters lowered, digits and newlines kept, any other byte a space.
 _LOWER_RUNS = bytes(
     c | 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 or c == 10 else 32
@@ -132,7 +134,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         ),
         re.compile(f"[{_CJK}]+"),
         re.compile(f"[^{_CJK}{_WORD}{_SYMBOLS}\n]+"),
-        re.compile(f"[{_SYMBOLS}]"),
+        re.compile(f"{_FLAG}|[{_SYMBOLS}]"),
     )
 
 

@@ -269,3 +269,10 @@ def test_a_symbol_is_found_where_it_was_written(memory_root: Path) -> None:
     )
     assert f"{rel}:1:🚀 launch on friday\n" in proc.stdout
     assert f"{rel}:2:checklist ✓ done\n" in proc.stdout
+    # Before: 🇫🇷 found "🇷🇺 moscow" too (each regional indicator was a key of its own).
+    store.write_note("trips", "🇷🇺 moscow in may\n🇺🇸 boston")
+    proc = run_cli("search", "--slug", SLUG, "🇫🇷")
+    assert proc.returncode == 1, proc.stdout
+    store.write_note("paris", "🇫🇷 paris in june")
+    proc = run_cli("search", "--slug", SLUG, "🇫🇷")
+    assert proc.stdout.startswith("Searched 1 term: 🇫🇷(1) across 1 file."), proc.stdout

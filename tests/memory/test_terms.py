@@ -169,6 +169,8 @@ def test_scripts_a_text_uses_and_the_one_it_is_mainly_in(
         pytest.param("done✓ → next", ["done", "✓", "→", "next"], id="check-arrow"),
         pytest.param("€5 ❤️", ["€", "5", "❤"], id="currency-variation-selector"),
         pytest.param("a, b. c% d", ["a", "b", "c", "d"], id="ascii-punctuation-splits"),
+        # A flag is its two regional indicators, whole: 🇫🇷 is no 🇫 and 🇷 (of 🇷🇺).
+        pytest.param("🇫🇷 🇷🇺🇺🇸", ["🇫🇷", "🇷🇺", "🇺🇸"], id="flags"),
     ],
 )
 def test_symbols_outside_ascii_are_keys(text: str, expected: list[str]) -> None:
