@@ -130,7 +130,8 @@ class Literals:
                 if among is not None and i not in among:
                     continue
                 text = fold(doc.text) if text is None else text
-                name = fold(doc.filename) if name is None else name
+                # The name as the index files it: without its extension.
+                name = fold(doc.filename.removesuffix(".md")) if name is None else name
                 post, named = found[lit]
                 if lit in text:
                     lines = len(lines_holding(text, (lit,))[0])
