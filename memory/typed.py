@@ -65,14 +65,16 @@ def literal_of(term: str, *, alone: bool = False) -> str:
 
     Args:
         term: one whitespace-separated term, as typed.
-        alone: it is the whole query: a lone ``%`` is then looked for, not a separator.
+        alone: it is the whole query: a lone ``%`` is then looked for, not a separator,
+            and so is a lone ``"``, ``?`` or ``...`` (not stripped to nothing).
 
     Returns:
         The term casefolded (NFKC) without the quotes, brackets and full stops around
         it, e.g. ``literal_of("%s,") == "%s"``, ``literal_of("C#") == "c#"``; ``""`` for
         ``foo.bar``, ``snake_case``, ``node.js``, ``port?`` or ``'now'``.
     """
-    t = fold(term).lstrip(_AROUND).rstrip(_AROUND + _STOPS)
+    folded = fold(term)
+    t = folded.lstrip(_AROUND).rstrip(_AROUND + _STOPS) or (folded if alone else "")
     if (len(t) < 2 and not alone) or "cjk" in scripts(t):
         # A lone "+", "-" or "/" separates words ("A + B"), and a CJK question's "?" or
         # "(" its phrases: their bigrams match as typed already.

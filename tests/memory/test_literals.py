@@ -68,6 +68,11 @@ def test_a_literal_found_nowhere_is_searched_by_its_words_and_says_so(
     out = _search("->")
     assert out.startswith("Searched 1 term: ->(1) across 1 file.")
     assert f"projects/{SLUG}/notes/flow.md:1:build -> test -> ship" in out
+    # Before: a lone quote or question mark was stripped as if around a word, and
+    # reported found nowhere: '"(0)', "?(0)".
+    store.write_note("asked", 'she said "why?" and waited...')
+    for term in ('"', "?", "..."):
+        assert _search(term).startswith(f"Searched 1 term: {term}(1) across 1 file.")
     # Before: ".md" matched every note by its file name ("flow.md"), which the index
     # files without its extension (the word "md" matches none).
     assert _search(".md").startswith("Searched 1 term: .md(0) across 0 files.")
