@@ -32,36 +32,60 @@ def dumps_keeping(value: dict[str, Any], raw: bytes | None) -> bytes:
     unit = indent[1] if (indent := _INDENT.search(text)) else "  "
     newline = m[0] if (m := re.search(r"\r?\n", text)) else "\n"
     if _KEY not in value:
-        return dumps_like(value, raw)  # an uninstall: the backup gives the bytes back
+        # An uninstall that leaves no hooks: the member goes, with the comma before it
+        # (after it, when it comes first); the other members keep their bytes.
+        return _without(text, spans, raw) if _KEY in spans else dumps_like(value, raw)
     dumped = json.dumps(value[_KEY], indent=unit, ensure_ascii=False)
     dumped = dumped.replace("\n", newline + unit)
     if _KEY in spans:
-        start, end = spans[_KEY]
+        _, start, end = spans[_KEY]
         out = text[:start] + dumped + text[end:]
     else:
-        end = max(e for _, e in spans.values())
+        end = max(e for _, _, e in spans.values())
         out = f"{text[:end]},{newline}{unit}{json.dumps(_KEY)}: {dumped}{text[end:]}"
+    return _with_bom(out, raw)
+
+
+def _without(
+    text: str, spans: dict[str, tuple[int, int, int]], raw: bytes | None
+) -> bytes:
+    """``text`` with its ``hooks`` member cut out, every other byte kept."""
+    key_at, _, end = spans[_KEY]
+    before = [e for _, _, e in spans.values() if e <= key_at]
+    after = [k for k, _, _ in spans.values() if k > end]
+    if before:  # from the end of the member before it: its comma goes
+        return _with_bom(text[: max(before)] + text[end:], raw)
+    if after:  # the first member: up to the next one's key, with its comma
+        return _with_bom(text[:key_at] + text[min(after) :], raw)
+    return dumps_like({}, raw)
+
+
+def _with_bom(out: str, raw: bytes | None) -> bytes:
     bom = "\ufeff" if raw is not None and raw.startswith(codecs.BOM_UTF8) else ""
     return (bom + out).encode()
 
 
-def _members(text: str) -> dict[str, tuple[int, int]] | None:
-    """Where each top-level member's value starts and ends; None if not a plain object."""
+def _members(text: str) -> dict[str, tuple[int, int, int]] | None:
+    """Where each top-level member's key starts and its value starts and ends; None if
+    not a plain object."""
     decoder = json.JSONDecoder()
     i = _skip(text, 0)
     if not text.startswith("{", i):
         return None
-    spans: dict[str, tuple[int, int]] = {}
+    spans: dict[str, tuple[int, int, int]] = {}
     i = _skip(text, i + 1)
     try:
         while text.startswith('"', i):
+            key_at = i
             key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+            if key in spans:
+                return None  # a duplicate key: which one counts is the reader's call
             i = _skip(text, i)
             if not text.startswith(":", i):
                 return None
             start = _skip(text, i + 1)
             _, end = decoder.raw_decode(text, start)
-            spans[key] = (start, end)
+            spans[key] = (key_at, start, end)
             i = _skip(text, end)
             if text.startswith(",", i):
                 i = _skip(text, i + 1)

@@ -240,3 +240,29 @@ def test_install_keeps_every_byte_outside_hooks(repo: Path) -> None:
     assert after.startswith(head) and after.endswith(b"\r\n    }\r\n}")
     assert b"\n" not in after.replace(b"\r\n", b"")
     assert list(json.loads(after)) == ["env", "flag", "hooks"]
+
+
+@pytest.mark.parametrize("hooks_first", [False, True])
+def test_uninstall_after_an_edit_keeps_every_byte_outside_hooks(
+    repo: Path, hooks_first: bool
+) -> None:
+    # The person changed a value after install, so the backup no longer holds the file:
+    # only the "hooks" member (and its comma) goes, the compact layout stays.
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    rest = b'\r\n\t"model":"opus" ,  "allow": ["a", "b"]\r\n}'
+    settings.write_bytes(b"{" + rest)
+    done = run_cli("install", "claude-code", cwd=repo, env=_path_env(BIN))
+    assert done.returncode == 0, done.stderr
+    edited = rest.replace(b'"opus"', b'"sonnet"')
+    if hooks_first:  # moved to the top by hand
+        hooks = json.loads(settings.read_bytes())["hooks"]
+        hooks_member = b'\r\n\t"hooks": ' + json.dumps(hooks).encode() + b","
+        settings.write_bytes(b"{" + hooks_member + edited)
+    else:
+        settings.write_bytes(settings.read_bytes().replace(b'"opus"', b'"sonnet"'))
+
+    done = run_cli("uninstall", "claude-code", cwd=repo, env=_path_env(BIN))
+
+    assert done.returncode == 0, done.stderr
+    assert settings.read_bytes() == b"{" + edited
