@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 from memhooks.hooks.adapters import render
 from memhooks.hooks.notify import FolderWatch, watching
 from memhooks.hooks.runner import Sessions, decode, handle_now
+from memhooks.hooks.spawn import peer_harness
 from memhooks.hooks.wire import (
     MAX_REQUEST,
     READ_WITHIN,
@@ -90,6 +91,7 @@ def _serve(
         raw = _read_all(conn)
         if not raw:
             return None
+        sessions.peer(peer_harness(conn))
         named, payload = parse_request(raw)
         dialect = cast("Harness | None", named) or harness
         ended = ends_session(payload)

@@ -52,6 +52,8 @@ class Sessions:
         self._ends: dict[str, int] = {}
         #: Each session's latest event (kept): what `end_orphaned` ends it as.
         self.last: dict[str, Event] = {}
+        #: The harnesses that ran the hooks this process served (`spawn.peer_harness`).
+        self.peers: set[int] = set()
 
     def view(self, cwd: str | None) -> View:
         where = cwd or str(Path.cwd())
@@ -75,6 +77,10 @@ class Sessions:
         """
         expected = self.handed_over or session_id in self._seen
         return expected and not state_io.exists(view.store, session_id)
+
+    def peer(self, harness: int | None) -> None:
+        if harness is not None:
+            self.peers.add(harness)
 
     def seen(self, session_id: str) -> None:
         self._seen.add(session_id)

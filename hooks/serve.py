@@ -17,7 +17,7 @@ import threading
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple, cast
 
 import anyio
-from anyio.abc import SocketListener
+from anyio.abc import SocketAttribute, SocketListener
 from anyio.lowlevel import checkpoint, current_token
 
 from memhooks.hooks.adapters import render, render_error
@@ -29,6 +29,7 @@ from memhooks.hooks.runner import (
     handle,
     request_id_of,
 )
+from memhooks.hooks.spawn import peer_harness
 from memhooks.hooks.state import state_rel
 from memhooks.hooks.stdin_lines import Dropped, pump
 from memhooks.hooks.watch import start_watching, watch_root
@@ -323,6 +324,9 @@ async def serve_socket(
                 raw = await _read_all(stream)
                 if not raw:  # a liveness probe (wire.answers): connect, hang up
                     return
+                process.sessions.peer(
+                    peer_harness(stream.extra(SocketAttribute.raw_socket))
+                )
                 named, payload = parse_request(raw)
                 dialect = cast("Harness | None", named) or harness
                 if ends_session(payload):
@@ -366,7 +370,10 @@ async def serve_socket(
                 ours = None
     finally:
         release(path, ours)
-    if killed and session_id is not None:
+    # A hook run by another process than the one that died: that was a wrapper of the
+    # session start's hook (`timeout`, `uv run`), not the harness, which lives on.
+    wrapped = bool(process.sessions.peers - {parent_pid})
+    if killed and not wrapped and session_id is not None:
         from memhooks.hooks.runner import end_orphaned
 
         await end_orphaned(process.sessions, session_id, project)

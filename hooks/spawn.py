@@ -13,6 +13,7 @@ from memhooks.hooks.wire import answers, inode_of, listen, release, socket_path
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
+    import socket
     from collections.abc import Callable
     from pathlib import Path
 
@@ -41,18 +42,48 @@ def harness_pid() -> int | None:
     """
     if os.isatty(1) or os.isatty(2):
         return None
-    pid = os.getppid()
+    return _above_shells(os.getppid(), at_terminal=_at_terminal)
+
+
+def peer_harness(sock: socket.socket) -> int | None:
+    """The harness that ran the hook at the other end of a Unix socket (its parent,
+    skipping shells); None where that cannot be told (not Linux, the hook gone)."""
+    import socket
+    import struct
+
+    try:
+        creds = sock.getsockopt(
+            socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")
+        )
+    except (OSError, AttributeError):
+        return None
+    parent = _stat(struct.unpack("3i", creds)[0])
+    return None if parent is None else _above_shells(parent[1])
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    # A process's name and parent (Linux), or None.
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    return stat[stat.find("(") + 1 : stat.rfind(")")], int(
+        stat[stat.rfind(")") + 2 :].split()[1]
+    )
+
+
+def _above_shells(
+    pid: int, at_terminal: Callable[[int], bool] = lambda _: False
+) -> int | None:
+    # `pid`, or the first of its ancestors that is not a shell; None: a shell at a terminal.
     for _ in range(4):
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                stat = f.read().decode("utf-8", "replace")
-        except OSError:
+        if (stat := _stat(pid)) is None:
             return pid  # not Linux: trust the parent
-        comm = stat[stat.find("(") + 1 : stat.rfind(")")]
-        parent = int(stat[stat.rfind(")") + 2 :].split()[1])
+        comm, parent = stat
         if comm not in _SHELLS or parent <= 1:
             return pid
-        if _at_terminal(pid):
+        if at_terminal(pid):
             return None
         pid = parent
     return pid

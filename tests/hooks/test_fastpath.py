@@ -686,3 +686,50 @@ def test_two_clears_at_once_forwarded_to_the_session_process_inject_once(
     assert sum(b"Run make test" in out for out, _ in replies) == 1, replies
     _hook(_payload("SessionEnd", project, "twin-clear", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
+#: A wrapper around each hook command that is no shell (`timeout`, `uv run`): it exits
+#: with its hook.
+_WRAPPER = "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))"
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_a_session_end_is_written_for_a_killed_harness_not_a_wrapper(
+    memory_root: Path, project: Path, tmp_path: Path, wrapped: bool
+) -> None:
+    # The session process watches the hook's parent. A wrapper of the session start's
+    # hook exits with it, the harness lives on: the session must not be ended then.
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "user", "message": {"role": "user", "content": "pelican"}})
+        + "\n"
+    )
+    event = functools.partial(
+        _payload, project=project, session="wrap", transcript_path=str(transcript)
+    )
+    wrapper = [sys.executable, "-c", _WRAPPER] if wrapped else []
+    script = (
+        "import subprocess, sys, time\n"
+        "def hook(p):\n"
+        f"    subprocess.run({wrapper!r} + [sys.executable, '-m', 'memhooks.hooks', "
+        "'hook'], input=p, capture_output=True, text=True)\n"
+        f"hook({event('SessionStart', source='startup')!r})\n"
+        f"hook({event('UserPromptSubmit', prompt='pelican')!r})\n"
+        "print('prompted', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    harness = _harness(script, FAST)
+    try:
+        assert harness.stdout is not None
+        assert harness.stdout.readline().strip() == "prompted"
+        if not wrapped:
+            harness.send_signal(signal.SIGKILL)
+            harness.wait(timeout=5)  # reaped: a zombie still looks alive
+        assert _wait(lambda: not _servers(memory_root), timeout=30)
+        log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
+        assert log.count("session end") == (0 if wrapped else 1), log
+    finally:
+        harness.kill()
+        if harness.stdout:
+            harness.stdout.close()
+        harness.wait()
