@@ -10,6 +10,7 @@ as the harnesses document them: Claude Code (timeouts in seconds) and Gemini CLI
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
@@ -311,7 +312,7 @@ def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
         raise InstallError(path, f"cannot read settings file ({e.strerror})") from e
     try:
         text = raw.decode("utf-8-sig")
-        data = json.loads(text) if text.strip() else {}
+        data = _strict_loads(text) if text.strip() else {}
     except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
         if isinstance(e, json.JSONDecodeError) and _commented(text):
             raise InstallError(
@@ -325,6 +326,20 @@ def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
     if not isinstance(data.get("hooks", {}), dict):
         raise InstallError(path, '"hooks" is not a JSON object')
     return raw, data
+
+
+def _strict_loads(text: str) -> Any:
+    # JSON as a harness reads it: NaN and Infinity are no JSON, and a number too large
+    # for a float would be written back as Infinity, which no harness could read.
+    def number(s: str) -> float:
+        if not math.isfinite(value := float(s)):
+            raise ValueError(f"number {s[:40]} is too large to write back")
+        return value
+
+    def constant(s: str) -> float:
+        raise ValueError(f"{s} is not JSON")
+
+    return json.loads(text, parse_float=number, parse_constant=constant)
 
 
 def _save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:

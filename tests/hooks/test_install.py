@@ -201,6 +201,10 @@ def test_dry_run_reports_same_as_real_install(settings: Path) -> None:
         pytest.param(b'{"hooks": []}', id="hooks-not-object"),
         pytest.param(b'{"hooks": {"SessionStart": {}}}', id="event-not-list"),
         pytest.param(b'{\n  // my theme\n  "theme": "dark"\n}\n', id="comments"),
+        # No harness reads these, and json.dumps would write Infinity for the last.
+        pytest.param(b'{"ratio": NaN}', id="nan"),
+        pytest.param(b'{"ratio": -Infinity}', id="infinity"),
+        pytest.param(b'{"ratio": 1e999}', id="float-overflow"),
     ],
 )
 def test_unparseable_file_is_never_overwritten(tmp_path: Path, content: bytes) -> None:
