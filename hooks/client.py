@@ -90,15 +90,19 @@ def forward(argv: list[str], payload: bytes) -> str | None:
         # second finds the session ended (`runner.Sessions.ended_elsewhere`).
         wait = reply_deadline(data.get("hook_event_name"))
         s.settimeout(wait)
+        chunks = []
         try:
             s.sendall(sent)
             s.shutdown(SHUT_WR)
-            chunks = []
             while chunk := s.recv(65536):
                 chunks.append(chunk)
                 if sum(map(len, chunks)) > MAX_REPLY:
                     raise OSError("reply too large")
         except OSError as e:
+            if isinstance(e, ConnectionResetError) and not chunks:
+                # Reset unread: a process leaving closed its socket with this request
+                # still queued (a clear just after a session end). Nothing was done.
+                return None
             if data.get("hook_event_name") == "SessionEnd":
                 os.environ[HANDED_OVER_ENV] = (
                     f"session process did not answer in {wait:g} s ({e}); "

@@ -339,11 +339,13 @@ async def serve_socket(
                         await stream.aclose()
                     await process.answer(payload, dialect)
                     return
-                result = await process.answer(payload, dialect)
-                # A failed event is answered with nothing to print: fail open.
-                await stream.send(
-                    reply(result.text if result.ok and result.text else "")
-                )
+                # A request read is answered even as the process leaves (a clear just
+                # after a session end); a failed one with nothing to print: fail open.
+                with anyio.CancelScope(shield=True) as scope:
+                    scope.deadline = anyio.current_time() + READ_WITHIN + 25
+                    result = await process.answer(payload, dialect)
+                    text = result.text if result.ok else None
+                    await stream.send(reply(text or ""))
         except _GONE as e:
             logger.info("a client hung up before its reply: %s", e)
         except Exception:
