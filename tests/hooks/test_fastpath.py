@@ -56,6 +56,13 @@ _GAVE_UP = (
 )
 
 
+def _prompted(transcript: Path, prompt: str) -> None:
+    """Append a user's prompt to a Claude Code transcript."""
+    line = {"type": "user", "message": {"role": "user", "content": prompt}}
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+
+
 def _payload(event: str, project: Path, session: str, **extra: object) -> str:
     return json.dumps(
         {"session_id": session, "cwd": str(project), "hook_event_name": event, **extra}
@@ -594,10 +601,7 @@ def test_a_session_end_the_hook_gave_up_on_is_recorded_by_the_hook_once(
     # SessionEnd hooks share 1.5 s (Claude Code): the hook waited 2 s for a stopped
     # process, then left the record to it, whenever it would wake.
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(
-        json.dumps({"type": "user", "message": {"role": "user", "content": "pelican"}})
-        + "\n"
-    )
+    _prompted(transcript, "pelican")
     start = _payload(
         "SessionStart",
         project,
@@ -641,20 +645,13 @@ def test_a_session_end_handed_over_after_its_process_ended_the_session_is_not_re
     # The other order: the process woke and ended the session before the hook that gave
     # up on it took the session's lock.
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(
-        json.dumps({"type": "user", "message": {"role": "user", "content": "pelican"}})
-        + "\n"
-    )
+    _prompted(transcript, "pelican")
     event = functools.partial(
         _payload, project=project, session="late", transcript_path=str(transcript)
     )
     _hook(event("SessionStart", source="startup"), {})
     assert _hook(event("SessionEnd", reason="other"), {}).stderr == ""
-    transcript.write_text(
-        transcript.read_text()
-        + json.dumps({"type": "user", "message": {"role": "user", "content": "heron"}})
-        + "\n"
-    )
+    _prompted(transcript, "heron")
     late = _hook(event("SessionEnd", reason="other"), {HANDED_OVER_ENV: "gave up"})
     assert late.returncode == 0 and late.stderr == "memhooks: gave up\n"
     log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
@@ -700,10 +697,7 @@ def test_a_session_end_is_written_for_a_killed_harness_not_a_wrapper(
     # The session process watches the hook's parent. A wrapper of the session start's
     # hook exits with it, the harness lives on: the session must not be ended then.
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(
-        json.dumps({"type": "user", "message": {"role": "user", "content": "pelican"}})
-        + "\n"
-    )
+    _prompted(transcript, "pelican")
     event = functools.partial(
         _payload, project=project, session="wrap", transcript_path=str(transcript)
     )
