@@ -91,35 +91,11 @@ def request_id(value: object) -> RequestId | None:
 def id_in_head(head: bytes) -> RequestId | None:
     """The `id` of a JSON object of which only `head`, its first bytes, was kept (a line
     too long to read): found when it comes before the value that was cut."""
-    import json
+    from memhooks.hooks.json_text import members
 
     text = head.decode("utf-8", "replace")
-    scan = json.JSONDecoder()
-    at = len(text) - len(text.lstrip())
-    if not text.startswith("{", at):
-        return None
-    at += 1
-    try:
-        while True:
-            key, at = scan.raw_decode(text, _skip(text, at))
-            at = _skip(text, at)
-            if not isinstance(key, str) or not text.startswith(":", at):
-                return None
-            value, at = scan.raw_decode(text, _skip(text, at + 1))
-            if key == "id":
-                return request_id(value)
-            at = _skip(text, at)
-            if not text.startswith(",", at):
-                return None
-            at += 1
-    except (ValueError, RecursionError):  # the value that was cut, or not JSON
-        return None
-
-
-def _skip(text: str, at: int) -> int:
-    while at < len(text) and text[at] in " \t\n\r":
-        at += 1
-    return at
+    ids = (request_id(m.value) for m in members(text) if m.key == "id")
+    return next(ids, None)
 
 
 class Event(NamedTuple):

@@ -14,6 +14,8 @@ import json
 import re
 from typing import Any
 
+from memhooks.hooks.json_text import members, skip
+
 #: The leading whitespace of the first indented line: the file's indent unit.
 _INDENT = re.compile(r"^([ \t]+)\S", re.MULTILINE)
 _KEY = "hooks"
@@ -68,37 +70,14 @@ def _with_bom(out: str, raw: bytes | None) -> bytes:
 def _members(text: str) -> dict[str, tuple[int, int, int]] | None:
     """Where each top-level member's key starts and its value starts and ends; None if
     not a plain object."""
-    decoder = json.JSONDecoder()
-    i = _skip(text, 0)
-    if not text.startswith("{", i):
-        return None
     spans: dict[str, tuple[int, int, int]] = {}
-    i = _skip(text, i + 1)
-    try:
-        while text.startswith('"', i):
-            key_at = i
-            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
-            if key in spans:
-                return None  # a duplicate key: which one counts is the reader's call
-            i = _skip(text, i)
-            if not text.startswith(":", i):
-                return None
-            start = _skip(text, i + 1)
-            _, end = decoder.raw_decode(text, start)
-            spans[key] = (key_at, start, end)
-            i = _skip(text, end)
-            if text.startswith(",", i):
-                i = _skip(text, i + 1)
-    except ValueError:
-        return None
-    return spans if text.startswith("}", i) else None
-
-
-def _skip(text: str, i: int) -> int:
-    """The index of the first character at or after `i` that is not JSON whitespace."""
-    while i < len(text) and text[i] in " \t\n\r":
-        i += 1
-    return i
+    end = skip(text, 0) + 1  # past "{", if the text holds an object
+    for m in members(text):
+        if m.key in spans:
+            return None  # a duplicate key: which one counts is the reader's call
+        spans[m.key] = (m.key_at, m.start, m.end)
+        end = m.end
+    return spans if text.startswith("}", skip(text, end)) else None
 
 
 def dumps_like(value: dict[str, Any], raw: bytes | None) -> bytes:
@@ -115,8 +94,7 @@ def dumps_like(value: dict[str, Any], raw: bytes | None) -> bytes:
     # json.dumps escapes newlines inside strings, so each "\n" here is a line break.
     if newline := re.search(r"\r?\n", text):
         out = out.replace("\n", newline[0])
-    bom = "\ufeff" if raw is not None and raw.startswith(codecs.BOM_UTF8) else ""
-    return (bom + out).encode()
+    return _with_bom(out, raw)
 
 
 def holding(raw: bytes, value: dict[str, Any]) -> bool:
