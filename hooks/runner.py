@@ -264,7 +264,7 @@ async def end_orphaned(
     last = sessions.last.get(session_id)
     if last is None:
         return
-    if not sessions.view(project).store.path(state_io.state_rel(session_id)).exists():
+    if not state_io.exists(sessions.view(project).store, session_id):
         return  # ended already
     event = last._replace(kind="session-end", name="SessionEnd", prompt=None)
     event = event._replace(summary=None, source=None, reinject=False, request_id=None)
