@@ -34,6 +34,7 @@ from memhooks.hooks.state import state_rel
 from memhooks.hooks.stdin_lines import Dropped, pump
 from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import (
+    LONGEST_DEADLINE,
     MAX_REQUEST,
     READ_WITHIN,
     ends_session,
@@ -341,8 +342,7 @@ async def serve_socket(
                     return
                 # A request read is answered even as the process leaves (a clear just
                 # after a session end); a failed one with nothing to print: fail open.
-                with anyio.CancelScope(shield=True) as scope:
-                    scope.deadline = anyio.current_time() + READ_WITHIN + 25
+                with anyio.move_on_after(READ_WITHIN + LONGEST_DEADLINE, shield=True):
                     result = await process.answer(payload, dialect)
                     text = result.text if result.ok else None
                     await stream.send(reply(text or ""))

@@ -71,6 +71,8 @@ DEADLINES: dict[Kind, float] = {
     "post-compaction": 8.0,
     "session-end": 1.0,
 }
+#: The longest of them: a session process answers a request it read within this of its read.
+LONGEST_DEADLINE = max(DEADLINES.values())
 #: What a thin client adds to a handler's deadline for the round trip.
 ROUND_TRIP = 1.0
 #: How long a thin client waits for a session process to take a session end. The process
