@@ -88,6 +88,19 @@ def _hook(payload: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
     return _python(["-m", "memhooks.hooks", "hook"], payload, env)
 
 
+def _hook_started(event_file: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A hook started with its event ready on stdin (a file), not waited for: hooks
+    started one after the other reach the session process at once."""
+    with event_file.open("rb") as stdin:
+        return subprocess.Popen(
+            [sys.executable, "-m", "memhooks.hooks", "hook"],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **env},
+        )
+
+
 def _servers(root: Path) -> list[int]:
     """Pids of session processes serving `root`."""
     return session_processes(root)
@@ -666,18 +679,7 @@ def test_two_clears_at_once_forwarded_to_the_session_process_inject_once(
     assert _wait(lambda: answers(socket_path(str(memory_root), "twin-clear")))
     clear = tmp_path / "clear.json"
     clear.write_text(_payload("SessionStart", project, "twin-clear", source="clear"))
-    hooks = []
-    for _ in range(2):  # each with its event ready: forwarded at once
-        with clear.open("rb") as stdin:
-            hooks.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "memhooks.hooks", "hook"],
-                    stdin=stdin,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    env={**os.environ, **FAST},
-                )
-            )
+    hooks = [_hook_started(clear, FAST) for _ in range(2)]  # forwarded at once
     replies = [h.communicate(timeout=30) for h in hooks]
     assert [err for _, err in replies] == [b"", b""]
     assert sum(b"Run make test" in out for out, _ in replies) == 1, replies
@@ -754,16 +756,7 @@ def test_a_clear_just_after_a_session_end_gets_the_block(
             ("clear", event("SessionStart", source="clear")),
         ):  # each with its event ready: the clear follows the end at once
             (tmp_path / f"{name}-{i}.json").write_text(payload)
-            with (tmp_path / f"{name}-{i}.json").open("rb") as stdin:
-                hooks.append(
-                    subprocess.Popen(
-                        [sys.executable, "-m", "memhooks.hooks", "hook"],
-                        stdin=stdin,
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE,
-                        env={**os.environ, **FAST},
-                    )
-                )
+            hooks.append(_hook_started(tmp_path / f"{name}-{i}.json", FAST))
         outs.append([h.communicate(timeout=30) for h in hooks][1])
     assert all(b"Run make test" in out and err == b"" for out, err in outs), outs
     for i in range(_CLEARS):
