@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+#: Bytes asked for at a time past a file's size when opened: the read that finds its end
+#: is one per file, and a buffer of 1 MB cost each of them an allocation the size of a
+#: note's hundreds (~20 µs: 10,000 notes read in 0.23 s instead of 0.09-0.13 s).
+_MORE = 1 << 16
 #: Temp files are ".<name>.<pid>.<8 hex>.tmp"; one this old whose writer is gone was left
 #: by a killed process (no write takes a minute).
 _TMP_NAME = re.compile(r"\..+\.(\d+)\.[0-9a-f]{8}\.tmp")
@@ -92,7 +96,7 @@ def read_regular(path: str | Path, cap: int | None = None) -> Read:
         chunks = [os.read(fd, want)]
         got = len(chunks[0])
         while chunks[-1] and (cap is None or got <= cap):
-            chunks.append(os.read(fd, 1 << 20))
+            chunks.append(os.read(fd, _MORE))
             got += len(chunks[-1])
         data = b"".join(chunks)
         return Read(data, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_size)
