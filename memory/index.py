@@ -200,6 +200,7 @@ class Searchable(Protocol):
     def marked(self, rel: str) -> Doc | None: ...
     def postings(self, key: str) -> array[int]: ...
     def field_ids(self, key: str) -> set[int]: ...
+    def literal_ids(self, literal: str) -> set[int] | None: ...
 
 
 def holding(index: Searchable, keys: Iterable[str]) -> set[int]:
@@ -308,6 +309,10 @@ class Index:
     def field_ids(self, key: str) -> set[int]:
         """Ids of the documents whose name or aliases line holds `key`."""
         return self._fields.get(key, set())
+
+    def literal_ids(self, literal: str) -> set[int] | None:
+        """None: the documents are in memory, each is read for a literal."""
+        return None
 
     # -- changes ----------------------------------------------------------------------
 

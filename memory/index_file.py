@@ -19,6 +19,7 @@ import os
 from typing import TYPE_CHECKING
 
 from memhooks.memory.constants import INDEX_DIR
+from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.files import (
     open_regular,
     private_folder,
@@ -27,6 +28,7 @@ from memhooks.memory.files import (
     write_atomic,
 )
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.segment import Segment
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -57,13 +59,17 @@ class IndexFile:
             os.close(self._fd)
 
 
-def open_index(scope: Scope) -> IndexFile | None:
-    """The on-disk index of this project's scope, open for reading; None if absent or if
-    anything but a regular file sits there (a FIFO, a folder: the index is rebuilt).
+def open_segment(scope: Scope) -> Segment | None:
+    """The on-disk index of this project's scope, open for reading; None if absent,
+    damaged, of another version, or if anything but a regular file sits there (a FIFO,
+    a folder): the index is rebuilt then.
     """
     try:
-        return IndexFile(open_regular(_path(scope)))
+        return Segment(IndexFile(open_regular(_path(scope))))
     except OSError:
+        return None
+    except CorruptSegment as e:
+        logger.info("%s; rebuilding it", e)
         return None
 
 

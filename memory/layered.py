@@ -19,7 +19,7 @@ import itertools
 import os
 import time
 from array import array
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from memhooks.memory import index_file
 from memhooks.memory.changes import Seen, compare
@@ -28,6 +28,7 @@ from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.index import Index, Prepared, prefilter
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import Located, kind_of
+from memhooks.memory.punctuated import findable
 from memhooks.memory.scope import Found
 from memhooks.memory.segment import DAILY, HIDDEN, MARKED, Segment, encode
 
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from memhooks.memory.topk import Columns
 
 logger = getLogger(__name__)
+_T = TypeVar("_T")
 
 #: A file changed this soon before a build began may have changed again after it was
 #: read with the same modification time (file systems stamp times with a coarse
@@ -84,13 +86,13 @@ def open_index(
         build: False: never write the index file (the files it lacks read as changed).
     """
     now = time.time_ns()
-    seg = _segment(store)
+    seg = index_file.open_segment(store)
     seen = _trusted(store, seg, now) if docs is None and files is None else None
     if seen is None:
         seen, n = _check(store, seg, now, files)
         rebuild = seg is None or seen.changed > max(REBUILD_MIN, REBUILD_SHARE * n)
         if n and rebuild and build and _build(store, now):
-            seg = _segment(store)
+            seg = index_file.open_segment(store)
             # Dated after the build, which created .index: else the root is newer.
             seen, _ = _check(store, seg, time.time_ns(), files)
         if docs is None and files is None and seg is not None:
@@ -175,17 +177,6 @@ def _found(store: Store, rel: str) -> Found | None:
     return Found(loc.kind, rel, loc.key, os.path.join(store.root, rel), -1, 0)
 
 
-def _segment(store: Store) -> Segment | None:
-    src = index_file.open_index(store)
-    if src is None:
-        return None
-    try:
-        return Segment(src)
-    except CorruptSegment as e:
-        logger.info("%s; rebuilding it", e)
-        return None
-
-
 class Layered:
     """An index file's postings of unchanged files, plus an in-memory `Index` of the rest.
 
@@ -260,12 +251,8 @@ class Layered:
     def dailies(self) -> list[tuple[str, str]]:
         """(date, path) of every daily log, oldest first."""
         if self._dailies is None:
-            self._dailies = sorted(
-                [
-                    *self._over.dailies(),
-                    *((date, rel) for rel, date in self._live_daily.items()),
-                ]
-            )
+            live = ((date, rel) for rel, date in self._live_daily.items())
+            self._dailies = sorted([*self._over.dailies(), *live])
         return self._dailies
 
     # -- documents --------------------------------------------------------------------
@@ -338,21 +325,34 @@ class Layered:
         ids.update(i + self._n for i in self._over.field_ids(key))
         return ids
 
+    def literal_ids(self, literal: str) -> set[int] | None:
+        """Ids of the documents that may hold `literal` in their content or name: those
+        of the index file whose punctuated strings hold it (`memory.punctuated`), and
+        each indexed in memory; None when every document must be read."""
+        if self._seg is None or not findable(literal):
+            return None
+        over, n = self._over, self._n
+        ids = (n + i for d in over.docs() if (i := over.id_of(d.rel)) is not None)
+        return (self._checked(self._seg.holding, literal) - self._dead) | set(ids)
+
     def _read(self, key: str) -> tuple[array[int], array[int]]:
         # Ranking asks for a key's postings and field ids, then again for its holders.
         if key in self._recent:
             return self._recent[key]
         if self._seg is None:
             return array("I"), array("I")
-        try:
-            read = self._seg.read(key)
-        except CorruptSegment:
-            self.damaged = True
-            raise
+        read = self._checked(self._seg.read, key)
         if len(self._recent) >= _RECENT:
             self._recent.clear()
         self._recent[key] = read
         return read
+
+    def _checked(self, read: Callable[[str], _T], arg: str) -> _T:
+        try:
+            return read(arg)
+        except CorruptSegment:
+            self.damaged = True
+            raise
 
     # -- changes ----------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 """The documents that hold a literal term (`memory.typed.literal_of`: ``%s``, ``c++``,
-``.env``, ``#123``), found by reading them: the index files no punctuation.
+``.env``, ``#123``), found by reading them: the index's keys hold no punctuation, and
+its punctuated strings (`memory.punctuated`) tell only which documents to read.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ class Literals:
     hold it: (id, occurrences, lines holding it), and its field ids the documents whose
     file name holds it.
 
-    Only the documents holding every key of the literal's inner words are read (those
-    holding ``js`` and ``stripe`` for ``https://js.stripe.com``: `inner_keys`), each once
-    for all the literals; a literal with no inner word (``->``, ``%s``, ``c++``) reads
-    every document, as grep would.
+    Only the documents that may hold a literal are read, each once for all the
+    literals: those whose punctuated strings hold it (`Searchable.literal_ids`, from the
+    index file), and of those the ones holding every key of its inner words (``js`` and
+    ``stripe`` for ``https://js.stripe.com``: `inner_keys`). Where neither tells (no
+    index file, or a literal no such string can hold, and no inner word: ``->``, a
+    lone ``...``), every document is read, as grep would.
     """
 
     def __init__(
@@ -82,6 +85,9 @@ class Literals:
     def marked(self, rel: str) -> Doc | None:
         return self._index.marked(rel)
 
+    def literal_ids(self, literal: str) -> set[int] | None:
+        return self._index.literal_ids(literal)
+
     def postings(self, key: str) -> array[int]:
         """`Searchable.postings`; of the documents holding it, for a literal."""
         if key not in self._literals:
@@ -106,11 +112,12 @@ class Literals:
         index, every = self._index, False
         wanted: dict[str, set[int] | None] = {}
         for lit in self._literals:
-            base = inner_keys(lit)
+            among, base = index.literal_ids(lit), inner_keys(lit)
             if base:
-                wanted[lit] = set.intersection(*(holding(index, [k]) for k in base))
-            else:
-                wanted[lit], every = None, True
+                held = set.intersection(*(holding(index, [k]) for k in base))
+                among = held if among is None else among & held
+            wanted[lit] = among
+            every = every or among is None
         if self._most is not None:
             wanted = self._within(wanted, self._most)
             every = None in wanted.values()

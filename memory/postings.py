@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import itertools
 from array import array
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from typing import TYPE_CHECKING
 
-from memhooks.memory.index import ROWS_AT_ONCE, count_keys, keys_of_fields
+from memhooks.memory.index import ROWS_AT_ONCE, count_keys, fold, keys_of_fields
+from memhooks.memory.punctuated import punctuated
 from memhooks.memory.terms import Token, line_tokens, token_key
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ class Postings:
         self._of_bytes = _Lists(self._lists)  # the tokens of ASCII texts
         self._of_text = _Lists(self._lists)
         self._fields: dict[str, array[int]] = {}
+        #: punctuated string -> the ids of this run's documents holding it
+        self._marked: defaultdict[str, array[int]] = defaultdict(_ids)
         self._taken: list[array[int]] = []
 
     def add(self, i: int, doc: Doc) -> None:
@@ -49,6 +52,9 @@ class Postings:
         deque(map(array.extend, lists, triples), maxlen=0)
         for k in keys_of_fields(doc):
             self._fields.setdefault(k, array("I")).append(i)
+        name = fold(doc.filename.removesuffix(".md"))
+        held = map(self._marked.__getitem__, punctuated(fold(doc.text), name))
+        deque(map(array.append, held, itertools.repeat(i)), maxlen=0)
         self.docs += 1
 
     def _count(self, text: str) -> tuple[list[array[int]], list[int], list[int]]:
@@ -81,11 +87,20 @@ class Postings:
         self._taken = list(map(lists.get, keys, itertools.repeat(_NONE)))
         return keys, self._taken, list(map(fields.get, keys, itertools.repeat(_NONE)))
 
+    def take_punctuated(
+        self,
+    ) -> tuple[list[str], list[array[int]], list[array[int]]]:
+        """`take`, of the run's punctuated strings (`memory.punctuated`): the postings
+        of each are the ids of the documents holding it in their content or name; none
+        has field ids."""
+        keys = sorted(self._marked)
+        return keys, list(map(self._marked.__getitem__, keys)), [_NONE] * len(keys)
+
     def clear(self) -> None:
         """Start a new run (the arrays of `take` are emptied)."""
         deque(map(array.__delitem__, self._taken, itertools.repeat(_ALL)), maxlen=0)
         self._taken = []
-        self._fields = {}
+        self._fields, self._marked = {}, defaultdict(_ids)
         self.docs = 0
         if len(self._of_bytes) + len(self._of_text) > TOKENS_KEPT:
             for table in (self._of_bytes, self._of_text, self._lists):
@@ -93,6 +108,10 @@ class Postings:
 
     def _list(self, key: str) -> array[int]:
         return self._lists.setdefault(key, array("I"))
+
+
+def _ids() -> array[int]:
+    return array("I")
 
 
 class _Lists(dict[Token, "array[int]"]):

@@ -8,16 +8,20 @@ its path, size and modification time (to tell which files changed since), and pe
 the (id, tf, lines) postings and the ids whose name or aliases line holds it — the same
 numbers `memory.index.Index` keeps, so both rank alike.
 
-Layout (little-endian): runs of at most `BATCH` documents, each a sorted key table with
-the postings of those documents; then the document table; then a fixed footer. Runs are
-written one after another as they are built, so building never holds more than one run
-in memory, and a lookup binary-searches each run. Every byte a search reads is checked
-against a CRC-32 (the tables when the file is opened, a key's postings when they are
-read), so a damaged file is rebuilt rather than trusted.
+Layout (little-endian): for each batch of at most `BATCH` documents two runs, each a
+sorted key table with the postings of those documents: one of their words' keys, one of
+their punctuated strings (`memory.punctuated`), whose postings are the ids of the
+documents holding each, opened only when a literal is looked for; then the document
+table; then a fixed footer. Runs are written one after another as they are built, so
+building never holds more than one batch in memory, and a lookup binary-searches each
+run. Every byte a search reads is checked against a CRC-32 (a run's tables when it is
+opened, a key's postings when they are read), so a damaged file is rebuilt rather than
+trusted.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import struct
 import zlib
@@ -34,8 +38,9 @@ if TYPE_CHECKING:
     from memhooks.memory.corpus import Doc
 
 MAGIC = b"MHIX"
-#: Bump when the layout or what `memory.index.analyze` files changes.
-VERSION = 5
+#: Bump when the layout or what `memory.index.analyze` or `memory.punctuated` files
+#: changes.
+VERSION = 6
 #: Documents per run: what building holds in memory at once (~4 MB at 2 KB a note).
 BATCH = 1024
 #: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.
@@ -87,13 +92,11 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
         sizes.append(e.size)
         mtimes.append(e.mtime_ns)
         if run.docs == BATCH:
-            starts.append(offset)
-            for piece in _run(run):
+            for piece in _batch(run, offset, starts):
                 offset += len(piece)
                 yield piece
     if run.docs:
-        starts.append(offset)
-        for piece in _run(run):
+        for piece in _batch(run, offset, starts):
             offset += len(piece)
             yield piece
     paths = "\0".join(rels).encode("utf-8", "surrogatepass")
@@ -118,10 +121,22 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
     )
 
 
-def _run(postings: Postings) -> Iterator[bytes]:
-    """The bytes of the run `postings` holds: header, key table, each key's postings
-    and field ids."""
-    keys, posts, ids = postings.take()
+def _batch(postings: Postings, at: int, starts: list[int]) -> Iterator[bytes]:
+    # The two runs of a batch of documents, from offset `at`: their words' keys, then
+    # their punctuated strings; where each starts is added to `starts`.
+    for keys, posts, ids in (postings.take(), postings.take_punctuated()):
+        starts.append(at)
+        for piece in _run(keys, posts, ids):
+            at += len(piece)
+            yield piece
+    postings.clear()
+
+
+def _run(
+    keys: list[str], posts: list[array[int]], ids: list[array[int]]
+) -> Iterator[bytes]:
+    """The bytes of a run of `keys`, with the postings and field ids of each: header,
+    key table, each key's postings and field ids."""
     names = [k.encode("utf-8", "surrogatepass") for k in keys]
     key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
     key_at.extend(itertools.accumulate(map(len, names)))
@@ -140,9 +155,7 @@ def _run(postings: Postings) -> Iterator[bytes]:
     header = _RUN.pack(
         len(keys), key_at[-1], post_at[-1], field_at[-1], zlib.crc32(table)
     )
-    pieces = [header, table, b"".join(posts), b"".join(ids)]
-    postings.clear()
-    yield from pieces
+    yield from (header, table, b"".join(posts), b"".join(ids))
 
 
 class Source(Protocol):
@@ -209,15 +222,40 @@ class _Run:
             return lo
         return None
 
+    def containing(self, needle: bytes) -> Iterator[int]:
+        """The positions of the keys holding `needle` (a run of punctuated strings is
+        searched so, `memory.punctuated`)."""
+        names, at, key_at = self._table, self._names_at, self.key_at
+        hit = names.find(needle, at)
+        while hit >= 0:
+            i = bisect.bisect_right(key_at, hit - at) - 1
+            end = at + key_at[i + 1]
+            if hit + len(needle) <= end:
+                yield i
+                hit = names.find(needle, end)
+            else:  # across two keys: the names are not separated
+                hit = names.find(needle, hit + 1)
+
     def entry(self, at: int) -> tuple[bytes, bytes]:
         """The postings and field ids of the key at `at`, checked."""
-        lo, hi = self.post_at[at], self.post_at[at + 1]
-        post = _exactly(self._src, self.post_base + 4 * lo, 4 * (hi - lo))
-        lo, hi = self.field_at[at], self.field_at[at + 1]
-        fields = _exactly(self._src, self.field_base + 4 * lo, 4 * (hi - lo))
-        if zlib.crc32(fields, zlib.crc32(post)) != self.sums[at]:
-            raise CorruptSegment("postings checksum")
-        return post, fields
+        return next(self.entries([at]))
+
+    def entries(self, ats: list[int]) -> Iterator[tuple[bytes, bytes]]:
+        """The postings and field ids of the keys at `ats` (ascending), each checked: read
+        at once from the first to the last (a literal in hundreds of strings)."""
+        if not ats:
+            return
+        post_at, field_at = self.post_at, self.field_at
+        p0, f0 = post_at[ats[0]], field_at[ats[0]]
+        n, m = post_at[ats[-1] + 1] - p0, field_at[ats[-1] + 1] - f0
+        posts = _exactly(self._src, self.post_base + 4 * p0, 4 * n)
+        fields = _exactly(self._src, self.field_base + 4 * f0, 4 * m)
+        for at in ats:
+            post = posts[4 * (post_at[at] - p0) : 4 * (post_at[at + 1] - p0)]
+            ids = fields[4 * (field_at[at] - f0) : 4 * (field_at[at + 1] - f0)]
+            if zlib.crc32(ids, zlib.crc32(post)) != self.sums[at]:
+                raise CorruptSegment("postings checksum")
+            yield post, ids
 
 
 class Segment:
@@ -254,10 +292,13 @@ class Segment:
         starts = [*_ints(buf, at + 17 * n, n_runs, "Q"), table]
         if any(b <= a for a, b in itertools.pairwise(starts)):
             raise CorruptSegment("runs out of order")
-        try:
-            self._runs = [_Run(src, a, b) for a, b in itertools.pairwise(starts)]
-        except struct.error as e:
-            raise CorruptSegment("run header") from e
+        if n_runs % 2:
+            raise CorruptSegment("runs do not pair")
+        spans: list[tuple[int, int]] = list(itertools.pairwise(starts))
+        self._runs = [_open_run(src, a, b) for a, b in spans[0::2]]
+        #: where the runs of punctuated strings lie, opened when a literal is looked for
+        self._punctuated: list[_Run | tuple[int, int]] = [*spans[1::2]]
+        self._src = src
         self.built_at: int = built_at
         self._ids: dict[str, int] | None = None
 
@@ -284,6 +325,26 @@ class Segment:
                 post.frombytes(p)
                 fields.frombytes(f)
         return post, fields
+
+    def holding(self, literal: str) -> set[int]:
+        """The ids of the documents holding a punctuated string (`memory.punctuated`)
+        that holds `literal`: of every document whose text or name holds it, when it is
+        `memory.punctuated.findable`."""
+        ids = array("I")
+        needle = literal.encode("utf-8", "surrogatepass")
+        for j, run in enumerate(self._punctuated):
+            if isinstance(run, tuple):
+                run = self._punctuated[j] = _open_run(self._src, *run)
+            for held, _ in run.entries(list(run.containing(needle))):
+                ids.frombytes(held)
+        return set(ids)
+
+
+def _open_run(src: Source, at: int, end: int) -> _Run:
+    try:
+        return _Run(src, at, end)
+    except struct.error as e:
+        raise CorruptSegment("run header") from e
 
 
 def _exactly(src: Source, at: int, n: int) -> bytes:

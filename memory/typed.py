@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
 #: Quotes and brackets around a term; what ends a sentence after it.
-_AROUND = "\"'`()[]{}«»“”‘’"
-_STOPS = ".,;:!?"
+AROUND = "\"'`()[]{}«»“”‘’"
+STOPS = ".,;:!?"
 #: Between two letters or digits, these join one word.
 _JOINS = "-'’./:_@\\&,;"
 
@@ -74,7 +74,7 @@ def literal_of(term: str, *, alone: bool = False) -> str:
         ``foo.bar``, ``snake_case``, ``node.js``, ``port?`` or ``'now'``.
     """
     folded = fold(term)
-    t = folded.lstrip(_AROUND).rstrip(_AROUND + _STOPS) or (folded if alone else "")
+    t = folded.lstrip(AROUND).rstrip(AROUND + STOPS) or (folded if alone else "")
     if (len(t) < 2 and not alone) or "cjk" in scripts(t):
         # A lone "+", "-" or "/" separates words ("A + B"), and a CJK question's "?" or
         # "(" its phrases: their bigrams match as typed already.

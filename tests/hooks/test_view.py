@@ -256,17 +256,17 @@ def test_a_session_opens_its_index_file_once_before_its_first_prompt(
     """Every prompt until the corpus is read used to open the index file and compare it
     with the listing again (65-120 ms at ten thousand notes); opened early, it is kept
     current from what the watcher reports, and ranks as the files on disk do."""
-    from memhooks.memory import layered
+    from memhooks.memory import index_file
 
     view, store, notes = _opened(tmp_path)
     opened: list[int] = []
-    segment_of = layered._segment
+    segment_of = index_file.open_segment
 
     def counted(s: Store) -> Segment | None:
         opened.append(1)
         return segment_of(s)
 
-    monkeypatch.setattr(layered, "_segment", counted)
+    monkeypatch.setattr(index_file, "open_segment", counted)
     walks.clear()
     assert view.open_early() and view.loaded()
     assert not view.open_early()  # once

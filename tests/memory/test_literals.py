@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import time
 from typing import TYPE_CHECKING
 
 from memhooks.memory import Store
 from memhooks.memory.index import Index
 from memhooks.memory.literals import Literals, with_literals
-from memhooks.memory.searching import search_index
+from memhooks.memory.searching import search, search_index
 from memhooks.memory.typed import Term, query_terms
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
+
+    from memhooks.memory.corpus import Doc
 
 SLUG = "myapp-1a2b3c4d"
 NOTES = {
@@ -130,3 +136,36 @@ def test_a_search_showing_only_hits_reads_a_bounded_number_of_notes(
         assert loose == {}
         assert isinstance(view, Literals) and view.find("build::run")[0][1] == 1
     assert _search("build::run").startswith("Searched 1 term: build::run(1) across 1")
+
+
+def test_a_one_shot_search_reads_only_the_notes_holding_a_literal(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: a literal with no inner word (".env", "c++", "->") read every note, as
+    # grep does: 5-7x `grep -rilF`'s time over 10,000 notes. Now the index file's
+    # punctuated strings (`memory.punctuated`) name the notes to read.
+    store = Store(memory_root, SLUG)
+    for i in range(30):
+        store.write_note(f"n{i}", f"the env var {i}\nfoo.bar, it's fine -> done")
+    store.write_note("setup", "copy .env.example to .ENV first")
+    folder = memory_root / "projects" / SLUG / "notes"
+    past = time.time() - 600  # not racy: every note is ranked from the index file
+    for f in folder.iterdir():
+        os.utime(f, (past, past))
+    assert _search("warm").startswith("Searched 1 term: warm(0)")  # builds it
+    read: list[str] = []
+    real = Store.read_listed
+
+    def counted(self: Store, rel: str) -> Doc | None:
+        read.append(rel)
+        return real(self, rel)
+
+    monkeypatch.setattr(Store, "read_listed", counted)
+    setup = f"projects/{SLUG}/notes/setup.md"
+    result = search(Store(memory_root, SLUG), ".env")
+    assert [h.rel for h in result.hits] == [setup]
+    assert read == [setup]
+    # A literal many notes hold is read in each of them, and only there.
+    read.clear()
+    assert len(search(Store(memory_root, SLUG), "->").hits) == 30
+    assert len(read) == 30 and setup not in read

@@ -1,0 +1,83 @@
+"""The index file names the documents holding a literal: those a read of every note finds."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hypothesis import assume, example, given
+from hypothesis import strategies as st
+
+from memhooks.memory import segment
+from memhooks.memory.corpus import Doc, make_doc
+from memhooks.memory.index import fold
+from memhooks.memory.paths import Located
+from memhooks.memory.punctuated import findable, punctuated
+from memhooks.memory.segment import Bytes, Entry, Segment, encode
+from memhooks.memory.typed import literal_of
+
+# Letters, punctuation a literal holds, what wraps or ends a term, whitespace, and
+# characters casefolding or NFKC changes (fullwidth "．", "ß", "ﬁ", "Ａ").
+ALPHABET = "ab1.-+%#_:/>()\"'`,!?’ \n\t．ßﬁＡ"
+TEXTS = st.lists(st.text(ALPHABET, max_size=40), min_size=1, max_size=7)
+NAMES = st.lists(st.text("ab-_.#+", min_size=1, max_size=6), min_size=7, max_size=7)
+
+
+def _docs(texts: list[str], names: list[str]) -> list[Doc]:
+    return [
+        make_doc(Located("note", f"projects/p/notes/{n}{i}.md", f"{n}{i}"), text)
+        for i, (text, n) in enumerate(zip(texts, names, strict=False))
+    ]
+
+
+def _segment(docs: list[Doc]) -> Segment:
+    entries = [Entry(d.rel, d.size, 0, d) for d in docs]
+    return Segment(Bytes(b"".join(encode(entries, 0))))
+
+
+def _holding(docs: list[Doc], literal: str) -> set[int]:
+    # What reading every document finds, as `memory.literals.Literals` matches.
+    return {
+        i
+        for i, d in enumerate(docs)
+        if literal in fold(d.text) or literal in fold(d.filename.removesuffix(".md"))
+    }
+
+
+@given(texts=TEXTS, names=NAMES, term=st.text(ALPHABET, min_size=1, max_size=6))
+@example(texts=["cp .ENV.example (see .env)."], names=["a"] * 7, term=".env")
+@example(texts=["libc++, done", "c+ +"], names=["a"] * 7, term="c++")
+@example(texts=["x", "y"], names=["a", "b-c"] * 4, term="-c")
+@example(texts=["ＡＢ．ｅｎｖ"], names=["a"] * 7, term=".env")
+@example(texts=["ab.+", "b.+a"], names=["a"] * 7, term="b.+")
+@example(texts=["x-a", "a.y"], names=["a"] * 7, term="yx-")  # across two strings
+def test_the_index_file_names_every_document_holding_a_literal(
+    texts: list[str], names: list[str], term: str
+) -> None:
+    lit = literal_of(term, alone=True)
+    assume(lit and findable(lit))
+    docs = _docs(texts, names)
+    assert _segment(docs).holding(lit) == _holding(docs, lit)
+
+
+def test_each_batch_of_documents_is_searched_for_a_literal() -> None:
+    texts = [
+        f"note {i} uses {'.env' if i % 3 == 0 else 'env'} and it's fine"
+        for i in range(10)
+    ]
+    docs = _docs(texts, ["n"] * 10)
+    with mock.patch.object(segment, "BATCH", 4):
+        seg = _segment(docs)
+    assert seg.holding(".env") == {0, 3, 6, 9}
+    assert seg.holding("'s") == set(range(10))
+
+
+def test_a_literal_that_a_string_may_not_hold_is_read_for() -> None:
+    # Whitespace (NFKC gives "¨" a space), a control character, and what a string is
+    # filed without: each such literal reads every document.
+    for lit in (" \u0308", "a\x01b", "...", '"', "abc"):
+        assert not findable(lit)
+    assert punctuated("(see .env). done. «x-y»", "my-note") == {
+        ".env",
+        "x-y",
+        "my-note",
+    }
