@@ -20,8 +20,11 @@ the same run:
 
 Query mixes: ``rare`` (three words found in a few notes), ``common+rare`` (a word on tens
 of thousands of lines at 10,000 notes, and two rare ones), ``mixed`` (ranks ~300, ~3,000,
-~30,000), ``cjk`` (a phrase of two CJK words), ``prompt`` (a long question as a user types
-it; the one-shot search and grep get the terms auto-search keeps).
+~30,000), ``cjk`` (a phrase of two CJK words), ``literal`` (``.env``, in a note in a
+hundred; grep and rg get it with ``-F``), ``literal, common`` (``->``, in a note in
+seven), ``prompt`` (a long question as a user types it; the one-shot search and grep get
+the terms auto-search keeps). Every third word of a note is written as code or prose has
+it (`PUNCTUATED`).
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ from tests.processes import session_processes
 
 CACHE = Path(tempfile.gettempdir()) / "memhooks-bench-queries"
 #: Bump when the generator changes, so a cached corpus is generated anew.
-CORPUS_VERSION = 1
+CORPUS_VERSION = 2
 _HEAD = """
     the to and a of in is for it on test that with build this error be file run not we
     deploy as at config fix from by add are use was update server check data version have
@@ -65,6 +68,25 @@ _HEAD = """
     image worker schema migration default value session review ci lint commit health
     """
 HEAD = _HEAD.split()
+#: What every third word becomes: itself, or a piece of code or prose around it.
+PUNCTUATED = [
+    *["{a}"] * 12,
+    "{a}.",
+    "{a},",
+    "`{a}`",
+    "({a})",
+    "{a}_{b}",
+    "{a}.{b}",
+    "{a}/{b}.py",
+    "--{a}",
+    "{a}()",
+    "{a}={n}",
+    "v1.{n}.0",
+    "https://{a}.example.com/{b}",
+    "{a}'s",
+]
+#: A line a note in a hundred holds (the literal mix searches it).
+RARE_LITERALS = "copy .env.example to .env and build with c++ (see #1234, %s)"
 WORDS_PER_LINE = 12
 NOTE_BYTES = 2000
 
@@ -123,10 +145,17 @@ class Corpus:
         def body() -> str:
             n = NOTE_BYTES // 6
             words = rng.choices(vocab, cum_weights=weights, k=n)
+            for i in range(0, n, 3):  # punctuation, as notes on code have it
+                a, b = words[i], words[i - 1]
+                words[i] = rng.choice(PUNCTUATED).format(a=a, b=b, n=i % 97)
             lines = [
                 " ".join(words[i : i + WORDS_PER_LINE])
                 for i in range(0, n, WORDS_PER_LINE)
             ]
+            if rng.random() < 0.01:
+                lines.insert(rng.randrange(len(lines)), RARE_LITERALS)
+            if rng.random() < 0.15:
+                lines.insert(rng.randrange(len(lines)), f"{words[0]}->{words[1]}()")
             if rng.random() < 0.05:
                 for _ in range(3):
                     lines.insert(
@@ -154,6 +183,8 @@ class Corpus:
             "common+rare": f"test {v[22_000]} {v[37_000]}",
             "mixed": f"{v[300]} {v[3_000]} {v[30_000]}",
             "cjk": f"{c[40]}{c[200]}",
+            "literal": ".env",
+            "literal, common": "->",
             "prompt": (
                 f"Why does the {v[25_000]} test keep failing after we changed the "
                 f"{v[900]} config? Check what we decided about {v[12_000]} and the "
@@ -214,12 +245,14 @@ def _one_shot(c: Corpus, env: dict[str, str], runs: int) -> dict[str, dict[str, 
     out: dict[str, dict[str, float]] = {}
     for name, query in c.mixes().items():
         terms = _terms(query)
+        # A literal is looked for as typed (-F), words as alternatives.
+        fixed = ["-F"] if "literal" in name else []
         pattern = "|".join(terms)
         cmds = {
             "search": [MEMHOOKS, "search", "--root", str(c.root), "--slug", c.slug]
-            + terms,
-            "grep": ["grep", "-ril", "-E", pattern, *c.files()],
-            "rg": ["rg", "-il", "-e", pattern, *c.files()],
+            + ["--", *terms],
+            "grep": ["grep", "-ril", *(fixed or ["-E"]), "-e", pattern, *c.files()],
+            "rg": ["rg", "-il", *fixed, "-e", pattern, *c.files()],
         }
         times: dict[str, list[float]] = {k: [] for k in cmds}
         cpu: dict[str, list[float]] = {k: [] for k in cmds}
