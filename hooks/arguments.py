@@ -1,11 +1,13 @@
 """The argparse pieces `hooks.parser` builds its tree from: a parser whose errors are
-`UsageError`s, help that names each default, `--version` looked up when asked, and a
-type for byte counts that config.toml bounds too.
+`UsageError`s, help that names each default, `--version` looked up when asked, a type
+for byte counts that config.toml bounds too, and search terms that begin with ``-``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import re
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -13,7 +15,7 @@ from memhooks.hooks.constants import PROG
 from memhooks.hooks.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection, Iterator, Sequence
 
 
 def at_least(least: int) -> Callable[[str], int]:
@@ -72,4 +74,45 @@ class Version(argparse.Action):
         parser.exit(0)
 
 
-__all__ = ["Formatter", "Parser", "Version", "at_least"]
+#: What can be an option (``--json``, ``-h``, ``--budget=9000``)...
+_OPTION = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")
+#: ...and what argparse takes for one, though it cannot be: ``->``, ``-%s``, ``--.env``
+#: (a negative number is read as a term already).
+_NO_OPTION = re.compile(r"-(?!-$)(?!\d+(\.\d*)?$).*")
+
+
+def dashed_terms(argv: Sequence[str], values: Collection[str]) -> list[str]:
+    """`argv` with each term that begins with ``-`` but can be no option made one
+    argparse reads as a term: a space after it (argparse takes an argument holding a
+    space for a positional one; a query is split at whitespace again). The value of an
+    option of `values` is left as it is.
+    """
+    out = list(argv)
+    for i in range(1, len(out)):
+        a = out[i]
+        term = _NO_OPTION.fullmatch(a) and not _OPTION.fullmatch(a)
+        if term and out[i - 1] not in values:
+            out[i] = a + " "
+    return out
+
+
+def unknown_options(
+    argv: Sequence[str], known: Collection[str], values: Collection[str]
+) -> Iterator[str]:
+    """What in `argv` looks like an option and is none of `known` nor the start of one
+    (argparse takes ``--ro`` for ``--root``); not the value of an option of `values`."""
+    for before, a in itertools.pairwise(argv):
+        name = a.split("=", 1)[0]
+        unknown = not any(k.startswith(name) for k in known)
+        if _OPTION.fullmatch(a) and before not in values and unknown:
+            yield a
+
+
+__all__ = [
+    "Formatter",
+    "Parser",
+    "Version",
+    "at_least",
+    "dashed_terms",
+    "unknown_options",
+]

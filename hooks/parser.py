@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memhooks.hooks.arguments import Parser, Version, at_least
+from memhooks.hooks.arguments import (
+    Parser,
+    Version,
+    at_least,
+    dashed_terms,
+    unknown_options,
+)
 from memhooks.hooks.constants import HARNESSES, PROG
+from memhooks.hooks.errors import UsageError
 from memhooks.memory.constants import INJECT_BUDGET_MIN, SEARCH_BUDGET_MIN
 
 if TYPE_CHECKING:
@@ -349,7 +356,24 @@ class _Only:
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The parsed arguments; raises `UsageError` for bad ones."""
     first = argv[0] if argv and not argv[0].startswith("-") else None
-    return build(first).parse_args(argv)
+    if first != "search":
+        return build(first).parse_args(argv)
+    try:
+        return build(first).parse_args(dashed_terms(argv, _SEARCH_VALUES))
+    except UsageError as e:
+        known = (*_SEARCH_VALUES, "--json", "--help", "-h")
+        dashed = next(unknown_options(argv, known, _SEARCH_VALUES), None)
+        if dashed is None or "--" in argv:
+            raise
+        # `--cap` is a term the README names: say how to search for it.
+        hint = f"; to search for {dashed}, put -- before the terms: {PROG} search -- {dashed}"
+        raise UsageError(str(e) + hint) from None
+
+
+#: The search options that take a value.
+_SEARCH_VALUES = frozenset(
+    {"--root", "--project", "--slug", "--budget", "--ranking", "--semantic"}
+)
 
 
 def help_text() -> str:

@@ -131,6 +131,30 @@ def test_the_plain_search_form_reads_as_the_parser_does(
     )
 
 
+def test_a_term_that_begins_with_a_dash_is_searched_as_typed(memory_root: Path) -> None:
+    # Before: the README names `->` and `--cap` as terms found as typed, but
+    # `memhooks search "->"` said "the following arguments are required: TERM" and
+    # `memhooks search --cap` "unrecognized arguments", with no word of `--`.
+    Store(memory_root, SLUG).write_note("calls", "build->run\nuse --capacity 5\n")
+    calls = f"projects/{SLUG}/notes/calls.md"
+    for argv in (["->"], ["--json", "->"], ["->", "--json"], ["-%s", "->"]):
+        proc = run_cli("search", "--slug", SLUG, *argv)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        assert calls in proc.stdout and "->" in proc.stdout
+    page = json.loads(run_cli("search", "--slug", SLUG, "->", "--json").stdout)
+    assert [t["term"] for t in page["terms"]] == ["->"]
+    # A term that could be an option: one line that says how.
+    proc = run_cli("search", "--slug", SLUG, "--cap")
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.endswith(
+        "to search for --cap, put -- before the terms: memhooks search -- --cap"
+    )
+    assert run_cli("search", "--slug", SLUG, "--", "--cap").returncode == 0
+    # An option's value is left as it is.
+    assert parser.parse(["search", "--slug=->x", "->"]).slug == "->x"
+
+
 def test_the_plain_search_form_is_taken_and_prints_what_the_parser_would(
     memory_root: Path,
 ) -> None:
