@@ -117,6 +117,8 @@ WEIGHTS: dict[str, int] = {
 }
 
 
+#: What begins the tail of a log cut within a line.
+_PART = "…"
 #: Bytes of text a truncated section shows at the least; with less it is omitted.
 LEAST_SHOWN = 40
 
@@ -247,14 +249,19 @@ def _fill(wants: list[int], weights: list[int], room: int) -> list[int]:
 
 
 def _cut_tail(text: str, max_bytes: int, marker: str) -> str:
-    """A log cut to its newest lines: heading, marker, then the tail from a line start."""
+    """A log cut to its newest lines: heading, marker, then the tail from a line start,
+    or from a word's start after ``…`` when no line starts near the cut."""
     heading, _, body = text.partition("\n")
-    room = max_bytes - nbytes(heading) - nbytes(marker) - 2
+    room = max_bytes - nbytes(heading) - nbytes(marker) - nbytes(_PART) - 2
     raw = body.encode("utf-8", "surrogatepass")
     tail = raw[len(raw) - max(room, 0) :].decode("utf-8", "ignore") if room > 0 else ""
     newline = tail.find("\n")
     if 0 <= newline < len(tail) // 4:
         tail = tail[newline + 1 :]
+    elif tail and body[len(body) - len(tail) - 1 : len(body) - len(tail)] not in "\n":
+        # Mid-line: from the next word on, marked as the end of a longer line.
+        space = tail.find(" ")
+        tail = _PART + (tail[space + 1 :] if 0 <= space < len(tail) // 4 else tail)
     entry = tail.find("\n### ")  # start at an entry's heading where one is near
     if 0 <= entry < len(tail) // 2:
         tail = tail[entry + 1 :]

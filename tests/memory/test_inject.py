@@ -138,6 +138,23 @@ def test_cut_prefers_line_boundary() -> None:
     assert cut(text, 1000, "…[x]") == text
 
 
+def test_a_log_cut_within_a_line_shows_whole_words_after_a_mark(
+    memory_root: Path,
+) -> None:
+    # Before: at --budget 512 today's log showed "ok, fixed flaky test number 6.", the
+    # tail of "…webhook, fixed flaky…" cut at a byte, with nothing to say it was cut.
+    store = Store(memory_root, SLUG)
+    words = " ".join(f"word{i}" for i in range(60))
+    for i in range(3):
+        _day(store, "2026-03-03", "work", f"{words} end{i}.")
+    block = build_block(store.corpus(), "2026-03-03", 512)
+    tail = block.split("…[section truncated: Daily log 2026-03-03 (today)]\n")[1]
+    shown = tail.split("\n", 1)[0]
+    assert shown.startswith("…word") and shown.endswith("end2.")
+    assert shown[1:].split(" ")[0] in words.split()  # a whole word, not its end
+    assert len(block.encode()) <= 512
+
+
 def _automatic_day(store: Store, date: str, sessions: int) -> None:
     y, m, d = map(int, date.split("-"))
     for i in range(sessions):
