@@ -185,6 +185,10 @@ class _Run:
         n, name_bytes, n_post, n_field, crc = _RUN.unpack(_exactly(src, at, _RUN.size))
         at += _RUN.size
         tables = 16 * (n + 1) - 4
+        # Before anything is read: a damaged count would ask for 16 bytes a key it
+        # claims, gigabytes (MemoryError), where the run's end (checked) bounds it.
+        if at + tables + name_bytes + 4 * (n_post + n_field) != end:
+            raise CorruptSegment("run sizes do not add up")
         table = _exactly(src, at, tables + name_bytes)
         if zlib.crc32(table) != crc:
             raise CorruptSegment("key table checksum")
@@ -199,8 +203,7 @@ class _Run:
         self.post_base = at + tables + name_bytes
         self.field_base = self.post_base + 4 * n_post
         if (
-            self.field_base + 4 * n_field != end
-            or self.key_at[-1] != name_bytes
+            self.key_at[-1] != name_bytes
             or self.post_at[-1] != n_post
             or self.field_at[-1] != n_field
         ):

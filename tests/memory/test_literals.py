@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import struct
 import time
 from typing import TYPE_CHECKING
 
-from memhooks.memory import Store
+import pytest
+
+from memhooks.memory import Store, segment
 from memhooks.memory.index import Index
 from memhooks.memory.literals import Literals, with_literals
 from memhooks.memory.searching import search, search_index
@@ -15,8 +18,6 @@ from tests.conftest import run_cli
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    import pytest
 
     from memhooks.memory.corpus import Doc
 
@@ -169,3 +170,36 @@ def test_a_one_shot_search_reads_only_the_notes_holding_a_literal(
     read.clear()
     assert len(search(Store(memory_root, SLUG), "->").hits) == 30
     assert len(read) == 30 and setup not in read
+
+
+def _run_starts(data: bytes) -> list[int]:
+    # Where each run of an index file starts, as its document table says.
+    footer = segment._FOOTER
+    _, _, n, runs, path_bytes, _, table, _ = footer.unpack(data[-footer.size :])
+    at = table + path_bytes + 17 * n
+    return list(struct.unpack(f"<{runs}Q", data[at : at + 8 * runs]))
+
+
+@pytest.mark.parametrize(
+    "run", [pytest.param(0, id="words"), pytest.param(1, id="punctuated")]
+)
+def test_a_run_whose_header_claims_billions_of_keys_is_rebuilt_not_read(
+    memory_root: Path, run: int
+) -> None:
+    # Before: the key count of a run's header, damaged, was trusted to size the read of
+    # its key table (16 bytes a key): MemoryError and a traceback, on this search and
+    # every one after, as the file was never dropped (found by flipping bytes of the
+    # punctuated run `memhooks search -- ->` opens; the runs of words do the same).
+    store = Store(memory_root, SLUG)
+    for name, text in NOTES.items():
+        store.write_note(name, text)
+    assert _search(".env").startswith("Searched 1 term: .env(1) across 1 file.")
+    path = memory_root / ".index" / f"{SLUG}.mhix"
+    data = bytearray(path.read_bytes())
+    data[_run_starts(bytes(data))[run] + 3] = 0xFF  # the count's high byte
+    path.write_bytes(data)
+    for _ in range(2):
+        proc = run_cli("search", "--slug", SLUG, "--", ".env")
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stdout.startswith("Searched 1 term: .env(1) across 1 file.")
+    segment.Segment(segment.Bytes(path.read_bytes()))  # rebuilt whole
