@@ -74,25 +74,25 @@ class Version(argparse.Action):
         parser.exit(0)
 
 
-#: What can be an option (``--json``, ``-h``, ``--budget=9000``)...
+#: What can be an option (``--json``, ``-h``, ``--budget=9000``).
 _OPTION = re.compile(r"--?[A-Za-z][\w-]*(=.*)?")
-#: ...and what argparse takes for one, though it cannot be: ``->``, ``-%s``, ``--.env``
-#: (a negative number is read as a term already).
-_NO_OPTION = re.compile(r"-(?!-$)(?!\d+(\.\d*)?$).*")
 
 
 def dashed_terms(argv: Sequence[str], values: Collection[str]) -> list[str]:
-    """`argv` with each term that begins with ``-`` but can be no option made one
-    argparse reads as a term: a space after it (argparse takes an argument holding a
-    space for a positional one; a query is split at whitespace again). The value of an
-    option of `values` is left as it is.
+    """`argv` with each term that begins with ``-`` but can be no option (``->``,
+    ``-%s``, ``--.env``, ``-1.``) made one argparse reads as a term: a space before it
+    (a query is split at whitespace again). Before, not after: argparse takes an
+    argument that does not begin with ``-`` for a positional one before anything else,
+    while one that does is still matched against the options first (``-h.`` as ``-h``,
+    ``--=x`` as every ``--`` option, ``-1.`` as no number). The value of an option of
+    `values`, and the ``--`` that ends the options, are left as they are.
     """
     out = list(argv)
     for i in range(1, len(out)):
         a = out[i]
-        term = _NO_OPTION.fullmatch(a) and not _OPTION.fullmatch(a)
+        term = a.startswith("-") and a != "--" and not _OPTION.fullmatch(a)
         if term and out[i - 1] not in values:
-            out[i] = a + " "
+            out[i] = " " + a
     return out
 
 

@@ -155,6 +155,30 @@ def test_a_term_that_begins_with_a_dash_is_searched_as_typed(memory_root: Path) 
     assert parser.parse(["search", "--slug=->x", "->"]).slug == "->x"
 
 
+@pytest.mark.parametrize(
+    "term",
+    [
+        pytest.param("-1.", id="a-number-and-a-stop"),
+        pytest.param("-h.", id="begins-as-an-option"),
+        pytest.param("--=x", id="an-empty-option-name"),
+    ],
+)
+def test_a_dashed_term_argparse_would_still_take_for_an_option_is_searched(
+    memory_root: Path, term: str
+) -> None:
+    # Before: the space put after such a term did not keep argparse from matching it
+    # against the options first: `-1.` "arguments are required: TERM" (no negative
+    # number to it), `-h.` "argument -h/--help: ignored explicit argument '. '", `--=x`
+    # "ambiguous option: --=x  could match --help, --version" (found trying odd argv).
+    Store(memory_root, SLUG).write_note("flags", "set -1. then -h. and --=x here\n")
+    for argv in ([term], [term, "--json"], ["--json", "--", term]):
+        proc = run_cli("search", "--slug", SLUG, *argv)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    page = json.loads(proc.stdout)
+    assert page["terms"] == [{"term": term, "count": 1}]
+    assert page["results"][0]["path"] == f"projects/{SLUG}/notes/flags.md"
+
+
 def test_the_plain_search_form_is_taken_and_prints_what_the_parser_would(
     memory_root: Path,
 ) -> None:
