@@ -159,7 +159,7 @@ def prefilter(needles: Sequence[str]) -> Callable[[bytes, Located], bool]:
     Plain ASCII files are checked as bytes; others are decoded and normalised the way
     `memory.terms.keys` normalises text, so the test never drops a file that matches.
     """
-    raw = [n.encode() for n in needles]
+    raw = [n.encode("utf-8", "surrogatepass") for n in needles]
 
     def keep(low: bytes, loc: Located) -> bool:
         # `in` on bytes is a fast substring search; a regex alternation is ten times slower.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import struct
+import subprocess
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -203,3 +205,17 @@ def test_a_run_whose_header_claims_billions_of_keys_is_rebuilt_not_read(
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stdout.startswith("Searched 1 term: .env(1) across 1 file.")
     segment.Segment(segment.Bytes(path.read_bytes()))  # rebuilt whole
+
+
+def test_a_literal_typed_with_a_byte_that_is_no_utf_8_gets_an_answer(
+    memory_root: Path,
+) -> None:
+    # Before: `memhooks search -- $'\xff->'` (Python reads the byte of argv as a lone
+    # surrogate) failed where the files to read are picked, which encoded the literal
+    # strictly: UnicodeEncodeError, exit 3 and a traceback (found trying invalid UTF-8).
+    Store(memory_root, SLUG).write_note("fmt", NOTES["fmt"])
+    argv = [sys.executable, "-m", "memhooks.hooks", "search", "--slug", SLUG]
+    proc = subprocess.run([*argv, "--", b"\xff->"], capture_output=True, check=False)
+    assert proc.returncode == 1 and proc.stderr == b"", proc.stderr
+    # The term is printed back as typed, byte for byte.
+    assert proc.stdout.startswith(b"Searched 1 term: \xff->(0) across 0 files.")
