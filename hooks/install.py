@@ -2,8 +2,9 @@
 
 The file belongs to the user: other keys and foreign hooks keep their values and
 order, every byte outside ``hooks`` is kept (`settings_text`), a file we
-cannot parse is never rewritten, and the old content goes to ``<name>.bak``. Layouts
-as the harnesses document them: Claude Code (timeouts in seconds) and Gemini CLI
+cannot parse is never rewritten, and the old content goes to ``<name>.bak``
+(`settings_file`); a file an install made is deleted by the uninstall that empties it.
+Layouts as the harnesses document them: Claude Code (timeouts in seconds) and Gemini CLI
 (timeouts in milliseconds).
 """
 
@@ -14,14 +15,14 @@ import math
 import os
 import re
 import shlex
-import stat
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from memhooks.hooks import settings_text
+from memhooks.hooks import settings_file
 from memhooks.hooks.errors import HookError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 Harness = Literal["claude-code", "codex", "gemini"]
 Scope = Literal["user", "project", "local"]
@@ -87,6 +88,8 @@ class InstallResult:
     backup: Path | None
     action: Literal["install", "uninstall"] = "install"
     dry_run: bool = False
+    #: uninstall left nothing in a file an install had made, and deleted it
+    deleted: bool = False
 
     def describe(self) -> str:
         """Return one human-readable line per change, e.g. ``added SessionStart hook to <path>``."""
@@ -103,6 +106,11 @@ class InstallResult:
                 verb, past, prep = "remove", "removed", "from"
             lines.append(
                 f"{'would ' + verb if self.dry_run else past} {event} hook {prep} {self.path}"
+            )
+        if self.deleted:
+            verb = "would delete" if self.dry_run else "deleted"
+            lines.append(
+                f"{verb} {self.path}: install made it, and nothing else is in it"
             )
         if self.backup is not None:
             lines.append(f"backup: {self.backup}")
@@ -239,9 +247,15 @@ def uninstall(harness: Harness, path: Path, *, dry_run: bool = False) -> Install
     new = {**data, "hooks": hooks} if removed else data
     if removed and not hooks:
         del new["hooks"]
-    backup = _save(path, raw, new) if removed and not dry_run else None
+    made = bool(removed) and not new and settings_file.made_by_install(path)
+    if made and not dry_run:
+        try:
+            settings_file.remove(path)
+        except OSError as e:
+            raise InstallError(path, f"cannot remove settings file ({e})") from e
+    backup = _save(path, raw, new) if removed and not dry_run and not made else None
     return InstallResult(
-        path, bool(removed), (), (*removed,), backup, "uninstall", dry_run
+        path, bool(removed), (), (*removed,), backup, "uninstall", dry_run, made
     )
 
 
@@ -343,45 +357,7 @@ def _strict_loads(text: str) -> Any:
 
 
 def _save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:
-    """Write ``new``, first copying the previous content to ``.bak``; return the backup.
-    A backup holding ``new`` (the file before an install) is written back byte for byte."""
-    backup = None if raw is None else path.with_name(path.name + ".bak")
     try:
-        before = _read_or_none(backup) if backup is not None else None
-        if backup is not None and raw is not None:
-            _atomic_write(backup, raw)
-        if before is not None and settings_text.holding(before, new):
-            _atomic_write(path, before)
-        else:
-            _atomic_write(path, settings_text.dumps_keeping(new, raw))
+        return settings_file.save(path, raw, new)
     except OSError as e:
         raise InstallError(path, f"cannot write settings file ({e})") from e
-    return backup
-
-
-def _read_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    # Follow a symlinked settings file (dotfile managers) instead of replacing the link.
-    target = path.resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = 0o644
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

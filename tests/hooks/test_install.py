@@ -147,11 +147,51 @@ def test_uninstall_keeps_foreign_handlers_in_a_shared_group(tmp_path: Path) -> N
 
 def test_uninstall_removes_hooks_key_it_emptied(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
+    path.write_text('{"hooks": {}}')
     install("claude-code", path, CMD)
 
     uninstall("claude-code", path)
 
     assert json.loads(path.read_bytes()) == {}
+
+
+def test_uninstall_deletes_the_file_and_folder_an_install_made(tmp_path: Path) -> None:
+    # Before: install then uninstall in a fresh repository left `.claude/settings.json`
+    # holding `{}` and a `settings.json.bak` of our hooks: two untracked files in git.
+    path = tmp_path / "repo" / ".claude" / "settings.json"
+    install("claude-code", path, CMD)
+    dry = uninstall("claude-code", path, dry_run=True)
+    assert dry.deleted and path.exists()
+    assert f"would delete {path}" in dry.describe()
+
+    result = uninstall("claude-code", path)
+
+    assert result.deleted and result.backup is None
+    assert f"deleted {path}: install made it" in result.describe()
+    assert not path.parent.exists() and (tmp_path / "repo").exists()
+
+
+def test_uninstall_keeps_a_file_that_was_there_before_the_install(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    (path.parent / "agents.md").write_text("mine")
+    path.write_bytes(b"{ }\n")
+    install("claude-code", path, CMD)
+
+    result = uninstall("claude-code", path)
+
+    assert not result.deleted and path.read_bytes() == b"{ }\n"
+    # A file made by install, in a folder that holds more, goes alone.
+    other = path.parent / "settings.local.json"
+    install("claude-code", other, CMD)
+    assert uninstall("claude-code", other).deleted
+    assert sorted(p.name for p in path.parent.iterdir()) == [
+        "agents.md",
+        "settings.json",
+        "settings.json.bak",
+    ]
 
 
 def test_uninstall_missing_file_creates_nothing(tmp_path: Path) -> None:
