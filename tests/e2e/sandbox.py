@@ -277,7 +277,9 @@ class Sandbox:
         deadline = time.monotonic() + timeout
         while len(self.sends(prompt)) <= nth:
             # A TUI still starting up (or taking the text for a paste) can swallow the
-            # Enter: the prompt then sits in the input box, so press it again.
+            # Enter: the prompt then sits in the input box, so press it again. One still
+            # loading a resumed session can drop the typed text itself (Gemini CLI: the
+            # box empty, the old turns drawn): type it again.
             try:
                 tmux.wait_for(
                     lambda: len(self.sends(prompt)) > nth,
@@ -287,7 +289,10 @@ class Sandbox:
             except AssertionError:
                 if time.monotonic() > deadline:
                     raise
-                tmux.keys("Enter")
+                if prompt[:30] in tmux.screen():
+                    tmux.keys("Enter")
+                else:
+                    tmux.type(prompt)
         request = self.sends(prompt)[nth]
         tmux.wait_text(f"Mock reply {request.n}.", timeout=timeout)
         return request
