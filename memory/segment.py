@@ -22,6 +22,7 @@ trusted.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import struct
 import zlib
@@ -299,8 +300,8 @@ class Segment:
             raise CorruptSegment("runs do not pair")
         spans: list[tuple[int, int]] = list(itertools.pairwise(starts))
         self._runs = [_open_run(src, a, b) for a, b in spans[0::2]]
-        #: where the runs of punctuated strings lie, opened when a literal is looked for
-        self._punctuated: list[_Run | tuple[int, int]] = [*spans[1::2]]
+        #: where the runs of punctuated strings lie (`_punctuated` opens them)
+        self._punctuated_at = spans[1::2]
         self._src = src
         self.built_at: int = built_at
         self._ids: dict[str, int] | None = None
@@ -335,12 +336,15 @@ class Segment:
         `memory.punctuated.findable`."""
         ids = array("I")
         needle = literal.encode("utf-8", "surrogatepass")
-        for j, run in enumerate(self._punctuated):
-            if isinstance(run, tuple):
-                run = self._punctuated[j] = _open_run(self._src, *run)
+        for run in self._punctuated:
             for held, _ in run.entries(list(run.containing(needle))):
                 ids.frombytes(held)
         return set(ids)
+
+    @functools.cached_property
+    def _punctuated(self) -> list[_Run]:
+        # Opened when a literal is first looked for: a search of words reads none.
+        return [_open_run(self._src, a, b) for a, b in self._punctuated_at]
 
 
 def _open_run(src: Source, at: int, end: int) -> _Run:
