@@ -255,10 +255,10 @@ def _cut_tail(text: str, max_bytes: int, marker: str) -> str:
     room = max_bytes - nbytes(heading) - nbytes(marker) - nbytes(_PART) - 2
     raw = body.encode("utf-8", "surrogatepass")
     tail = raw[len(raw) - max(room, 0) :].decode("utf-8", "ignore") if room > 0 else ""
-    newline = tail.find("\n")
+    newline, start = tail.find("\n"), len(body) - len(tail)
     if 0 <= newline < len(tail) // 4:
         tail = tail[newline + 1 :]
-    elif tail and body[len(body) - len(tail) - 1 : len(body) - len(tail)] not in "\n":
+    elif tail and start > 0 and body[start - 1] != "\n":
         # Mid-line: from the next word on, marked as the end of a longer line.
         space = tail.find(" ")
         tail = _PART + (tail[space + 1 :] if 0 <= space < len(tail) // 4 else tail)
