@@ -38,6 +38,14 @@ def _search(*terms: str) -> str:
     return proc.stdout
 
 
+def _found_once(term: str, path: str, line: int) -> str:
+    """The page of a search for `term`, which finds it on `line` of `path` only."""
+    out = _search(term)
+    assert out.startswith(f"Searched 1 term: {term.lower()}(1) across 1 file."), out
+    assert f"{path}:{line}:" in out
+    return out
+
+
 def test_punctuation_that_is_part_of_a_term_is_matched_as_typed(
     memory_root: Path,
 ) -> None:
@@ -54,10 +62,7 @@ def test_punctuation_that_is_part_of_a_term_is_matched_as_typed(
         ("#123", 4),
         ("C#", 5),
     ]:
-        out = _search(term)
-        assert out.startswith(f"Searched 1 term: {term.lower()}(1) across 1 file."), out
-        assert f"{fmt}:{line}:" in out
-        assert "people.md" not in out
+        assert "people.md" not in _found_once(term, fmt, line)
     # Identifiers match by their words, as before.
     for term in ("foo.bar", "snake_case", "node.js"):
         out = _search(term)
@@ -110,9 +115,7 @@ def test_a_literal_is_found_inside_a_longer_word_as_grep_finds_it(
         ("%s", 5),
         ("s://cdn.example.org/v", 6),
     ]:
-        out = _search(term)
-        assert out.startswith(f"Searched 1 term: {term}(1) across 1 file."), out
-        assert f"{glued}:{line}:" in out
+        _found_once(term, glued, line)
 
 
 def test_a_search_showing_only_hits_reads_a_bounded_number_of_notes(
