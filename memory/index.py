@@ -182,6 +182,11 @@ def fold(text: str) -> str:
     return (text if text.isascii() else unicodedata.normalize("NFKC", text)).casefold()
 
 
+#: Of a literal: (occurrences, lines holding it) by id, and the ids of the documents to
+#: read to count it (`Searchable.literal_counts`).
+LiteralCounts = tuple[dict[int, tuple[int, int]], set[int]]
+
+
 class Searchable(Protocol):
     """What `memory.rank` reads of an index: an `Index`, or `memory.layered.Layered`."""
 
@@ -200,7 +205,12 @@ class Searchable(Protocol):
     def marked(self, rel: str) -> Doc | None: ...
     def postings(self, key: str) -> array[int]: ...
     def field_ids(self, key: str) -> set[int]: ...
-    def literal_ids(self, literal: str) -> set[int] | None: ...
+    def literal_counts(self, literal: str) -> LiteralCounts | None:
+        """Of the documents that may hold `literal` (`memory.punctuated.findable`) in
+        their content or name: (occurrences, lines holding it) of those counted without
+        reading them (0, 0 when only the name holds it), and the ids of those to read;
+        None when every document must be read."""
+        ...
 
 
 def holding(index: Searchable, keys: Iterable[str]) -> set[int]:
@@ -310,7 +320,7 @@ class Index:
         """Ids of the documents whose name or aliases line holds `key`."""
         return self._fields.get(key, set())
 
-    def literal_ids(self, literal: str) -> set[int] | None:
+    def literal_counts(self, literal: str) -> LiteralCounts | None:
         """None: the documents are in memory, each is read for a literal."""
         return None
 

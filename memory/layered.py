@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
 
     from memhooks.memory.corpus import Doc
-    from memhooks.memory.index import Query
+    from memhooks.memory.index import LiteralCounts, Query
     from memhooks.memory.store import Store
     from memhooks.memory.topk import Columns
 
@@ -325,15 +325,16 @@ class Layered:
         ids.update(i + self._n for i in self._over.field_ids(key))
         return ids
 
-    def literal_ids(self, literal: str) -> set[int] | None:
-        """Ids of the documents that may hold `literal` in their content or name: those
-        of the index file whose punctuated strings hold it (`memory.punctuated`), and
-        each indexed in memory; None when every document must be read."""
+    def literal_counts(self, literal: str) -> LiteralCounts | None:
+        """`Searchable.literal_counts`: from the index file's punctuated strings
+        (`memory.segment.Segment.literal`); each document indexed in memory is read."""
         if self._seg is None or not findable(literal):
             return None
-        over, n = self._over, self._n
-        ids = (n + i for d in over.docs() if (i := over.id_of(d.rel)) is not None)
-        return (self._checked(self._seg.holding, literal) - self._dead) | set(ids)
+        over, n, dead = self._over, self._n, self._dead
+        counted, several = self._checked(self._seg.literal, literal)
+        read = {n + i for d in over.docs() if (i := over.id_of(d.rel)) is not None}
+        kept = {i: c for i, c in counted.items() if i not in dead}
+        return kept, several - dead | read
 
     def _read(self, key: str) -> tuple[array[int], array[int]]:
         # Ranking asks for a key's postings and field ids, then again for its holders.
@@ -358,8 +359,7 @@ class Layered:
 
     def prepare(self, doc: Doc) -> Prepared:
         """What `add` needs of `doc` and of the document it replaces, worked out before
-        taking a lock (tokenizing a 30 MB note takes seconds; patching, a moment).
-        """
+        taking a lock (tokenizing a 30 MB note takes seconds; patching, a moment)."""
         before = self._over.get(doc.rel)
         old = None if before is None else (before, self._over.prepare(before))
         return Prepared(self._over.prepare(doc), old)

@@ -1,6 +1,6 @@
 """The documents that hold a literal term (`memory.typed.literal_of`: ``%s``, ``c++``,
-``.env``, ``#123``), found by reading them: the index's keys hold no punctuation, and
-its punctuated strings (`memory.punctuated`) tell only which documents to read.
+``.env``, ``#123``): the index's keys hold no punctuation, so a literal is counted from
+the index file's punctuated strings (`memory.punctuated`), or by reading the documents.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from memhooks.memory.corpus import Doc
-    from memhooks.memory.index import Searchable
+    from memhooks.memory.index import LiteralCounts, Searchable
 
 
 class Literals:
@@ -34,12 +34,13 @@ class Literals:
     hold it: (id, occurrences, lines holding it), and its field ids the documents whose
     file name holds it.
 
-    Only the documents that may hold a literal are read, each once for all the
-    literals: those whose punctuated strings hold it (`Searchable.literal_ids`, from the
-    index file), and of those the ones holding every key of its inner words (``js`` and
-    ``stripe`` for ``https://js.stripe.com``: `inner_keys`). Where neither tells (no
-    index file, or a literal no such string can hold, and no inner word: ``->``, a
-    lone ``...``), every document is read, as grep would.
+    A literal is counted from the index file's punctuated strings
+    (`Searchable.literal_counts`) in each document that holds it in one of them; the
+    others are read, each once for all the literals: those holding it in several strings,
+    those changed since the index file was written, and, where the file does not tell
+    (no index file, or a literal no such string can hold: a lone ``...``), every document
+    holding each key of its inner words (``js`` and ``stripe`` for
+    ``https://js.stripe.com``: `inner_keys`), or every document, as grep would.
     """
 
     def __init__(
@@ -85,8 +86,8 @@ class Literals:
     def marked(self, rel: str) -> Doc | None:
         return self._index.marked(rel)
 
-    def literal_ids(self, literal: str) -> set[int] | None:
-        return self._index.literal_ids(literal)
+    def literal_counts(self, literal: str) -> LiteralCounts | None:
+        return self._index.literal_counts(literal)
 
     def postings(self, key: str) -> array[int]:
         """`Searchable.postings`; of the documents holding it, for a literal."""
@@ -107,13 +108,15 @@ class Literals:
         return self._found.get(literal) or (array("I"), set())
 
     def _read(self) -> None:
-        # Each document that can hold one of the literals is read once for all of them:
-        # twelve literals of common words in a pasted trace read the notes once, not 12x.
+        # Each document to read is read once for all the literals: twelve literals of
+        # common words in a pasted trace read the notes once, not 12x.
         index, every = self._index, False
         wanted: dict[str, set[int] | None] = {}
+        counted: dict[str, dict[int, tuple[int, int]]] = {}
         for lit in self._literals:
-            among, base = index.literal_ids(lit), inner_keys(lit)
-            if base:
+            got, base = index.literal_counts(lit), inner_keys(lit)
+            counted[lit], among = got or ({}, None)
+            if base and among != set():
                 held = set.intersection(*(holding(index, [k]) for k in base))
                 among = held if among is None else among & held
             wanted[lit] = among
@@ -130,22 +133,23 @@ class Literals:
         else:
             ids = set().union(*(s for s in wanted.values() if s is not None))
             docs = [(i, index.doc(i)) for i in sorted(ids)]
-        found = {lit: (array("I"), set[int]()) for lit in self._literals}
+        found = {lit: counted[lit] for lit in self._literals}
         for i, doc in docs:
-            text = name = None
+            text = None
             for lit, among in wanted.items():
-                if among is not None and i not in among:
-                    continue
-                text = fold(doc.text) if text is None else text
+                if among is None or i in among:
+                    text = fold(doc.text) if text is None else text
+                    lines = len(lines_holding(text, (lit,))[0]) if lit in text else 0
+                    found[lit][i] = (text.count(lit), lines)
+        for lit, by_id in found.items():
+            post, named = array("I"), set[int]()
+            for i in sorted(by_id):
+                if by_id[i][0]:
+                    post.extend((i, *by_id[i]))
                 # The name as the index files it: without its extension.
-                name = fold(doc.filename.removesuffix(".md")) if name is None else name
-                post, named = found[lit]
-                if lit in text:
-                    lines = len(lines_holding(text, (lit,))[0])
-                    post.extend((i, text.count(lit), lines))
-                if lit in name:
+                if lit in fold(index.rel(i).rsplit("/", 1)[-1].removesuffix(".md")):
                     named.add(i)
-        self._found = found
+            self._found[lit] = (post, named)
 
     def _within(
         self, wanted: dict[str, set[int] | None], most: int

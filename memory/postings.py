@@ -41,7 +41,7 @@ class Postings:
         self._of_bytes = _Lists(self._lists)  # the tokens of ASCII texts
         self._of_text = _Lists(self._lists)
         self._fields: dict[str, array[int]] = {}
-        #: punctuated string -> the ids of this run's documents holding it
+        #: punctuated string -> its (id, tf, lines) triples in this run, flat
         self._marked: defaultdict[str, array[int]] = defaultdict(_ids)
         self._taken: list[array[int]] = []
 
@@ -53,8 +53,9 @@ class Postings:
         for k in keys_of_fields(doc):
             self._fields.setdefault(k, array("I")).append(i)
         name = fold(doc.filename.removesuffix(".md"))
-        held = map(self._marked.__getitem__, punctuated(fold(doc.text), name))
-        deque(map(array.append, held, itertools.repeat(i)), maxlen=0)
+        held = punctuated(fold(doc.text), name)
+        counts = ((i, tf, n) for tf, n in held.values())
+        deque(map(array.extend, map(self._marked.__getitem__, held), counts), maxlen=0)
         self.docs += 1
 
     def _count(self, text: str) -> tuple[list[array[int]], list[int], list[int]]:
@@ -91,8 +92,8 @@ class Postings:
         self,
     ) -> tuple[list[str], list[array[int]], list[array[int]]]:
         """`take`, of the run's punctuated strings (`memory.punctuated`): the postings
-        of each are the ids of the documents holding it in their content or name; none
-        has field ids."""
+        of each are those of the documents holding it in their content or name (tf and
+        lines 0 for a name); none has field ids."""
         keys = sorted(self._marked)
         return keys, list(map(self._marked.__getitem__, keys)), [_NONE] * len(keys)
 

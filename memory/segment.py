@@ -10,13 +10,12 @@ numbers `memory.index.Index` keeps, so both rank alike.
 
 Layout (little-endian): for each batch of at most `BATCH` documents two runs, each a
 sorted key table with the postings of those documents: one of their words' keys, one of
-their punctuated strings (`memory.punctuated`), whose postings are the ids of the
-documents holding each, opened only when a literal is looked for; then the document
-table; then a fixed footer. Runs are written one after another as they are built, so
-building never holds more than one batch in memory, and a lookup binary-searches each
-run. Every byte a search reads is checked against a CRC-32 (a run's tables when it is
-opened, a key's postings when they are read), so a damaged file is rebuilt rather than
-trusted.
+their punctuated strings (`memory.punctuated`), opened only when a literal is looked
+for; then the document table; then a fixed footer. Runs are written one after another as
+they are built, so building never holds more than one batch in memory, and a lookup
+binary-searches each run. Every byte a search reads is checked against a CRC-32 (a run's
+tables when it is opened, a key's postings when they are read), so a damaged file is
+rebuilt rather than trusted.
 """
 
 from __future__ import annotations
@@ -37,11 +36,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from memhooks.memory.corpus import Doc
+    from memhooks.memory.index import LiteralCounts
 
 MAGIC = b"MHIX"
 #: Bump when the layout or what `memory.index.analyze` or `memory.punctuated` files
 #: changes.
-VERSION = 6
+VERSION = 7
 #: Documents per run: what building holds in memory at once (~4 MB at 2 KB a note).
 BATCH = 1024
 #: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.
@@ -240,6 +240,11 @@ class _Run:
             else:  # across two keys: the names are not separated
                 hit = names.find(needle, hit + 1)
 
+    def name(self, at: int) -> bytes:
+        """The name of the key at `at`."""
+        base, key_at = self._names_at, self.key_at
+        return self._table[base + key_at[at] : base + key_at[at + 1]]
+
     def entry(self, at: int) -> tuple[bytes, bytes]:
         """The postings and field ids of the key at `at`, checked."""
         return next(self.entries([at]))
@@ -330,16 +335,29 @@ class Segment:
                 fields.frombytes(f)
         return post, fields
 
-    def holding(self, literal: str) -> set[int]:
-        """The ids of the documents holding a punctuated string (`memory.punctuated`)
-        that holds `literal`: of every document whose text or name holds it, when it is
-        `memory.punctuated.findable`."""
-        ids = array("I")
+    def literal(self, literal: str) -> LiteralCounts:
+        """Of the documents holding `literal` in a punctuated string (`memory.punctuated`),
+        which are all those whose content or name holds it when it is
+        `memory.punctuated.findable`: the occurrences and lines holding it of each whose
+        content has one such string (0, 0 for one only its name does); and the ids of
+        those whose content has several, which may share lines: read them to count."""
+        counted: dict[int, tuple[int, int]] = {}
+        several: set[int] = set()
         needle = literal.encode("utf-8", "surrogatepass")
         for run in self._punctuated:
-            for held, _ in run.entries(list(run.containing(needle))):
-                ids.frombytes(held)
-        return set(ids)
+            ats = list(run.containing(needle))
+            for at, (held, _) in zip(ats, run.entries(ats), strict=True):
+                times = run.name(at).count(needle)
+                post = array("I")
+                post.frombytes(held)
+                triples = zip(post[0::3], post[1::3], post[2::3], strict=True)
+                for i, tf, lines in triples:
+                    was = counted.setdefault(i, (0, 0))
+                    if was[1] and lines:
+                        several.add(i)
+                    elif lines:
+                        counted[i] = (tf * times, lines)
+        return {i: c for i, c in counted.items() if i not in several}, several
 
     @functools.cached_property
     def _punctuated(self) -> list[_Run]:

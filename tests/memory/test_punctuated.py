@@ -1,4 +1,5 @@
-"""The index file names the documents holding a literal: those a read of every note finds."""
+"""The index file names the documents holding a literal, those a read of every note finds,
+and counts it in them as a read does."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 from memhooks.memory import segment
 from memhooks.memory.corpus import Doc, make_doc
-from memhooks.memory.index import fold
+from memhooks.memory.index import fold, lines_holding
 from memhooks.memory.paths import Located
 from memhooks.memory.punctuated import findable, punctuated
 from memhooks.memory.segment import Bytes, Entry, Segment, encode
@@ -50,13 +51,18 @@ def _holding(docs: list[Doc], literal: str) -> set[int]:
 @example(texts=["ＡＢ．ｅｎｖ"], names=["a"] * 7, term=".env")
 @example(texts=["ab.+", "b.+a"], names=["a"] * 7, term="b.+")
 @example(texts=["x-a", "a.y"], names=["a"] * 7, term="yx-")  # across two strings
-def test_the_index_file_names_every_document_holding_a_literal(
+@example(texts=["a-b a-b\nx a-b", "a-b-a-b c-a-b"], names=["a"] * 7, term="a-b")
+def test_the_index_file_names_and_counts_every_document_holding_a_literal(
     texts: list[str], names: list[str], term: str
 ) -> None:
     lit = literal_of(term, alone=True)
     assume(lit and findable(lit))
     docs = _docs(texts, names)
-    assert _segment(docs).holding(lit) == _holding(docs, lit)
+    counted, several = _segment(docs).literal(lit)
+    assert counted.keys() | several == _holding(docs, lit)
+    for i, got in counted.items():
+        text = fold(docs[i].text)
+        assert got == (text.count(lit), len(lines_holding(text, [lit])[0]))
 
 
 def test_each_batch_of_documents_is_searched_for_a_literal() -> None:
@@ -67,8 +73,8 @@ def test_each_batch_of_documents_is_searched_for_a_literal() -> None:
     docs = _docs(texts, ["n"] * 10)
     with mock.patch.object(segment, "BATCH", 4):
         seg = _segment(docs)
-    assert seg.holding(".env") == {0, 3, 6, 9}
-    assert seg.holding("'s") == set(range(10))
+    assert seg.literal(".env") == (dict.fromkeys([0, 3, 6, 9], (1, 1)), set())
+    assert seg.literal("'s") == (dict.fromkeys(range(10), (1, 1)), set())
 
 
 def test_a_literal_that_a_string_may_not_hold_is_read_for() -> None:
@@ -76,8 +82,8 @@ def test_a_literal_that_a_string_may_not_hold_is_read_for() -> None:
     # filed without: each such literal reads every document.
     for lit in (" \u0308", "a\x01b", "...", '"', "abc"):
         assert not findable(lit)
-    assert punctuated("(see .env). done. «x-y»", "my-note") == {
-        ".env",
-        "x-y",
-        "my-note",
+    assert punctuated("(see .env). done. «x-y» .env", "my-note") == {
+        ".env": (2, 1),
+        "x-y": (1, 1),
+        "my-note": (0, 0),
     }
