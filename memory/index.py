@@ -208,8 +208,9 @@ class Searchable(Protocol):
     def literal_counts(self, literal: str) -> LiteralCounts | None:
         """Of the documents that may hold `literal` (`memory.punctuated.findable`) in
         their content or name: (occurrences, lines holding it) of those counted without
-        reading them (0, 0 when only the name holds it), and the ids of those to read;
-        None when every document must be read."""
+        reading them (0, 0 when only the name holds it), and the ids of those to read
+        (changed since the index file was written); None when every document must be
+        read."""
         ...
 
 

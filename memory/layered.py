@@ -331,10 +331,9 @@ class Layered:
         if self._seg is None or not findable(literal):
             return None
         over, n, dead = self._over, self._n, self._dead
-        counted, several = self._checked(self._seg.literal, literal)
+        counted = self._checked(self._seg.literal, literal)
         read = {n + i for d in over.docs() if (i := over.id_of(d.rel)) is not None}
-        kept = {i: c for i, c in counted.items() if i not in dead}
-        return kept, several - dead | read
+        return {i: c for i, c in counted.items() if i not in dead}, read
 
     def _read(self, key: str) -> tuple[array[int], array[int]]:
         # Ranking asks for a key's postings and field ids, then again for its holders.

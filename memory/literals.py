@@ -35,10 +35,9 @@ class Literals:
     file name holds it.
 
     A literal is counted from the index file's punctuated strings
-    (`Searchable.literal_counts`) in each document that holds it in one of them; the
-    others are read, each once for all the literals: those holding it in several strings,
-    those changed since the index file was written, and, where the file does not tell
-    (no index file, or a literal no such string can hold: a lone ``...``), every document
+    (`Searchable.literal_counts`); the documents changed since the file was written are
+    read, each once for all the literals, and where the file does not tell (no index
+    file, or a literal no such string can hold: a lone ``...``, ``()``), every document
     holding each key of its inner words (``js`` and ``stripe`` for
     ``https://js.stripe.com``: `inner_keys`), or every document, as grep would.
     """

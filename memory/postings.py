@@ -41,7 +41,7 @@ class Postings:
         self._of_bytes = _Lists(self._lists)  # the tokens of ASCII texts
         self._of_text = _Lists(self._lists)
         self._fields: dict[str, array[int]] = {}
-        #: punctuated string -> its (id, tf, lines) triples in this run, flat
+        #: punctuated string -> its (id, line, tf) triples in this run, flat
         self._marked: defaultdict[str, array[int]] = defaultdict(_ids)
         self._taken: list[array[int]] = []
 
@@ -54,8 +54,9 @@ class Postings:
             self._fields.setdefault(k, array("I")).append(i)
         name = fold(doc.filename.removesuffix(".md"))
         held = punctuated(fold(doc.text), name)
-        counts = ((i, tf, n) for tf, n in held.values())
-        deque(map(array.extend, map(self._marked.__getitem__, held), counts), maxlen=0)
+        marked = map(self._marked.__getitem__, map(_first, held))
+        where = ((i, line, tf) for (_, line), tf in held.items())
+        deque(map(array.extend, marked, where), maxlen=0)
         self.docs += 1
 
     def _count(self, text: str) -> tuple[list[array[int]], list[int], list[int]]:
@@ -92,8 +93,8 @@ class Postings:
         self,
     ) -> tuple[list[str], list[array[int]], list[array[int]]]:
         """`take`, of the run's punctuated strings (`memory.punctuated`): the postings
-        of each are those of the documents holding it in their content or name (tf and
-        lines 0 for a name); none has field ids."""
+        of each are (id, line, tf) triples, flat, of the lines holding it in the content
+        of each document (tf 0 for one only its name holds); none has field ids."""
         keys = sorted(self._marked)
         return keys, list(map(self._marked.__getitem__, keys)), [_NONE] * len(keys)
 
@@ -113,6 +114,10 @@ class Postings:
 
 def _ids() -> array[int]:
     return array("I")
+
+
+def _first(pair: tuple[str, int]) -> str:
+    return pair[0]
 
 
 class _Lists(dict[Token, "array[int]"]):

@@ -6,9 +6,9 @@ A literal is typed without whitespace and holds an ASCII character that is neith
 letter, a digit nor whitespace, so where a document holds it, it lies within one of the
 document's whitespace-separated strings that holds such a character. Those strings of
 its casefolded text and name (`punctuated`) are filed in runs of their own beside the
-runs of words (`memory.segment`), with how often and on how many lines each occurs; a
-literal is looked for as a substring of them (`memory.segment.Segment.literal`), and is
-counted from them without reading the note. Quotes, brackets and full stops around a
+runs of words (`memory.segment`), with the lines each is on and how often; a literal is
+looked for as a substring of them (`memory.segment.Segment.literal`), and counted from
+them without reading the note: its lines are those of the strings holding it. Quotes, brackets and full stops around a
 string are left out, as `memory.typed.literal_of` leaves them out of a literal: ``(see``
 and ``done.`` are filed as nothing, ``.env)`` as ``.env``; a literal never begins or
 ends with them (`findable`), so it occurs in a string as often as in the string's text.
@@ -19,6 +19,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
+from itertools import compress, count, repeat
+from operator import and_, not_
 from typing import TYPE_CHECKING
 
 from memhooks.memory.index import parts
@@ -33,31 +35,39 @@ _ENDS = AROUND + STOPS
 _AROUND, _ENDS_ = itertools.repeat(AROUND), itertools.repeat(_ENDS)
 
 
-def punctuated(text: str, name: str = "") -> dict[str, tuple[int, int]]:
+def punctuated(text: str, name: str = "") -> Counter[tuple[str, int]]:
     """The whitespace-separated strings of `text` and `name`, both casefolded
     (`memory.index.fold`), that hold more than letters and digits once the quotes,
     brackets and full stops around them are left out; each without them (a literal is
-    found in those that hold punctuation, ``’`` or ``—`` cost only a key each), with how
-    often `text` holds it and on how many of its lines (`memory.index.lines_holding`'s
-    lines); (0, 0) when only `name` does.
+    found in those that hold punctuation, ``’`` or ``—`` cost only a key each), with the
+    line of `text` it is on (`memory.index.lines_holding`'s lines, from 0): how often it
+    is there. One only `name` holds is on line 0, 0 times.
 
-    ``punctuated("cp .env.example (see .env). .env") == {".env.example": (1, 1),
-    ".env": (2, 1)}``
+    ``punctuated("cp .env.example\\n(see .env). .env") == Counter({(".env", 1): 2,
+    (".env.example", 0): 1})``
     """
-    tf = Counter(itertools.chain.from_iterable(map(_strings, parts(text))))
-    out = dict.fromkeys(tf, (1, 1))
-    if again := {s for s, n in tf.items() if n > 1}:
-        # Lines are counted only for the strings that occur more than once.
-        rows = map(again.intersection, map(_strings, text.split("\n")))
-        lines = Counter(itertools.chain.from_iterable(rows))
-        out.update((s, (tf[s], lines[s])) for s in again)
+    out: Counter[tuple[str, int]] = Counter()
+    first = 0
+    for part in parts(text):
+        # Every string goes through C, not the interpreter: a build looks at them all.
+        rows = list(map(str.split, part.split("\n")))
+        words = list(itertools.chain.from_iterable(rows))
+        lines = itertools.chain.from_iterable(map(repeat, count(first), map(len, rows)))
+        odd = list(map(not_, map(str.isalnum, words)))
+        bare = list(
+            map(str.rstrip, map(str.lstrip, compress(words, odd), _AROUND), _ENDS_)
+        )
+        kept = map(and_, map(bool, bare), map(not_, map(str.isalnum, bare)))
+        out.update(compress(zip(bare, compress(lines, odd), strict=True), kept))
+        first += len(rows)
+    held = {s for s, _ in out}
     for s in _strings(name):
-        out.setdefault(s, (0, 0))
+        if s not in held:
+            out[s, 0] = 0
     return out
 
 
 def _strings(part: str) -> Iterator[str]:
-    # Every string goes through C, not the interpreter: a build looks at them all.
     others = itertools.filterfalse(str.isalnum, part.split())
     bare = map(str.rstrip, map(str.lstrip, others, _AROUND), _ENDS_)
     return itertools.filterfalse(str.isalnum, filter(None, bare))

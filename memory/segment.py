@@ -23,9 +23,11 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
 import struct
 import zlib
 from array import array
+from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.errors import CorruptSegment
@@ -36,12 +38,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from memhooks.memory.corpus import Doc
-    from memhooks.memory.index import LiteralCounts
 
 MAGIC = b"MHIX"
 #: Bump when the layout or what `memory.index.analyze` or `memory.punctuated` files
 #: changes.
-VERSION = 7
+VERSION = 8
 #: Documents per run: what building holds in memory at once (~4 MB at 2 KB a note).
 BATCH = 1024
 #: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.
@@ -335,29 +336,26 @@ class Segment:
                 fields.frombytes(f)
         return post, fields
 
-    def literal(self, literal: str) -> LiteralCounts:
-        """Of the documents holding `literal` in a punctuated string (`memory.punctuated`),
-        which are all those whose content or name holds it when it is
-        `memory.punctuated.findable`: the occurrences and lines holding it of each whose
-        content has one such string (0, 0 for one only its name does); and the ids of
-        those whose content has several, which may share lines: read them to count."""
-        counted: dict[int, tuple[int, int]] = {}
-        several: set[int] = set()
+    def literal(self, literal: str) -> dict[int, tuple[int, int]]:
+        """(occurrences, lines holding it) of `literal` in each document holding it in a
+        punctuated string (`memory.punctuated`), by id: each document whose content or
+        name holds it when it is `memory.punctuated.findable` ((0, 0): only the name)."""
+        ids, lines, tfs = array("I"), array("I"), array("I")
         needle = literal.encode("utf-8", "surrogatepass")
         for run in self._punctuated:
             ats = list(run.containing(needle))
             for at, (held, _) in zip(ats, run.entries(ats), strict=True):
-                times = run.name(at).count(needle)
                 post = array("I")
                 post.frombytes(held)
-                triples = zip(post[0::3], post[1::3], post[2::3], strict=True)
-                for i, tf, lines in triples:
-                    was = counted.setdefault(i, (0, 0))
-                    if was[1] and lines:
-                        several.add(i)
-                    elif lines:
-                        counted[i] = (tf * times, lines)
-        return {i: c for i, c in counted.items() if i not in several}, several
+                ids.extend(post[0::3])
+                lines.extend(post[1::3])
+                each = run.name(at).count(needle)  # times the string holds it
+                tfs.extend(post[2::3] if each == 1 else map(each.__mul__, post[2::3]))
+        # Counted in C: a literal such as "-" is in tens of thousands of strings.
+        times = Counter(itertools.chain.from_iterable(map(itertools.repeat, ids, tfs)))
+        where = set(itertools.compress(zip(ids, lines, strict=True), tfs))  # tf > 0
+        on = Counter(map(operator.itemgetter(0), where))
+        return {i: (times[i], on[i]) for i in dict.fromkeys(ids)}
 
     @functools.cached_property
     def _punctuated(self) -> list[_Run]:

@@ -150,12 +150,11 @@ def test_a_one_shot_search_counts_a_literal_from_the_index_file(
     # Before: a literal with no inner word (".env", "c++", "->") read every note, as
     # grep does: 5-7x `grep -rilF`'s time over 10,000 notes; then the index file's
     # punctuated strings (`memory.punctuated`) named the notes to read, still 2.2-2.9x
-    # for "->" in a note in seven. Now they count it: only a note holding it in
-    # several strings, whose lines they do not tell apart, is read.
+    # for "->" in a note in seven. Now they count it, by the lines they are on.
     store = Store(memory_root, SLUG)
     for i in range(30):
         store.write_note(f"n{i}", f"the env var {i}\nfoo.bar, it's fine -> done ->")
-    store.write_note("setup", "copy .env.example to .ENV first\nx->y")
+    store.write_note("setup", "copy .env.example to .ENV first\nx->y, a->b\nthen ->")
     folder = memory_root / "projects" / SLUG / "notes"
     past = time.time() - 600  # not racy: every note is ranked from the index file
     for f in folder.iterdir():
@@ -171,13 +170,14 @@ def test_a_one_shot_search_counts_a_literal_from_the_index_file(
     monkeypatch.setattr(Store, "read_listed", counted)
     setup = f"projects/{SLUG}/notes/setup.md"
     result = search(Store(memory_root, SLUG), ".env")
-    assert [h.rel for h in result.hits] == [setup] and result.terms[0][1] == 1
-    assert read == [setup]
-    read.clear()
+    assert [h.rel for h in result.hits] == [setup]
+    assert result.terms[0][1] == 1  # in two strings, on one line
     result = search(Store(memory_root, SLUG), "->")
-    assert len(result.hits) == 31 and read == []
-    assert result.terms[0][1] == 31  # lines, as the summary line says
-    assert [h.rel for h in result.hits][-1] == setup  # once, in a note as long
+    assert len(result.hits) == 31 and result.terms[0][1] == 32  # lines, as grep -c
+    assert read == []
+    # A note changed since the index file was written is read for it.
+    (folder / "n0.md").write_text("-> and ->\n->\n", encoding="utf-8")
+    assert search(Store(memory_root, SLUG), "->").terms[0][1] == 33
 
 
 def _run_starts(data: bytes) -> list[int]:

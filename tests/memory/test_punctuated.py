@@ -58,8 +58,8 @@ def test_the_index_file_names_and_counts_every_document_holding_a_literal(
     lit = literal_of(term, alone=True)
     assume(lit and findable(lit))
     docs = _docs(texts, names)
-    counted, several = _segment(docs).literal(lit)
-    assert counted.keys() | several == _holding(docs, lit)
+    counted = _segment(docs).literal(lit)
+    assert counted.keys() == _holding(docs, lit)
     for i, got in counted.items():
         text = fold(docs[i].text)
         assert got == (text.count(lit), len(lines_holding(text, [lit])[0]))
@@ -73,8 +73,8 @@ def test_each_batch_of_documents_is_searched_for_a_literal() -> None:
     docs = _docs(texts, ["n"] * 10)
     with mock.patch.object(segment, "BATCH", 4):
         seg = _segment(docs)
-    assert seg.literal(".env") == (dict.fromkeys([0, 3, 6, 9], (1, 1)), set())
-    assert seg.literal("'s") == (dict.fromkeys(range(10), (1, 1)), set())
+    assert seg.literal(".env") == dict.fromkeys([0, 3, 6, 9], (1, 1))
+    assert seg.literal("'s") == dict.fromkeys(range(10), (1, 1))
 
 
 def test_a_literal_that_a_string_may_not_hold_is_read_for() -> None:
@@ -82,8 +82,20 @@ def test_a_literal_that_a_string_may_not_hold_is_read_for() -> None:
     # filed without: each such literal reads every document.
     for lit in (" \u0308", "a\x01b", "...", '"', "abc"):
         assert not findable(lit)
-    assert punctuated("(see .env). done. «x-y» .env", "my-note") == {
-        ".env": (2, 1),
-        "x-y": (1, 1),
-        "my-note": (0, 0),
+    assert punctuated("(see .env). done.\n«x-y» .env", "my-note") == {
+        (".env", 0): 1,
+        (".env", 1): 1,
+        ("x-y", 1): 1,
+        ("my-note", 0): 0,
     }
+
+
+def test_a_long_note_is_counted_by_its_lines_across_the_parts_it_is_read_in() -> None:
+    # A note of more than ROWS_AT_ONCE lines is filed in parts; its lines are numbered
+    # through them, so a string on the same line of two parts is two lines, not one.
+    rows = ["plain words"] * 5_000
+    for at in (0, 4_095, 4_096, 4_999):
+        rows[at] = "a->b here"
+    rows[4_096] = "a->b and x->y"
+    doc = _docs(["\n".join(rows)], ["n"])
+    assert _segment(doc).literal("->") == {0: (5, 4)}
