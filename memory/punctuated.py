@@ -7,11 +7,12 @@ letter, a digit nor whitespace, so where a document holds it, it lies within one
 document's whitespace-separated strings that holds such a character. Those strings of
 its casefolded text and name (`punctuated`) are filed in runs of their own beside the
 runs of words (`memory.segment`), with the lines each is on and how often; a literal is
-looked for as a substring of them (`memory.segment.Segment.literal`), and counted from
-them without reading the note: its lines are those of the strings holding it. Quotes, brackets and full stops around a
-string are left out, as `memory.typed.literal_of` leaves them out of a literal: ``(see``
-and ``done.`` are filed as nothing, ``.env)`` as ``.env``; a literal never begins or
-ends with them (`findable`), so it occurs in a string as often as in the string's text.
+looked for as a substring of them (`memory.segment.Segment.literal`) and counted from
+them without reading the note: its lines are those of the strings holding it. Quotes,
+brackets and full stops around a string are left out, as `memory.typed.literal_of`
+leaves them out of a literal: ``(see`` and ``done.`` are filed as nothing, ``.env)`` as
+``.env``; a literal never begins or ends with them (`findable`), so it occurs in a
+string as often as in the string's text.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 #: An ASCII character that is no letter, digit, whitespace or control character.
 _HAS = re.compile("[!-/:-@\\[-`{-~]")
 _ENDS = AROUND + STOPS
-_AROUND, _ENDS_ = itertools.repeat(AROUND), itertools.repeat(_ENDS)
+_AROUND, _ENDS_ = repeat(AROUND), repeat(_ENDS)
 
 
 def punctuated(text: str, name: str = "") -> Counter[tuple[str, int]]:

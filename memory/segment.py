@@ -10,12 +10,13 @@ numbers `memory.index.Index` keeps, so both rank alike.
 
 Layout (little-endian): for each batch of at most `BATCH` documents two runs, each a
 sorted key table with the postings of those documents: one of their words' keys, one of
-their punctuated strings (`memory.punctuated`), opened only when a literal is looked
-for; then the document table; then a fixed footer. Runs are written one after another as
-they are built, so building never holds more than one batch in memory, and a lookup
-binary-searches each run. Every byte a search reads is checked against a CRC-32 (a run's
-tables when it is opened, a key's postings when they are read), so a damaged file is
-rebuilt rather than trusted.
+their punctuated strings (`memory.punctuated`), whose postings are (id, line, tf) of
+each line holding one, opened only when a literal is looked for; then the document
+table; then a fixed footer. Runs are written one after another as they are built, so
+building never holds more than one batch in memory, and a lookup binary-searches each
+run. Every byte a search reads is checked against a CRC-32 (a run's tables when it is
+opened, a key's postings when they are read), so a damaged file is rebuilt rather than
+trusted.
 """
 
 from __future__ import annotations
