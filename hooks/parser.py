@@ -114,7 +114,11 @@ def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
         "(checklist), today's log, or notes/NAME.md",
     )
     w.add_argument("--name", help="note name (--to note)")
-    w.add_argument("--title", help="entry title (--to daily)", default="note")
+    w.add_argument(
+        "--title",
+        help='entry title (--to daily; default: "note"); with it, empty text makes '
+        "an entry of the heading alone",
+    )
     w.add_argument(
         "--mode",
         choices=["append", "overwrite"],

@@ -253,16 +253,20 @@ def test_relative_memhooks_home_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("to", ["memory", "scratchpad", "note", "daily"])
 def test_empty_text_is_refused(memory_root: Path, to: str) -> None:
     extra = ["--name", "n"] if to == "note" else []
-    for argv in (["--text", ""], ["--text", " \n "]):
+    for argv in (["--text", ""], ["--text", " \n "], [], ["--text", "-"]):
         proc = run_cli("write", "--slug", SLUG, "--to", to, *extra, *argv, input="")
-        if to == "daily":  # a daily entry has a title: "note" unless given
-            assert proc.returncode == 0
-            continue
         assert proc.returncode == 1
         assert "the text is empty; nothing was written" in proc.stderr
         assert proc.stdout == ""
-    if to != "daily":
-        assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
+    assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
+
+
+def test_a_daily_entry_of_a_title_alone_is_written(memory_root: Path) -> None:
+    # A title typed on purpose is an entry; the default one ("note") alone is not.
+    proc = run_cli("write", "--slug", SLUG, "--to", "daily", "--title", "began")
+    assert proc.returncode == 0, proc.stderr
+    (log,) = (memory_root / f"projects/{SLUG}/daily").iterdir()
+    assert log.read_text("utf-8").endswith(" — began\n")
 
 
 def test_a_write_of_duplicates_only_says_unchanged(memory_root: Path) -> None:
