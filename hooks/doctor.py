@@ -112,6 +112,19 @@ def _stray(rel: str, is_dir: bool) -> str | None:
     return f"not named {what}: never searched or injected; rename it"
 
 
+def _blocked(path: str, is_dir: bool) -> str | None:
+    """What this user cannot do with a memory file or folder that memhooks must, with
+    the fix; None when nothing (a search leaves out a file it cannot read, a write in a
+    folder it cannot write fails)."""
+    if is_dir:  # one that cannot be listed is named by `_walk`
+        if os.access(path, os.R_OK | os.X_OK) and not os.access(path, os.W_OK):
+            return f"is read-only to you: writes there fail; chmod u+w {path}"
+        return None
+    if not os.access(path, os.R_OK):
+        return f"cannot be read: never searched or injected; chmod u+r {path}"
+    return None
+
+
 def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
     """Permissions, stray and oversize files, files the budget can never hold, config."""
     if not root.exists():
@@ -133,6 +146,8 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
                 "fix", f"memory root {root} is open to other users: chmod 700 {root}"
             )
         )
+    if blocked := _blocked(str(root), True):
+        found.append(Finding("fix", f"memory root {root} {blocked}"))
     open_files: list[str] = []
     budget = 0
     try:
@@ -160,6 +175,8 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
             continue
         if stat.S_IMODE(est.st_mode) & 0o077 and not entry.is_symlink():
             open_files.append(rel)
+        if not entry.is_symlink() and (blocked := _blocked(entry.path, is_dir)):
+            found.append(Finding("fix", f"{rel}{'/' if is_dir else ''} {blocked}"))
         if is_dir or not rel.endswith(".md"):
             continue
         if est.st_size > OVERSIZE_BYTES:

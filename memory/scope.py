@@ -245,11 +245,8 @@ class Scope:
         self, loc: Located, path: str, read: tuple[bytes, int] | None = None
     ) -> Doc | None:
         try:
-            raw, mtime = read or _slurp(path)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
-        except OSError as e:
-            logger.info("skipping unreadable %s: %s", loc.rel, e)
+            raw, mtime = read or _slurp(path, loc.rel)
+        except OSError:
             return None
         text = raw.decode("utf-8", errors="replace")
         # Forgotten lines and notes stay in the file for people, never for search (memory.forget).
@@ -326,7 +323,7 @@ class Scope:
 
         for loc, path in self._entries():
             try:
-                read = _slurp(path)
+                read = _slurp(path, loc.rel)
             except OSError:
                 continue
             doc = self._read_doc(loc, path, read)
@@ -366,7 +363,7 @@ class Scope:
         for f in files:
             loc, path = f.loc, f.path
             try:
-                read = _slurp(path)
+                read = _slurp(path, loc.rel)
             except OSError:
                 continue
             raw = read[0]
@@ -388,7 +385,15 @@ class Scope:
         return Scan(docs, count, total, dailies)
 
 
-def _slurp(path: str) -> tuple[bytes, int]:
-    """A regular file's bytes and modification time (a FIFO or device raises OSError)."""
-    read = read_regular(path)
+def _slurp(path: str, rel: str) -> tuple[bytes, int]:
+    """A regular file's bytes and modification time (a FIFO or device raises OSError).
+    One that is there but cannot be read is named once: left out without a word, a
+    person's note would look like none (one that vanished since it was listed is not)."""
+    try:
+        read = read_regular(path)
+    except (FileNotFoundError, NotADirectoryError, NotRegularFileError):
+        raise  # gone, or no file (the listing says so for MEMORY.md and the scratchpad)
+    except OSError as e:
+        _warn_once(rel, f"cannot be read ({_why(e)}): left out")
+        raise
     return read.data, read.mtime_ns

@@ -230,6 +230,46 @@ def test_a_notes_folder_this_user_cannot_read_is_named_in_one_line(
     assert (notes / "pool.md").read_text() == "pool size is 20\n"
 
 
+def test_a_note_this_user_cannot_read_or_a_folder_it_cannot_write_is_named(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: search said "wombat(0) ... No matches" and doctor "healthy" for a note
+    # chmod 000, and "healthy" for a notes folder where every write failed.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("pool", "pool size is 20")
+    store.write_note("zoo", "a wombat lives here")
+    folder = f"projects/{slug_for(str(project))}/notes"
+    (memory_root / folder / "zoo.md").chmod(0)
+    (memory_root / folder).chmod(0o500)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [*_as_a_user(), sys.executable, "-m", "memhooks.hooks", *args]
+        return subprocess.run(
+            [*argv, "--project", str(project)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    try:
+        done = run("search", "wombat", "pool")
+        assert done.returncode == 0 and "pool size is 20" in done.stdout
+        assert done.stderr == (
+            f"memhooks: {folder}/zoo.md cannot be read (Permission denied): left out\n"
+        )
+        done = run("doctor")
+        assert done.returncode == 1
+        path = memory_root / folder
+        assert f"fix: {folder}/zoo.md cannot be read: never searched or injected; " \
+            f"chmod u+r {path / 'zoo.md'}\n" in done.stdout  # fmt: skip
+        assert f"fix: {folder}/ is read-only to you: writes there fail; " \
+            f"chmod u+w {path}\n" in done.stdout  # fmt: skip
+        assert f"{folder}/pool.md" not in done.stdout
+    finally:
+        (memory_root / folder).chmod(0o700)
+        (memory_root / folder / "zoo.md").chmod(0o600)
+
+
 def test_a_project_folder_that_is_not_there_is_an_error_not_a_new_project(
     memory_root: Path, tmp_path: Path
 ) -> None:
