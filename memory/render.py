@@ -48,20 +48,29 @@ _FIXED = len(
 
 
 def _term_counts(result: SearchResult, room: int | None) -> tuple[str, int]:
-    """The ``term(count)`` list in at most `room` bytes, and how many terms it shows."""
+    """The ``term(count)`` list in at most `room` bytes, and how many terms it shows
+    (none when the first is too long for it: that one shows its head and count)."""
     partial = dict(result.partial)
     out: list[str] = []
-    used = 0
+    used = cut = 0
     for i, (t, c) in enumerate(result.terms):
-        one = f"{t}({c}, {partial[t]} partial)" if t in partial else f"{t}({c})"
+        count = f"({c}, {partial[t]} partial)" if t in partial else f"({c})"
+        one = t + count
         if room is not None:
             more = _more_terms(len(result.terms) - i - 1)
-            if used + nbytes(one) + 1 + (nbytes(more) + 1 if more else 0) > room:
+            left = room - used - 1 - (nbytes(more) + 1 if more else 0)
+            if nbytes(one) > left and not out:
+                # A first term too long for the line shows its head, so its count shows.
+                head = t.encode("utf-8", "surrogatepass")[
+                    : max(left - nbytes(count) - 3, 0)
+                ]
+                one, cut = head.decode("utf-8", "ignore") + "…" + count, 1
+            elif nbytes(one) > left:
                 out.append(_more_terms(len(result.terms) - i))
-                return " ".join(out), i
+                return " ".join(out), 0 if cut else i
         out.append(one)
         used += nbytes(one) + 1
-    return " ".join(out), len(result.terms)
+    return " ".join(out), 0 if cut else len(result.terms)
 
 
 def _more_terms(n: int) -> str:

@@ -45,6 +45,29 @@ def test_a_query_of_100000_words_prints_within_the_budget(
     assert page["shown"] + page["omitted"] == page["files_matched"] == 6
 
 
+def test_a_first_term_too_long_for_the_summary_shows_its_head_and_count(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: "Searched 1 term: …[1 more term] across 1 file.": no term, and its count lost.
+    store = Store(memory_root, slug_for(str(project)))
+    long = "k" * 3000
+    store.write_note("keys", f"the key is {long}")
+    for extra in ((), ("key",)):
+        args = ("search", long, *extra, "--budget", "4096", "--project", str(project))
+        proc = run_cli(*args)
+        assert proc.returncode == 0, proc.stderr
+        summary = proc.stdout.splitlines()[0]
+        more = " key(1)" if extra else ""  # the head leaves room for the rest
+        assert summary.endswith(
+            f"k…(1){more} across 1 file. Showing top 1 by relevance."
+        )
+        n = "2 terms" if extra else "1 term"
+        assert summary.startswith(f"Searched {n}: kkk")
+        assert len(summary.encode()) <= 4096 // 4
+        page = json.loads(run_cli(*args, "--json").stdout)
+        assert (page["terms"], page["terms_omitted"]) == ([], 1 + len(extra))
+
+
 def test_terms_past_the_first_64_are_reported_not_searched(
     memory_root: Path, project: Path
 ) -> None:
