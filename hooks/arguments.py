@@ -18,13 +18,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator, Sequence
 
 
-def at_least(least: int) -> Callable[[str], int]:
-    """An argparse type: a number of bytes, at least `least`, as config.toml's budgets
-    are (below it nothing but the frame would fit)."""
+def at_least(least: int, unit: str = "bytes") -> Callable[[str], int]:
+    """An argparse type: a number of `unit` (bytes), at least `least`, as config.toml's
+    budgets are (below it nothing but the frame would fit)."""
 
     def parse(text: str) -> int:
         if (n := int(text)) < least:
-            raise argparse.ArgumentTypeError(f"{text} bytes: give {least} or more")
+            raise argparse.ArgumentTypeError(f"{text} {unit}: give {least} or more")
         return n
 
     parse.__name__ = "int"  # argparse names it: "invalid int value: 'abc'"

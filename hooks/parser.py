@@ -284,7 +284,11 @@ def _other_commands(sub: Any, writes: Parser, reads: Parser) -> None:
         help="what the hooks injected, surfaced and wrote, and the live misses",
     )
     rp.add_argument(
-        "--sessions", type=int, default=10, metavar="N", help="the last N sessions"
+        "--sessions",
+        type=at_least(1, "sessions"),
+        default=10,
+        metavar="N",
+        help="the last N sessions",
     )
     rp.add_argument("--json", action="store_true", help="print the report as JSON")
     sub.add_parser(

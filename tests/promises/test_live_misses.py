@@ -86,3 +86,8 @@ def test_report_shows_shares_hits_and_the_live_misses(
     assert f"{notes}/redis.md" in out.split("Live misses", 1)[1]
     assert "MEMORY.md" in out.split("Block by section", 1)[1]
     assert f"{notes}/stripe.md" in out.split("Surfaced by auto-search", 1)[1]
+    # Before: "--sessions 0" (or -1) said "no sessions recorded for ... yet", exit 0.
+    for n in ("0", "-1"):
+        bad = run_cli("report", "--sessions", n, cwd=project)
+        assert (bad.returncode, bad.stdout) == (1, "")
+        assert f"argument --sessions: {n} sessions: give 1 or more" in bad.stderr
