@@ -206,7 +206,22 @@ def write(
             f"write --to note --name {name!r}: a name may not start or end with a "
             "space; nothing was written"
         )
+    if not _utf8(name):
+        # Such a name is made on disk as its bytes, and search prints it with "�":
+        # the path it prints could not be typed back to read the note.
+        raise UsageError(
+            f"write --to note --name {name!r}: not UTF-8 (set the terminal to UTF-8); "
+            "nothing was written"
+        )
     return store.write_note(name, text, mode=mode, aliases=aliases)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a byte argv could not decode, or a lone surrogate
+        return False
+    return True
 
 
 def write_warnings(

@@ -466,3 +466,14 @@ def test_a_huge_write_shows_progress_on_a_terminal_only(
         "write", "--slug", SLUG, "--to", "note", "--name", "big2", input=big.read_text()
     )
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+def test_a_note_name_that_is_not_utf8_is_refused(memory_root: Path) -> None:
+    # Before: `--name $'caf\xe9'` (a Latin-1 terminal) made notes/caf\xe9.md, which search
+    # printed as "notes/caf�.md", a path no one can type back to read it.
+    proc = run_cli(
+        "write", "--slug", SLUG, "--to", "note", "--name", "caf\udce9", "--text", "x"
+    )  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert "not UTF-8" in proc.stderr and proc.stderr.count("\n") == 1
+    assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
