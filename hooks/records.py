@@ -255,15 +255,20 @@ def condense(log: str) -> str:
         return log
     merged = _condensed(auto)
     out: list[str] = []
-    for e in parts:
+    last = -1  # the place in `parts` of the last part kept
+    for i, e in enumerate(parts):
         if e.automatic and e is not auto[0]:
             continue
-        if out and not out[-1].endswith("\n\n"):
+        # Two entries of a person that were next to each other stay so, byte for byte.
+        joined = last == i - 1 and not (e is auto[0] or parts[last] is auto[0])
+        if out and not joined and not out[-1].endswith(("\n\n", "\n\r\n")):
             # A hand-edited entry may end without its blank line: the next heading
             # must still start a line of its own.
-            out.append("\n" if out[-1].endswith("\n") else "\n\n")
-        out.append(merged + "\n\n" if e is auto[0] else e.text)
-    return "".join(out).rstrip("\n") + "\n"
+            nl = "\r\n" if out[-1].endswith("\r\n") else "\n"
+            out.append(nl if out[-1].endswith("\n") else "\n\n")
+        out.append(merged + "\n" if e is auto[0] else e.text)
+        last = i
+    return "".join(out)
 
 
 def _records_in(entry: Entry) -> int:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import TYPE_CHECKING
 
 import pytest
 
 from memhooks.hooks import records
 from memhooks.hooks.transcript import TranscriptDigest
-from memhooks.memory import Store
+from memhooks.memory import Store, paths, slug_for
+from tests.conftest import run_cli
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -177,3 +179,36 @@ def test_entries_join_back_byte_for_byte() -> None:
         ("09:00", "a"),
         ("10:00", "b"),
     ]
+
+
+def test_condensing_through_real_hooks_keeps_a_persons_adjacent_entries_byte_for_byte(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: the log's condensing put a blank line between two entries a person had
+    # written one under the other ("...heading\r\n\n### 08:05 — next step").
+    person = (
+        "### 08:00 — my plan\r\nfirst line\r\n"
+        "### 08:05 — next step\r\nno blank line above  \r\n\r\n"
+    )
+    auto = "".join(
+        f"### 08:{10 + i % 50:02} — {records.SESSION_END}\n**Prompts**\n- q{i} "
+        + "x" * 300
+        + "\n\n"
+        for i in range(80)
+    )
+    assert len(auto) > records.CONDENSE_AT
+    log = memory_root / "projects" / slug_for(str(project)) / "daily"
+    log.mkdir(parents=True)
+    log /= f"{paths.today()}.md"
+    log.write_bytes((person + auto).encode())
+    for event, fields in (
+        ("SessionStart", {"source": "startup"}),
+        ("UserPromptSubmit", {"prompt": "where did we leave the plan?"}),
+        ("SessionEnd", {"reason": "other"}),
+    ):
+        payload = {"session_id": "c1", "cwd": str(project), "hook_event_name": event}
+        done = run_cli("hook", input=json.dumps({**payload, **fields}), cwd=project)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    after = log.read_bytes().decode()
+    assert records.CONDENSED in after and len(after) < len(auto)
+    assert after.startswith(person + "### 08:10 — " + records.CONDENSED)
