@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from memhooks.hooks.constants import EXIT_NOT_FOUND, EXIT_OK
-from memhooks.hooks.errors import UsageError
+from memhooks.hooks.errors import UsageError, project_folder
 from memhooks.hooks.meaning import open_meaning
 from memhooks.memory import (
     Config,
@@ -66,9 +66,7 @@ def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config
     root = default_root(where.root)
     if must_exist:
         root_exists(root)
-    if where.project is not None and not Path(where.project).is_dir():
-        # A typo would otherwise name a project of its own, empty.
-        raise UsageError(f"--project {where.project}: no such folder")
+    project_folder(where.project)
     store = (
         Store(root, where.slug)
         if where.slug

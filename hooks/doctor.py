@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR
+from memhooks.hooks.errors import project_folder
 from memhooks.hooks.handlers import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.harnesscheck import (
     Finding,
@@ -260,7 +261,7 @@ def summary(findings: list[Finding]) -> str:
 def cmd_doctor(root_dir: str | None, project_arg: str | None, out: TextIO) -> int:
     """`memhooks doctor`: one line per finding, a summary; exit 1 if anything needs fixing."""
     root = default_root(root_dir)
-    here = Path(project_arg or Path.cwd()).resolve()
+    here = project_folder(project_arg)
     project = project_dir(here)
     unreadable: list[Finding] = []
     try:

@@ -6,6 +6,8 @@ HookError
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class HookError(Exception):
     """Base class: every error the hooks package raises on purpose."""
@@ -17,3 +19,15 @@ class UsageError(HookError):
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(message)
+
+
+def project_folder(project: str | None) -> Path:
+    """The folder `--project` names (default: the current one), resolved.
+
+    Raises:
+        UsageError: it names no folder: a typo would otherwise read, write or install
+            into a project of its own, made on the spot.
+    """
+    if project is not None and not Path(project).is_dir():
+        raise UsageError(f"--project {project}: no such folder")
+    return Path(project or Path.cwd()).resolve()

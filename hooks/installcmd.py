@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks import install
 from memhooks.hooks.constants import EXIT_OK, PROG
+from memhooks.hooks.errors import project_folder
 from memhooks.hooks.harnesscheck import started_in
 from memhooks.memory import project_dir
 
@@ -52,7 +53,7 @@ def cmd_install(
     which: Callable[[str], str | None] = shutil.which,
 ) -> int:
     """Merge our hooks into the settings file of `scope`; say what to do next."""
-    here = Path(project or Path.cwd()).resolve()
+    here = project_folder(project)
     root = project_dir(here)
     path = install.settings_path(harness, scope, project_dir=root, home=Path.home())
     bare = scope == "project" and not absolute
@@ -96,7 +97,7 @@ def cmd_uninstall(
     dry_run: bool = False,
 ) -> int:
     """Remove every hook of ours from the settings file of `scope`."""
-    root = project_dir(project or Path.cwd())
+    root = project_dir(project_folder(project))
     path = install.settings_path(harness, scope, project_dir=root, home=Path.home())
     out.write(install.uninstall(harness, path, dry_run=dry_run).describe() + "\n")
     return EXIT_OK

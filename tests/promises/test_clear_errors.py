@@ -289,3 +289,21 @@ def test_a_project_folder_that_is_not_there_is_an_error_not_a_new_project(
                 done.stderr == f"memhooks: error: --project {where}: no such folder\n"
             )
     assert sorted(memory_root.rglob("*")) == before
+
+
+def test_install_uninstall_and_doctor_refuse_a_project_folder_that_is_not_there(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Before: `install codex --project <typo>` made <typo>/.codex/hooks.json (the folder
+    # too) and exited 0; doctor called the typo's project "healthy".
+    where = tmp_path / "no-such-dir"
+    for args in (
+        ("install", "codex"),
+        ("install", "claude-code", "--dry-run"),
+        ("uninstall", "gemini"),
+        ("doctor",),
+    ):
+        done = run_cli(*args, "--project", str(where))
+        assert (done.returncode, done.stdout) == (1, ""), args
+        assert done.stderr == f"memhooks: error: --project {where}: no such folder\n"
+    assert not where.exists()
