@@ -157,6 +157,7 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
             found.append(Finding("ok", f"{CONFIG_FILE} is valid"))
     except ConfigError as e:
         found.append(Finding("fix", f"{e}"))
+    inside = os.path.realpath(root)
     for rel, entry in _walk(root):
         if isinstance(entry, OSError):
             found.append(
@@ -179,6 +180,13 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
         if not entry.is_symlink() and (blocked := _blocked(entry.path, is_dir)):
             found.append(Finding("fix", f"{rel}{'/' if is_dir else ''} {blocked}"))
         if is_dir or not rel.endswith(".md"):
+            continue
+        real = os.path.realpath(entry.path) if entry.is_symlink() else inside
+        if os.path.commonpath([inside, real]) != inside:
+            found.append(
+                Finding("fix", f"{rel} links outside the memory root (to {real}): never "
+                        "searched or injected; move the file into the root")
+            )  # fmt: skip
             continue
         if est.st_size > OVERSIZE_BYTES:
             found.append(

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import pwd
@@ -198,18 +197,18 @@ class Scope:
         # realpath per file would cost more than reading ten thousand notes.
         base = f"{PROJECTS_DIR}/{self.slug}"
         for loc in (paths.memory_file(), paths.scratchpad(self.slug)):
-            with contextlib.suppress(UnsafeNameError):
+            try:
                 path = self.path(loc.rel)
-                if path.is_file():
-                    yield loc.kind, loc.rel, loc.key, str(path), None
-                elif path.exists():
-                    # A person's rules left out without a word would look like none.
-                    _warn_once(loc.rel, "is not a regular file: left out")
-        folders: tuple[tuple[str, Kind], ...] = (
-            (DAILY_DIR, "daily"),
-            (NOTES_DIR, "note"),
-        )
-        for sub, kind in folders:
+            except UnsafeNameError:
+                _warn_once(loc.rel, "links outside the root: left out")
+                continue
+            if path.is_file():
+                yield loc.kind, loc.rel, loc.key, str(path), None
+            elif path.exists():
+                # A person's rules left out without a word would look like none.
+                _warn_once(loc.rel, "is not a regular file: left out")
+        for sub in (DAILY_DIR, NOTES_DIR):
+            kind: Kind = "daily" if sub == DAILY_DIR else "note"
             try:
                 folder = str(self.path(f"{base}/{sub}"))
                 # Listed through a folder descriptor: a stat of each entry then resolves
@@ -235,6 +234,9 @@ class Scope:
                             try:
                                 self.path(prefix + name)
                             except UnsafeNameError:
+                                _warn_once(
+                                    prefix + name, "links outside the root: left out"
+                                )
                                 continue
                         if entry.is_file():
                             yield kind, prefix + name, key, f"{folder}/{name}", entry
@@ -386,9 +388,8 @@ class Scope:
 
 
 def _slurp(path: str, rel: str) -> tuple[bytes, int]:
-    """A regular file's bytes and modification time (a FIFO or device raises OSError).
-    One that is there but cannot be read is named once: left out without a word, a
-    person's note would look like none (one that vanished since it was listed is not)."""
+    """A regular file's bytes and modification time (a FIFO or device raises OSError);
+    one there but unreadable is named once (left out without a word, it looks like none)."""
     try:
         read = read_regular(path)
     except (FileNotFoundError, NotADirectoryError, NotRegularFileError):

@@ -307,3 +307,37 @@ def test_install_uninstall_and_doctor_refuse_a_project_folder_that_is_not_there(
         assert (done.returncode, done.stdout) == (1, ""), args
         assert done.stderr == f"memhooks: error: --project {where}: no such folder\n"
     assert not where.exists()
+
+
+def test_a_memory_file_linked_from_outside_the_root_is_named_not_left_out_silently(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Before: a MEMORY.md kept in a dotfiles repository and linked into the root (never
+    # followed: links out of the root are refused) made search, inject and status act
+    # as if there were no rules, without a word; doctor said "healthy".
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("pool", "pool size is 20")
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "MEMORY.md").write_text("- always run the linter\n")
+    (dotfiles / "pool-notes.md").write_text("pgbouncer in front of the pool\n")
+    (memory_root / "MEMORY.md").symlink_to(dotfiles / "MEMORY.md")
+    note = f"projects/{store.slug}/notes/linked.md"
+    (memory_root / note).symlink_to(dotfiles / "pool-notes.md")
+    said = [
+        "memhooks: MEMORY.md links outside the root: left out",
+        f"memhooks: {note} links outside the root: left out",
+    ]
+    for args in (("search", "pool", "linter"), ("inject",), ("status",)):
+        done = run_cli(*args, "--project", str(project))
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.splitlines() == said, args
+        assert "always run" not in done.stdout and "pgbouncer" not in done.stdout
+    done = run_cli("doctor", "--project", str(project))
+    assert done.returncode == 1
+    for rel, to in (("MEMORY.md", "MEMORY.md"), (note, "pool-notes.md")):
+        assert (
+            f"fix: {rel} links outside the memory root (to {dotfiles / to}): never "
+            "searched or injected; move the file into the root\n"
+        ) in done.stdout
+    assert (dotfiles / "MEMORY.md").read_text() == "- always run the linter\n"
