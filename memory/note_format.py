@@ -163,8 +163,14 @@ def is_aliases_line(line: str) -> bool:
 
 
 def alias_line(aliases: str) -> str:
-    """The ``aliases:`` line for comma-separated `aliases` (empty entries dropped)."""
-    return f"{ALIASES} {', '.join(a.strip() for a in aliases.split(',') if a.strip())}"
+    """The ``aliases:`` line for `aliases` separated by commas or line breaks (a line
+    break kept would end the line: the aliases after it would be body text), each once;
+    "" when none is left."""
+    names: dict[str, str] = {}
+    for a in re.split(r"[,\r\n]", aliases):
+        if a.strip():
+            names.setdefault(a.strip().casefold(), a.strip())
+    return f"{ALIASES} {', '.join(names.values())}" if names else ""
 
 
 def aliases_of(line: str) -> list[str]:

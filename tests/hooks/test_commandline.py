@@ -477,3 +477,22 @@ def test_a_note_name_that_is_not_utf8_is_refused(memory_root: Path) -> None:
     assert (proc.returncode, proc.stdout) == (1, "")
     assert "not UTF-8" in proc.stderr and proc.stderr.count("\n") == 1
     assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
+
+
+@pytest.mark.parametrize("mode", ["append", "overwrite"])
+def test_aliases_given_on_lines_of_their_own_stay_aliases(
+    memory_root: Path, mode: str
+) -> None:
+    # Before: `--aliases $'pgbouncer\npool'` wrote "aliases: pgbouncer\npool": "pool"
+    # became a line of the note's body; " , " wrote an empty "aliases: " line.
+    note = memory_root / f"projects/{SLUG}/notes/db.md"
+    for aliases, first in (("pgbouncer\npool, Pool", "aliases: pgbouncer, pool"),
+                           (" , \n", "Pool size is 20.")):  # fmt: skip
+        proc = run_cli(
+            "write", "--slug", SLUG, "--to", "note", "--name", "db", "--mode", mode,
+            "--aliases", aliases, "--text", "Pool size is 20.",
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert note.read_text("utf-8").splitlines()[0] == first
+        assert note.read_text("utf-8").count("Pool size is 20.") == 1
+        note.unlink()
