@@ -55,13 +55,14 @@ def _term_counts(result: SearchResult, room: int | None) -> tuple[str, int]:
     used = cut = 0
     for i, (t, c) in enumerate(result.terms):
         count = f"({c}, {partial[t]} partial)" if t in partial else f"({c})"
-        one = t + count
+        shown = neutralise(t)  # a term as typed may hold escapes a terminal would run
+        one = shown + count
         if room is not None:
             more = _more_terms(len(result.terms) - i - 1)
             left = room - used - 1 - (nbytes(more) + 1 if more else 0)
             if nbytes(one) > left and not out:
                 # A first term too long for the line shows its head, so its count shows.
-                head = t.encode("utf-8", "surrogatepass")[
+                head = shown.encode("utf-8", "surrogatepass")[
                     : max(left - nbytes(count) - 3, 0)
                 ]
                 one, cut = head.decode("utf-8", "ignore") + "…" + count, 1

@@ -496,3 +496,13 @@ def test_aliases_given_on_lines_of_their_own_stay_aliases(
         assert note.read_text("utf-8").splitlines()[0] == first
         assert note.read_text("utf-8").count("Pool size is 20.") == 1
         note.unlink()
+
+
+def test_a_term_with_terminal_escapes_is_not_echoed_raw(memory_root: Path) -> None:
+    # Before: the summary line printed the term as typed, so `search $'\e]0;x\a...'`
+    # (or a model's search holding a pasted escape) retitled or cleared the terminal.
+    run_cli("write", "--slug", SLUG, "--to", "note", "--name", "n", "--text", "osprey")
+    proc = run_cli("search", "--slug", SLUG, "\x1b]0;pwned\x07osprey\x1b[2J")
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+    assert proc.stdout.startswith("Searched 1 term: ]0;pwnedosprey[2j(0, 1 partial)")
