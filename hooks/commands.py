@@ -326,9 +326,29 @@ def _all_dropped(text: str, result: WriteResult) -> bool:
     return bool(result.dropped) and len(result.dropped) >= len(lines)
 
 
+def edit(store: Store, target: str, old: str, new: str) -> WriteResult:
+    """The one edit path of `memhooks edit` and the MCP tool `memory_edit`.
+
+    Raises:
+        UsageError: the edit would make an entry of a daily log read as one of the
+            records, which condensing merges away (`write` refuses them too).
+    """
+    loc = store.locate(target)
+    if loc.kind == "daily" and old:
+        from memhooks.hooks.records import makes_records  # a search needs none of it
+
+        if makes_records(store.read_text(loc.rel), old, new):
+            raise UsageError(
+                f"edit {loc.rel}: the new text makes an entry read as one of memhooks' "
+                "own records, which are condensed away once the log grows; nothing "
+                "was written"
+            )
+    return store.edit(target, old, new)
+
+
 def cmd_edit(where: Where, target: str, old: str, new: str, out: TextIO) -> int:
     store, _ = open_store(where, must_exist=True)
-    result = store.edit(target, old, new)
+    result = edit(store, target, old, new)
     for note in secret_warnings(result.rel, new):
         logger.warning("%s", note)
     out.write(f"edited {result.rel}\n")
@@ -373,6 +393,7 @@ __all__ = [
     "cmd_search",
     "cmd_status",
     "cmd_write",
+    "edit",
     "open_store",
     "write",
     "write_warnings",

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from memhooks.hooks import corrections
 from memhooks.hooks.commands import (
+    edit,
     root_exists,
     said,
     searchable,
@@ -213,7 +214,7 @@ def build_server(store: Store) -> Any:
         return "\n".join([said(text, result), *notes])
 
     def memory_edit(target: Target, old: Old, new: New) -> str:
-        rel = store.edit(target, old, new).rel
+        rel = edit(store, target, old, new).rel
         return "\n".join([f"edited {rel}", *secret_warnings(rel, new)])
 
     def memory_forget(

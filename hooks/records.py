@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.hooks.transcript import TranscriptDigest, render_digest
 from memhooks.memory.digests import blake2b
+from memhooks.memory.file_bytes import crlf
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -105,6 +106,18 @@ def posing_as_record(title: str, body: str) -> str | None:
         if m[2].strip() in TITLES:
             return m[0]
     return None
+
+
+def makes_records(log: str, old: str, new: str) -> bool:
+    """Whether replacing `old` by `new` in a daily log makes more of its entries read as
+    records (`TITLES`): a person's entry retitled so would be condensed away."""
+    if "\r\n" in log:  # as `Store.edit` reads them
+        old, new = crlf(old), crlf(new)
+    return _automatic(log.replace(old, new, 1)) > _automatic(log)
+
+
+def _automatic(log: str) -> int:
+    return sum(e.automatic for e in entries(log))
 
 
 def entry_id(text: str) -> str:

@@ -498,6 +498,27 @@ def test_aliases_given_on_lines_of_their_own_stay_aliases(
         note.unlink()
 
 
+def test_an_edit_that_makes_a_persons_entry_read_as_a_record_is_refused(
+    memory_root: Path,
+) -> None:
+    # Before: `edit daily/DAY --old "my plan" --new "session end"` retitled a person's
+    # entry as one of memhooks' records, so the log's condensing merged it away (its
+    # text, no prompt or command, gone); `write --to daily` refuses such titles.
+    run_cli("write", "--slug", SLUG, "--to", "daily", "--title", "my plan",
+            "--text", "ship on friday")  # fmt: skip
+    (log,) = (memory_root / f"projects/{SLUG}/daily").iterdir()
+    before = log.read_bytes()
+    day = f"daily/{log.stem}"
+    for old, new in (("my plan", "session end"),
+                     ("ship on friday", "ship\n### 10:00 — compaction summary\nx")):  # fmt: skip
+        proc = run_cli("edit", day, "--slug", SLUG, "--old", old, "--new", new)
+        assert (proc.returncode, proc.stdout) == (1, ""), proc.stderr
+        assert "read as one of memhooks' own records" in proc.stderr
+        assert log.read_bytes() == before
+    proc = run_cli("edit", day, "--slug", SLUG, "--old", "friday", "--new", "monday")
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_a_term_with_terminal_escapes_is_not_echoed_raw(memory_root: Path) -> None:
     # Before: the summary line printed the term as typed, so `search $'\e]0;x\a...'`
     # (or a model's search holding a pasted escape) retitled or cleared the terminal.
