@@ -98,12 +98,15 @@ class NotAFileError(MemoryStoreError, OSError):
 
 
 class EditError(MemoryStoreError):
-    """Raised by `edit` when the old text does not occur exactly once."""
+    """Raised by `edit` when the old text does not occur exactly once (`count` -1: none
+    was given)."""
 
     def __init__(self, rel: str, count: int) -> None:
         self.rel = rel
         self.count = count
         where = "not found" if count == 0 else f"found {count} times (must be unique)"
+        if count < 0:  # none was given: "not found" would send one looking for it
+            where = "is empty: give the text to replace (it must occur once)"
         super().__init__(f"edit {rel}: old text {where}")
 
 

@@ -163,7 +163,7 @@ class Store(Scope):
             was, now = old, new
             if uses_crlf(raw):
                 was, now = crlf(old), crlf(new)
-            count = places(text, was) if was else 0
+            count = places(text, was) if was else -1
             if count != 1:
                 raise EditError(loc.rel, count)
             return encode(text.replace(was, now, 1))

@@ -527,3 +527,14 @@ def test_a_term_with_terminal_escapes_is_not_echoed_raw(memory_root: Path) -> No
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
     assert proc.stdout.startswith("Searched 1 term: ]0;pwnedosprey[2j(0, 1 partial)")
+
+
+def test_an_edit_with_empty_old_text_says_so(memory_root: Path) -> None:
+    # Before: `edit MEMORY.md --old "" --new x` said "old text not found".
+    run_cli("write", "--slug", SLUG, "--to", "memory", "--text", "- a rule")
+    proc = run_cli("edit", "MEMORY.md", "--slug", SLUG, "--old", "", "--new", "x")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (
+        "memhooks: error: edit MEMORY.md: old text is empty: give the text to replace "
+        "(it must occur once)\n"
+    )
