@@ -72,6 +72,13 @@ def _memory(a: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         case "read":
             return c.cmd_read(w, a.target, out, cap=a.cap, as_json=a.json)
         case "write":
+            if a.text in (None, "-") and stdin.isatty():
+                # Else a `write` without --text waits on a terminal without a word.
+                sys.stderr.write(
+                    f"{PROG}: reading the text from stdin: end it with Ctrl-D "
+                    "(or give --text)\n"
+                )
+                sys.stderr.flush()
             return c.cmd_write(
                 w,
                 a.to,

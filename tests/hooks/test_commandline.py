@@ -538,3 +538,37 @@ def test_an_edit_with_empty_old_text_says_so(memory_root: Path) -> None:
         "memhooks: error: edit MEMORY.md: old text is empty: give the text to replace "
         "(it must occur once)\n"
     )
+
+
+def test_a_write_reading_a_terminal_says_how_to_end_the_text(
+    memory_root: Path,
+) -> None:
+    # Before: `memhooks write --to memory` with no --text, typed at a terminal, waited
+    # for stdin without a word: a new user saw a hang.
+    import pty
+    import select
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    argv = ["write", "--slug", SLUG, "--to", "memory"]
+    with subprocess.Popen(
+        [sys.executable, "-m", "memhooks.hooks", *argv],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        os.close(follower)
+        assert proc.stderr is not None
+        # Said before any text is typed (a generous bound: before the fix, never).
+        ready, _, _ = select.select([proc.stderr], [], [], 30)
+        said = proc.stderr.readline() if ready else ""
+        os.write(leader, b"- typed at the terminal\n\x04")
+        out, err = proc.communicate(timeout=60)
+    os.close(leader)
+    assert said == (
+        "memhooks: reading the text from stdin: end it with Ctrl-D (or give --text)\n"
+    )
+    assert (proc.returncode, out, err) == (0, "wrote MEMORY.md\n", "")
+    assert (memory_root / "MEMORY.md").read_text() == "- typed at the terminal\n"
