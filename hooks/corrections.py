@@ -24,7 +24,7 @@ from memhooks.memory.forget import (
     restore_note,
     supersede_note,
 )
-from memhooks.memory.note_format import note_forgotten
+from memhooks.memory.note_format import note_forgotten, superseded_by
 
 if TYPE_CHECKING:
     from memhooks.memory import Located, Store
@@ -94,7 +94,15 @@ def forget(
         new = store.locate(f"notes/{_note_name(by)}")
         if new.rel == loc.rel:
             raise UsageError(f"{loc.rel} cannot supersede itself")
-        store.read_text(new.rel)  # the successor must exist
+        lines = store.read_text(new.rel).split("\n")  # the successor must exist
+        if (later := superseded_by(lines)) or note_forgotten(lines):
+            # Each marked superseded by the other (a --by given the wrong way round,
+            # then again), neither would be the one to trust.
+            now = f"superseded by notes/{later.by}.md" if later else "forgotten"
+            raise UsageError(
+                f"{new.rel} is itself {now}: name the note that holds, or "
+                f"`memhooks restore {new.rel}` first; nothing was written"
+            )
         store.rewrite(
             loc.rel,
             lambda t: supersede_note(t, new.key, date=day, reason=reason, rel=loc.rel),

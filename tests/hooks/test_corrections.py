@@ -190,6 +190,29 @@ def test_supersede_shows_the_newer_note_first(memory_root: Path) -> None:
     assert "superseded" not in (memory_root / NOTES / "deploy.md").read_text()
 
 
+def test_a_note_is_not_superseded_by_one_that_is_superseded_or_forgotten(
+    memory_root: Path,
+) -> None:
+    # Before: `forget notes/a --by notes/b` then `forget notes/b --by notes/a` marked
+    # each superseded by the other: neither was the one to trust.
+    for name in ("a", "b", "c"):
+        cli("write", "--to", "note", "--name", name, "--text", f"deploy via {name}")
+    cli("forget", "notes/a", "--by", "notes/b")
+    cli("forget", "notes/c")
+    for old, by, now in (
+        ("b", "a", "superseded by notes/b.md"),
+        ("b", "c", "forgotten"),
+    ):
+        before = (memory_root / NOTES / f"{old}.md").read_bytes()
+        proc = run_cli("forget", f"notes/{old}", "--by", f"notes/{by}", "--slug", SLUG)
+        assert (proc.returncode, proc.stdout) == (1, "")
+        assert proc.stderr == (
+            f"memhooks: error: {NOTES}/{by}.md is itself {now}: name the note that "
+            f"holds, or `memhooks restore {NOTES}/{by}.md` first; nothing was written\n"
+        )
+        assert (memory_root / NOTES / f"{old}.md").read_bytes() == before
+
+
 def test_duplicates_lists_places_forget_accepts(memory_root: Path) -> None:
     cli("write", "--to", "memory", "--text", "- Prefer small, reviewable commits.")
     cli(
