@@ -7,10 +7,9 @@ that differs between them is who holds the state and the corpus (docs/design.md)
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import activity, compaction, records
+from memhooks.hooks import activity, compaction, records, resumes
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.ondisk import mtimes_of
@@ -21,9 +20,7 @@ from memhooks.hooks.state import (
     SessionState,
     fingerprint,
 )
-from memhooks.hooks.transcript import found, holds
 from memhooks.memory import today
-from memhooks.memory.constants import WRAPPER_OPEN
 from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.inject import render_shares, sections
 from memhooks.memory.lazylog import getLogger
@@ -104,11 +101,6 @@ def _whole_in(text: str, kind: str, block: str) -> bool:
     return neutralise(text.strip()) in block
 
 
-#: A phrase of the block's wrapper without quotes or "<", so that it reads the same in a
-#: JSON transcript and in one that escaped the context (Gemini's "&lt;").
-_BLOCK_MARK = WRAPPER_OPEN.split('"')[1].encode()
-
-
 #: Harnesses that send a resumed conversation's earlier turns without the SessionStart
 #: context they had, and take none on resume (Gemini CLI 0.61.0: its chat file keeps the
 #: block, the model does not get it): the block comes with the first prompt.
@@ -124,14 +116,14 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
             notes=("block comes with the first prompt of the resumed session",)
         )
     if event.source in ("resume", "fork") and (
-        state.noticed_at or _block_in_transcript(event)
+        state.noticed_at or resumes.block_in_transcript(event)
     ):
         # The resumed or forked conversation already holds a block: a session-end may
         # have removed this session's state since (`claude -p --continue`, `codex exec
         # resume`), but the transcript remembers. What changes from here is news.
         if not state.noticed_at:
             _block(event, state, view)
-            state.surfaced = _surfaced_in_transcript(event, view)
+            state.surfaced = resumes.surfaced_in_transcript(event, view)
         return Reply(notes=("block already injected in this conversation",))
     block = _block(event, state, view)
     if block:
@@ -156,33 +148,6 @@ def _same_start(event: Event, state: SessionState) -> bool:
     return near and (event.source == "clear") == (state.block_source == "clear")
 
 
-def _block_in_transcript(event: Event) -> bool:
-    path = event.transcript_path
-    return path is not None and path != "" and holds(Path(path), _BLOCK_MARK)
-
-
-def _surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:
-    """What auto-search showed earlier in a resumed conversation, as the files are now:
-    the same question asked again does not show it twice (like the block, a file edited
-    in between is not news)."""
-    from memhooks.hooks.autosearch import SHOWN
-
-    ours = f"projects/{view.store.slug}/"
-    shown: set[str] = set()
-    path = event.transcript_path
-    for raw, compacted in found(Path(path), SHOWN) if path else ():
-        if compacted or raw is None:
-            shown.clear()  # compacted: what came before is a summary now
-        else:
-            shown.add(raw.decode("utf-8", "replace"))
-    out: dict[str, str] = {}
-    for rel in shown:
-        ok = (rel == "MEMORY.md" or rel.startswith(ours)) and ".." not in rel
-        if ok and (doc := view.store.read_listed(rel)) is not None:
-            out[rel] = fingerprint(doc)
-    return out
-
-
 def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     """Search memory for the prompt's terms; inject a few fresh hits and a change notice."""
     from memhooks.hooks import recorder  # secret redaction: not for SessionStart
@@ -193,7 +158,11 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     if compaction.compressed(event, state):
         after = post_compaction(event._replace(reinject=True), state, view)
     elif event.harness in _RESUME_DROPS_BLOCK and not state.noticed_at:
-        after = Reply(context=_block(event, state, view) or None)  # a resumed session
+        # A resumed session; the block comes unless a replayed prompt brought it.
+        held, replayed = resumes.gemini_replayed(event, view)
+        block = _block(event, state, view)
+        state.surfaced = replayed
+        after = Reply(context=None if held else block or None)
     else:
         after = Reply()
     if records.is_slash_command(prompt):

@@ -19,13 +19,16 @@ chat files); neither is documented, so every accessor checks types and skips the
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.adapters import strip_hook_context
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
 
     from memhooks.hooks.transcript import TranscriptEvent
 
@@ -209,3 +212,62 @@ class GeminiReader:
                 yield "file", path
         else:
             yield from _looked(name, args)
+
+
+#: What a user message's text starts with when Gemini CLI leaves it out of a resumed
+#: history (`isIgnoredUserContent`): the TUI's SessionStart context, the first prompt of
+#: `gemini -p` (the SessionStart context put before it), its own workspace message, and
+#: slash and `?` commands.
+_NOT_REPLAYED = ("<hook_context>", _SESSION_CONTEXT, "/", "?")
+
+
+def gemini_replay(path: Path, *, max_bytes: int = 64 * 1024 * 1024) -> list[str]:
+    """The user messages Gemini CLI sends the model again when it resumes the chat file
+    at `path`, each its parts' text joined, as Gemini CLI 0.61.0 rebuilds the history
+    (`loadConversationRecord`, `convertSessionToClientHistory`): records by id in the
+    order first seen, a `$set` of `messages` replacing them all, a `$rewindTo` dropping
+    that record and the ones after it; a user message whose text starts with one of
+    `_NOT_REPLAYED` is left out whole. A hook's context that came after a prompt (a
+    BeforeAgent reply) is replayed with it. Not a regular file, or over `max_bytes`: []."""
+    records: dict[str, dict[object, object]] = {}
+    try:
+        with path.open("rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+                return []
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        if (rewind := _str(obj, "$rewindTo")) is not None:
+            ids = list(records)
+            for gone in ids[ids.index(rewind) :] if rewind in records else ids:
+                del records[gone]
+        elif (key := _str(obj, "id")) is not None:
+            records[key] = obj
+        elif isinstance(rewrite := obj.get("$set"), dict) and isinstance(
+            rewrite.get("messages"), list
+        ):
+            records = {}
+            for message in _dicts(rewrite["messages"]):
+                if (k := _str(message, "id")) is not None:
+                    records[k] = message
+    out = []
+    for record in records.values():
+        if record.get("type") != "user":
+            continue
+        content = record.get("content")
+        text = (
+            content
+            if isinstance(content, str)
+            else "".join(_str(p, "text") or "[part]" for p in _dicts(content))
+        )
+        if text.strip() and not text.strip().startswith(_NOT_REPLAYED):
+            out.append(text)
+    return out

@@ -16,6 +16,7 @@ from tests.e2e.memory_fixture import (
     BLOCK_OPEN,
     CHANGE_NOTICE,
     FACT,
+    RESUME,
     RULE,
     blocks_in,
     edit_on_disk,
@@ -199,6 +200,28 @@ def test_resumed_session_gets_the_block_and_the_note(
         assert blocks_in(first) == 1 and first.text.count(FACT) == 1
         assert blocks_in(again) == 1, "no block in the resumed session"
         assert again.text.count(FACT) == 1
+
+
+def test_resumed_twice_gets_one_block_and_the_note_once(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """A prompt of a resumed session brings the block (and a note) in its BeforeAgent
+    context, and Gemini replays that prompt with it on the next resume: there the block
+    and the note are in the conversation already, and do not come a second time."""
+    with sandbox(tmp_path_factory.mktemp("gemini-resume-twice"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        for argv in (
+            ["gemini", "-p", RESUME],
+            ["gemini", "--resume", "latest", "-p", ASK],
+            ["gemini", "--resume", "latest", "-p", ASK],
+        ):
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+        first, again = sb.turn(ASK), sb.turn(ASK, 1)
+        assert blocks_in(first) == 1 and first.text.count(FACT) == 1
+        assert blocks_in(again) == 1, "the block came again with the prompt"
+        assert again.text.count(FACT) == 1, "the note came again with the prompt"
 
 
 def test_interactive_resumed_session_gets_the_block(

@@ -11,6 +11,7 @@ import pytest
 from memhooks.hooks.adapters import strip_hook_context, to_event
 from memhooks.hooks.events import parse_payload
 from memhooks.hooks.transcript import parse_lines, read_transcript
+from memhooks.hooks.transcript_shapes import gemini_replay
 from tests.conftest import run_cli
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "harness"
@@ -145,6 +146,92 @@ def test_gemini_tool_calls_written_twice_count_once() -> None:
     assert d.prompts == ("Run the tests please.", "Write the notes file.")
     assert d.commands == ("echo tests-ran > out.txt",)
     assert d.files == ("/tmp/e2e/tools-gemini/work/kestrel/notes.txt",)
+
+
+def test_gemini_replay_leaves_out_the_first_headless_prompt() -> None:
+    # `gemini -p ASK`, then `--resume latest -p` twice: the first prompt, its SessionStart
+    # context before it, is not sent again; each resumed prompt is, with its context.
+    got = gemini_replay(DATA / "gemini" / "resumed" / "chat.jsonl")
+    assert [t.split("<hook_context>")[0] for t in got] == ["Say one.", "Say two."]
+    assert all("&lt;/memory&gt;\nMemory tools" in t for t in got)
+
+
+def test_gemini_replay_leaves_out_the_tui_session_context() -> None:
+    got = gemini_replay(DATA / "gemini" / "interactive" / "chat.jsonl")
+    assert got and not any(
+        t.startswith(("<hook_context>", "<session_context>")) for t in got
+    )
+
+
+def _record(rid: str, kind: str, text: str) -> dict[str, object]:
+    return {"id": rid, "type": kind, "content": [{"text": text}]}
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        pytest.param(
+            [_record("a", "user", "one"), _record("b", "user", "two")],
+            ["one", "two"],
+            id="in-order",
+        ),
+        pytest.param(
+            [_record("a", "user", "one"), _record("a", "user", "one again")],
+            ["one again"],
+            id="written-twice",
+        ),
+        pytest.param(
+            [
+                _record("a", "user", "one"),
+                _record("b", "gemini", "reply"),
+                _record("c", "user", "two"),
+                {"$rewindTo": "b"},
+            ],
+            ["one"],
+            id="rewound",
+        ),
+        pytest.param(
+            [_record("a", "user", "one"), {"$rewindTo": "nowhere"}],
+            [],
+            id="rewound-to-an-unknown-id",
+        ),
+        pytest.param(
+            [
+                _record("a", "user", "one"),
+                {"$set": {"messages": [_record("s", "user", "summary")]}},
+                _record("c", "user", "two"),
+            ],
+            ["summary", "two"],
+            id="history-set",
+        ),
+        pytest.param(
+            [
+                _record("a", "user", " /compress"),
+                _record("b", "user", "?"),
+                _record("c", "user", "<hook_context>block</hook_context>\n\nask"),
+                {"id": "d", "type": "user", "content": "plain"},
+                {"id": "e", "type": "user", "content": [{"functionResponse": {}}]},
+            ],
+            ["plain", "[part]"],
+            id="not-replayed",
+        ),
+    ],
+)
+def test_gemini_replay_shapes(
+    lines: list[object], expected: list[str], tmp_path: Path
+) -> None:
+    chat = tmp_path / "chat.jsonl"
+    text = "\n".join(json.dumps(x) for x in lines)
+    chat.write_text('{"sessionId": "s", "projectHash": "h"}\nnot json\n' + text + "\n")
+    assert gemini_replay(chat) == expected
+
+
+def test_gemini_replay_of_no_file_or_too_big_a_file(tmp_path: Path) -> None:
+    chat = tmp_path / "chat.jsonl"
+    assert gemini_replay(chat) == []
+    chat.write_text(json.dumps(_record("a", "user", "one")) + "\n")
+    assert gemini_replay(chat, max_bytes=10) == []
+    assert gemini_replay(tmp_path) == []
 
 
 def test_memory_reads_and_searches_through_tools() -> None:
