@@ -229,18 +229,21 @@ def test_interactive_resumed_session_gets_the_block(
 ) -> None:
     """`gemini --resume latest` in the TUI replays the earlier turns with their BeforeAgent
     context but not the SessionStart block, and adds no SessionStart context: the block
-    comes with the first prompt, once."""
+    comes with the first prompt, once; the note auto-search showed in a replayed turn is
+    in the conversation, and asked for again it does not come a second time."""
     with sandbox(tmp_path_factory.mktemp("gemini-tui-resume"), cli_bins, netns) as sb:
         env = setup_gemini(sb)
         seed(sb)
-        for argv, prompt in (
-            (["gemini"], ASK),
-            (["gemini", "--resume", "latest"], AFTER_EDIT),
+        for argv, prompts in (
+            (["gemini"], [(ASK, 0)]),
+            (["gemini", "--resume", "latest"], [(AFTER_EDIT, 0), (ASK, 1)]),
         ):
             tmux = sb.tmux(argv, env=env)
             tmux.wait_text("Type your message", timeout=60)
-            sb.ask(tmux, prompt)
+            for prompt, nth in prompts:
+                sb.ask(tmux, prompt, nth)
             tmux.type("/quit")
             tmux.wait_exit()
         assert blocks_in(sb.turn(AFTER_EDIT)) == 1, "no block in the resumed session"
+        assert sb.turn(ASK, 1).text.count(FACT) == 1, "the replayed note came again"
         assert not sb.leftovers().states
