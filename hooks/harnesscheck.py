@@ -9,6 +9,7 @@ but for reading the settings files.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
@@ -305,10 +306,18 @@ def _codex_trust(project: Path, home: Path, handlers: list[_Handler]) -> list[Fi
     found = []
     hooks = data.get("hooks")
     state = hooks.get("state") if isinstance(hooks, dict) else None
-    reviewed = isinstance(state, dict) and any(
-        isinstance(v, dict) and "trusted_hash" in v for v in state.values()
-    )
-    if not reviewed:
+    # Codex keys a reviewed hook "<hooks.json path>:<event in snake case>:<group>:<n>"
+    # (0.171.0): a review of another file's hooks, or of other events, is not ours.
+    state = state if isinstance(state, dict) else {}
+    keys = [
+        k.rsplit(":", 3)
+        for k, v in state.items()
+        if isinstance(v, dict) and "trusted_hash" in v
+    ]
+    reviewed = {(os.path.realpath(k[0]), k[1]) for k in keys if len(k) == 4}
+    if not all(
+        (os.path.realpath(h.path), _snake(h.event)) in reviewed for h in handlers
+    ):
         found.append(Finding("warn", "Codex: " + install.TRUST_STEPS["codex"]))
     projects = data.get("projects")
     entry = projects.get(str(project)) if isinstance(projects, dict) else None
@@ -323,6 +332,10 @@ def _codex_trust(project: Path, home: Path, handlers: list[_Handler]) -> list[Fi
             )
         )
     return found
+
+
+def _snake(event: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
 
 
 def _gemini_environment(handlers: list[_Handler]) -> list[Finding]:

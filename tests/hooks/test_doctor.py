@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from memhooks.hooks.doctor import Finding, check_harness, run_checks, summary
-from memhooks.hooks.install import Harness, hook_command, install, settings_path
+from memhooks.hooks.install import (
+    TRUST_STEPS,
+    Harness,
+    hook_command,
+    install,
+    settings_path,
+)
 from memhooks.memory import Store
 from tests.conftest import run_cli
 
@@ -192,7 +198,7 @@ def test_codex_hooks_missing_events_and_command_not_on_path(
 
 
 def test_codex_hooks_that_codex_will_not_run_are_reported(
-    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     codex_home = home / ".codex"
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
@@ -203,12 +209,29 @@ def test_codex_hooks_that_codex_will_not_run_are_reported(
     assert any("is not a trusted project" in w for w in warned), warned
 
     codex_home.mkdir()
-    (codex_home / "config.toml").write_text(
-        f'[projects."{project}"]\ntrust_level = "trusted"\n\n'
-        '[hooks.state."project:SessionStart:0"]\ntrusted_hash = "ab12"\n'
-    )
-    warned = _levels(check_harness("codex", project, home, shutil.which), "warn")
-    assert not [w for w in warned if "trust" in w], warned
+    trusted = f'[projects."{project}"]\ntrust_level = "trusted"\n'
+    # Reviewed as Codex 0.171.0 records it: a key per handler of the file it read.
+    events = ("session_start", "user_prompt_submit", "pre_compact", "post_compact")
+
+    def reviewed(path: Path, *events: str) -> str:
+        return "".join(
+            f'[hooks.state."{path}:{e}:0:0"]\ntrusted_hash = "sha256:ab12"\n'
+            for e in events
+        )
+
+    ours, other = project / ".codex" / "hooks.json", tmp_path / "other" / "hooks.json"
+    for state, warns in (
+        (reviewed(ours, *events, "session_end"), False),
+        # Hooks reviewed in another project: not these.
+        (reviewed(other, *events, "session_end"), True),
+        # Reviewed before memhooks was on every event.
+        (reviewed(ours, *events), True),
+    ):
+        (codex_home / "config.toml").write_text(trusted + state)
+        warned = _levels(check_harness("codex", project, home, shutil.which), "warn")
+        assert [w for w in warned if "trust" in w] == (
+            [f"Codex: {TRUST_STEPS['codex']}"] if warns else []
+        ), state
 
 
 def test_gemini_in_github_actions_needs_memhooks_home_allowed(
