@@ -105,16 +105,17 @@ def _whole_in(text: str, kind: str, block: str) -> bool:
 #: context they had, and take none on resume (Gemini CLI 0.61.0: its chat file keeps the
 #: block, the model does not get it): the block comes with the first prompt.
 _RESUME_DROPS_BLOCK = frozenset({"gemini"})
+#: The sources of the SessionStart whose context such a harness drops: Gemini CLI 0.61.0
+#: shows only a `systemMessage` after `/clear` (its clearCommand).
+_DROPPED_STARTS = frozenset({"resume", "fork", "clear"})
 
 
 def session_start(event: Event, state: SessionState, view: View) -> Reply:
     """Inject the memory block, once per conversation."""
     if _same_start(event, state):
         return Reply(notes=("block injected by a session start run at the same time",))
-    if event.source in ("resume", "fork") and event.harness in _RESUME_DROPS_BLOCK:
-        return Reply(
-            notes=("block comes with the first prompt of the resumed session",)
-        )
+    if event.source in _DROPPED_STARTS and event.harness in _RESUME_DROPS_BLOCK:
+        return Reply(notes=(f"block comes with the first prompt ({event.source})",))
     if event.source in ("resume", "fork") and (
         state.noticed_at or resumes.block_in_transcript(event)
     ):
@@ -158,7 +159,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     if compaction.compressed(event, state):
         after = post_compaction(event._replace(reinject=True), state, view)
     elif event.harness in _RESUME_DROPS_BLOCK and not state.noticed_at:
-        # A resumed session; the block comes unless a replayed prompt brought it.
+        # Resumed or cleared: the block comes unless a replayed prompt brought it.
         held, replayed = resumes.gemini_replayed(event, view)
         block = _block(event, state, view)
         state.surfaced = replayed

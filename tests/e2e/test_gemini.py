@@ -247,3 +247,23 @@ def test_interactive_resumed_session_gets_the_block(
         assert blocks_in(sb.turn(AFTER_EDIT)) == 1, "no block in the resumed session"
         assert sb.turn(ASK, 1).text.count(FACT) == 1, "the replayed note came again"
         assert not sb.leftovers().states
+
+
+def test_clear_gets_the_block_with_the_next_prompt(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """`/clear` starts a new session: Gemini CLI sends SessionStart (`clear`) but keeps only
+    its `systemMessage`, not the context: the block comes with the next prompt, once."""
+    with sandbox(tmp_path_factory.mktemp("gemini-tui-clear"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        tmux = sb.tmux(["gemini"], env=env)
+        tmux.wait_text("Type your message", timeout=60)
+        sb.ask(tmux, ASK)
+        tmux.type("/clear")
+        sb.ask(tmux, AFTER_EDIT)
+        sb.ask(tmux, AFTER_COMPACT)
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert blocks_in(sb.turn(AFTER_EDIT)) == 1, "no block after /clear"
+        assert blocks_in(sb.turn(AFTER_COMPACT)) == 1
