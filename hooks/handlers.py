@@ -186,7 +186,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         else max((d.mtime_ns for d in docs.values()), default=0)
     )
     # The notice takes at most half the budget: the hits are what the prompt asked for.
-    notice = _changes(state, docs, _budget(event, auto.budget) // 2, newest)
+    gone = _removed(state, view)
+    notice = _changes(state, docs, _budget(event, auto.budget) // 2, newest, gone)
     from memhooks.hooks import autosearch  # with the stemmer: not for SessionStart
 
     terms = autosearch.significant_terms(prompt)
@@ -270,12 +271,31 @@ def _fresh_hits(
     yield from later
 
 
+def _removed(state: SessionState, view: View) -> list[str]:
+    """The files the session was shown (in the block, or by auto-search) that are gone
+    since: the model holds their text, and is told once (a stat of each, per prompt)."""
+    gone = sorted(
+        rel
+        for rel in {*state.injected, *state.surfaced}
+        if not (view.store.root / rel).exists()
+    )
+    for rel in gone:
+        state.injected.pop(rel, None)
+        state.surfaced.pop(rel, None)
+    return gone
+
+
 def _changes(
-    state: SessionState, docs: Mapping[str, Doc], limit: int, newest_doc: int
+    state: SessionState,
+    docs: Mapping[str, Doc],
+    limit: int,
+    newest_doc: int,
+    gone: list[str],
 ) -> str | None:
     """One line naming memory files edited or added since the block was built (each change
-    is told once; our own writes are not news), in at most `limit` bytes: the names that
-    fit, then how many more. `newest_doc`: no document changed after it (`View.newest`).
+    is told once; our own writes are not news), then those `gone`, in at most `limit`
+    bytes: the names that fit, then how many more. `newest_doc`: no document changed after
+    it (`View.newest`).
     """
     if not state.noticed_at:
         return None
@@ -289,7 +309,7 @@ def _changes(
             newest = max(newest, t)
             if own.get(rel) != t:
                 changed.append(rel)
-    changed.sort()
+    changed = sorted(changed) + [f"{rel} (removed)" for rel in gone]
     state.noticed_at = newest
     state.own = {r: t for r, t in state.own.items() if t > state.noticed_at}
     if not changed:

@@ -119,6 +119,30 @@ def test_prompt_surfaces_a_note_once(memory_root: Path, project: Path) -> None:
     assert "kv/shop/stripe-v2" in ctx and "Memory changed on disk" in ctx
 
 
+def test_a_note_removed_by_hand_is_named_once(memory_root: Path, project: Path) -> None:
+    # Seen with the real Claude Code: a note shown, then moved away by hand (`mv`): the
+    # model held the old note's text, and no notice said that it was gone.
+    store = store_for(memory_root, project)
+    store.write_memory("- Prefer small commits.")
+    store.write_note("payments", "# Payments\nThe webhook secret is at kv/shop/stripe.")
+    hook(claude("SessionStart", project, source="startup"))
+    ask = claude("UserPromptSubmit", project, prompt="Where is the webhook secret?")
+    assert "kv/shop/stripe" in context_of(hook(ask)[1], "UserPromptSubmit")
+    notes = f"projects/{store.slug}/notes"
+    (memory_root / notes / "payments.md").rename(memory_root / notes / "billing.md")
+    ctx = context_of(hook(ask)[1], "UserPromptSubmit")
+    built = "Memory changed on disk since this session's block was built: "
+    assert f"{built}{notes}/payments.md (removed).\n" in ctx
+    (memory_root / notes / "billing.md").unlink()  # shown under its new name: gone too
+    store.write_note("other", "# Other\nNothing about it.")
+    ctx = context_of(hook(ask)[1], "UserPromptSubmit")
+    assert f"{built}{notes}/other.md, {notes}/billing.md (removed)." in ctx
+    (memory_root / "MEMORY.md").unlink()
+    ctx = context_of(hook(ask)[1], "UserPromptSubmit")
+    assert ctx.endswith(f"{built}MEMORY.md (removed).\n</memory>"), ctx
+    assert hook(ask)[:2] == (0, "")  # told once
+
+
 def test_prompt_without_significant_terms_gets_nothing(
     memory_root: Path, project: Path
 ) -> None:
