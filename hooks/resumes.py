@@ -59,7 +59,8 @@ def gemini_replayed(event: Event, view: View) -> tuple[bool, dict[str, str]]:
 
     path = event.transcript_path
     replay = [html.unescape(t) for t in gemini_replay(Path(path))] if path else []
-    shown = (m[0] for t in replay for m in SHOWN.findall(t.encode()) if m[0])
+    found_in = (SHOWN.findall(t.encode("utf-8", "replace")) for t in replay)
+    shown = (m[0] for ms in found_in for m in ms if m[0])
     return any(_BLOCK_END in t for t in replay), _as_now(
         (raw.decode("utf-8", "replace") for raw in shown), view
     )

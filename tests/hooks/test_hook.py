@@ -143,6 +143,28 @@ def test_a_note_removed_by_hand_is_named_once(memory_root: Path, project: Path) 
     assert hook(ask)[:2] == (0, "")  # told once
 
 
+def test_gemini_resume_reads_a_chat_file_with_a_lone_surrogate(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # JSON may spell half a surrogate pair (\ud800): a replayed message holding one is
+    # read, and the resumed session's first prompt still gets the block.
+    store_for(memory_root, project).write_memory("- Rule MARMOT-9.")
+    chat = tmp_path / "chat.jsonl"
+    text = "broken \\ud800 text and notes/x.md  [matched: x]"
+    chat.write_text(
+        f'{{"id": "a", "type": "user", "content": [{{"text": "{text}"}}]}}\n'
+    )
+    event = {
+        "session_id": "g-1",
+        "transcript_path": str(chat),
+        "cwd": str(project),
+        "hook_event_name": "BeforeAgent",
+        "prompt": "What is the rule?",
+    }
+    code, out, err = hook(event, "--harness", "gemini")
+    assert code == 0 and "MARMOT-9" in out, err
+
+
 def test_prompt_without_significant_terms_gets_nothing(
     memory_root: Path, project: Path
 ) -> None:
