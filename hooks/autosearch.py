@@ -26,8 +26,10 @@ MAX_TERMS = 12
 SCAN_MAX = 64 * 1024
 _WORD = re.compile(r"[\w][\w.\-/:]*[\w]|\w", re.UNICODE)
 # Words that carry no topic (one list, memory.question's): a prompt made only of these
-# gets no search.
-_STOP = STOP_WORDS | REQUEST_WORDS
+# gets no search. And "remind", as typed ("Remind me when …"): a request to memory,
+# which no note need hold; not in that list, where its stem would make "reminders" a
+# question word too.
+_STOP = STOP_WORDS | REQUEST_WORDS | {"remind"}
 # The rest of a contraction ("didn't", "we're"): the list holds it whole.
 _CONTRACTED = re.compile(r"['\u2019]([a-z]+)", re.IGNORECASE)
 

@@ -10,7 +10,6 @@ if TYPE_CHECKING:
 
 #: A MEMORY.md rule: it must reach the model in the SessionStart block.
 RULE = "- Name every migration after a bird (rule ZEBRA-42)."
-RULE_MARK = "ZEBRA-42"
 #: A note whose first line (what the block's note index shows) is generic, while its
 #: second line holds the fact: the fact reaches the model only through auto-search.
 NOTE = "# Staging database\nThe kestrel staging database listens on port 7431 behind the wombat proxy."
@@ -42,5 +41,6 @@ def edit_on_disk(sb: Sandbox) -> None:
 
 
 def blocks_in(request: Request) -> int:
-    """How many memory blocks (with the rule) the model has in this request."""
-    return request.text.count(RULE_MARK)
+    """How many memory blocks (with the rule) the model has in this request: its
+    MEMORY.md section, not an auto-search hit on MEMORY.md that shows the rule too."""
+    return request.text.count(f"## MEMORY.md\n{RULE}")

@@ -19,6 +19,7 @@ from tests.e2e.memory_fixture import (
     ASK,
     BLOCK_OPEN,
     CHANGE_NOTICE,
+    EDIT,
     FACT,
     RESUME,
     RULE,
@@ -208,6 +209,7 @@ def test_interactive_change_notice_after_an_edit_on_disk(
     after = interactive.sb.turn(AFTER_EDIT).text
     assert CHANGE_NOTICE not in before
     assert CHANGE_NOTICE in after
+    assert EDIT in after, "the edited line did not come with the prompt it answers"
 
 
 def test_interactive_compact_flushes_the_prompts(interactive: Interactive) -> None:

@@ -103,6 +103,8 @@ def test_the_words_search_reads_as_no_subject_are_no_prompt_terms() -> None:
         "Please show me what we still need for the flaky deploy test, maybe the cache?"
     )
     assert significant_terms(prompt) == ["flaky", "deploy", "test", "cache"]
+    # "Remind me …" asks for memory: as a term, every note would need the word.
+    assert significant_terms("Remind me when our deploys go out.") == ["deploys"]
     assert significant_terms("Why didn't Kenji's deploy work?") == [
         "kenji",
         "deploy",
