@@ -19,12 +19,11 @@ chat files); neither is documented, so every accessor checks types and skips the
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.adapters import strip_hook_context
+from memhooks.memory.files import read_regular
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -231,14 +230,12 @@ def gemini_replay(path: Path, *, max_bytes: int = 64 * 1024 * 1024) -> list[str]
     BeforeAgent reply) is replayed with it. Not a regular file, or over `max_bytes`: []."""
     records: dict[str, dict[object, object]] = {}
     try:
-        with path.open("rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
-                return []
-            lines = f.read().splitlines()
-    except OSError:
+        read = read_regular(path, max_bytes)
+    except OSError:  # gone, or no regular file (a FIFO is not waited for)
         return []
-    for line in lines:
+    if read.size > max_bytes:
+        return []
+    for line in read.data.splitlines():
         try:
             obj = json.loads(line)
         except ValueError:
