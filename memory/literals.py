@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.memory.index import fold, holding, lines_holding
 from memhooks.memory.lines import count_lines
+from memhooks.memory.punctuated import filed_name
 from memhooks.memory.terms import keys
 from memhooks.memory.typed import Term, is_literal
 
@@ -145,8 +146,7 @@ class Literals:
             for i in sorted(by_id):
                 if by_id[i][0]:
                     post.extend((i, *by_id[i]))
-                # The name as the index files it: without its extension.
-                if lit in fold(index.rel(i).rsplit("/", 1)[-1].removesuffix(".md")):
+                if lit in filed_name(index.rel(i)):
                     named.add(i)
             self._found[lit] = (post, named)
 

@@ -16,7 +16,7 @@ from collections import Counter, defaultdict, deque
 from typing import TYPE_CHECKING
 
 from memhooks.memory.index import ROWS_AT_ONCE, count_keys, fold, keys_of_fields
-from memhooks.memory.punctuated import punctuated
+from memhooks.memory.punctuated import filed_name, punctuated
 from memhooks.memory.terms import Token, line_tokens, token_key
 
 if TYPE_CHECKING:
@@ -52,8 +52,7 @@ class Postings:
         deque(map(array.extend, lists, triples), maxlen=0)
         for k in keys_of_fields(doc):
             self._fields.setdefault(k, array("I")).append(i)
-        name = fold(doc.filename.removesuffix(".md"))
-        held = punctuated(fold(doc.text), name)
+        held = punctuated(fold(doc.text), filed_name(doc.rel))
         marked = map(self._marked.__getitem__, map(_first, held))
         where = ((i, line, tf) for (_, line), tf in held.items())
         deque(map(array.extend, marked, where), maxlen=0)

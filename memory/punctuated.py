@@ -22,13 +22,9 @@ import re
 from collections import Counter
 from itertools import compress, count, repeat
 from operator import and_, not_
-from typing import TYPE_CHECKING
 
-from memhooks.memory.index import parts
+from memhooks.memory.index import fold, parts
 from memhooks.memory.typed import AROUND, STOPS
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 #: An ASCII character that is no letter, digit, whitespace or control character.
 _HAS = re.compile("[!-/:-@\\[-`{-~]")
@@ -47,6 +43,22 @@ def punctuated(text: str, name: str = "") -> Counter[tuple[str, int]]:
     ``punctuated("cp .env.example\\n(see .env). .env") == Counter({(".env", 1): 2,
     (".env.example", 0): 1})``
     """
+    out = _by_line(text)
+    held = {s for s, _ in out}
+    for s, _ in _by_line(name):
+        if s not in held:
+            out[s, 0] = 0
+    return out
+
+
+def filed_name(rel: str) -> str:
+    """The name of the document at `rel` as `punctuated` is given it: its file name
+    without ``.md``, casefolded."""
+    return fold(rel.rsplit("/", 1)[-1].removesuffix(".md"))
+
+
+def _by_line(text: str) -> Counter[tuple[str, int]]:
+    # (string, line) -> how often the line holds it.
     out: Counter[tuple[str, int]] = Counter()
     first = 0
     for part in parts(text):
@@ -61,17 +73,7 @@ def punctuated(text: str, name: str = "") -> Counter[tuple[str, int]]:
         kept = map(and_, map(bool, bare), map(not_, map(str.isalnum, bare)))
         out.update(compress(zip(bare, compress(lines, odd), strict=True), kept))
         first += len(rows)
-    held = {s for s, _ in out}
-    for s in _strings(name):
-        if s not in held:
-            out[s, 0] = 0
     return out
-
-
-def _strings(part: str) -> Iterator[str]:
-    others = itertools.filterfalse(str.isalnum, part.split())
-    bare = map(str.rstrip, map(str.lstrip, others, _AROUND), _ENDS_)
-    return itertools.filterfalse(str.isalnum, filter(None, bare))
 
 
 def findable(literal: str) -> bool:
