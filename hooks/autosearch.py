@@ -17,12 +17,13 @@ from memhooks.memory.terms import scripts
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from memhooks.memory.results import Hit
 
 MAX_TERMS = 12
-#: A prompt longer than this is mostly a paste: its terms are read from its start only.
+#: A prompt longer than this is mostly a paste: its terms are read from its first and
+#: last `SCAN_MAX // 2` characters only.
 SCAN_MAX = 64 * 1024
 _WORD = re.compile(r"[\w][\w.\-/:]*[\w]|\w", re.UNICODE)
 # Words that carry no topic (one list, memory.question's): a prompt made only of these
@@ -45,9 +46,42 @@ SHOWN = re.compile(
 
 
 def significant_terms(prompt: str) -> list[str]:
-    """Terms worth searching for: no stopwords, no 1-2 letter words (CJK runs are kept)."""
-    seen: dict[str, None] = {}
-    for m in _WORD.finditer(prompt, 0, SCAN_MAX):
+    """Terms worth searching for: no stopwords, no 1-2 letter words (CJK runs are kept).
+
+    At most `MAX_TERMS`: when a prompt holds more, those it starts with and those it ends
+    with, half each. A question comes before or after what it pastes, and an error
+    names itself at one end of its trace (last in Python's, first in Java's or Go's);
+    the middle is frames and noise.
+    """
+    first: dict[str, None] = {}
+    for word in _terms(prompt[: SCAN_MAX // 2]):
+        first.setdefault(word, None)
+        if len(first) > MAX_TERMS:
+            break
+    else:
+        if len(prompt) <= SCAN_MAX // 2:
+            return list(first)
+    chosen = list(first)[: MAX_TERMS // 2]
+    want = MAX_TERMS - len(chosen)
+    for size in _TAILS:  # the end read back a little at a time: a paste can be long
+        tail = prompt[-size:]
+        if size < len(prompt):  # from a word's start
+            tail = tail[next((i for i, c in enumerate(tail) if c.isspace()), 0) :]
+        last = [
+            w for w in dict.fromkeys(reversed(list(_terms(tail)))) if w not in chosen
+        ]
+        if len(last) >= want or size >= min(len(prompt), SCAN_MAX // 2):
+            break
+    return [*chosen, *reversed(last[:want])]
+
+
+#: How much of a long prompt's end is read for its last terms, at each try.
+_TAILS = (1024, 8 * 1024, SCAN_MAX // 2)
+
+
+def _terms(prompt: str) -> Iterator[str]:
+    # The prompt's significant words, casefolded, in order, with repeats.
+    for m in _WORD.finditer(prompt):
         word = m.group(0).strip(".-/:").casefold()
         if not word or word in _STOP or word.isdigit() and len(word) < 3:
             continue
@@ -57,10 +91,7 @@ def significant_terms(prompt: str) -> list[str]:
         # One or two CJK characters carry a subject (the index's own CJK set).
         if len(word) < 3 and "cjk" not in scripts(word):
             continue
-        seen.setdefault(word, None)
-        if len(seen) == MAX_TERMS:
-            break
-    return list(seen)
+        yield word
 
 
 def render_hits(

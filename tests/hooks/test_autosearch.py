@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.autosearch import judge_log, significant_terms
+from memhooks.hooks.autosearch import SCAN_MAX, judge_log, significant_terms
 from memhooks.hooks.records import entry_ids
 from memhooks.memory import Store, slug_for
 from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
@@ -130,3 +130,47 @@ def test_a_word_of_one_or_two_cjk_characters_is_a_term_one_of_two_letters_is_not
         "ヶ",
         "ｶﾅ",  # half-width katakana: the index files it as CJK too
     ]
+
+
+TRACE = """Traceback (most recent call last):
+  File "/srv/app/worker/main.py", line 88, in run_forever
+    handle(job)
+  File "/srv/app/worker/jobs.py", line 41, in handle
+    payload = decode(job.body)
+  File "/srv/app/worker/codec.py", line 17, in decode
+    return msgpack.unpackb(raw, strict_map_key=False)
+  File "msgpack/_unpacker.pyx", line 201, in msgpack._cmsgpack.unpackb
+msgpack.exceptions.ExtraData: unpack(b) received extra data.
+"""
+
+
+def test_a_pasted_trace_is_searched_by_both_its_ends(
+    memory_root: Path, project: Path
+) -> None:
+    # Python names the error on a trace's last line, Java and Go on its first; a
+    # question comes before or after the paste. The middle is frames.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note(
+        "extradata", "# ExtraData\nThe queue double-encodes: unpackb fails."
+    )
+    note = f"projects/{store.slug}/notes/extradata.md"
+    assert _ask(project, f"The worker died again:\n{TRACE}") == [note]
+    store.write_note("nightly", "# Nightly\nThe nightly export hangs on a full disk.")
+    java = "Exception in thread nightly-export: java.io.IOException: disk full\n"
+    frames = "".join(
+        f"\tat com.acme.export.Step{i}.run(Step{i}.java:{i})\n" for i in range(40)
+    )
+    assert _ask(project, java + frames, "s2") == [
+        f"projects/{store.slug}/notes/nightly.md"
+    ]
+
+
+def test_a_long_prompt_gives_its_first_and_last_terms() -> None:
+    words = [f"word{i:02d}" for i in range(40)]
+    assert significant_terms(" ".join(words)) == [*words[:6], *words[-6:]]
+    # A word repeated at the end is one of the last, where it last occurs.
+    again = " ".join([*words, "word20", "word03"])
+    assert significant_terms(again) == [*words[:6], *words[35:], "word20"]
+    # Past `SCAN_MAX` only the two ends are read.
+    long = " ".join([*words[:20], "x" * SCAN_MAX, *words[20:]])
+    assert significant_terms(long) == [*words[:6], *words[-6:]]
