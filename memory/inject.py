@@ -250,22 +250,52 @@ def _fill(wants: list[int], weights: list[int], room: int) -> list[int]:
 
 def _cut_tail(text: str, max_bytes: int, marker: str) -> str:
     """A log cut to its newest lines: heading, marker, then the tail from a line start,
-    or from a word's start after ``…`` when no line starts near the cut."""
+    or from a word's start after ``…`` when no line starts near the cut; a tail that
+    begins within an entry is headed by that entry's ``###`` line (its time and title)."""
     heading, _, body = text.partition("\n")
     room = max_bytes - nbytes(heading) - nbytes(marker) - nbytes(_PART) - 2
+    tail, start = _tail(body, room)
+    entry = _entry_heading(body, start, tail)
+    if entry and nbytes(entry) + 1 <= room // 2:
+        tail, start = _tail(body, room - nbytes(entry) - 1)
+        # Cut later now, it may lie in a later entry, whose heading is no longer.
+        later = _entry_heading(body, start, tail)
+        if later and nbytes(later) <= nbytes(entry):
+            tail = f"{later}\n{tail}"
+    return f"{heading}\n{marker}\n{tail}" if tail else cut(text, max_bytes, marker)
+
+
+def _tail(body: str, room: int) -> tuple[str, int]:
+    # The last `room` bytes of `body` from a line's or a word's start (then after
+    # ``…``), or from an entry's heading where one is near; and where in `body` it starts.
     raw = body.encode("utf-8", "surrogatepass")
     tail = raw[len(raw) - max(room, 0) :].decode("utf-8", "ignore") if room > 0 else ""
-    newline, start = tail.find("\n"), len(body) - len(tail)
+    start, mark = len(body) - len(tail), ""
+    newline = tail.find("\n")
     if 0 <= newline < len(tail) // 4:
-        tail = tail[newline + 1 :]
+        tail, start = tail[newline + 1 :], start + newline + 1
     elif tail and start > 0 and body[start - 1] != "\n":
         # Mid-line: from the next word on, marked as the end of a longer line.
         space = tail.find(" ")
-        tail = _PART + (tail[space + 1 :] if 0 <= space < len(tail) // 4 else tail)
+        if 0 <= space < len(tail) // 4:
+            tail, start = tail[space + 1 :], start + space + 1
+        mark = _PART
     entry = tail.find("\n### ")  # start at an entry's heading where one is near
     if 0 <= entry < len(tail) // 2:
-        tail = tail[entry + 1 :]
-    return f"{heading}\n{marker}\n{tail}" if tail else cut(text, max_bytes, marker)
+        return tail[entry + 1 :], start + entry + 1
+    return mark + tail, start
+
+
+def _entry_heading(body: str, start: int, tail: str) -> str:
+    # The `###` line of the entry `body[start:]` begins within; "" at a heading or
+    # before the first one.
+    if not tail or tail.startswith("### "):
+        return ""
+    at = body.rfind("\n### ", 0, start) + 1
+    if not at and not body.startswith("### "):
+        return ""
+    end = body.find("\n", at)
+    return body[at : end if end >= 0 else len(body)]
 
 
 def build(

@@ -146,10 +146,12 @@ def test_a_log_cut_within_a_line_shows_whole_words_after_a_mark(
     store = Store(memory_root, SLUG)
     words = " ".join(f"word{i}" for i in range(60))
     for i in range(3):
-        _day(store, "2026-03-03", "work", f"{words} end{i}.")
+        _day(store, "2026-03-03", f"work {i}", f"{words} end{i}.")
     block = build_block(store.corpus(), "2026-03-03", 512)
     tail = block.split("…[section truncated: Daily log 2026-03-03 (today)]\n")[1]
-    shown = tail.split("\n", 1)[0]
+    # Headed by its entry's line: when it was written, and what (before: nothing said).
+    entry, shown = tail.split("\n")[:2]
+    assert entry.startswith("### ") and entry.endswith(" — work 2"), entry
     assert shown.startswith("…word") and shown.endswith("end2.")
     assert shown[1:].split(" ")[0] in words.split()  # a whole word, not its end
     assert len(block.encode()) <= 512
