@@ -4,7 +4,8 @@ An optional extra (the ``[mcp]`` extra: ``pipx install '.[mcp]'`` from a clone) 
 imported only here and only when the command runs. Every tool calls the function the
 CLI command calls (`hooks.commands`, `hooks.corrections`), so a tool and its command
 never disagree. A bad target or a refused name comes back as a tool result with
-``isError: true`` and the same one-line message the CLI prints.
+``isError: true`` and the same one-line message the CLI prints; arguments that do not
+fit a tool's schema, as one line naming each field and what it should be.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from memhooks.hooks import corrections
 from memhooks.hooks.commands import (
@@ -167,7 +168,20 @@ def build_server(store: Store) -> Any:
         MissingExtraError: the `mcp` package is not installed.
     """
     server_cls, tool_error, annotations = _load_server()
-    server = server_cls(NAME, instructions=USAGE_MCP, log_level="WARNING")
+
+    class Server(server_cls):  # type: ignore[misc,valid-type]
+        async def call_tool(self, name: str, *args: Any, **kwargs: Any) -> Any:
+            # Arguments that do not fit the schema fail in the SDK, before our code,
+            # as pydantic's report: several lines and a link. One line instead.
+            try:
+                return await super().call_tool(name, *args, **kwargs)
+            except tool_error as e:
+                if not isinstance(e.__cause__, ValidationError):
+                    raise
+                bad = _bad_arguments(e.__cause__)
+                raise tool_error(f"Error executing tool {name}: {bad}") from None
+
+    server = Server(NAME, instructions=USAGE_MCP, log_level="WARNING")
 
     def tool(fn: Callable[..., str], *, read_only: bool) -> None:
         # wraps() keeps fn's signature, which the SDK turns into the JSON schema.
@@ -233,6 +247,15 @@ def build_server(store: Store) -> Any:
     tool(_reading(store, memory_edit), read_only=False)
     tool(_reading(store, memory_forget), read_only=False)
     return server
+
+
+def _bad_arguments(error: ValidationError) -> str:
+    """Each argument a call got wrong, with what it should be, on one line."""
+    said = []
+    for e in error.errors(include_url=False):
+        field = ".".join(str(part) for part in e["loc"]) or "arguments"
+        said.append(f"{field}: {' '.join(str(e['msg']).split())}")
+    return "bad arguments: " + "; ".join(said)
 
 
 def _reading(store: Store, fn: Callable[..., str]) -> Callable[..., str]:

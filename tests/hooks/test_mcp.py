@@ -171,3 +171,34 @@ def test_without_the_extra_one_line_and_exit_1(memory_root: Path) -> None:
     assert "pip install 'memhooks" not in MISSING_EXTRA
     assert "`pipx inject memhooks mcp`" in MISSING_EXTRA
     assert proc.stdout == ""
+
+
+async def test_bad_arguments_are_one_line_naming_each_field(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # A model's call that does not match the schema (as Claude Code passed them through):
+    # one line it can act on, naming each field, and nothing written.
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memhooks.hooks", "mcp", "--root", str(memory_root)]
+        + ["--slug", SLUG],
+        cwd=str(tmp_path),
+    )
+    with anyio.fail_after(30), (tmp_path / "err.log").open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            mcp.ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = wire(
+                await session.call_tool("memory_write", {"to": "notes", "mode": 3})
+            )
+    assert result["isError"] is True
+    (content,) = result["content"]
+    text = content["text"]
+    assert "\n" not in text.strip(), text
+    assert text.startswith("Error executing tool memory_write: ")
+    assert "to: Input should be 'memory', 'scratchpad', 'daily' or 'note'" in text
+    assert "text: Field required" in text and "mode: " in text
+    assert "pydantic" not in text
+    assert not [p async for p in anyio.Path(memory_root).rglob("*.md")]
