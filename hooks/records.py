@@ -55,9 +55,12 @@ _PLAIN_SUMMARY = re.compile(r"^\s*Summary:\s*$", re.MULTILINE)
 _PREAMBLE = re.compile(
     r"^This session is being continued from a previous conversation.*?\n", re.DOTALL
 )
-# ...and its closing lines, addressed to the model, not part of the summary.
+# ...and its closing lines, addressed to the model, not part of the summary (2.1.332
+# adds "Continue the conversation…" and "The messages after this summary…" lines).
 _TRAILER = re.compile(
     r"\n\s*(?:Please continue the conversation from where"
+    r"|Continue the conversation from where it left off"
+    r"|The messages after this summary are the most recent messages"
     r"|If you need specific details from before compaction)[^\n]*(?=\n|\Z)"
 )
 _KEY_CHARS = 150

@@ -52,6 +52,22 @@ SUMMARY = "1. Primary request: move auth to the gateway.\n2. Files: gateway.py"
             SUMMARY,
             id="transcript-copy",
         ),
+        pytest.param(
+            # Claude Code 2.1.332's copy (seen at SessionEnd after a `/compact`).
+            "This session is being continued from a previous conversation that ran "
+            "out of context. The summary below covers the earlier portion of the "
+            "conversation.\n\n<system-reminder>\n<tools-used-before-summary>Bash, "
+            "Write</tools-used-before-summary>\n</system-reminder>\nSummary:\n"
+            f"{SUMMARY}\n\nIf you need specific details from before compaction (like "
+            "exact code snippets), read the full transcript at: /home/u/.claude/x.jsonl"
+            "\nContinue the conversation from where it left off without asking the "
+            "user any further questions. Resume directly — do not acknowledge the "
+            "summary. Pick up the last task as if the break never happened.\n\nThe "
+            "messages after this summary are the most recent messages from before "
+            "compaction, kept verbatim. The summary was written without seeing them.",
+            SUMMARY,
+            id="transcript-copy-2.1.332",
+        ),
     ],
 )
 def test_summary_part_drops_the_analysis(raw: str, expected: str) -> None:
