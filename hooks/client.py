@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 from memhooks.hooks.wire import (
     BEGAN_ENV,
     HANDED_OVER_ENV,
+    failure,
     parse_object,
     parse_reply,
     private_dir_ok,
@@ -115,7 +116,12 @@ def forward(argv: list[str], payload: bytes) -> str | None:
             return ""
     finally:
         s.close()
-    return parse_reply(b"".join(chunks))
+    raw = b"".join(chunks)
+    if (why := failure(raw)) is not None:
+        # As the hook would have said it had it done the event itself (`hookcmd`).
+        sys.stderr.write(f"memhooks hook: {why}; no context\n")
+        return ""
+    return parse_reply(raw)
 
 
 def read_event(fd: int = 0) -> bytes | None:

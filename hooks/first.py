@@ -28,6 +28,7 @@ from memhooks.hooks.wire import (
     MAX_REQUEST,
     READ_WITHIN,
     ends_session,
+    failed,
     parse_request,
     reply,
 )
@@ -100,9 +101,9 @@ def _serve(
                 conn.sendall(reply(""))
             conn.close()
         changes()
-        text, kind = _answer(payload, dialect, sessions)
+        answer, kind = _answer(payload, dialect, sessions)
         if not ended:
-            conn.sendall(reply(text))
+            conn.sendall(answer)
     except OSError as e:
         logger.info("a client hung up before its reply: %s", e)
         return "session-end" if ended else "answered"
@@ -111,17 +112,18 @@ def _serve(
 
 def _answer(
     payload: bytes, harness: Harness | None, sessions: Sessions
-) -> tuple[str, str]:
-    # The reply text ("" when the event failed: fail open) and the event's kind.
+) -> tuple[bytes, str]:
+    # The reply (when the event failed: no text, and why, for the hook's stderr: fail
+    # open) and the event's kind.
     try:
         event = decode(payload, harness)
         if event is None:
-            return "", "ignored"
+            return reply(""), "ignored"
         done = sessions.with_rereads(handle_now(event, sessions))
-        return render(event, done) or "", event.kind
+        return reply(render(event, done) or ""), event.kind
     except Exception as e:  # noqa: BLE001 - fail open: the event loop serves the next one
         logger.warning("event failed: %s: %s", type(e).__name__, e)
-        return "", "failed"
+        return failed(f"{type(e).__name__}: {e}"), "failed"
 
 
 def _read_all(conn: socket.socket) -> bytes:

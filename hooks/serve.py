@@ -43,6 +43,7 @@ from memhooks.hooks.wire import (
     parse_request,
     release,
     reply,
+    respond,
 )
 from memhooks.memory.files import pid_alive
 from memhooks.memory.lazylog import getLogger
@@ -74,7 +75,7 @@ class Answer(NamedTuple):
 
     text: str | None
     ended: bool = False
-    ok: bool = True
+    error: str | None = None  #: why it failed (None: it did not)
 
 
 async def answer(
@@ -95,13 +96,12 @@ async def answer(
         reply = await handle(event, sessions)
     except TimeoutError:
         logger.warning("event deadline exceeded; answered with no context")
-        return Answer(
-            render_error(request_id_of(line, event), "deadline exceeded"), ok=False
-        )
+        error = "deadline exceeded"
+        return Answer(render_error(request_id_of(line, event), error), error=error)
     except Exception as e:  # noqa: BLE001 - fail open: one bad event must not end the session
         logger.warning("event failed: %s: %s", type(e).__name__, e)
         error = f"{type(e).__name__}: {e}"
-        return Answer(render_error(request_id_of(line, event), error), ok=False)
+        return Answer(render_error(request_id_of(line, event), error), error=error)
     reply = sessions.with_rereads(reply)
     return Answer(render(event, reply), event.kind == "session-end")
 
@@ -341,11 +341,10 @@ async def serve_socket(
                     await process.answer(payload, dialect)
                     return
                 # A request read is answered even as the process leaves (a clear just
-                # after a session end); a failed one with nothing to print: fail open.
+                # after a session end); a failed one with why, for the hook's stderr.
                 with anyio.move_on_after(READ_WITHIN + LONGEST_DEADLINE, shield=True):
-                    result = await process.answer(payload, dialect)
-                    text = result.text if result.ok else None
-                    await stream.send(reply(text or ""))
+                    got = await process.answer(payload, dialect)
+                    await stream.send(respond(got.text, got.error))
         except _GONE as e:
             logger.info("a client hung up before its reply: %s", e)
         except Exception:

@@ -89,6 +89,10 @@ BEGAN_ENV = "MEMHOOKS_HOOK_BEGAN"
 MAX_REQUEST = 16 * 1024 * 1024
 READ_WITHIN = 10.0
 OK = b"0"
+#: A reply to an event the session process failed: the reason follows, for the hook's stderr.
+FAILED = b"1"
+#: The most of that reason a hook prints (its line stays within `hookcmd.MAX_LINE`).
+FAILURE_MAX = 400
 
 
 def reply_deadline(event_name: object) -> float:
@@ -178,6 +182,26 @@ def parse_request(raw: bytes) -> tuple[str | None, bytes]:
 def reply(text: str) -> bytes:
     """The bytes a session process answers with."""
     return OK + text.encode("utf-8", "surrogatepass")
+
+
+def failed(reason: str) -> bytes:
+    """The bytes a session process answers with for an event it failed: why, one line."""
+    line = " ".join(reason.split())
+    if len(line) > FAILURE_MAX:
+        line = line[: FAILURE_MAX - 1] + "…"
+    return FAILED + line.encode("utf-8", "surrogatepass")
+
+
+def respond(text: str | None, error: str | None) -> bytes:
+    """A session process's answer to an event: its text, or why it failed."""
+    return reply(text or "") if error is None else failed(error)
+
+
+def failure(raw: bytes) -> str | None:
+    """Why the session process failed the event, from its reply; None if it did not."""
+    if not raw.startswith(FAILED):
+        return None
+    return raw[len(FAILED) :].decode("utf-8", "replace")
 
 
 def parse_reply(raw: bytes) -> str:

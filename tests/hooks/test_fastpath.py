@@ -762,3 +762,43 @@ def test_a_clear_just_after_a_session_end_gets_the_block(
     for i in range(_CLEARS):
         _hook(_payload("SessionEnd", project, f"clear-{i}", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
+@pytest.mark.parametrize("settled", [False, True], ids=["first-answers", "served"])
+def test_an_event_the_session_process_fails_says_so_on_the_hooks_stderr(
+    memory_root: Path, project: Path, tmp_path: Path, settled: bool
+) -> None:
+    # The memory root's disk filled up mid-session (here: the daily folder is a file):
+    # the compaction's records cannot be written. Done in-process the hook said so on
+    # stderr; forwarded to the session process it said nothing at all, whether that
+    # process was still answering its first events or serving in full.
+    _hook(_payload("SessionStart", project, "fail-1", source="startup"), FAST)
+    assert _wait(lambda: os.path.exists(socket_path(str(memory_root), "fail-1")))
+    daily = memory_root / "projects" / slug_for(str(project)) / "daily"
+    daily.parent.mkdir(parents=True, exist_ok=True)
+    daily.write_text("not a folder\n")
+    transcript = tmp_path / "t.jsonl"
+    _prompted(transcript, "We moved the stripe webhook to the gateway.")
+    if settled:
+        prompt = _payload("UserPromptSubmit", project, "fail-1", prompt="stripe vault")
+        assert "kv/shop/stripe" in _hook(prompt, FAST).stdout
+        time.sleep(1.5)  # past its first answers (`serve.WARM_AFTER`)
+    reply = _hook(
+        _payload(
+            "PostCompact",
+            project,
+            "fail-1",
+            trigger="manual",
+            transcript_path=str(transcript),
+            compact_summary="<summary>The webhook moved to the gateway.</summary>",
+        ),
+        FAST,
+    )
+    assert len(_servers(memory_root)) == 1  # it was the session process that failed
+    assert reply.returncode == 0 and reply.stdout == ""
+    (line,) = reply.stderr.splitlines()
+    assert line.startswith("memhooks hook: NotAFileError: cannot read ")
+    assert line.endswith(": Not a directory; no context")
+    daily.unlink()
+    _hook(_payload("SessionEnd", project, "fail-1", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root))
