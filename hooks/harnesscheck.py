@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from memhooks.hooks import install
-from memhooks.hooks.mcp_config import registrations
+from memhooks.hooks.mcp_config import registrations, root_problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -363,13 +363,14 @@ def _gemini_environment(handlers: list[_Handler]) -> list[Finding]:
 def check_mcp(
     project: Path, home: Path, which: Callable[[str], str | None]
 ) -> list[Finding]:
-    """Registrations of `memhooks mcp`: the command each one runs must exist."""
+    """Registrations of `memhooks mcp`: each one's command exists, on the hooks' root."""
     found = []
     for reg in registrations(project, home):
         if not reg.ours:
             continue
         name = _HARNESS_NAMES.get(reg.harness, reg.harness)
         problem = _executable_problem(shlex.join(reg.argv), project, which)
+        problem = problem or root_problem(reg, os.environ)
         where = _short(reg.path, home)
         if problem:
             found.append(

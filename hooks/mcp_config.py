@@ -21,7 +21,7 @@ from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import project_dir as _project_dir
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
 logger = getLogger(__name__)
 
@@ -32,13 +32,21 @@ _OURS = re.compile(
 )
 
 
+#: What picks the memory root (`memory.home`). Codex gives an MCP server only a few
+#: variables of its environment (HOME, PATH, LANG…), and these only when its entry names
+#: them (`env_vars`, or `env`).
+ROOT_VARIABLES = ("MEMHOOKS_HOME", "XDG_DATA_HOME")
+
+
 class Registration(NamedTuple):
-    """One MCP server entry: the file, the harness, the server's name, its command line."""
+    """One MCP server entry: the file, the harness, the server's name, its command line,
+    and the variables it names for the server (`env` and Codex's `env_vars`)."""
 
     path: Path
     harness: str
     name: str
     argv: tuple[str, ...]
+    env: tuple[str, ...] = ()
 
     @property
     def ours(self) -> bool:
@@ -67,7 +75,21 @@ def _read(path: Path) -> object:
         return None
 
 
-def _entries(servers: object) -> Iterator[tuple[str, tuple[str, ...]]]:
+def root_problem(reg: Registration, environ: Mapping[str, str]) -> str | None:
+    """What keeps the server of a Codex entry off the hooks' memory root: a variable that
+    picks the root, set here, that the entry does not pass on; None when nothing does."""
+    # The first one set decides (`memory.home.root_dir`).
+    decides = next((v for v in ROOT_VARIABLES if environ.get(v)), None)
+    if reg.harness != "codex" or decides is None or decides in reg.env:
+        return None
+    return (
+        f"does not get {decides} (Codex passes an MCP server only the variables its "
+        "entry names): its tools use another memory root than the hooks; add "
+        f'env_vars = ["{decides}"] to [mcp_servers.{reg.name}]'
+    )
+
+
+def _entries(servers: object) -> Iterator[tuple[str, tuple[str, ...], tuple[str, ...]]]:
     if not isinstance(servers, dict):
         return
     for name, spec in servers.items():
@@ -79,7 +101,10 @@ def _entries(servers: object) -> Iterator[tuple[str, tuple[str, ...]]]:
             if isinstance(args, list)
             else ()
         )
-        yield str(name), (spec["command"], *extra)
+        env, names = spec.get("env"), spec.get("env_vars")
+        passed = [*(env if isinstance(env, dict) else ())]
+        passed += names if isinstance(names, list) else []
+        yield str(name), (spec["command"], *extra), tuple(map(str, passed))
 
 
 def _get(data: object, *keys: str) -> Any:
@@ -107,7 +132,9 @@ def registrations(
     found: list[Registration] = []
 
     def add(path: Path, who: str, servers: object) -> None:
-        found.extend(Registration(path, who, n, argv) for n, argv in _entries(servers))
+        found.extend(
+            Registration(path, who, n, argv, env) for n, argv, env in _entries(servers)
+        )
 
     if want in (None, "claude-code"):
         for path in (project / ".mcp.json", home / ".claude" / "settings.json"):
@@ -146,4 +173,11 @@ def usage_line(cwd: str | Path | None, harness: str | None = None) -> str:
     return USAGE_MCP if any(r.ours for r in regs) else USAGE
 
 
-__all__ = ["Registration", "is_ours", "registrations", "usage_line"]
+__all__ = [
+    "ROOT_VARIABLES",
+    "Registration",
+    "is_ours",
+    "registrations",
+    "root_problem",
+    "usage_line",
+]

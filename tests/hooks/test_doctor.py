@@ -376,6 +376,43 @@ def test_mcp_registration_with_a_missing_command(project: Path, home: Path) -> N
 
 
 @pytest.mark.parametrize(
+    ("entry", "fixed"),
+    [
+        pytest.param("", False, id="as-examples-had-it"),
+        pytest.param('env_vars = ["MEMHOOKS_HOME"]\n', True, id="env_vars"),
+        pytest.param('env = { MEMHOOKS_HOME = "/srv/mem" }\n', True, id="env"),
+    ],
+)
+def test_a_codex_mcp_server_that_does_not_get_memhooks_home(
+    project: Path,
+    home: Path,
+    entry: str,
+    fixed: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Codex gives an MCP server only a few variables (HOME, PATH…) of its environment:
+    # with MEMHOOKS_HOME set, the tools read and wrote another memory root than the
+    # hooks did ("memory root ~/.local/share/memhooks does not exist", seen with the
+    # real Codex CLI 0.171.0).
+    assert os.environ.get("MEMHOOKS_HOME")  # set by the memory_root fixture
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))  # MEMHOOKS_HOME decides
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'[mcp_servers.memhooks]\ncommand = "{sys.executable}"\n'
+        f'args = ["-m", "memhooks.hooks", "mcp"]\n{entry}'
+    )
+
+    found = run_checks(project / "root", project, home, config_text=None)
+
+    (said,) = [f for f in found if "MCP server 'memhooks'" in f.message]
+    assert said.level == ("ok" if fixed else "fix"), said
+    if not fixed:
+        assert "does not get MEMHOOKS_HOME" in said.message
+        assert 'env_vars = ["MEMHOOKS_HOME"]' in said.message
+
+
+@pytest.mark.parametrize(
     ("harness", "other"),
     [
         pytest.param("claude-code", "local", id="claude-code"),
