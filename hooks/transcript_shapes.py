@@ -39,6 +39,11 @@ _CODEX_TYPES = frozenset(
 _CODEX_SHELL = frozenset({"exec_command", "shell", "container.exec", "local_shell"})
 # apply_patch input names each file it touches on a line of its own.
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$", re.MULTILINE)
+# ...sent as a command (`apply_patch <<'EOF'` …), which Codex applies itself (a model
+# without its own apply_patch tool, e.g. on a custom provider).
+_PATCH_CALL = re.compile(
+    r"(?:^|\s)(?:apply_patch|applypatch)\b[^\n]*\n?\s*\*\*\* Begin Patch", re.MULTILINE
+)
 _GEMINI_SHELL = frozenset({"run_shell_command"})
 _GEMINI_EDITS = frozenset({"write_file", "replace", "edit"})
 # Gemini's own first user message: the workspace description, not a prompt.
@@ -131,7 +136,10 @@ def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent
             argv = args.get("command")
             if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
                 command = " ".join(argv)
-        if command and command.strip():
+        if command and _PATCH_CALL.search(command):
+            for path in _PATCH_FILE.findall(command):
+                yield "file", path.strip()
+        elif command and command.strip():
             yield "command", command.strip()
     elif kind == "local_shell_call":
         argv = payload.get("action")

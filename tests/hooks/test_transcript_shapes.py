@@ -93,6 +93,58 @@ def test_codex_rollout_commands() -> None:
             id="apply-patch",
         ),
         pytest.param(
+            # Codex CLI 0.171.0 applies a patch the model sent through exec_command
+            # (its rollout then says FileChange): a file edited, not a command whose
+            # text is the whole patch.
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": json.dumps(
+                        {
+                            "cmd": "apply_patch <<'EOF'\n*** Begin Patch\n"
+                            "*** Add File: services/orders/db.py\n+DSN='postgres://o'\n"
+                            "*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\nEOF\n"
+                        }
+                    ),
+                },
+            },
+            [("file", "services/orders/db.py"), ("file", "a.py")],
+            id="apply-patch-through-exec-command",
+        ),
+        pytest.param(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "shell",
+                    "arguments": json.dumps(
+                        {
+                            "command": [
+                                "apply_patch",
+                                "*** Begin Patch\n*** Update File: c.py\n@@\n*** End Patch\n",
+                            ]
+                        }
+                    ),
+                },
+            },
+            [("file", "c.py")],
+            id="apply-patch-through-shell-argv",
+        ),
+        pytest.param(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": json.dumps({"cmd": "grep -rn apply_patch src"}),
+                },
+            },
+            [("command", "grep -rn apply_patch src")],
+            id="a-command-that-mentions-apply-patch",
+        ),
+        pytest.param(
             {
                 "type": "response_item",
                 "payload": {
