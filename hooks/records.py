@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.hooks.transcript import TranscriptDigest, render_digest
+from memhooks.hooks.transcript import TRUNCATED, TranscriptDigest, render_digest
 from memhooks.memory.digests import blake2b
 from memhooks.memory.file_bytes import crlf
 
@@ -95,8 +95,36 @@ def entries(log: str) -> list[Entry]:
         out.append(Entry(log[: marks[0].start() if marks else len(log)], "", ""))
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(log)
-        out.append(Entry(log[m.start() : end], m[1], m[2].strip()))
+        text, title = log[m.start() : end], m[2].strip()
+        # What a person typed under a record (`echo … >>` lands under the last entry) is
+        # theirs: an entry of its own, with no heading, that condensing keeps.
+        cut = _record_end(text) if title in TITLES - {HARNESS_SUMMARY} else len(text)
+        out.append(Entry(text[:cut], m[1], title))
+        out.append(Entry(text[cut:], "", ""))
     return [e for e in out if e.text]
+
+
+#: The section titles of a record whose lines are quotes (the others list items).
+_QUOTED = frozenset({"Compaction summary", "Last assistant message"})
+
+
+def _record_end(text: str) -> int:
+    """Where the lines a record is written with (`render_digest`, `_condensed`) end in
+    `text`, an entry with such a title: at the first line of another shape."""
+    at = text.index("\n") + 1 if "\n" in text else len(text)
+    kind, blank = None, True  # the section the lines are in; a blank line just before
+    for line in text[at:].splitlines(keepends=True):
+        s = line.rstrip("\r\n")
+        if not s:
+            blank = True
+        elif blank and s[:2] == s[-2:] == "**" and s.strip("*") in _SECTIONS:
+            kind, blank = s.strip("*"), False
+        elif (kind is None and _COUNT.match(s)) or s == TRUNCATED:
+            blank = False
+        elif blank or kind is None or s[:2] != ("> " if kind in _QUOTED else "- "):
+            break
+        at += len(line)
+    return at
 
 
 def posing_as_record(title: str, body: str) -> str | None:

@@ -46,7 +46,7 @@ _BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
 TranscriptEvent = Literal[
     "prompt", "file", "command", "assistant", "summary", "read", "search"
 ]
-_TRUNCATED = "…[digest truncated]"
+TRUNCATED = "…[digest truncated]"
 _SKIP_CHUNK = 64 * 1024
 
 
@@ -377,9 +377,9 @@ def render_digest(
         body = _body(d, min(items, max_items), min(chars, max_chars))
     if len(body) <= max_total:
         return body
-    head = body[: max(max_total - len(_TRUNCATED) - 1, 0)]
+    head = body[: max(max_total - len(TRUNCATED) - 1, 0)]
     head = head[: head.rfind("\n")].rstrip() if "\n" in head else ""
-    return f"{head}\n{_TRUNCATED}" if head else _TRUNCATED
+    return f"{head}\n{TRUNCATED}" if head else TRUNCATED
 
 
 #: (items per list, characters per item) tried in turn for a body over its size.

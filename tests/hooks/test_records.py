@@ -228,3 +228,41 @@ def test_condensing_through_real_hooks_keeps_a_persons_adjacent_entries_byte_for
     after = log.read_bytes().decode()
     assert records.CONDENSED in after and len(after) < len(auto)
     assert after.startswith(person + "### 08:10 — " + records.CONDENSED)
+
+
+RECORD = (
+    "### 10:00 — session end\n**Prompts**\n- fix the build\n\n"
+    "**Commands**\n- `make test`\n\n**Last assistant message**\n> done\n"
+)
+LATER = RECORD.replace("10:00", "11:00").replace("fix the build", "deploy it")
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        pytest.param(
+            "Decided with Ana: drop Redis for the cache.\n", id="line-right-after"
+        ),
+        pytest.param("\nDecided with Ana: drop Redis.\n\n", id="paragraph"),
+        pytest.param("- decided with Ana: drop Redis\n", id="bullet-after-quote"),
+        pytest.param("\n**Decision**\n- drop Redis\n", id="a-section-of-ones-own"),
+    ],
+)
+def test_condensing_keeps_what_a_person_appended_under_a_record(typed: str) -> None:
+    # `echo ... >> today's log` (README: a line appended in place is found at once) lands
+    # under the last entry, a record: condensing dropped it with the record (seen with
+    # the real Claude Code, the log past CONDENSE_AT).
+    log = RECORD + typed + "\n" + LATER
+    out = records.condense(log)
+    assert "automatic records, condensed" in out
+    assert typed.strip() in out
+    assert "- fix the build" in out and "- deploy it" in out
+    again = records.condense(out + "\n" + LATER.replace("11:00", "12:00"))
+    assert typed.strip() in again
+
+
+def test_a_record_alone_is_one_entry() -> None:
+    assert [e.title for e in records.entries(RECORD + "\n" + LATER)] == [
+        "session end",
+        "session end",
+    ]
