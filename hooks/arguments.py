@@ -1,12 +1,14 @@
 """The argparse pieces `hooks.parser` builds its tree from: a parser whose errors are
-`UsageError`s, help that names each default, `--version` looked up when asked, a type
-for byte counts that config.toml bounds too, and search terms that begin with ``-``.
+`UsageError`s, help that names each default, `--version` looked up when asked, types
+for byte counts that config.toml bounds too and for seconds, and search terms that begin
+with ``-``.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import re
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -29,6 +31,19 @@ def at_least(least: int, unit: str = "bytes") -> Callable[[str], int]:
 
     parse.__name__ = "int"  # argparse names it: "invalid int value: 'abc'"
     return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a length of time, more than 0 and finite (`--idle-timeout -1`
+    or `0` made a session process exit before its first event, `inf` broke it)."""
+    if not (0 < (n := float(text)) < math.inf):
+        raise argparse.ArgumentTypeError(
+            f"{text} seconds: give a finite number above 0"
+        )
+    return n
+
+
+seconds.__name__ = "float"
 
 
 class Formatter(argparse.HelpFormatter):

@@ -14,6 +14,7 @@ from memhooks.hooks.arguments import (
     Version,
     at_least,
     dashed_terms,
+    seconds,
     unknown_options,
 )
 from memhooks.hooks.constants import HARNESSES, PROG
@@ -204,7 +205,7 @@ def _hook_commands(sub: Any) -> None:
     se.add_argument("--root", metavar="DIR", help=_ROOT_HELP)
     se.add_argument(
         "--idle-timeout",
-        type=float,
+        type=seconds,
         default=6 * 3600,
         metavar="SECONDS",
         help="exit after this long without an event",
@@ -215,7 +216,10 @@ def _hook_commands(sub: Any) -> None:
         help="serve hook commands on this Unix socket, not stdin",
     )
     se.add_argument(
-        "--parent-pid", type=int, metavar="PID", help="exit when this process is gone"
+        "--parent-pid",
+        type=at_least(1, "is no process id"),
+        metavar="PID",
+        help="exit when this process is gone",
     )
     se.add_argument(
         "--session-id", help="with --listen: exit once this session's state is gone"

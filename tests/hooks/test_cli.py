@@ -277,3 +277,27 @@ def test_read_of_a_huge_note_reads_only_its_head(memory_root: Path) -> None:
         f"…[read truncated: file is {2 << 30} bytes, shown within 65536 with this line]\n"
     )
     assert path.stat().st_size == 2 << 30  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        pytest.param("--idle-timeout", "-1", id="idle-negative"),
+        pytest.param("--idle-timeout", "0", id="idle-zero"),
+        pytest.param("--idle-timeout", "nan", id="idle-nan"),
+        pytest.param("--idle-timeout", "inf", id="idle-inf"),
+        pytest.param("--parent-pid", "0", id="pid-zero"),
+        pytest.param("--parent-pid", "-1", id="pid-negative"),
+    ],
+)
+def test_session_refuses_a_time_or_pid_that_cannot_be(
+    memory_root: Path, flag: str, value: str
+) -> None:
+    # Before: `session --idle-timeout -1` exited 0 at once, its event unanswered and the
+    # session end unrecorded; `--parent-pid -1` asked every process whether it lived.
+    event = '{"session_id": "s1", "hook_event_name": "SessionEnd"}\n'
+    proc = run_cli("session", "--root", str(memory_root), flag, value, input=event)
+    assert proc.returncode == 1
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"memhooks: error: argument {flag}: {value} ")
+    assert proc.stdout == "" and not memory_root.exists()
