@@ -59,9 +59,10 @@ def _budget(event: Event, configured: int) -> int:
 
 def _block(event: Event, state: SessionState, view: View) -> str:
     budget = _budget(event, view.config.inject.budget)
-    docs, newest = view.block_corpus(budget)
+    day = today()
+    docs, newest = view.block_corpus(budget, day)
     block, shares = render_shares(
-        sections(docs, today()), budget, usage_line(event.cwd, event.harness)
+        sections(docs, day), budget, usage_line(event.cwd, event.harness)
     )
     state.noticed_at = newest
     state.own = {}
@@ -80,7 +81,7 @@ def _block(event: Event, state: SessionState, view: View) -> str:
             for e in entries(d.text)
             if len(e.text) < len(block) and neutralise(e.text.strip()) in block
         ]
-        for d in newest_dailies(docs, 2)
+        for d in newest_dailies(docs, 2, day)
     }
     if block:
         activity.note(

@@ -18,6 +18,7 @@ from memhooks.memory import (
     default_root,
     parse_config,
 )
+from memhooks.memory.corpus import log_order
 from memhooks.memory.index_file import has_index
 from memhooks.memory.inject import index_line
 from memhooks.memory.lazylog import getLogger
@@ -200,14 +201,13 @@ class View:
             self._docs = None
         return self
 
-    def block_corpus(self, budget: int) -> tuple[dict[str, Doc], int]:
+    def block_corpus(self, budget: int, today: str) -> tuple[dict[str, Doc], int]:
         """What the block is built from, and the newest modification time in scope.
 
-        A view holding every text already (a session searching by meaning, or with the
-        baseline ranking) builds it from them. Any other reads only what a block of
-        `budget` bytes can show: MEMORY.md, the scratchpad, the two newest logs, and notes
-        in name order until their index lines fill it (reading every note cost a
-        SessionStart hook ~0.8 s at ten thousand notes); the rest is stat'ed, not read.
+        A view holding every text (searching by meaning, or the baseline ranking) builds
+        it from them. Any other reads what `budget` bytes can show: MEMORY.md, the
+        scratchpad, the two newest logs (by `log_order`), notes in name order until their
+        index lines fill it (reading all cost SessionStart ~0.8 s at 10,000 notes).
         """
         held = self.corpus() if self.indexed else self._docs
         if isinstance(held, dict):  # every text in memory already
@@ -224,7 +224,7 @@ class View:
         docs: dict[str, Doc] = {}
         logs = 0
         # The newest logs first; one emptied or wholly forgotten does not count.
-        for f in reversed(by_key):
+        for f in sorted(found, key=lambda f: log_order(f.key, today)):
             if f.kind == "daily" and logs < 2 and (d := self.store.read_listed(f.rel)):
                 docs[f.rel] = d
                 logs += bool(d.text.strip())

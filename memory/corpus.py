@@ -147,9 +147,23 @@ def make_doc(
     return Doc(loc.rel, loc.kind, loc.key, text, size, mtime_ns, skipped)
 
 
-def newest_dailies(docs: dict[str, Doc] | list[Doc], count: int) -> list[Doc]:
-    """The `count` newest daily logs that hold any non-blank text, newest first."""
+def newest_dailies(
+    docs: dict[str, Doc] | list[Doc], count: int, today: str | None = None
+) -> list[Doc]:
+    """The `count` newest daily logs that hold any non-blank text, in `log_order`."""
     items = docs.values() if isinstance(docs, dict) else docs
     dailies = [d for d in items if d.kind == "daily" and d.text.strip()]
-    dailies.sort(key=lambda d: d.key, reverse=True)
+    dailies.sort(key=lambda d: log_order(d.key, today))
     return dailies[:count]
+
+
+def log_order(key: str, today: str | None) -> tuple[bool, int]:
+    """Sort key of a daily log's date (YYYY-MM-DD): the newest first, but a log dated
+    after `today` (a typo, a clock set wrong) after every other, nearest first.
+
+    The block shows the newest logs as what happened last (docs/design.md): a log
+    dated next year took today's place there, and kept it for a year.
+    """
+    day = int(key.replace("-", "")) if key.replace("-", "").isdigit() else 0
+    ahead = today is not None and key > today
+    return ahead, day if ahead else -day

@@ -51,17 +51,18 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
                 out.append(
                     Section("Scratchpad (open items)", "\n".join(items), "scratchpad")
                 )
-    logs = newest_dailies(docs, 2)
+    logs = newest_dailies(docs, 2, today)
     if logs:
-        mark = " (today)" if logs[0].key == today else ""
         out.append(
-            Section(f"Daily log {logs[0].key}{mark}", logs[0].text.strip(), "today")
+            Section(_log_title(logs[0].key, today), logs[0].text.strip(), "today")
         )
     memory = [d for d in docs.values() if d.kind == "memory" and d.text.strip()]
     if memory:
         out.append(Section("MEMORY.md", memory[0].text.strip(), "memory"))
     if len(logs) > 1:
-        out.append(Section(f"Daily log {logs[1].key}", logs[1].text.strip(), "older"))
+        out.append(
+            Section(_log_title(logs[1].key, today), logs[1].text.strip(), "older")
+        )
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
         index = [index_line(d) for d in notes]
@@ -73,6 +74,11 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
             )
         )
     return out
+
+
+def _log_title(key: str, today: str) -> str:
+    mark = " (today)" if key == today else " (dated after today)" if key > today else ""
+    return f"Daily log {key}{mark}"
 
 
 def first_line(doc: Doc) -> str:

@@ -672,3 +672,48 @@ def test_a_compaction_with_nothing_new_writes_nothing(
     assert hook(end)[0] == 0
     assert log.read_text() == first
     assert "/compact" not in first and "/exit" not in first
+
+
+def test_a_log_dated_after_today_does_not_take_todays_place(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: a log named next year (a typo, a clock set wrong) was the block's "newest
+    # log", ahead of MEMORY.md, and yesterday's log was left out, for a year.
+    store = store_for(memory_root, project)
+    store.write_memory("- Always run the linter before committing.")
+    day = dt.date.today()
+    logs = memory_root / "projects" / store.slug / "daily"
+    logs.mkdir(parents=True)
+    for when, text in [
+        (day + dt.timedelta(days=365), "typed a year ahead"),
+        (day, "done today"),
+        (day - dt.timedelta(days=1), "done yesterday"),
+    ]:
+        (logs / f"{when}.md").write_text(f"### 09:00 — work\n{text}\n")
+    code, out, err = hook(claude("SessionStart", project, source="startup"))
+    assert code == 0, err
+    printed = run_cli("inject", "--project", str(project))
+    for block in (context_of(out, "SessionStart"), printed.stdout):
+        titles = [ln for ln in block.splitlines() if ln.startswith("## ")]
+        assert titles == [
+            f"## Daily log {day} (today)",
+            "## MEMORY.md",
+            f"## Daily log {day - dt.timedelta(days=1)}",
+        ]
+        assert "typed a year ahead" not in block
+
+
+def test_a_log_dated_after_today_is_shown_last_when_there_is_room(
+    memory_root: Path, project: Path
+) -> None:
+    store = store_for(memory_root, project)
+    store.append_daily("work", "done today")
+    ahead = dt.date.today() + dt.timedelta(days=3)
+    logs = memory_root / "projects" / store.slug / "daily"
+    (logs / f"{ahead}.md").write_text("### 09:00 — plan\nwritten ahead\n")
+    printed = run_cli("inject", "--project", str(project))
+    titles = [ln for ln in printed.stdout.splitlines() if ln.startswith("## ")]
+    assert titles == [
+        f"## Daily log {dt.date.today()} (today)",
+        f"## Daily log {ahead} (dated after today)",
+    ]

@@ -69,8 +69,8 @@ def test_a_hook_builds_the_block_a_whole_corpus_gives(tmp_path: Path) -> None:
         hook = View.open(tmp_path / "root", project)
         session = View.open(tmp_path / "root", project, indexed=True)
         (few, newest), (kept, newest_kept) = (
-            hook.block_corpus(budget),
-            session.block_corpus(budget),
+            hook.block_corpus(budget, today()),
+            session.block_corpus(budget, today()),
         )
         assert len(few) < len(every) and newest == newest_all == newest_kept
         assert kept == few  # a session process reads no more than a hook
@@ -155,7 +155,7 @@ def test_a_session_at_many_notes_holds_the_texts_it_shows_not_every_note(
     for path in [*notes.iterdir(), store.root / "MEMORY.md"]:
         os.utime(path, (an_hour_ago, an_hour_ago))
     session = View.open(tmp_path / "root", project, indexed=True)
-    session.block_corpus(9000)
+    session.block_corpus(9000, "2026-12-01")
     session.index()
     docs = session.prompt_docs(1)
     for word in WORDS[:8]:
