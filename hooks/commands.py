@@ -69,7 +69,7 @@ def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config
     project_folder(where.project)
     store = (
         Store(root, where.slug)
-        if where.slug
+        if where.slug is not None  # "" is refused, not the current project
         else Store.for_project(root, where.project or Path.cwd())
     )
     return store, parse_config(store.config_text(), str(root / "config.toml"))

@@ -25,9 +25,15 @@ def project_folder(project: str | None) -> Path:
     """The folder `--project` names (default: the current one), resolved.
 
     Raises:
-        UsageError: it names no folder: a typo would otherwise read, write or install
-            into a project of its own, made on the spot.
+        UsageError: it is empty or names no folder: a typo would otherwise read, write
+            or install into a project of its own, made on the spot.
     """
+    if project == "":
+        # `--project "$UNSET"` read and wrote the current folder's memory instead.
+        raise UsageError(
+            "--project is empty (an unset variable?): name a folder, "
+            "or leave --project out for the current one"
+        )
     if project is not None and not Path(project).is_dir():
         raise UsageError(f"--project {project}: no such folder")
     return Path(project or Path.cwd()).resolve()

@@ -28,7 +28,7 @@ from memhooks.hooks.commands import (
     write,
     write_warnings,
 )
-from memhooks.hooks.errors import HookError
+from memhooks.hooks.errors import HookError, project_folder
 from memhooks.memory import (
     Config,
     MemoryStoreError,
@@ -272,9 +272,11 @@ def _reading(store: Store, fn: Callable[..., str]) -> Callable[..., str]:
 def cmd_mcp(root: str | None, project: str | None, slug: str | None) -> int:
     """`memhooks mcp`: serve until the client closes stdin."""
     where = default_root(root)
+    if project is not None:
+        project_folder(project)
     store = (
         Store(where, slug)
-        if slug
+        if slug is not None
         else Store.for_project(where, _default_project(project))
     )
     server = build_server(store)

@@ -301,3 +301,31 @@ def test_session_refuses_a_time_or_pid_that_cannot_be(
     (line,) = proc.stderr.splitlines()
     assert line.startswith(f"memhooks: error: argument {flag}: {value} ")
     assert proc.stdout == "" and not memory_root.exists()
+
+
+_WRITE = ["write", "--to", "scratchpad", "--text", "x"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        pytest.param([*_WRITE, "--project", ""], 1, id="write-project"),
+        pytest.param([*_WRITE, "--slug", ""], 1, id="write-slug"),
+        pytest.param(["search", "item", "--project", ""], 2, id="search-project"),
+        pytest.param(["search", "item", "--slug", ""], 2, id="search-slug"),
+        pytest.param(["install", "claude-code", "--project", ""], 1, id="install"),
+    ],
+)
+def test_an_empty_project_or_slug_is_refused_not_the_current_folder(
+    memory_root: Path, project: Path, argv: list[str], code: int
+) -> None:
+    # Before: `--project "$UNSET"` (or `--slug ""`) wrote to, searched or installed in
+    # the project of the current folder, as if the flag were not there.
+    Store.for_project(memory_root, project).write_scratchpad("item")
+    before = {p: p.read_bytes() for p in memory_root.rglob("*") if p.is_file()}
+    proc = run_cli(*argv, cwd=project)
+    assert proc.returncode == code
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("memhooks: error: ") and ("empty" in line or "''" in line)
+    assert proc.stdout == "" and not (project / ".claude").exists()
+    assert {p: p.read_bytes() for p in memory_root.rglob("*") if p.is_file()} == before
