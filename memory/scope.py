@@ -45,8 +45,11 @@ def _warn_once(rel: str, problem: str) -> None:
         logger.warning("%s %s", rel, problem)
 
 
-def _why(e: Exception) -> str:
-    return (e.strerror if isinstance(e, OSError) else None) or str(e)
+def _left_out(e: Exception) -> str:
+    if isinstance(e, UnsafeNameError):
+        return "links outside the root: left out"
+    why = (e.strerror if isinstance(e, OSError) else None) or str(e)
+    return f"cannot be read ({why}): left out"
 
 
 class Scan(NamedTuple):
@@ -199,12 +202,12 @@ class Scope:
         for loc in (paths.memory_file(), paths.scratchpad(self.slug)):
             try:
                 path = self.path(loc.rel)
-            except UnsafeNameError:
-                _warn_once(loc.rel, "links outside the root: left out")
+            except UnsafeNameError as e:
+                _warn_once(loc.rel, _left_out(e))
                 continue
             if path.is_file():
                 yield loc.kind, loc.rel, loc.key, str(path), None
-            elif path.exists():
+            elif os.path.lexists(path):  # a FIFO, a folder, a link in a loop
                 # A person's rules left out without a word would look like none.
                 _warn_once(loc.rel, "is not a regular file: left out")
         for sub in (DAILY_DIR, NOTES_DIR):
@@ -217,15 +220,13 @@ class Scope:
             except FileNotFoundError:
                 continue
             except (OSError, UnsafeNameError) as e:
-                _warn_once(f"{base}/{sub}", f"cannot be read ({_why(e)}): left out")
+                _warn_once(f"{base}/{sub}", _left_out(e))
                 continue
             try:
                 with os.scandir(fd) as listed:
-                    entries = (
-                        sorted(listed, key=lambda e: e.name) if ordered else listed
-                    )
+                    each = sorted(listed, key=lambda e: e.name) if ordered else listed
                     prefix = f"{base}/{sub}/"
-                    for entry in entries:
+                    for entry in each:
                         name = entry.name
                         key = paths.key_in(sub, name)
                         if key is None:
@@ -233,10 +234,9 @@ class Scope:
                         if entry.is_symlink():
                             try:
                                 self.path(prefix + name)
-                            except UnsafeNameError:
-                                _warn_once(
-                                    prefix + name, "links outside the root: left out"
-                                )
+                                entry.is_file()  # a link in a loop: ELOOP
+                            except (UnsafeNameError, OSError) as e:
+                                _warn_once(prefix + name, _left_out(e))
                                 continue
                         if entry.is_file():
                             yield kind, prefix + name, key, f"{folder}/{name}", entry
@@ -395,6 +395,6 @@ def _slurp(path: str, rel: str) -> tuple[bytes, int]:
     except (FileNotFoundError, NotADirectoryError, NotRegularFileError):
         raise  # gone, or no file (the listing says so for MEMORY.md and the scratchpad)
     except OSError as e:
-        _warn_once(rel, f"cannot be read ({_why(e)}): left out")
+        _warn_once(rel, _left_out(e))
         raise
     return read.data, read.mtime_ns

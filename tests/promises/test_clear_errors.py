@@ -341,3 +341,32 @@ def test_a_memory_file_linked_from_outside_the_root_is_named_not_left_out_silent
             "searched or injected; move the file into the root\n"
         ) in done.stdout
     assert (dotfiles / "MEMORY.md").read_text() == "- always run the linter\n"
+
+
+def test_links_in_a_loop_are_named_and_left_out_not_a_traceback(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: two notes linked to each other (a half-done rename) made search, inject
+    # and status exit 3 with a traceback (ELOOP from a directory entry's is_file), and
+    # the SessionStart hook inject nothing; a MEMORY.md in a loop was left out silently.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("pool", "pool size is 20")
+    notes = memory_root / "projects" / store.slug / "notes"
+    (notes / "a.md").symlink_to("b.md")
+    (notes / "b.md").symlink_to("a.md")
+    (memory_root / "MEMORY.md").symlink_to("MEMORY.md")
+    said = [
+        "memhooks: MEMORY.md is not a regular file: left out",
+        *(
+            f"memhooks: projects/{store.slug}/notes/{n}.md cannot be read "
+            "(Too many levels of symbolic links): left out"
+            for n in "ab"
+        ),
+    ]
+    for args in (("search", "pool"), ("inject",), ("status",)):
+        done = run_cli(*args, "--project", str(project))
+        assert done.returncode == 0, done.stderr
+        assert sorted(done.stderr.splitlines()) == said, args
+        assert "pool" in done.stdout
+    context, errors = _hook(project, "SessionStart", source="startup")
+    assert "pool size is 20" in context and len(errors) == 1
