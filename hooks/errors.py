@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memhooks.memory.files import read_text
+
 
 class HookError(Exception):
     """Base class: every error the hooks package raises on purpose."""
@@ -37,3 +39,23 @@ def project_folder(project: str | None) -> Path:
     if project is not None and not Path(project).is_dir():
         raise UsageError(f"--project {project}: no such folder")
     return Path(project or Path.cwd()).resolve()
+
+
+def given_text(path: Path, missing: str) -> str:
+    """The UTF-8 text of a file named on the command line (a session script, queries).
+
+    Raises:
+        UsageError: `missing` when there is none; a FIFO or a folder there (a FIFO's
+            read would wait for ever), a file that cannot be read or is not UTF-8.
+    """
+    try:
+        text = read_text(path)
+    except UnicodeDecodeError as e:
+        raise UsageError(
+            f"cannot read {path}: not UTF-8 (byte {e.start + 1})"
+        ) from None
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    if text is None:
+        raise UsageError(missing)
+    return text

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks.constants import EXIT_OK
-from memhooks.hooks.errors import UsageError
+from memhooks.hooks.errors import UsageError, given_text
 from memhooks.hooks.meaning import open_meaning
 from memhooks.hooks.progress import status
 from memhooks.memory import Store, default_root, parse_config
@@ -61,12 +61,7 @@ def cmd_eval(
     )
 
     path = Path(queries_file)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"no such queries file: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"cannot read {path}: {e}") from None
+    text = given_text(path, f"no such queries file: {path}")
     try:
         ks = parse_ks(k)
     except ValueError as e:

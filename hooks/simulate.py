@@ -18,7 +18,7 @@ import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from memhooks.hooks.commands import write
-from memhooks.hooks.errors import UsageError
+from memhooks.hooks.errors import UsageError, given_text
 from memhooks.hooks.spawn import open_session
 from memhooks.memory import Store
 
@@ -34,10 +34,8 @@ REPLY_TIMEOUT = 30.0
 
 def load_script(path: Path) -> list[dict[str, Any]]:
     """Parse and check a session script; a bad line is a one-line usage error naming it."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    missing = f"cannot read {path}: No such file or directory"
+    lines = given_text(path, missing).splitlines()
     steps = []
     for n, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("//"):
@@ -50,6 +48,9 @@ def load_script(path: Path) -> list[dict[str, Any]]:
         if problem:
             raise UsageError(f"{path}:{n}: {problem}")
         steps.append(step)
+    if not any("event" in step for step in steps):
+        # "0 passed, 0 failed" and exit 0 let a CI job pass on an emptied script.
+        raise UsageError(f"{path}: no event to replay")
     return steps
 
 

@@ -21,6 +21,8 @@ from memhooks.memory import Store
 from tests.conftest import REPO, run_cli
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memhooks.hooks.install import Harness
 
 EXAMPLES = REPO / "examples"
@@ -266,3 +268,37 @@ def test_claude_code_mcp_json_starts_a_server(
         "memory_edit",
         "memory_forget",
     ]
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        pytest.param(
+            lambda p: os.mkfifo(p), "cannot read {}: not a regular file", id="fifo"
+        ),
+        pytest.param(
+            lambda p: p.write_bytes(b'\xff{"event": "session-start"}\n'),
+            "cannot read {}: not UTF-8 (byte 1)",
+            id="not-utf8",
+        ),
+        pytest.param(
+            lambda p: p.write_text("\n\n"),
+            "{}: no event to replay",
+            id="empty",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", ["simulate", "eval"])
+def test_a_script_that_cannot_be_replayed_is_one_line_not_a_hang(
+    tmp_path: Path, make: Callable[[Path], object], said: str, command: str
+) -> None:
+    # Before: a FIFO named as the script made `simulate` and `eval` wait for ever, a
+    # non-UTF-8 one made `simulate` exit 3 with a traceback, and an emptied one made
+    # `simulate` print "0 passed, 0 failed" and exit 0, so a CI job passed.
+    script = tmp_path / "session.jsonl"
+    make(script)
+    proc = run_cli(command, str(script), "--root", str(tmp_path / "root"), timeout=20)
+    assert proc.returncode == 1
+    if command == "eval" and said.endswith("replay"):
+        said = "{}: no queries"
+    assert proc.stderr == f"memhooks: error: {said.format(script)}\n"
