@@ -278,9 +278,9 @@ def cmd_write(
     mode: WriteMode = "append",
     aliases: str | None = None,
 ) -> int:
-    """`text` None or ``-``: read it from `stdin`."""
+    """`text` None or ``-``: read it from `stdin` (a BOM there marks the encoding)."""
     try:
-        text = text if text not in (None, "-") else stdin.read()
+        text = text if text not in (None, "-") else stdin.read().removeprefix("\ufeff")
     except UnicodeDecodeError:
         raise UsageError(
             "the text on stdin is not UTF-8; nothing was written"

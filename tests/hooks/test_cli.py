@@ -329,3 +329,20 @@ def test_an_empty_project_or_slug_is_refused_not_the_current_folder(
     assert line.startswith("memhooks: error: ") and ("empty" in line or "''" in line)
     assert proc.stdout == "" and not (project / ".claude").exists()
     assert {p: p.read_bytes() for p in memory_root.rglob("*") if p.is_file()} == before
+
+
+def test_a_bom_on_stdin_is_not_written_into_the_file(memory_root: Path) -> None:
+    # Before: text piped from a file saved with a BOM (Notepad, PowerShell) put U+FEFF
+    # in the middle of MEMORY.md, before its line's "- ", and the line it repeated was
+    # not seen as a repeat.
+    Store(memory_root, SLUG).write_memory("- old rule")
+    proc = run_cli(
+        "write",
+        "--slug",
+        SLUG,
+        "--to",
+        "memory",
+        input="\ufeff- old rule\n- new rule\n",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (memory_root / "MEMORY.md").read_bytes() == b"- old rule\n\n- new rule\n"
