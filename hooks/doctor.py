@@ -126,6 +126,20 @@ def _blocked(path: str, is_dir: bool) -> str | None:
     return None
 
 
+def _not_a_file(path: str) -> str | None:
+    """Why a memory file's name holds no file to read (search and injection leave it out
+    without a word: a FIFO, socket or device, or a link in a loop), or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        why = e.strerror or str(e)
+    else:
+        if stat.S_ISREG(mode):
+            return None
+        why = "not a regular file: a FIFO, socket or device"
+    return f"cannot be read ({why}): never searched or injected; remove it"
+
+
 def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
     """Permissions, stray and oversize files, files the budget can never hold, config."""
     if not root.exists():
@@ -187,6 +201,9 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
                 Finding("fix", f"{rel} links outside the memory root (to {real}): never "
                         "searched or injected; move the file into the root")
             )  # fmt: skip
+            continue
+        if unreadable := _not_a_file(entry.path):
+            found.append(Finding("fix", f"{rel} {unreadable}"))
             continue
         if est.st_size > OVERSIZE_BYTES:
             found.append(

@@ -434,3 +434,26 @@ def test_a_subfolder_of_the_project_is_warned_about(
     run_cli("uninstall", harness, cwd=sub)
     run_cli("install", harness, "--scope", other, cwd=sub)
     assert warning not in run_cli("doctor", cwd=sub).stdout
+
+
+def test_a_memory_file_that_holds_no_file_is_named(
+    memory_root: Path, project: Path, home: Path
+) -> None:
+    # Before: a FIFO, a socket or a link loop named like a note was left out of search
+    # and injection without a word, and doctor said nothing of it.
+    Store(memory_root, SLUG).write_note("pool", "pool size is 20")
+    notes = memory_root / "projects" / SLUG / "notes"
+    os.mkfifo(notes / "fifo.md", 0o600)
+    (notes / "a.md").symlink_to("b.md")
+    (notes / "b.md").symlink_to("a.md")
+    found = run_checks(memory_root, project, home, config_text=None)
+    rest = "never searched or injected; remove it"
+    loop = "cannot be read (Too many levels of symbolic links)"
+    assert _levels(found, "fix") == [
+        f"projects/{SLUG}/notes/a.md {loop}: {rest}",
+        f"projects/{SLUG}/notes/b.md {loop}: {rest}",
+        (
+            f"projects/{SLUG}/notes/fifo.md cannot be read (not a regular file: a FIFO, "
+            f"socket or device): {rest}"
+        ),
+    ]
