@@ -168,9 +168,13 @@ def write(
         raise UsageError(
             f"write --to {to}: the text holds a NUL byte (binary data?); nothing was written"
         )
-    for flag, value in (("--name", name), ("--aliases", aliases)):
-        if value and to != "note":  # an MCP client may send "" for an unused one
-            raise UsageError(f"write {flag} is for --to note; nothing was written")
+    for flag, value, only in (
+        ("--name", name, "note"),
+        ("--aliases", aliases, "note"),
+        ("--title", title, "daily"),  # a title of MEMORY.md was dropped without a word
+    ):
+        if value and to != only:  # an MCP client may send "" for an unused one
+            raise UsageError(f"write {flag} is for --to {only}; nothing was written")
     if to == "daily" and mode == "overwrite":
         raise UsageError(
             "write --to daily only appends (a log is a record); nothing was written; "
@@ -204,22 +208,14 @@ def write(
             f"write --to note --name {name!r}: a name may not start or end with a "
             "space; nothing was written"
         )
-    if not _utf8(name):
-        # Such a name is made on disk as its bytes, and search prints it with "�":
-        # the path it prints could not be typed back to read the note.
+    if name.encode("utf-8", "replace").decode("utf-8") != name:
+        # A byte argv could not decode, or a lone surrogate: made on disk as its bytes,
+        # search prints it with "�", a path that could not be typed back to read it.
         raise UsageError(
             f"write --to note --name {name!r}: not UTF-8 (set the terminal to UTF-8); "
             "nothing was written"
         )
     return store.write_note(name, text, mode=mode, aliases=aliases)
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a byte argv could not decode, or a lone surrogate
-        return False
-    return True
 
 
 def write_warnings(

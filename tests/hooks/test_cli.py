@@ -184,6 +184,18 @@ def test_text_dash_reads_stdin_as_other_tools_do(memory_root: Path) -> None:
             "--name is for --to note",
             id="name-not-for-memory",  # it was ignored
         ),
+        pytest.param(
+            ("--to", "memory", "--title", "ports"),
+            "- dev redis on 6380",
+            "--title is for --to daily",
+            id="title-not-for-memory",  # it was dropped without a word
+        ),
+        pytest.param(
+            ("--to", "note", "--name", "n", "--title", "ports"),
+            "redis on 6380",
+            "--title is for --to daily",
+            id="title-not-for-a-note",
+        ),
     ],
 )
 def test_a_write_that_could_not_be_found_again_is_refused(
