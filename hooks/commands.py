@@ -52,7 +52,9 @@ def root_exists(root: Path) -> None:
     read, a typo in --root or $MEMHOOKS_HOME must not look like an empty memory."""
     if not root.is_dir():
         raise UsageError(
-            f"memory root {root} does not exist (check --root and $MEMHOOKS_HOME; "
+            f"memory root {root} is not a folder (check --root and $MEMHOOKS_HOME)"
+            if root.exists()  # a file there was said not to exist
+            else f"memory root {root} does not exist (check --root and $MEMHOOKS_HOME; "
             "`memhooks write` creates it)"
         )
 
@@ -64,7 +66,7 @@ def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config
     a typo in --root or $MEMHOOKS_HOME must not look like an empty memory.
     """
     root = default_root(where.root)
-    if must_exist:
+    if must_exist or root.exists():
         root_exists(root)
     project_folder(where.project)
     store = (

@@ -358,3 +358,27 @@ def test_a_bom_on_stdin_is_not_written_into_the_file(memory_root: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert (memory_root / "MEMORY.md").read_bytes() == b"- old rule\n\n- new rule\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        pytest.param(["write", "--to", "memory", "--text", "- x"], 1, id="write"),
+        pytest.param(["search", "x"], 2, id="search"),
+        pytest.param(["inject"], 1, id="inject"),
+    ],
+)
+def test_a_root_that_is_a_file_is_said_to_be_one(
+    tmp_path: Path, argv: list[str], code: int
+) -> None:
+    # Before: search and inject said the root "does not exist" (it did, as a file),
+    # and write said "cannot read config.toml: Not a directory".
+    root = tmp_path / "memory"
+    root.write_text("notes I keep\n")
+    proc = run_cli(*argv, "--root", str(root), "--slug", SLUG)
+    assert proc.returncode == code
+    assert proc.stderr == (
+        f"memhooks: error: memory root {root} is not a folder "
+        "(check --root and $MEMHOOKS_HOME)\n"
+    )
+    assert root.read_text() == "notes I keep\n"
