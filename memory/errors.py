@@ -70,10 +70,12 @@ class UnsafeNameError(MemoryStoreError, ValueError):
 class InvalidTargetError(MemoryStoreError, ValueError):
     """Raised by the layout when a target string names no kind of memory file."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, why: str | None = None) -> None:
         self.target = target
         super().__init__(
-            f"unknown target {target!r}: use MEMORY.md, scratchpad, "
+            f"unknown target {target!r}: {why}"
+            if why
+            else f"unknown target {target!r}: use MEMORY.md, scratchpad, "
             "daily/YYYY-MM-DD, notes/NAME or a path printed by search"
         )
 

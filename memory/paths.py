@@ -145,7 +145,9 @@ def check_date(date: str) -> str:
     """Return `date` if it is a real YYYY-MM-DD date, else raise InvalidTargetError."""
     date = date.removesuffix(".md")
     if not _is_date(date):
-        raise InvalidTargetError(f"daily/{date}")
+        # "use daily/YYYY-MM-DD" misled one who typed 2026-02-30: it has that form.
+        why = f"{date} is no day of the calendar" if _DATE.match(date) else None
+        raise InvalidTargetError(f"daily/{date}", why)
     return date
 
 

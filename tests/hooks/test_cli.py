@@ -42,6 +42,12 @@ def call(*argv: str, stdin: str = "") -> tuple[int, str]:
             id="bad-target",
         ),
         pytest.param(
+            ["read", "--slug", SLUG, "daily/2026-02-30"],
+            # It said "use ... daily/YYYY-MM-DD", the form typed.
+            "'daily/2026-02-30': 2026-02-30 is no day of the calendar",
+            id="no-such-day",
+        ),
+        pytest.param(
             ["write", "--slug", SLUG, "--to", "note", "--text", "x"],
             "needs --name",
             id="note-without-name",
