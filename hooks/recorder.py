@@ -16,10 +16,12 @@ from memhooks.hooks.transcript import TranscriptDigest, read_transcript
 from memhooks.memory import TargetNotFoundError, today
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import daily
-from memhooks.memory.redact import redact
+from memhooks.memory.redact import redact, secret_values
 from memhooks.memory.text import nbytes, scrub_surrogates
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from memhooks.hooks.events import Event
     from memhooks.hooks.state import SessionState
     from memhooks.hooks.view import View
@@ -31,25 +33,36 @@ logger = getLogger(__name__)
 SESSION_END_TAIL = 16 * 1024 * 1024
 
 
-def safe(text: str) -> str:
+def safe(text: str, known: Collection[str] = ()) -> str:
     """Redacted text that encodes as UTF-8: what an automatic write may store."""
-    return redact(scrub_surrogates(text))
+    return redact(scrub_surrogates(text), known)
 
 
 def safe_digest(d: TranscriptDigest) -> TranscriptDigest:
     """Redact every item before the digest cuts it to one line: a secret cut in half
     (``ghp_0123…``) is no longer recognisable, and a private key cut before its END line
-    would take the rest of the entry with it.
+    would take the rest of the entry with it. A secret found in one item is redacted in
+    all (a password pasted in a URL, then grepped for bare: `secret_values`).
     """
+    known = _known(d)
+
+    def clean(text: str) -> str:
+        return safe(text, known)
+
     return TranscriptDigest(
-        tuple(map(safe, d.prompts)),
-        tuple(map(safe, d.files)),
-        tuple(map(safe, d.commands)),
-        safe(d.last_assistant) if d.last_assistant else None,
-        safe(d.compact_summary) if d.compact_summary else None,
+        tuple(map(clean, d.prompts)),
+        tuple(map(clean, d.files)),
+        tuple(map(clean, d.commands)),
+        clean(d.last_assistant) if d.last_assistant else None,
+        clean(d.compact_summary) if d.compact_summary else None,
         d.reads,
-        tuple(map(safe, d.searches)),
+        tuple(map(clean, d.searches)),
     )
+
+
+def _known(d: TranscriptDigest) -> set[str]:
+    texts = [*d.prompts, *d.files, *d.commands, *d.searches]
+    return secret_values([*texts, d.last_assistant or "", d.compact_summary or ""])
 
 
 def today_log(view: View) -> str:
@@ -103,7 +116,8 @@ def looked(event: Event, view: View, digest: TranscriptDigest) -> None:
     """Record which memory files the model opened or searched for on its own."""
     files, searches = activity.looked_for(view.store, digest.reads, digest.commands)
     # A query is the model's text: the activity file is written on our own, so redacted.
-    searches = [safe(query) for query in [*searches, *digest.searches]]
+    known = _known(digest)
+    searches = [safe(query, known) for query in [*searches, *digest.searches]]
     if files or searches:
         activity.note(
             view.store, event.session_id, "looked", reads=files, searches=searches

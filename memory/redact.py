@@ -18,11 +18,11 @@ from memhooks.memory.secret_shapes import KINDS, SHAPES, secret_span
 from memhooks.memory.secret_tokens import TOKEN_RUN, TOKENS, Token
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Collection, Iterable, Iterator
 
     from memhooks.memory.secret_shapes import Shape
 
-__all__ = ["REDACTED", "find_secrets", "redact", "strip_private"]
+__all__ = ["REDACTED", "find_secrets", "redact", "secret_values", "strip_private"]
 
 REDACTED: Final = "[redacted]"
 
@@ -215,7 +215,33 @@ def _replace(text: str, found: list[tuple[int, int, str]]) -> str:
     return "".join(parts)
 
 
-def redact(text: str) -> str:
+#: The shortest secret `secret_values` gives back: a shorter one, looked for bare, would
+#: also take ordinary words.
+MIN_KNOWN = 8
+
+
+def secret_values(texts: Iterable[str]) -> set[str]:
+    """The secrets in `texts` as written there, for `redact`'s `known`.
+
+    A password pasted once where its shape gives it away (``postgres://u:pw@host``,
+    ``PGPASSWORD=pw``) and then typed bare (``grep -rn pw config/``) has no shape the
+    second time. A URL's ``user:password`` also gives its password alone.
+
+    Args:
+        texts: The texts a record is made of, before redaction.
+
+    Returns:
+        Each secret of at least `MIN_KNOWN` characters.
+    """
+    found: set[str] = set()
+    for text in texts:
+        for start, end, _ in _found(text):
+            value = text[start:end]
+            found.update((value, value.rpartition(":")[2]))
+    return {value for value in found if len(value) >= MIN_KNOWN}
+
+
+def redact(text: str, known: Collection[str] = ()) -> str:
     """Drop private blocks and replace every secret with `REDACTED`.
 
     Only the secret goes: keys, schemes, flags and hosts around it stay, so
@@ -225,11 +251,15 @@ def redact(text: str) -> str:
 
     Args:
         text: Any text, typically a digest a hook is about to write.
+        known: Secrets found elsewhere in the same record (`secret_values`), replaced
+            wherever they occur in `text`, whatever surrounds them.
 
     Returns:
         The text that is safe to store.
     """
     result = strip_private(text)
+    for value in sorted(known, key=len, reverse=True):
+        result = result.replace(value, REDACTED)
     # A replacement can change what a neighbour's boundary check saw, so repeat until
     # nothing is found. Each pass replaces characters outside markers only, so the
     # loop ends; it usually stops at the second look.

@@ -144,3 +144,30 @@ def test_prompts_held_in_the_session_state_are_redacted(
         assert not _leaks(text), rel
     log = "".join(t for rel, t in _written(memory_root).items() if "daily/" in rel)
     assert "session end" in log and "[redacted]" in log
+
+
+def test_a_password_pasted_once_is_redacted_where_it_comes_again_bare(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Before: redacted in the pasted URL and after PGPASSWORD=, the password was in the
+    # log, in `grep -rn PASSWORD config/` and the last answer, and in the activity file,
+    # as the query of a search the model ran: bare, it has no secret's shape.
+    password = "Sup3rS3cretPw"
+    transcript = tmp_path / "session.jsonl"
+    records = [
+        _user(
+            f"the db is postgres://admin:{password}@db.internal:5432/app, why no login"
+        ),
+        _bash(f"PGPASSWORD={password} psql -h db.internal -U admin app"),
+        _bash(f"grep -rn {password} config/"),
+        _bash(f"memhooks search {password}"),
+        _said(f"Found it: {password} is in config/db.yml in plain text."),
+    ]
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    for event in ("PreCompact", "PostCompact"):
+        _hook(_claude(event, project, trigger="auto", transcript_path=str(transcript)))
+    files = _written(memory_root)
+    (log,) = (text for rel, text in files.items() if "/daily/" in f"/{rel}")
+    assert "grep -rn [redacted] config/" in log and "Found it: [redacted] is" in log
+    assert any('"looked"' in text for text in files.values())
+    assert [rel for rel, text in files.items() if password in text] == []
