@@ -8,6 +8,7 @@ tool ``memory_forget`` both call `forget`.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING, TextIO
 
@@ -40,9 +41,10 @@ _DUPLICATES_HINT = (
 def _resolve(
     store: Store, target: str, line: str | None
 ) -> tuple[Located, int | str | None]:
-    """The file and the line chosen: ``PATH:N`` wins over --line when PATH is a file."""
+    """The file and the line chosen: ``PATH:N`` wins over --line when PATH is a file,
+    unless the whole target names a file (a note written as ``port:8080``)."""
     m = _NUMBERED.fullmatch(target.strip())
-    if m:
+    if m and not _a_file(store, target):
         try:
             loc = store.locate(m[1])
         except MemoryStoreError:
@@ -52,6 +54,13 @@ def _resolve(
                 raise UsageError(f"{target}: give a line number or --line, not both")
             return loc, int(m[2])
     return store.locate(target), line
+
+
+def _a_file(store: Store, target: str) -> bool:
+    try:
+        return os.path.lexists(store.path(store.locate(target).rel))
+    except MemoryStoreError:
+        return False
 
 
 def _note_name(name: str) -> str:

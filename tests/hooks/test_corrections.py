@@ -375,3 +375,17 @@ def test_search_json_carries_line_numbers(memory_root: Path) -> None:
     assert hit["line"] == 3
     assert {"line": 3, "text": "- postgres on 5433", "match": True} in hit["lines"]
     assert {"line": 2, "text": "- b", "match": False} in hit["lines"]
+
+
+def test_a_note_whose_name_ends_in_a_number_is_forgotten_whole(
+    memory_root: Path,
+) -> None:
+    # Before: `forget notes/port:8080` read ":8080" as a line number and said "no such
+    # memory file: .../notes/port.md"; the note `write` made could not be forgotten.
+    assert call("write", "--to", "note", "--name", "port:8080", "--text", "api")[0] == 0
+    note = memory_root / "projects" / SLUG / "notes" / "port:8080.md"
+    before = note.read_bytes()
+    assert call("forget", "notes/port:8080")[0] == 0
+    assert note.read_bytes() != before and call("search", "api")[0] == 1
+    assert call("restore", "notes/port:8080")[0] == 0
+    assert note.read_bytes() == before
