@@ -1,5 +1,5 @@
 """Where a daily log stands in time, and what the time a question asks for does to its
-score (`memory.rank`, issue 18). Pure but for the date of today: an index in.
+score (`memory.rank`, issue 18). Pure: an index in.
 
 A later daily log often revises what an older log or a note says. The place of a log is
 its rank in the timeline, 0 (oldest) .. 1 (newest), by order and not by days (a lone
@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memhooks.memory.constants import MEMORY_FILE
-from memhooks.memory.paths import is_note, today
+from memhooks.memory.paths import is_note
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
@@ -106,25 +106,18 @@ def lead(
         score[i] += top * (1 + r)
 
 
-def boosts(
-    index: Searchable, when: When | None, day: str | None = None
-) -> dict[int, float]:
+def boosts(index: Searchable, when: When | None) -> dict[int, float]:
     """The ids whose score the time of a question (`when`) may raise (daily logs,
-    MEMORY.md), and their place (0 .. 1) in the timeline.
-
-    A log dated after `day` (default: today) has none: a typo or a clock set wrong
-    made it the newest, first for every question about the latest state.
-    """
+    MEMORY.md), and their place (0 .. 1) in the timeline."""
     out: dict[int, float] = {}
-    fresh = _freshness(index, latest=when == "latest", day=day or today())
-    for rel, place in fresh.items():
+    for rel, place in _freshness(index, latest=when == "latest").items():
         at = index.id_of(rel)
         if at is not None:
             out[at] = place
     return out
 
 
-def _freshness(index: Searchable, *, latest: bool, day: str) -> dict[str, float]:
+def _freshness(index: Searchable, *, latest: bool) -> dict[str, float]:
     # Place in the timeline, 0 (oldest log) .. 1 (newest): by order, not by days, so a
     # gap of a month between two logs counts like a gap of a day. MEMORY.md holds the
     # standing rules, as current as the newest log: this is rule 1 made soft (it wins
@@ -133,7 +126,7 @@ def _freshness(index: Searchable, *, latest: bool, day: str) -> dict[str, float]
     # state (the log that revised the notes of a project's first day), else the oldest,
     # with no present-tense bonus over the notes (a fresh project's only log fills up
     # with the hooks' records: tests/promises/test_replay.py).
-    dailies = [(date, rel) for date, rel in index.dailies() if date <= day]
+    dailies = index.dailies()
     last = max(len(dailies) - 1, 1)
     out = {rel: i / last for i, (_, rel) in enumerate(dailies)}
     if latest and len(dailies) == 1:

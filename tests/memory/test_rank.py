@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import TYPE_CHECKING
 
@@ -570,17 +569,3 @@ def test_a_value_of_another_subject_or_kind_earns_nothing(memory_root: Path) -> 
     }
     got = _order(_search(memory_root, files, "which django version are we on now"))
     assert got[0] == "daily/2026-01-05.md"
-
-
-def test_a_log_dated_after_today_is_not_the_latest_state(memory_root: Path) -> None:
-    # Before: a log named a year ahead (a typo) was the newest, so "latest" questions
-    # answered from it over the log written today.
-    day = dt.date.today()
-    files = {
-        **_COMMON,
-        f"daily/{day - dt.timedelta(days=14)}": "### 09:00 — deploy\ndeployed the api to ams",
-        f"daily/{day}": "### 09:00 — deploy\ndeployed the api to fra",
-        f"daily/{day + dt.timedelta(days=365)}": "### 09:00 — deploy\ndeployed the api to sfo",
-    }
-    got = _order(_search(memory_root, files, "where did we deploy the api latest"))
-    assert got[0] == f"daily/{day}.md"
