@@ -12,7 +12,8 @@ Layout (little-endian): for each batch of at most `BATCH` documents two runs, ea
 sorted key table with the postings of those documents: one of their words' keys, one of
 their punctuated strings (`memory.punctuated`), whose postings are (id, line, tf) of
 each line holding one, opened only when a literal is looked for; then the document
-table; then a fixed footer. Runs are written one after another as they are built, so
+table; then a fixed footer. A document of very many distinct keys (a base64 blob,
+`memory.postings.WIDE`) is a batch of its own, after the documents before it. Runs are written one after another as they are built, so
 building never holds more than one batch in memory, and a lookup binary-searches each
 run. Every byte a search reads is checked against a CRC-32 (a run's tables when it is
 opened, a key's postings when they are read), so a damaged file is rebuilt rather than
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.note_format import may_be_superseded
-from memhooks.memory.postings import Postings
+from memhooks.memory.postings import Postings, Run
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -94,7 +95,7 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
         rels.append(e.rel)
         sizes.append(e.size)
         mtimes.append(e.mtime_ns)
-        if run.docs == BATCH:
+        if run.docs == BATCH or run.wide is not None:
             for piece in _batch(run, offset, starts):
                 offset += len(piece)
                 yield piece
@@ -125,40 +126,33 @@ def encode(entries: Iterable[Entry], built_at: int) -> Iterator[bytes]:
 
 
 def _batch(postings: Postings, at: int, starts: list[int]) -> Iterator[bytes]:
-    # The two runs of a batch of documents, from offset `at`: their words' keys, then
-    # their punctuated strings; where each starts is added to `starts`.
-    for keys, posts, ids in (postings.take(), postings.take_punctuated()):
+    # The runs of a batch of documents, from offset `at`, in pairs: their words' keys,
+    # then their punctuated strings; where each starts is added to `starts`.
+    for run in postings.runs():
         starts.append(at)
-        for piece in _run(keys, posts, ids):
+        for piece in _run(run):
             at += len(piece)
             yield piece
+        del run  # not held while the next is made
     postings.clear()
 
 
-def _run(
-    keys: list[str], posts: list[array[int]], ids: list[array[int]]
-) -> Iterator[bytes]:
-    """The bytes of a run of `keys`, with the postings and field ids of each: header,
-    key table, each key's postings and field ids."""
-    names = [k.encode("utf-8", "surrogatepass") for k in keys]
-    key_at, post_at, field_at = array("I", [0]), array("I", [0]), array("I", [0])
-    key_at.extend(itertools.accumulate(map(len, names)))
-    post_at.extend(itertools.accumulate(map(len, posts)))
-    field_at.extend(itertools.accumulate(map(len, ids)))
-    sums = array("I", map(zlib.crc32, ids, map(zlib.crc32, posts)))
+def _run(run: Run) -> Iterator[bytes]:
+    """The bytes of a run: header, key table, each key's postings and field ids."""
+    key_at, post_at, field_at = run.key_at, run.post_at, run.field_at
     table = b"".join(
         [
             key_at.tobytes(),
             post_at.tobytes(),
             field_at.tobytes(),
-            sums.tobytes(),
-            *names,
+            run.sums.tobytes(),
+            run.names,
         ]
     )
     header = _RUN.pack(
-        len(keys), key_at[-1], post_at[-1], field_at[-1], zlib.crc32(table)
+        len(key_at) - 1, key_at[-1], post_at[-1], field_at[-1], zlib.crc32(table)
     )
-    yield from (header, table, b"".join(posts), b"".join(ids))
+    yield from (header, table, run.posts, run.fields)
 
 
 class Source(Protocol):

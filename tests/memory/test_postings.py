@@ -1,9 +1,11 @@
 """The index file a build writes holds, key by key, the postings an `Index` of the same
 documents holds: the build counts tokens (`memory.terms.line_tokens`) and looks each
-distinct one up once, `analyze` counts keys line by line; both must agree exactly."""
+distinct one up once, or files a document of very many in runs of its own
+(`memory.wide`), `analyze` counts keys line by line; all must agree exactly."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 
@@ -14,7 +16,13 @@ from memhooks.memory.corpus import make_doc
 from memhooks.memory.index import Index
 from memhooks.memory.paths import Located
 from memhooks.memory.segment import Bytes, Entry, Segment, encode
-from memhooks.memory.terms import cjk_chars, keys, line_tokens, token_key
+from memhooks.memory.terms import (
+    cjk_chars,
+    keys,
+    line_tokens,
+    token_key,
+    token_names,
+)
 
 #: Words whose keys are easy to get wrong: several words of one key (stems, case),
 #: camel case, digits, CJK runs (alone, repeating a pair, against a word), ligatures,
@@ -92,18 +100,26 @@ def test_tokens_stand_for_the_keys_of_each_line(seed: int) -> None:
     got = [Counter(map(token_key, line)) for line in line_tokens(text)]
     want = [Counter([*keys(line), *cjk_chars(line)]) for line in text.split("\n")]
     assert got == want
+    tokens = list(dict.fromkeys(itertools.chain.from_iterable(line_tokens(text))))
+    assert token_names(tokens) == [token_key(t).encode() for t in tokens]
 
 
+@pytest.mark.parametrize("wide", [False, True], ids=["runs", "wide"])
 @pytest.mark.parametrize("seed", range(12))
 def test_the_index_file_holds_what_an_index_holds(
-    seed: int, monkeypatch: pytest.MonkeyPatch
+    seed: int, wide: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Small runs, a small table of tokens and short "long" logs: every path of a build
-    # (a new run, the table forgotten between runs, a log counted in parts) is taken.
+    # (a new run, the table forgotten between runs, a log counted in parts) is taken;
+    # and `wide`, documents of more than 2 tokens in runs of their own, their text
+    # tokenized in pieces of a few characters.
     monkeypatch.setattr(segment, "BATCH", 3)
     monkeypatch.setattr(postings, "TOKENS_KEPT", 8)
     monkeypatch.setattr(postings, "ROWS_AT_ONCE", 4)
     monkeypatch.setattr(index, "ROWS_AT_ONCE", 4)
+    if wide:
+        monkeypatch.setattr(postings, "WIDE", 2)
+        monkeypatch.setattr(postings, "PIECE", 8)
     rng = random.Random(seed)
     docs = [
         make_doc(

@@ -8,7 +8,7 @@ from unittest import mock
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from memhooks.memory import segment
+from memhooks.memory import postings, segment
 from memhooks.memory.corpus import Doc, make_doc
 from memhooks.memory.index import fold, lines_holding
 from memhooks.memory.paths import Located
@@ -30,9 +30,11 @@ def _docs(texts: list[str], names: list[str]) -> list[Doc]:
     ]
 
 
-def _segment(docs: list[Doc]) -> Segment:
+def _segment(docs: list[Doc], wide: bool = False) -> Segment:
+    # `wide`: every document of a word or more in runs of its own (`memory.wide`).
     entries = [Entry(d.rel, d.size, 0, d) for d in docs]
-    return Segment(Bytes(b"".join(encode(entries, 0))))
+    with mock.patch.object(postings, "WIDE", 0 if wide else postings.WIDE):
+        return Segment(Bytes(b"".join(encode(entries, 0))))
 
 
 def _holding(docs: list[Doc], literal: str) -> set[int]:
@@ -44,21 +46,31 @@ def _holding(docs: list[Doc], literal: str) -> set[int]:
     }
 
 
-@given(texts=TEXTS, names=NAMES, term=st.text(ALPHABET, min_size=1, max_size=6))
-@example(texts=["cp .ENV.example (see .env)."], names=["a"] * 7, term=".env")
-@example(texts=["libc++, done", "c+ +"], names=["a"] * 7, term="c++")
-@example(texts=["x", "y"], names=["a", "b-c"] * 4, term="-c")
-@example(texts=["ＡＢ．ｅｎｖ"], names=["a"] * 7, term=".env")
-@example(texts=["ab.+", "b.+a"], names=["a"] * 7, term="b.+")
-@example(texts=["x-a", "a.y"], names=["a"] * 7, term="yx-")  # across two strings
-@example(texts=["a-b a-b\nx a-b", "a-b-a-b c-a-b"], names=["a"] * 7, term="a-b")
+@given(
+    texts=TEXTS,
+    names=NAMES,
+    term=st.text(ALPHABET, min_size=1, max_size=6),
+    wide=st.booleans(),
+)
+@example(
+    texts=["cp .ENV.example (see .env)."], names=["a"] * 7, term=".env", wide=False
+)
+@example(texts=["libc++, done", "c+ +"], names=["a"] * 7, term="c++", wide=False)
+@example(texts=["x", "y"], names=["a", "b-c"] * 4, term="-c", wide=False)
+@example(texts=["ＡＢ．ｅｎｖ"], names=["a"] * 7, term=".env", wide=False)
+@example(texts=["ab.+", "b.+a"], names=["a"] * 7, term="b.+", wide=False)
+# across two strings
+@example(texts=["x-a", "a.y"], names=["a"] * 7, term="yx-", wide=True)
+@example(
+    texts=["a-b a-b\nx a-b", "a-b-a-b c-a-b"], names=["a"] * 7, term="a-b", wide=True
+)
 def test_the_index_file_names_and_counts_every_document_holding_a_literal(
-    texts: list[str], names: list[str], term: str
+    texts: list[str], names: list[str], term: str, wide: bool
 ) -> None:
     lit = literal_of(term, alone=True)
     assume(lit and findable(lit))
     docs = _docs(texts, names)
-    counted = _segment(docs).literal(lit)
+    counted = _segment(docs, wide).literal(lit)
     assert counted.keys() == _holding(docs, lit)
     for i, got in counted.items():
         text = fold(docs[i].text)
