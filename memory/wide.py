@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
+import zlib
 from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from memhooks.memory.terms import token_names
 
 if TYPE_CHECKING:
-    from collections.abc import Hashable, Iterable, Sequence
+    from collections.abc import Callable, Hashable, Iterable, Sequence
 
     from memhooks.memory.terms import Token
 
@@ -48,6 +49,8 @@ class Flat(NamedTuple):
     post_at: array[int]
     fields: array[int]
     field_at: array[int]
+    #: the CRC-32 of each key's postings, if made already
+    sums: array[int] | None
 
 
 def of_counts(tf: Counter[str], lines: Counter[str]) -> Keyed:
@@ -76,8 +79,13 @@ def of_tokens(counts: list[object]) -> Keyed:
     lines = _lines(tokens, sets, set(itertools.compress(tokens, map((1).__lt__, tfs))))
     names = token_names(tokens)
     order = sorted(range(len(names)), key=names.__getitem__)
-    names = list(_picked(names, order))
-    tfs, lines = array("I", _picked(tfs, order)), array("I", _picked(lines, order))
+    pick = _picker(order)
+    names, tfs, lines = (
+        list(pick(names)),
+        array("I", pick(tfs)),
+        array("I", pick(lines)),
+    )
+    del pick
     # Positions whose key is that of the position before: merged into the first.
     same = list(itertools.compress(itertools.count(1), _repeats(names)))
     if not same:
@@ -121,7 +129,34 @@ def words(i: int, keyed: Keyed, fields: Iterable[str]) -> Flat:
             field_len.insert(j, 0)
         field_len[j] = 1
     ids = array("I", [i]) * len(named)
-    return Flat(names, posts, _ends(post_len), ids, _ends(field_len))
+    sums = _sums(i, keyed, post_len)
+    return Flat(names, posts, _ends(post_len), ids, _ends(field_len), sums)
+
+
+def _sums(i: int, keyed: Keyed, post_len: array[int]) -> array[int]:
+    # The CRC-32 of each key's one posting (none where `post_len` is 0), not of each
+    # one's bytes: over messages of one length a CRC-32 is affine, so that of (i, tf,
+    # lines) is that of (i, 0, 0) ^ (0, tf, 0) ^ (0, 0, lines), each made once per value.
+    def crcs(values: array[int], at: int) -> dict[int, int]:
+        triple = array("I", [0, 0, 0])
+        out = {}
+        for v in set(values):
+            triple[at] = v
+            out[v] = zlib.crc32(triple)
+        return out
+
+    first = zlib.crc32(array("I", [i, 0, 0]))
+    of_tf, of_lines = crcs(keyed.tfs, 1), crcs(keyed.lines, 2)
+    tfs, lines = (
+        map(of_tf.__getitem__, keyed.tfs),
+        map(of_lines.__getitem__, keyed.lines),
+    )
+    sums = array("I", map(first.__xor__, map(operator.xor, tfs, lines)))
+    if len(sums) == len(post_len):
+        return sums
+    # A key only a name holds has no posting: 0, the CRC-32 of no bytes.
+    each = iter(sums)
+    return array("I", (next(each) if n else 0 for n in post_len))
 
 
 def marked(i: int, held: Counter[tuple[str, int]]) -> Flat:
@@ -138,7 +173,8 @@ def marked(i: int, held: Counter[tuple[str, int]]) -> Flat:
     names = [
         s.encode("utf-8", "surrogatepass") for s in itertools.compress(strings, new)
     ]
-    return Flat(names, posts, post_at, array("I"), array("I", [0]) * (len(names) + 1))
+    field_at = array("I", [0]) * (len(names) + 1)
+    return Flat(names, posts, post_at, array("I"), field_at, None)
 
 
 def _lines(tokens: list[Token], sets: list[set[Token]], many: set[Token]) -> array[int]:
@@ -147,12 +183,11 @@ def _lines(tokens: list[Token], sets: list[set[Token]], many: set[Token]) -> arr
     return array("I", map(held.get, tokens, itertools.repeat(1)))
 
 
-def _picked(items: Sequence[_T], order: list[int]) -> tuple[_T, ...]:
-    # The items at `order`, in one call.
+def _picker(order: list[int]) -> Callable[[Sequence[_T]], tuple[_T, ...]]:
+    # The items at `order` of a sequence, in one call.
     if len(order) < 2:
-        return tuple(map(items.__getitem__, order))
-    got: tuple[_T, ...] = operator.itemgetter(*order)(items)
-    return got
+        return lambda items: tuple(map(items.__getitem__, order))
+    return operator.itemgetter(*order)
 
 
 def _repeats(names: list[bytes]) -> map[bool]:
