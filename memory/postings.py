@@ -28,7 +28,7 @@ from memhooks.memory.punctuated import filed_name, punctuated
 from memhooks.memory.terms import Token, line_tokens, token_key
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterator
 
     from memhooks.memory.corpus import Doc
 
@@ -36,7 +36,8 @@ _NONE: array[int] = array("I")  # no postings (a key only names hold), no field 
 _ALL = slice(None)
 #: Tokens a build keeps the postings list of between runs (~200 bytes each).
 TOKENS_KEPT = 1 << 17
-#: Distinct tokens past which a document is filed in runs of its own (`memory.wide`).
+#: Distinct tokens past which a document is filed in runs of its own (`memory.wide`):
+#: half the tokens kept between runs, more than a run of 1,024 notes holds (~60,000).
 WIDE = 1 << 16
 #: Characters of an ASCII text tokenized at once when it is counted in pieces.
 PIECE = 1 << 16
@@ -221,11 +222,11 @@ def _pieces(text: str) -> Iterator[tuple[str, bool]]:
 def _of_lists(keys: list[str], posts: list[array[int]], ids: list[array[int]]) -> Run:
     names = "".join(keys).encode("utf-8", "surrogatepass")
     if len(names) == sum(map(len, keys)):  # ASCII: a character is a byte
-        key_at = _ends(map(len, keys))
+        key_at = wide.ends(map(len, keys))
     else:
-        key_at = _ends(len(k.encode("utf-8", "surrogatepass")) for k in keys)
+        key_at = wide.ends(len(k.encode("utf-8", "surrogatepass")) for k in keys)
     sums = array("I", map(zlib.crc32, ids, map(zlib.crc32, posts)))
-    post_at, field_at = _ends(map(len, posts)), _ends(map(len, ids))
+    post_at, field_at = wide.ends(map(len, posts)), wide.ends(map(len, ids))
     return Run(key_at, names, post_at, b"".join(posts), field_at, b"".join(ids), sums)
 
 
@@ -246,7 +247,7 @@ def _of_flat(run: wide.Flat) -> Run:
         b"".join(run.names[j : j + PIECE]) for j in range(0, len(run.names), PIECE)
     ]
     return Run(
-        _ends(map(len, run.names)),
+        wide.ends(map(len, run.names)),
         b"".join(names),
         run.post_at,
         run.posts.tobytes(),
@@ -260,13 +261,6 @@ def _slices(at: array[int]) -> map[slice]:
     # The byte ranges of the items from each of `at` to the next.
     ends = map((4).__mul__, at)
     return map(slice, map((4).__mul__, at), itertools.islice(ends, 1, None))
-
-
-def _ends(lengths: Iterable[int]) -> array[int]:
-    # 0, then where each item ends, one after another.
-    out = array("I", [0])
-    out.extend(itertools.accumulate(lengths))
-    return out
 
 
 def _ids() -> array[int]:

@@ -13,9 +13,9 @@ sorted key table with the postings of those documents: one of their words' keys,
 their punctuated strings (`memory.punctuated`), whose postings are (id, line, tf) of
 each line holding one, opened only when a literal is looked for; then the document
 table; then a fixed footer. A document of very many distinct keys (a base64 blob,
-`memory.postings.WIDE`) is a batch of its own, after the documents before it. Runs are written one after another as they are built, so
-building never holds more than one batch in memory, and a lookup binary-searches each
-run. Every byte a search reads is checked against a CRC-32 (a run's tables when it is
+`memory.postings.WIDE`) is a batch of its own, after the documents before it. Runs are
+written one after another as they are built, so building never holds more than one batch
+in memory, and a lookup binary-searches each run. Every byte a search reads is checked against a CRC-32 (a run's tables when it is
 opened, a key's postings when they are read), so a damaged file is rebuilt rather than
 trusted.
 """

@@ -130,7 +130,7 @@ def words(i: int, keyed: Keyed, fields: Iterable[str]) -> Flat:
         field_len[j] = 1
     ids = array("I", [i]) * len(named)
     sums = _sums(i, keyed, post_len)
-    return Flat(names, posts, _ends(post_len), ids, _ends(field_len), sums)
+    return Flat(names, posts, ends(post_len), ids, ends(field_len), sums)
 
 
 def _sums(i: int, keyed: Keyed, post_len: array[int]) -> array[int]:
@@ -199,7 +199,9 @@ def _ints(counts: Counter[_K], keys: list[_K]) -> array[int]:
     return array("I", map(counts.__getitem__, keys))
 
 
-def _ends(lengths: array[int]) -> array[int]:
+def ends(lengths: Iterable[int]) -> array[int]:
+    """0, then where each item of `lengths` ends, one after another: ``ends([3, 0, 2])
+    == array("I", [0, 3, 3, 5])``."""
     out = array("I", [0])
     out.extend(itertools.accumulate(lengths))
     return out
