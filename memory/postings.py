@@ -233,11 +233,9 @@ def _of_lists(keys: list[str], posts: list[array[int]], ids: list[array[int]]) -
 def _of_flat(run: wide.Flat) -> Run:
     # The checksums of views of the flat arrays, no object kept per key; of the field
     # ids only where a key has some (a CRC-32 goes on unchanged over no bytes).
-    sums = run.sums
-    if sums is None:
-        posts = memoryview(run.posts).cast("B")
-        sums = array("I", map(zlib.crc32, map(posts.__getitem__, _slices(run.post_at))))
-        del posts
+    posts = memoryview(run.posts).cast("B")
+    sums = array("I", map(zlib.crc32, map(posts.__getitem__, _slices(run.post_at))))
+    del posts
     fields, at = run.fields.tobytes(), run.field_at
     named = map(operator.ne, at, itertools.islice(at, 1, None))
     for j in itertools.compress(range(len(at) - 1), named):

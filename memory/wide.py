@@ -15,7 +15,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
-import zlib
 from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -49,8 +48,6 @@ class Flat(NamedTuple):
     post_at: array[int]
     fields: array[int]
     field_at: array[int]
-    #: the CRC-32 of each key's postings, if made already
-    sums: array[int] | None
 
 
 def of_counts(tf: Counter[str], lines: Counter[str]) -> Keyed:
@@ -129,34 +126,7 @@ def words(i: int, keyed: Keyed, fields: Iterable[str]) -> Flat:
             field_len.insert(j, 0)
         field_len[j] = 1
     ids = array("I", [i]) * len(named)
-    sums = _sums(i, keyed, post_len)
-    return Flat(names, posts, ends(post_len), ids, ends(field_len), sums)
-
-
-def _sums(i: int, keyed: Keyed, post_len: array[int]) -> array[int]:
-    # The CRC-32 of each key's one posting (none where `post_len` is 0), not of each
-    # one's bytes: over messages of one length a CRC-32 is affine, so that of (i, tf,
-    # lines) is that of (i, 0, 0) ^ (0, tf, 0) ^ (0, 0, lines), each made once per value.
-    def crcs(values: array[int], at: int) -> dict[int, int]:
-        triple = array("I", [0, 0, 0])
-        out = {}
-        for v in set(values):
-            triple[at] = v
-            out[v] = zlib.crc32(triple)
-        return out
-
-    first = zlib.crc32(array("I", [i, 0, 0]))
-    of_tf, of_lines = crcs(keyed.tfs, 1), crcs(keyed.lines, 2)
-    tfs, lines = (
-        map(of_tf.__getitem__, keyed.tfs),
-        map(of_lines.__getitem__, keyed.lines),
-    )
-    sums = array("I", map(first.__xor__, map(operator.xor, tfs, lines)))
-    if len(sums) == len(post_len):
-        return sums
-    # A key only a name holds has no posting: 0, the CRC-32 of no bytes.
-    each = iter(sums)
-    return array("I", (next(each) if n else 0 for n in post_len))
+    return Flat(names, posts, ends(post_len), ids, ends(field_len))
 
 
 def marked(i: int, held: Counter[tuple[str, int]]) -> Flat:
@@ -174,7 +144,7 @@ def marked(i: int, held: Counter[tuple[str, int]]) -> Flat:
         s.encode("utf-8", "surrogatepass") for s in itertools.compress(strings, new)
     ]
     field_at = array("I", [0]) * (len(names) + 1)
-    return Flat(names, posts, post_at, array("I"), field_at, None)
+    return Flat(names, posts, post_at, array("I"), field_at)
 
 
 def _lines(tokens: list[Token], sets: list[set[Token]], many: set[Token]) -> array[int]:
