@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
@@ -13,13 +14,33 @@ from memhooks.hooks.mcp_server import MISSING_EXTRA
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
     from pathlib import Path
+
+    from mcp import ClientSession
 
 mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 SLUG = "proj-0123abcd"
 TOOLS = ["memory_search", "memory_read", "memory_write", "memory_edit", "memory_forget"]
+
+
+@contextlib.asynccontextmanager
+async def _served(root: Path, cwd: Path) -> AsyncIterator[ClientSession]:
+    # An initialised client session of `memhooks mcp` on `root`, its stderr in cwd/err.log.
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memhooks.hooks", "mcp", "--root", str(root), "--slug", SLUG],
+        cwd=str(cwd),
+    )
+    with (cwd / "err.log").open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            mcp.ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
 
 
 def wire(model: Any) -> dict[str, Any]:
@@ -132,17 +153,8 @@ async def test_a_root_that_is_not_there_is_an_error_for_reading(
 ) -> None:
     # A typo in the client's MEMHOOKS_HOME must not look like an empty memory.
     typo = tmp_path / "no-such-root"
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memhooks.hooks", "mcp", "--root", str(typo), "--slug", SLUG],
-        cwd=str(tmp_path),
-    )
-    with anyio.fail_after(30), (tmp_path / "err.log").open("w") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            mcp.ClientSession(read, write) as session,
-        ):
-            await session.initialize()
+    with anyio.fail_after(30):
+        async with _served(typo, tmp_path) as session:
             result = wire(await session.call_tool("memory_search", {"query": "x"}))
             assert result["isError"] is True
             assert f"memory root {typo} does not exist" in result["content"][0]["text"]
@@ -178,18 +190,8 @@ async def test_bad_arguments_are_one_line_naming_each_field(
 ) -> None:
     # A model's call that does not match the schema (as Claude Code passed them through):
     # one line it can act on, naming each field, and nothing written.
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memhooks.hooks", "mcp", "--root", str(memory_root)]
-        + ["--slug", SLUG],
-        cwd=str(tmp_path),
-    )
-    with anyio.fail_after(30), (tmp_path / "err.log").open("w") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            mcp.ClientSession(read, write) as session,
-        ):
-            await session.initialize()
+    with anyio.fail_after(30):
+        async with _served(memory_root, tmp_path) as session:
             result = wire(
                 await session.call_tool("memory_write", {"to": "notes", "mode": 3})
             )
