@@ -152,9 +152,11 @@ def digest_since_flush(
             )
             state.transcript_path = path
             looked(event, view, digest)
-            if skipped:
-                # A long run of tool output since the last prompt: its prompts were
-                # seen when they were sent.
+            if skipped or not digest.prompts:
+                # A long run of tool output since the last prompt; or none of the
+                # prompts seen since the last flush written yet (Claude Code writes a
+                # turn to its transcript after the fact, and a harness killed in the
+                # turn never does): they were seen when they were sent.
                 digest = digest._replace(prompts=(*state.prompts, *digest.prompts))
             return digest
         except (OSError, ValueError) as e:  # ValueError: a NUL in the path

@@ -395,6 +395,26 @@ def test_session_end_is_fast_and_cleans_up(memory_root: Path, project: Path) -> 
     assert "— session end" in log and "rename the billing module" in log
 
 
+def test_a_prompt_the_transcript_does_not_hold_yet_is_recorded(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Claude Code writes a turn to its transcript after the turn; killed within it
+    # (SIGKILL, e2e test_killed_session_keeps_its_record), the transcript holds only
+    # its opening lines, and the session end recorded nothing of the prompt it saw.
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"type":"mode","mode":"normal","sessionId":"sess-1"}\n')
+    path = str(transcript)
+    hook(claude("SessionStart", project, source="startup", transcript_path=path))
+    ask = "why is the staging database read-only"
+    hook(claude("UserPromptSubmit", project, prompt=ask, transcript_path=path))
+    code, _, err = hook(
+        claude("SessionEnd", project, reason="other", transcript_path=path)
+    )
+    assert code == 0, err
+    log = next((memory_root / "projects").glob("*/daily/*.md")).read_text()
+    assert "— session end" in log and log.count(ask) == 1, log
+
+
 @pytest.mark.parametrize(
     "stdin",
     [
