@@ -220,16 +220,16 @@ class View:
             if not self.indexed:  # a hook's: the process it forks starts from it
                 self.walked = walked
             found = walked.files
-        by_key = sorted(found, key=lambda f: f.key)
         docs: dict[str, Doc] = {}
         logs = 0
         # The newest logs first; one emptied or wholly forgotten does not count.
-        for f in sorted(found, key=lambda f: log_order(f.key, today)):
-            if f.kind == "daily" and logs < 2 and (d := self.store.read_listed(f.rel)):
+        dailies = (f for f in found if f.kind == "daily")
+        for f in sorted(dailies, key=lambda f: log_order(f.key, today)):
+            if logs < 2 and (d := self.store.read_listed(f.rel)):
                 docs[f.rel] = d
                 logs += bool(d.text.strip())
         used = 0  # bytes of the notes' index lines so far
-        for f in by_key:
+        for f in sorted(found, key=lambda f: f.key):
             wanted = f.kind in ("memory", "scratchpad") or (
                 f.kind == "note" and used <= budget
             )
