@@ -115,13 +115,15 @@ def write(event: Event, state: SessionState, view: View, title: str, body: str) 
 def looked(event: Event, view: View, digest: TranscriptDigest) -> None:
     """Record which memory files the model opened or searched for on its own."""
     files, searches = activity.looked_for(view.store, digest.reads, digest.commands)
+    searches = [*searches, *digest.searches]
+    if not (files or searches):
+        return  # the digest's secrets looked for only where a query is to be written
     # A query is the model's text: the activity file is written on our own, so redacted.
     known = _known(digest)
-    searches = [safe(query, known) for query in [*searches, *digest.searches]]
-    if files or searches:
-        activity.note(
-            view.store, event.session_id, "looked", reads=files, searches=searches
-        )
+    searches = [safe(query, known) for query in searches]
+    activity.note(
+        view.store, event.session_id, "looked", reads=files, searches=searches
+    )
 
 
 def digest_since_flush(
