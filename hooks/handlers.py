@@ -15,7 +15,6 @@ from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.ondisk import mtimes_of
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import (
-    MAX_PROMPT_BYTES,
     MAX_PROMPTS,
     SessionState,
     fingerprint,
@@ -170,12 +169,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     if records.is_slash_command(prompt):
         return after  # `/compact`, `/exit`: a command to the harness, not a question
     if prompt.strip():
-        # Kept in the session's state file until the next flush: redacted already, and
-        # before it is cut (a secret cut in half is no longer recognisable) — but only as
-        # much as can be kept, with room to spare: a pasted 6 MB prompt is not scanned whole.
-        head = prompt[: 2 * MAX_PROMPT_BYTES]
-        kept = cut(recorder.safe(head), MAX_PROMPT_BYTES, "…[prompt truncated]")
-        state.prompts = [*state.prompts, kept][-MAX_PROMPTS:]
+        # Kept in the session's state file until the next flush.
+        state.prompts = [*state.prompts, recorder.kept_prompt(prompt)][-MAX_PROMPTS:]
     auto = view.config.auto_search
     if not auto.enabled:
         return after

@@ -12,15 +12,16 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity, records
 from memhooks.hooks.records import entry_ids
+from memhooks.hooks.state import MAX_PROMPT_BYTES
 from memhooks.hooks.transcript import TranscriptDigest, read_transcript
 from memhooks.memory import TargetNotFoundError, today
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import daily
 from memhooks.memory.redact import redact, secret_values
-from memhooks.memory.text import nbytes, scrub_surrogates
+from memhooks.memory.text import cut, nbytes, scrub_surrogates
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Collection, Sequence
 
     from memhooks.hooks.events import Event
     from memhooks.hooks.state import SessionState
@@ -36,6 +37,14 @@ SESSION_END_TAIL = 16 * 1024 * 1024
 def safe(text: str, known: Collection[str] = ()) -> str:
     """Redacted text that encodes as UTF-8: what an automatic write may store."""
     return redact(scrub_surrogates(text), known)
+
+
+def kept_prompt(prompt: str) -> str:
+    """A prompt as a session's state keeps it until the next flush: redacted, and before
+    it is cut (a secret cut in half is no longer recognisable), but only as much of it as
+    can be kept, with room to spare: a pasted 6 MB prompt is not scanned whole."""
+    head = prompt[: 2 * MAX_PROMPT_BYTES]
+    return cut(safe(head), MAX_PROMPT_BYTES, "…[prompt truncated]")
 
 
 def safe_digest(d: TranscriptDigest) -> TranscriptDigest:
@@ -160,6 +169,9 @@ def digest_since_flush(
                 # turn to its transcript after the fact, and a harness killed in the
                 # turn never does): they were seen when they were sent.
                 digest = digest._replace(prompts=(*state.prompts, *digest.prompts))
+            else:
+                unwritten = _after_last_of(state.prompts, digest.prompts)
+                digest = digest._replace(prompts=(*digest.prompts, *unwritten))
             return digest
         except (OSError, ValueError) as e:  # ValueError: a NUL in the path
             logger.warning(
@@ -167,6 +179,14 @@ def digest_since_flush(
                 getattr(e, "strerror", None) or e,
             )
     return TranscriptDigest(prompts=tuple(state.prompts))
+
+
+def _after_last_of(seen: Sequence[str], written: Sequence[str]) -> Sequence[str]:
+    # The prompts seen after the last one the transcript holds: killed in a turn, a harness
+    # never writes it. None if the transcript holds none of them as seen (another form).
+    held = set(map(kept_prompt, written))
+    last = next((i for i in reversed(range(len(seen))) if seen[i] in held), None)
+    return () if last is None else seen[last + 1 :]
 
 
 def _line_start_after(path: Path, pos: int) -> int:

@@ -415,6 +415,30 @@ def test_a_prompt_the_transcript_does_not_hold_yet_is_recorded(
     assert "— session end" in log and log.count(ask) == 1, log
 
 
+def test_a_prompt_after_the_last_the_transcript_holds_is_recorded(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Killed in its second turn, Claude Code's transcript held the first prompt and its
+    # answer but not the second: the record held only the first, though the hook had seen
+    # both. A prompt with a secret is kept redacted, as the transcript's is when recorded.
+    transcript = tmp_path / "t.jsonl"
+    first = "why is the staging database read-only password=hunter2hunter2"
+    second = "then move the replica to the new volume"
+    path = str(transcript)
+    hook(claude("SessionStart", project, source="startup", transcript_path=path))
+    hook(claude("UserPromptSubmit", project, prompt=first, transcript_path=path))
+    _transcript(transcript, [_user(first), _bash("df -h /var/lib/postgresql")])
+    hook(claude("UserPromptSubmit", project, prompt=second, transcript_path=path))
+    code, _, err = hook(
+        claude("SessionEnd", project, reason="other", transcript_path=path)
+    )
+    assert code == 0, err
+    log = next((memory_root / "projects").glob("*/daily/*.md")).read_text()
+    assert log.count("staging database read-only") == 1, log
+    assert log.count(second) == 1 and "hunter2" not in log, log
+    assert log.index("staging database") < log.index(second)
+
+
 @pytest.mark.parametrize(
     "stdin",
     [
