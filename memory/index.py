@@ -17,7 +17,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.note_format import ALIASES, may_be_superseded
-from memhooks.memory.terms import TokenKeys, cjk_chars, keys, line_tokens
+from memhooks.memory.terms import TokenKeys, bare, cjk_chars, filed_keys, line_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -80,10 +80,10 @@ def analyze(doc: Doc, only: Query | None = None) -> Analysis:
 
 def keys_of_fields(doc: Doc) -> set[str]:
     """The keys of a document's file name and of its aliases line."""
-    fields = set(keys(doc.filename.removesuffix(".md")))
+    fields = set(filed_keys(doc.filename.removesuffix(".md")))
     first = doc.text.split("\n", 1)[0]
     if first.casefold().startswith(ALIASES):
-        fields.update(keys(first[len(ALIASES) :]))
+        fields.update(filed_keys(first[len(ALIASES) :]))
     return fields
 
 
@@ -113,7 +113,7 @@ def parts(text: str) -> Iterator[str]:
 
 def line_keys(line: str) -> set[str]:
     """The keys one line holds, as `analyze` files them."""
-    return {*keys(line), *cjk_chars(line)}
+    return {*filed_keys(line), *cjk_chars(line)}
 
 
 class Query(NamedTuple):
@@ -178,8 +178,11 @@ def prefilter(needles: Sequence[str]) -> Callable[[bytes, Located], bool]:
 
 
 def fold(text: str) -> str:
-    """`text` as `memory.terms.keys` sees it before matching: NFKC, then casefold."""
-    return (text if text.isascii() else unicodedata.normalize("NFKC", text)).casefold()
+    """`text` as needles are looked for in it (`memory.terms.stem_needles`): as
+    `memory.terms.keys` sees it (NFKC), `bare` of accents, casefolded."""
+    if text.isascii():
+        return text.casefold()
+    return bare(unicodedata.normalize("NFKC", text)).casefold()
 
 
 #: Of a literal: (occurrences, lines holding it) by id, and the ids of the documents to

@@ -63,12 +63,54 @@ _CLASSES = bytes(
 # Lower-to-upper and acronym-to-word boundaries inside one identifier
 # (``strictPort`` → strict, port; ``PDFDownload`` → pdf, download).
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: A Latin letter with a diacritic (Latin-1, Extended-A and -B, Extended Additional), or a
+#: combining diacritical mark: `bare` takes the mark off.
+_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f]")
+#: A word holding a letter with a diacritic (`_ACCENTED`, but for × and ÷).
+_ACCENTED_WORD = re.compile(
+    f"(?<![{_WORD}])[{_WORD}]*[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f][{_WORD}]*"
+)
 _ENGLISH = Stemmer.Stemmer("english")
 # PyStemmer's own cache costs ~4x the stemming once a corpus has more distinct words than it
 # holds (3.6 against 0.9 us a word over 20,000 random words); `_word_keys` caches already.
 _ENGLISH.maxCacheSize = 0
 #: Snowball's exceptional stems that are no prefix of a word they stand for.
 _IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
+
+
+def bare(text: str) -> str:
+    """`text` with its Latin letters' diacritics taken off (``café`` → ``cafe``; a word a
+    Mac stored decomposed, ``e`` and U+0301, likewise). Letters Unicode does not decompose
+    (``ø``, ``ł``, ``ı``) and other scripts' marks (Cyrillic ``й``, kana's dakuten) are
+    kept: there they make another letter. Expects NFKC text, as `keys` makes it."""
+    return text.translate(_unaccented()) if _ACCENTED.search(text) else text
+
+
+@lru_cache(maxsize=1)
+def _unaccented() -> dict[int, str | None]:
+    # Each letter `_ACCENTED` names as its decomposition without its marks; marks deleted.
+    table: dict[int, str | None] = dict.fromkeys(range(0x300, 0x370))
+    for c in itertools.chain(range(0xC0, 0x250), range(0x1E00, 0x1F00)):
+        bare = unicodedata.normalize("NFD", chr(c)).translate(table)
+        if bare != chr(c):
+            table[c] = bare
+    return table
+
+
+def filed_keys(text: str) -> list[str]:
+    """`keys` as a file's text is filed: a word with accents also gives the keys of its
+    bare form (`bare`), so that a query typed without them finds it (``cafe``, ``Malaga``
+    find ``café``, ``Málaga``) while one typed with them finds only what holds them (and
+    ``Åre`` is not ``are``). The same keys `line_tokens` gives, in no particular order."""
+    out = keys(text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        if _ACCENTED.search(text):
+            for m in _ACCENTED_WORD.finditer(text):
+                # The whole word and each camel-case part, as `line_tokens` files them.
+                words = _camel_parts(m).split()
+                out.extend(stem(bare(w).casefold()) for w in words if bare(w) != w)
+    return out
 
 
 def keys(text: str) -> list[str]:
@@ -122,6 +164,8 @@ def line_tokens(text: str) -> Sequence[Sequence[Token]]:
     classes = text.encode("ascii", "replace").translate(_CLASSES)
     if b"lU" in classes or b"dU" in classes or b"UUl" in classes:
         text = camel_word.sub(_camel_parts, text)
+    if _ACCENTED.search(text):
+        text = _ACCENTED_WORD.sub(_bare_parts, text)
     text = cjk_run.sub(_cjk_parts, text)
     text = symbol.sub(r" \g<0> ", text)
     return list(map(str.split, between.sub(" ", text).casefold().split("\n")))
@@ -190,6 +234,17 @@ def _camel_parts(m: re.Match[str]) -> str:
         return word
     parts = _CAMEL.split(word)
     return word if len(parts) == 1 else " ".join([word, *parts])
+
+
+def _bare_parts(m: re.Match[str]) -> str:
+    return _with_bare(m.group())
+
+
+@lru_cache(maxsize=8192)
+def _with_bare(word: str) -> str:
+    # A word with accents and its bare form (`filed_keys`); a log repeats its names.
+    plain = bare(word)
+    return word if plain == word else f"{word} {plain}"
 
 
 def _cjk_parts(m: re.Match[str]) -> str:
@@ -281,7 +336,9 @@ def stem_needles(key: str) -> tuple[str, ...]:
         One or two substrings, e.g. ``stem_needles("hope") == ("hop",)`` and
         ``stem_needles("retri") == ("retri", "retry")``.
     """
-    if not (key.isascii() and key.isalpha()) or len(key) < 3:
+    if not key.isascii():
+        return (bare(key),)  # needles are looked for in `memory.index.fold`ed text
+    if not key.isalpha() or len(key) < 3:
         return (key,)
     if key in _IRREGULAR:
         return (key, _IRREGULAR[key])

@@ -136,10 +136,19 @@ def test_analysis_counts_each_key_as_its_lines_hold_it(seed: int) -> None:
     from memhooks.memory.corpus import make_doc
     from memhooks.memory.index import analyze
     from memhooks.memory.paths import Located
-    from memhooks.memory.terms import cjk_chars, keys
+    from memhooks.memory.terms import cjk_chars, filed_keys
 
     rng = random.Random(seed)
-    words = [*WORDS, "portPort", "哈哈哈", "x-y_z", "ﬁle", "Ünïcode", "naïve"]
+    words = [
+        *WORDS,
+        "portPort",
+        "哈哈哈",
+        "x-y_z",
+        "ﬁle",
+        "Ünïcode",
+        "naïve",
+        "CaféBar",
+    ]
     rows = [" ".join(rng.choices(words, k=rng.randint(0, 8))) for _ in range(12)]
     rows += rng.choices(rows, k=rng.randint(0, 12))  # a log repeats its lines
     rng.shuffle(rows)
@@ -149,7 +158,7 @@ def test_analysis_counts_each_key_as_its_lines_hold_it(seed: int) -> None:
     tf: Counter[str] = Counter()
     lines: Counter[str] = Counter()
     for line in text.split("\n"):
-        ks = [*keys(line), *cjk_chars(line)]
+        ks = [*filed_keys(line), *cjk_chars(line)]
         tf.update(ks)
         lines.update(set(ks))
     got = analyze(make_doc(Located("note", "notes/a.md", "a"), text))

@@ -18,7 +18,7 @@ from memhooks.memory.paths import Located
 from memhooks.memory.segment import Bytes, Entry, Segment, encode
 from memhooks.memory.terms import (
     cjk_chars,
-    keys,
+    filed_keys,
     line_tokens,
     token_key,
     token_names,
@@ -98,7 +98,7 @@ def test_tokens_stand_for_the_keys_of_each_line(seed: int) -> None:
     rng = random.Random(seed)
     text = _text(rng, ascii_only=seed % 2 == 1)
     got = [Counter(map(token_key, line)) for line in line_tokens(text)]
-    want = [Counter([*keys(line), *cjk_chars(line)]) for line in text.split("\n")]
+    want = [Counter([*filed_keys(line), *cjk_chars(line)]) for line in text.split("\n")]
     assert got == want
     tokens = list(dict.fromkeys(itertools.chain.from_iterable(line_tokens(text))))
     assert token_names(tokens) == [token_key(t).encode() for t in tokens]

@@ -276,3 +276,58 @@ def test_a_symbol_is_found_where_it_was_written(memory_root: Path) -> None:
     store.write_note("paris", "🇫🇷 paris in june")
     proc = run_cli("search", "--slug", SLUG, "🇫🇷")
     assert proc.stdout.startswith("Searched 1 term: 🇫🇷(1) across 1 file."), proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("written", "typed"),
+    [
+        pytest.param(
+            "Lunch at the café with Zoë from Málaga", "cafe zoe malaga", id="bare"
+        ),
+        pytest.param(
+            "The naïve approach was fine for José", "naïve José", id="as-typed"
+        ),
+        pytest.param("Ran the migration on Ångström", "angstrom", id="ring"),
+        # macOS writes file text as it was typed, often decomposed (NFD); a query is NFC.
+        pytest.param(
+            "Notes from the re\u0301sume\u0301 review", "résumé", id="decomposed"
+        ),
+        pytest.param(
+            "Notes from the re\u0301sume\u0301 review", "resume", id="decomposed-bare"
+        ),
+        pytest.param("Flight to İstanbul on Monday", "istanbul", id="dotted-capital-i"),
+    ],
+)
+def test_a_word_is_found_with_or_without_its_accents(
+    memory_root: Path, written: str, typed: str
+) -> None:
+    # Before: "cafe" found nothing in a note that says "café" (nor "naïve" in "naive"),
+    # where grep -i would not either, but a person typing on a plain keyboard expects it.
+    store = Store(memory_root, SLUG)
+    store.write_note("trip", f"{written}\nsomething else entirely")
+    store.write_note("other", "Nothing about it here")
+    proc = run_cli("search", "--slug", SLUG, *typed.split())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    terms = typed.split()
+    counts = " ".join(f"{t.lower()}(1)" for t in terms)
+    s = "s" if len(terms) > 1 else ""
+    assert proc.stdout.startswith(
+        f"Searched {len(terms)} term{s}: {counts} across 1 file."
+    )
+    assert f"notes/trip.md:1:{written}\n" in proc.stdout  # the line, as written
+    assert "notes/trip.md:2:" not in proc.stdout  # the other line holds none
+
+
+def test_a_word_typed_with_accents_finds_only_what_holds_them(
+    memory_root: Path,
+) -> None:
+    # "Åre" without its ring is the English "are": typed with it, only the town is found.
+    store = Store(memory_root, SLUG)
+    store.write_note("trip", "Oskar starts at the ski school in Åre in December")
+    store.write_note("plans", "We are flying out on the 3rd; tickets are booked")
+    result = search(store, "Åre")
+    assert [h.rel for h in result.hits] == [f"projects/{SLUG}/notes/trip.md"]
+    assert {h.rel.rsplit("/", 1)[1] for h in search(store, "oskar are").hits} == {
+        "trip.md",
+        "plans.md",
+    }
