@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple, TextIO
 from memhooks.hooks.constants import EXIT_NOT_FOUND, EXIT_OK
 from memhooks.hooks.errors import UsageError, project_folder
 from memhooks.hooks.meaning import open_meaning
+from memhooks.hooks.progress import writing
 from memhooks.memory import (
     Config,
     Store,
@@ -284,7 +285,7 @@ def cmd_write(
             "the text on stdin is not UTF-8; nothing was written"
         ) from None
     store, _ = open_store(where)
-    with _writing(to, text):
+    with writing(to, text):
         result = write(
             store, to, text, name=name, title=title, mode=mode, aliases=aliases
         )
@@ -301,20 +302,6 @@ def said(text: str, result: WriteResult) -> str:
     if _all_dropped(text, result):
         return f"unchanged {result.rel}: every line is already there"
     return f"wrote {result.rel}"
-
-
-#: Text from this many characters on takes seconds to write and check (a 40 MB note
-#: takes several): `memhooks write` says so on a terminal.
-SLOW_WRITE_CHARS = 1 << 20
-
-
-def _writing(to: str, text: str) -> contextlib.AbstractContextManager[None]:
-    if len(text) < SLOW_WRITE_CHARS:
-        return contextlib.nullcontext()
-    from memhooks.hooks.progress import status
-
-    mib = nbytes(text) / (1 << 20)
-    return status(f"writing {mib:.0f} MiB to {to}, checking it for secrets")
 
 
 def _all_dropped(text: str, result: WriteResult) -> bool:
@@ -349,8 +336,15 @@ def cmd_edit(where: Where, target: str, old: str, new: str, out: TextIO) -> int:
     result = edit(store, target, old, new)
     for note in secret_warnings(result.rel, new):
         logger.warning("%s", note)
-    out.write(f"edited {result.rel}\n")
+    out.write(edited(result.rel, old, new) + "\n")
     return EXIT_OK
+
+
+def edited(rel: str, old: str, new: str) -> str:
+    """What an edit that succeeded says it did."""
+    if old == new:
+        return f"unchanged {rel}: the new text is the old text"
+    return f"edited {rel}"
 
 
 def cmd_inject(where: Where, out: TextIO, *, budget: int | None = None) -> int:

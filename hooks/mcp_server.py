@@ -21,6 +21,7 @@ from pydantic import Field, ValidationError
 from memhooks.hooks import corrections
 from memhooks.hooks.commands import (
     edit,
+    edited,
     root_exists,
     said,
     searchable,
@@ -229,7 +230,7 @@ def build_server(store: Store) -> Any:
 
     def memory_edit(target: Target, old: Old, new: New) -> str:
         rel = edit(store, target, old, new).rel
-        return "\n".join([f"edited {rel}", *secret_warnings(rel, new)])
+        return "\n".join([edited(rel, old, new), *secret_warnings(rel, new)])
 
     def memory_forget(
         target: Target,

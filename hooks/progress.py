@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.constants import PROG
+from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -36,3 +37,16 @@ def status(text: str, stream: TextIO | None = None) -> Iterator[None]:
 
 
 __all__ = ["status"]
+
+
+#: Text from this many characters on takes seconds to write and check (a 40 MB note
+#: takes several): `memhooks write` says so on a terminal.
+SLOW_WRITE_CHARS = 1 << 20
+
+
+def writing(to: str, text: str) -> contextlib.AbstractContextManager[None]:
+    """`status` while `text` is written to `to`, if it is long enough to take seconds."""
+    if len(text) < SLOW_WRITE_CHARS:
+        return contextlib.nullcontext()
+    mib = nbytes(text) / (1 << 20)
+    return status(f"writing {mib:.0f} MiB to {to}, checking it for secrets")

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memhooks.hooks import parser
-from memhooks.hooks.commands import SLOW_WRITE_CHARS
 from memhooks.hooks.errors import UsageError
+from memhooks.hooks.progress import SLOW_WRITE_CHARS
 from memhooks.memory import Store
 from tests.conftest import run_cli
 
@@ -538,6 +538,24 @@ def test_an_edit_with_empty_old_text_says_so(memory_root: Path) -> None:
         "memhooks: error: edit MEMORY.md: old text is empty: give the text to replace "
         "(it must occur once)\n"
     )
+
+
+def test_an_edit_that_changes_nothing_says_so(memory_root: Path) -> None:
+    # Before: `edit --old 8080 --new 8080` said "edited", and the user took the file to
+    # hold what they meant to type. Still an error if the old text is not there once.
+    run_cli(
+        "write", "--slug", SLUG, "--to", "note", "--name", "a", "--text", "port 8080"
+    )
+    note = memory_root / "projects" / SLUG / "notes" / "a.md"
+    before = note.read_bytes()
+    proc = run_cli("edit", "notes/a", "--slug", SLUG, "--old", "8080", "--new", "8080")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout == (
+        f"unchanged projects/{SLUG}/notes/a.md: the new text is the old text\n"
+    )
+    assert note.read_bytes() == before
+    proc = run_cli("edit", "notes/a", "--slug", SLUG, "--old", "9090", "--new", "9090")
+    assert proc.returncode == 1 and "old text not found" in proc.stderr
 
 
 def test_a_write_reading_a_terminal_says_how_to_end_the_text(
