@@ -22,7 +22,7 @@ from memhooks.hooks.constants import (
     HARNESSES,
     PROG,
 )
-from memhooks.hooks.errors import HookError, UsageError
+from memhooks.hooks.errors import HookError, UsageError, absolute_root
 from memhooks.memory import MemoryStoreError
 from memhooks.memory.home import ENV_HOME
 from memhooks.memory.lazylog import capture, getLogger
@@ -39,12 +39,7 @@ logger = getLogger(__name__)
 
 def check_env() -> None:
     """A relative $MEMHOOKS_HOME would name another root in every folder a hook runs in."""
-    home = os.environ.get(ENV_HOME)
-    if home and not os.path.isabs(os.path.expanduser(home)):
-        raise UsageError(
-            f"${ENV_HOME} must be an absolute path, not {home!r} (a relative one "
-            "names another memory root in every folder)"
-        )
+    absolute_root(os.environ.get(ENV_HOME, ""), f"${ENV_HOME}")
 
 
 def _where(a: argparse.Namespace) -> Where:

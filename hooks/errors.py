@@ -6,6 +6,7 @@ HookError
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memhooks.memory.files import read_text
@@ -21,6 +22,20 @@ class UsageError(HookError):
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(message)
+
+
+def absolute_root(root: str, given_as: str) -> None:
+    """Refuse a relative memory root where it names another root in every folder (a hook
+    runs in whatever folder its harness is in).
+
+    Raises:
+        UsageError: `root` (`given_as`: ``$MEMHOOKS_HOME``, ``--root``) is relative.
+    """
+    if root and not os.path.isabs(os.path.expanduser(root)):
+        raise UsageError(
+            f"{given_as} must be an absolute path, not {root!r} (a relative one "
+            "names another memory root in every folder)"
+        )
 
 
 def project_folder(project: str | None) -> Path:

@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks.constants import ENV_SESSION_PROCESS, EXIT_OK, PROG
+from memhooks.hooks.errors import UsageError, absolute_root
 from memhooks.memory import default_root, lazylog
 from memhooks.memory.text import cut, nbytes
 
@@ -28,6 +29,11 @@ def cmd_hook(
 
     Whatever goes wrong, and however many times, stderr gets at most one line.
     """
+    try:
+        absolute_root(root or "", "--root")
+    except UsageError as e:
+        fail_open(e.message)
+        return EXIT_OK
     problems = _Problems()
     before = lazylog.capture(problems.add)
     try:

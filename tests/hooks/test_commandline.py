@@ -248,6 +248,15 @@ def test_relative_memhooks_home_is_refused(tmp_path: Path) -> None:
     assert hook.returncode == 0 and hook.stdout == ""
     assert len(hook.stderr.splitlines()) == 1 and "absolute" in hook.stderr
     assert os.listdir(tmp_path) == []  # no root made in the folder the hook ran in
+    # Before: `hook --root mem` in a harness's settings made a root in every project.
+    for argv in (["--root", "mem"], ["--harness", "claude-code", "--root", "mem"]):
+        hook = run_cli("hook", *argv, input=json.dumps(event), cwd=tmp_path)
+        assert (hook.returncode, hook.stdout) == (0, ""), argv
+        assert hook.stderr == (
+            "memhooks hook: --root must be an absolute path, not 'mem' (a relative one "
+            "names another memory root in every folder); no context\n"
+        )
+        assert os.listdir(tmp_path) == [], argv
 
 
 @pytest.mark.parametrize("to", ["memory", "scratchpad", "note", "daily"])
