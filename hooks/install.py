@@ -249,6 +249,7 @@ def uninstall(harness: Harness, path: Path, *, dry_run: bool = False) -> Install
         del new["hooks"]
     made = bool(removed) and not new and settings_file.made_by_install(path)
     if made and not dry_run:
+        _writable(path)
         try:
             settings_file.remove(path)
         except OSError as e:
@@ -357,7 +358,18 @@ def _strict_loads(text: str) -> Any:
 
 
 def _save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:
+    _writable(path)
     try:
         return settings_file.save(path, raw, new)
     except OSError as e:
         raise InstallError(path, f"cannot write settings file ({e})") from e
+
+
+def _writable(path: Path) -> None:
+    # A file with no write bit was locked on purpose (a team's policy, a managed dotfile):
+    # a rename would replace it all the same.
+    if settings_file.read_only(path):
+        raise InstallError(
+            path,
+            "read-only; nothing was written (make it writable to let memhooks change it)",
+        )

@@ -34,6 +34,14 @@ def save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:
     return backup
 
 
+def read_only(path: Path) -> bool:
+    """Whether the file `path` names (through a symlink) exists with no write bit set."""
+    try:
+        return not path.resolve().stat().st_mode & 0o222
+    except OSError:
+        return False
+
+
 def made_by_install(path: Path) -> bool:
     """Whether `path` was made by an install: one backs up a file it finds (`save`), so
     none is beside it (a symlinked file is a person's, whatever it holds)."""
@@ -84,4 +92,4 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-__all__ = ["made_by_install", "remove", "save"]
+__all__ = ["made_by_install", "read_only", "remove", "save"]

@@ -368,6 +368,25 @@ def test_symlinked_settings_file_stays_a_symlink(tmp_path: Path) -> None:
     assert "hooks" in json.loads(real.read_bytes())
 
 
+@pytest.mark.parametrize("undo", [False, True], ids=["install", "uninstall"])
+def test_a_read_only_settings_file_is_left_alone(settings: Path, undo: bool) -> None:
+    # Before: a settings file made read-only on purpose (a team's locked policy, a
+    # managed dotfile) was replaced through a rename, which its mode does not stop.
+    if undo:
+        install("claude-code", settings, CMD)
+    os.chmod(settings, 0o444)
+    before = settings.read_bytes()
+    backups = sorted(settings.parent.iterdir())
+    with pytest.raises(InstallError, match="read-only"):
+        if undo:
+            uninstall("claude-code", settings)
+        else:
+            install("claude-code", settings, CMD)
+    assert settings.read_bytes() == before
+    assert sorted(settings.parent.iterdir()) == backups  # no .bak made either
+    assert settings.stat().st_mode & 0o777 == 0o444
+
+
 def test_file_mode_is_preserved(settings: Path) -> None:
     os.chmod(settings, 0o600)
     install("claude-code", settings, CMD)
