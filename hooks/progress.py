@@ -36,9 +36,6 @@ def status(text: str, stream: TextIO | None = None) -> Iterator[None]:
             out.flush()
 
 
-__all__ = ["status"]
-
-
 #: Text from this many characters on takes seconds to write and check (a 40 MB note
 #: takes several): `memhooks write` says so on a terminal.
 SLOW_WRITE_CHARS = 1 << 20
@@ -50,3 +47,6 @@ def writing(to: str, text: str) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()
     mib = nbytes(text) / (1 << 20)
     return status(f"writing {mib:.0f} MiB to {to}, checking it for secrets")
+
+
+__all__ = ["SLOW_WRITE_CHARS", "status", "writing"]

@@ -183,7 +183,7 @@ def digest_since_flush(
 
 def _after_last_of(seen: Sequence[str], written: Sequence[str]) -> Sequence[str]:
     # The prompts seen after the last one the transcript holds: killed in a turn, a harness
-    # never writes it. None if the transcript holds none of them as seen (another form).
+    # never writes it. Nothing if it holds none of them as seen (a harness's own form).
     held = set(map(kept_prompt, written))
     last = next((i for i in reversed(range(len(seen))) if seen[i] in held), None)
     return () if last is None else seen[last + 1 :]
