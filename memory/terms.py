@@ -31,8 +31,9 @@ HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Han, kana, the prolonged sound mark, half-width katakana and Hangul. CJK punctuation
 # (、。「」) is left out on purpose: it separates phrases the way a space does.
 _CJK = f"\u3040-\u30ff{HAN}\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
-#: Letters of the alphabetic scripts a word is made of (Latin, Greek, Cyrillic).
-_LETTERS = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
+#: Letters of the alphabetic scripts a word is made of (Latin, Vietnamese's among them,
+#: Greek, Cyrillic).
+_LETTERS = "A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0370-\u03ff\u0400-\u04ff"
 #: Letters and digits of the alphabetic scripts a word is made of.
 _WORD = f"0-9{_LETTERS}"
 #: Symbols outside ASCII (emoji, arrows, check marks, currency, box drawing, math): each
@@ -68,7 +69,7 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f]")
 #: A word holding a letter with a diacritic (`_ACCENTED`, but for × and ÷).
 _ACCENTED_WORD = re.compile(
-    f"(?<![{_WORD}])[{_WORD}]*[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f][{_WORD}]*"
+    f"(?<![{_WORD}])[{_WORD}]*[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff][{_WORD}]*"
 )
 _ENGLISH = Stemmer.Stemmer("english")
 # PyStemmer's own cache costs ~4x the stemming once a corpus has more distinct words than it
@@ -81,7 +82,7 @@ _IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
 def bare(text: str) -> str:
     """`text` with its Latin letters' diacritics taken off (``café`` → ``cafe``; a word a
     Mac stored decomposed, ``e`` and U+0301, likewise). Letters Unicode does not decompose
-    (``ø``, ``ł``, ``ı``) and other scripts' marks (Cyrillic ``й``, kana's dakuten) are
+    (``ø``, ``ł``, ``ı``, ``đ``) and other scripts' marks (Cyrillic ``й``, kana's dakuten) are
     kept: there they make another letter. Expects NFKC text, as `keys` makes it."""
     return text.translate(_unaccented()) if _ACCENTED.search(text) else text
 

@@ -288,6 +288,8 @@ def test_a_symbol_is_found_where_it_was_written(memory_root: Path) -> None:
             "The naïve approach was fine for José", "naïve José", id="as-typed"
         ),
         pytest.param("Ran the migration on Ångström", "angstrom", id="ring"),
+        # Before: Vietnamese letters (Latin Extended Additional) split a word in two.
+        pytest.param("Phở at Hà Nội, on Nguyễn Trãi", "nguyễn noi", id="vietnamese"),
         # macOS writes file text as it was typed, often decomposed (NFD); a query is NFC.
         pytest.param(
             "Notes from the re\u0301sume\u0301 review", "résumé", id="decomposed"
