@@ -31,9 +31,24 @@ HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Han, kana, the prolonged sound mark, half-width katakana and Hangul. CJK punctuation
 # (、。「」) is left out on purpose: it separates phrases the way a space does.
 _CJK = f"\u3040-\u30ff{HAN}\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+#: Letters and marks of the other scripts that put spaces between words: Cyrillic's
+#: supplement, Armenian, Hebrew, Arabic, Syriac, Thaana, the scripts of India and Sri
+#: Lanka, Georgian and Ethiopic, each script's punctuation left out (as read off
+#: `unicodedata` by `tests/memory/test_terms.py`). Thai, Lao, Khmer and Myanmar, written
+#: without spaces, are not among them.
+_SPACED = (
+    "\u0500-\u0559\u0560-\u0588\u058b-\u058c\u0590-\u05bd\u05bf\u05c1-\u05c2"
+    "\u05c4-\u05c5\u05c7-\u05f2\u05f5-\u05ff\u0610-\u061a\u0620-\u0669\u066e-\u06d3"
+    "\u06d5-\u06dc\u06df-\u06e8\u06ea-\u06fc\u06ff\u070e\u0710-\u07f5\u07fa-\u07fd"
+    "\u0800-\u082f\u083f-\u085d\u085f-\u0887\u0889-\u088f\u0892-\u08e1\u08e3-\u0963"
+    "\u0966-\u096f\u0971-\u09f1\u09f4-\u09f9\u09fc\u09fe-\u0a75\u0a77-\u0aef"
+    "\u0af2-\u0b6f\u0b71-\u0bf2\u0bfb-\u0c76\u0c78-\u0c7e\u0c80-\u0c83\u0c85-\u0d4e"
+    "\u0d50-\u0d78\u0d7a-\u0df3\u0df5-\u0dff\u10a0-\u10fa\u10fc-\u10ff\u1200-\u135f"
+    "\u1369-\u138f\u139a-\u139f"
+)
 #: Letters of the alphabetic scripts a word is made of (Latin, Vietnamese's among them,
-#: Greek, Cyrillic).
-_LETTERS = "A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0370-\u03ff\u0400-\u04ff"
+#: Greek, Cyrillic, and `_SPACED`).
+_LETTERS = f"A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0370-\u03ff\u0400-\u04ff{_SPACED}"
 #: Letters and digits of the alphabetic scripts a word is made of.
 _WORD = f"0-9{_LETTERS}"
 #: Symbols outside ASCII (emoji, arrows, check marks, currency, box drawing, math): each
@@ -64,13 +79,18 @@ _CLASSES = bytes(
 # Lower-to-upper and acronym-to-word boundaries inside one identifier
 # (``strictPort`` → strict, port; ``PDFDownload`` → pdf, download).
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-#: A Latin letter with a diacritic (Latin-1, Extended-A and -B, Extended Additional), or a
-#: combining diacritical mark: `bare` takes the mark off.
-_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f]")
-#: A word holding a letter with a diacritic (`_ACCENTED`, but for × and ÷).
+#: Hebrew's points and Arabic's short vowels and tatweel, mostly left unwritten: `bare`
+#: takes them off as it does accents (the marks among them).
+_POINTS = "\u0591-\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06ed"
+#: A Latin letter with a diacritic (Latin-1, Extended-A and -B, Extended Additional), a
+#: combining diacritical mark, or one of `_POINTS`: `bare` takes the mark off.
+_ACCENTED = re.compile(f"[\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f{_POINTS}]")
+#: A word holding a letter with a diacritic or a point (`_ACCENTED`, but for × and ÷).
 _ACCENTED_WORD = re.compile(
-    f"(?<![{_WORD}])[{_WORD}]*[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff][{_WORD}]*"
+    f"(?<![{_WORD}])[{_WORD}]*"
+    f"[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff{_POINTS}][{_WORD}]*"
 )
+_OPTIONAL = re.compile(f"[{_POINTS}]")
 _ENGLISH = Stemmer.Stemmer("english")
 # PyStemmer's own cache costs ~4x the stemming once a corpus has more distinct words than it
 # holds (3.6 against 0.9 us a word over 20,000 random words); `_word_keys` caches already.
@@ -90,7 +110,13 @@ def bare(text: str) -> str:
 @lru_cache(maxsize=1)
 def _unaccented() -> dict[int, str | None]:
     # Each letter `_ACCENTED` names as its decomposition without its marks; marks deleted.
-    table: dict[int, str | None] = dict.fromkeys(range(0x300, 0x370))
+    points = [
+        c
+        for c in range(0x591, 0x6EE)
+        if _OPTIONAL.match(chr(c))
+        and (unicodedata.category(chr(c)) == "Mn" or c == 0x640)
+    ]
+    table: dict[int, str | None] = dict.fromkeys([*range(0x300, 0x370), *points])
     for c in itertools.chain(range(0xC0, 0x250), range(0x1E00, 0x1F00)):
         bare = unicodedata.normalize("NFD", chr(c)).translate(table)
         if bare != chr(c):

@@ -333,3 +333,24 @@ def test_a_word_typed_with_accents_finds_only_what_holds_them(
         "trip.md",
         "plans.md",
     }
+
+
+@pytest.mark.parametrize(
+    ("written", "typed"),
+    [
+        pytest.param("اجتماع الفريق يوم الخميس", "الفريق", id="arabic"),
+        pytest.param("مُحَمَّد سيراجع الكود", "محمد", id="arabic-vowels"),
+        pytest.param("הפגישה עם הצוות ביום חמישי", "הצוות", id="hebrew"),
+        pytest.param("टीम की बैठक गुरुवार को है।", "बैठक", id="hindi"),
+    ],
+)
+def test_a_note_in_another_script_is_found_by_its_words(
+    memory_root: Path, written: str, typed: str
+) -> None:
+    # Before: "Searched 1 term: الفريق(0) across 0 files" for a note holding the word.
+    store = Store(memory_root, SLUG)
+    store.write_note("meeting", f"{written}\nsomething else entirely")
+    proc = run_cli("search", "--slug", SLUG, typed)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith(f"Searched 1 term: {typed}(1) across 1 file.")
+    assert f"notes/meeting.md:1:{written}\n" in proc.stdout

@@ -6,6 +6,7 @@ import pytest
 
 from memhooks.memory.terms import (
     cjk_chars,
+    filed_keys,
     keys,
     line_tokens,
     script,
@@ -125,6 +126,46 @@ def test_camel_case_gives_whole_and_parts(text: str, expected: list[str]) -> Non
 )
 def test_cjk_overlapping_bigrams(text: str, expected: list[str]) -> None:
     assert keys(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("مرحبا بالعالم، كيف؟", ["مرحبا", "بالعالم", "كيف"], id="arabic"),
+        pytest.param("שלום עולם־טוב", ["שלום", "עולם", "טוב"], id="hebrew"),
+        pytest.param("नमस्ते दुनिया।", ["नमस्ते", "दुनिया"], id="devanagari"),
+        pytest.param("வணக்கம் உலகம்", ["வணக்கம்", "உலகம்"], id="tamil"),
+        pytest.param("Բարեւ աշխարհ։", ["բարեւ", "աշխարհ"], id="armenian"),
+        pytest.param("გამარჯობა მსოფლიო", ["გამარჯობა", "მსოფლიო"], id="georgian"),
+        pytest.param("ሰላም፡ዓለም።", ["ሰላም", "ዓለም"], id="ethiopic"),
+    ],
+)
+def test_words_of_other_spaced_scripts(text: str, expected: list[str]) -> None:
+    # Before: none of these gave a key, and a note written in them was never found.
+    assert keys(text) == expected
+
+
+def test_the_spaced_scripts_table_is_their_letters_marks_and_digits() -> None:
+    # `_SPACED` was read off unicodedata: each block's letters, marks and digits in it
+    # (code points unassigned then too), its punctuation and symbols out.
+    import re
+    import unicodedata
+
+    from memhooks.memory.terms import _SPACED
+
+    inside = re.compile(f"[{_SPACED}]")
+    blocks = [*range(0x500, 0xE00), *range(0x10A0, 0x1100), *range(0x1200, 0x13A0)]
+    for c in blocks:
+        kind = unicodedata.category(chr(c))
+        wanted = kind[0] in "LMN" or kind == "Cn"
+        assert bool(inside.match(chr(c))) == wanted, (hex(c), kind)
+
+
+def test_hebrew_points_and_arabic_vowels_are_optional() -> None:
+    # Mostly unwritten: a word written with them is filed without them too.
+    assert filed_keys("שָׁלוֹם") == ["שָׁלוֹם", "שלום"]
+    assert filed_keys("مُحَمَّد") == ["مُحَمَّد", "محمد"]
+    assert filed_keys("نـــعم") == ["نـــعم", "نعم"]  # tatweel draws a word out
 
 
 def test_full_width_forms_meet_plain_ones() -> None:
