@@ -28,9 +28,17 @@ _W = TypeVar("_W", str, bytes)
 
 #: Han characters (extension A, unified, compatibility), as a character class's ranges.
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-# Han, kana, the prolonged sound mark, half-width katakana and Hangul. CJK punctuation
-# (、。「」) is left out on purpose: it separates phrases the way a space does.
-_CJK = f"\u3040-\u30ff{HAN}\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+#: Thai, Lao, Myanmar and Khmer: written without spaces between words, so cut into pairs
+#: of characters as CJK is (letters, marks and digits; read off unicodedata as `_SPACED`).
+_UNSPACED = (
+    "\u0e00-\u0e3e\u0e40-\u0e4e\u0e50-\u0e59\u0e5c-\u0eff\u1000-\u1049\u1050-\u109d"
+    "\u1780-\u17d3\u17d7\u17dc-\u17ff"
+)
+# Han, kana, the prolonged sound mark, half-width katakana, Hangul and `_UNSPACED`. CJK
+# punctuation (、。「」) is left out on purpose: it separates phrases the way a space does.
+_CJK = (
+    f"\u3040-\u30ff{HAN}\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\u3130-\u318f{_UNSPACED}"
+)
 #: Letters and marks of the other scripts that put spaces between words: Cyrillic's
 #: supplement, Armenian, Hebrew, Arabic, Syriac, Thaana, the scripts of India and Sri
 #: Lanka, Georgian and Ethiopic, each script's punctuation left out (as read off

@@ -342,6 +342,7 @@ def test_a_word_typed_with_accents_finds_only_what_holds_them(
         pytest.param("مُحَمَّد سيراجع الكود", "محمد", id="arabic-vowels"),
         pytest.param("הפגישה עם הצוות ביום חמישי", "הצוות", id="hebrew"),
         pytest.param("टीम की बैठक गुरुवार को है।", "बैठक", id="hindi"),
+        pytest.param("ประชุมทีมวันพฤหัสบดี", "ประชุมทีม", id="thai"),
     ],
 )
 def test_a_note_in_another_script_is_found_by_its_words(

@@ -145,20 +145,30 @@ def test_words_of_other_spaced_scripts(text: str, expected: list[str]) -> None:
     assert keys(text) == expected
 
 
-def test_the_spaced_scripts_table_is_their_letters_marks_and_digits() -> None:
-    # `_SPACED` was read off unicodedata: each block's letters, marks and digits in it
+def test_the_scripts_tables_are_their_letters_marks_and_digits() -> None:
+    # `_SPACED` and `_UNSPACED` were read off unicodedata: each block's letters, marks and digits in it
     # (code points unassigned then too), its punctuation and symbols out.
     import re
     import unicodedata
 
-    from memhooks.memory.terms import _SPACED
+    from memhooks.memory.terms import _SPACED, _UNSPACED
 
-    inside = re.compile(f"[{_SPACED}]")
-    blocks = [*range(0x500, 0xE00), *range(0x10A0, 0x1100), *range(0x1200, 0x13A0)]
-    for c in blocks:
-        kind = unicodedata.category(chr(c))
-        wanted = kind[0] in "LMN" or kind == "Cn"
-        assert bool(inside.match(chr(c))) == wanted, (hex(c), kind)
+    spaced = [*range(0x500, 0xE00), *range(0x10A0, 0x1100), *range(0x1200, 0x13A0)]
+    unspaced = [*range(0xE00, 0xF00), *range(0x1000, 0x10A0), *range(0x1780, 0x1800)]
+    for table, blocks in ((_SPACED, spaced), (_UNSPACED, unspaced)):
+        inside = re.compile(f"[{table}]")
+        for c in blocks:
+            kind = unicodedata.category(chr(c))
+            wanted = kind[0] in "LMN" or kind == "Cn"
+            assert bool(inside.match(chr(c))) == wanted, (hex(c), kind)
+
+
+def test_scripts_without_spaces_are_cut_into_pairs_as_cjk_is() -> None:
+    # Before: Thai gave no key at all; now a word of a sentence meets it, as in Chinese.
+    sentence = keys("สวัสดีชาวโลก๚")
+    assert set(keys("ชาวโลก")) <= set(sentence)
+    assert "๚" not in "".join(sentence)  # punctuation separates
+    assert script("ประชุมทีมวันพฤหัส") == "cjk"
 
 
 def test_hebrew_points_and_arabic_vowels_are_optional() -> None:
