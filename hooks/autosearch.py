@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from memhooks.hooks.records import entries, entry_id
 from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
 from memhooks.memory.render import matched_label
-from memhooks.memory.terms import scripts
+from memhooks.memory.terms import WORD_CHARS, scripts
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
@@ -25,7 +25,9 @@ MAX_TERMS = 12
 #: A prompt longer than this is mostly a paste: its terms are read from its first and
 #: last `SCAN_MAX // 2` characters only.
 SCAN_MAX = 64 * 1024
-_WORD = re.compile(r"[\w][\w.\-/:]*[\w]|\w", re.UNICODE)
+_WORD = re.compile(
+    rf"[\w{WORD_CHARS}][\w{WORD_CHARS}.\-/:]*[\w{WORD_CHARS}]|[\w{WORD_CHARS}]"
+)
 # Words that carry no topic (one list, memory.question's): a prompt made only of these
 # gets no search. And "remind", as typed ("Remind me when …"): a request to memory,
 # which no note need hold; not in that list, where its stem would make "reminders" a

@@ -68,6 +68,9 @@ _SYMBOLS = (
 )
 #: A flag: two regional indicators, one key (🇫🇷 is no 🇫 and 🇷, which 🇷🇺 holds too).
 _FLAG = "[\U0001f1e6-\U0001f1ff]{2}"
+#: The characters of words and of CJK runs, as a character class's ranges: Python's
+#: ``\w`` without the marks that most scripts but Latin write their vowels with.
+WORD_CHARS = f"{_CJK}{_WORD}"
 #: A CJK character, and a word of letters of an alphabetic script (`scripts`).
 _SCRIPTS = {"cjk": re.compile(f"[{_CJK}]"), "alphabetic": re.compile(f"[{_LETTERS}]+")}
 #: A run of CJK characters, a run of letters and digits of an alphabetic script, or one

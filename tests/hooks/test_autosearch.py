@@ -116,6 +116,13 @@ def test_the_words_search_reads_as_no_subject_are_no_prompt_terms() -> None:
         "us-central1",
         "部署",
     ]
+    # Before: a word with a vowel sign or point was cut at it ("बैठक" as "ब", "ठक").
+    assert significant_terms("टीम की बैठक कब है? مُحَمَّد ประชุมทีม") == [
+        "टीम",
+        "बैठक",
+        "مُحَمَّد",
+        "ประชุมทีม",
+    ]
 
 
 def test_a_word_of_one_or_two_cjk_characters_is_a_term_one_of_two_letters_is_not() -> (
