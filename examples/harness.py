@@ -11,9 +11,11 @@ prints the context of each reply and checks that the process exits at session-en
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -27,14 +29,31 @@ EVENTS = [
 ]
 
 
+def default_command() -> list[str] | None:
+    """This Python's memhooks if it has one, else `memhooks` from PATH (pipx, uv tool)."""
+    if importlib.util.find_spec("memhooks") is not None:
+        return [sys.executable, "-m", "memhooks.hooks", "session"]
+    found = shutil.which("memhooks")
+    return [found, "session"] if found else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="Drive one `memhooks session`.")
     parser.add_argument("--root", help="memory root, passed on to the session")
     parser.add_argument(
-        "--command", help="session command (default: python -m memhooks.hooks)"
+        "--command",
+        help="session command (default: python -m memhooks.hooks session, with the"
+        " Python running this script if it has memhooks, else memhooks session)",
     )
     args = parser.parse_args()
-    cmd = shlex.split(args.command or f"{sys.executable} -m memhooks.hooks session")
+    cmd = shlex.split(args.command) if args.command else default_command()
+    if cmd is None:
+        print(
+            "memhooks is not installed for this Python nor on PATH: install it, or"
+            ' pass --command "/path/to/memhooks session"',
+            file=sys.stderr,
+        )
+        return 1
     cmd += ["--root", args.root] if args.root else []
 
     # stdout is the protocol (one reply line per event line); logs go to stderr.

@@ -115,6 +115,58 @@ def test_harness_example(tmp_path: Path, memory_root: Path) -> None:
     assert proc.stdout.rstrip().endswith("session process exited with 0")
 
 
+def test_harness_example_runs_with_a_python_without_memhooks(
+    tmp_path: Path, memory_root: Path
+) -> None:
+    # memhooks installed with pipx or uv tool: `python` is one that cannot import it,
+    # and `memhooks` is on PATH.
+    python = Path(sys.base_prefix) / "bin" / "python3"
+    bare = subprocess.run([python, "-c", "import memhooks"], check=False)
+    if bare.returncode == 0:
+        pytest.skip(f"{python} can import memhooks")
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    env.pop("PYTHONPATH", None)
+    project = tmp_path / "project"
+    project.mkdir()
+
+    proc = subprocess.run(
+        [python, str(EXAMPLES / "harness.py"), "--root", str(memory_root)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.rstrip().endswith("session process exited with 0")
+
+
+def test_harness_example_without_memhooks_says_so_in_one_line(tmp_path: Path) -> None:
+    python = Path(sys.base_prefix) / "bin" / "python3"
+    bare = subprocess.run([python, "-c", "import memhooks"], check=False)
+    if bare.returncode == 0:
+        pytest.skip(f"{python} can import memhooks")
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    env.pop("PYTHONPATH", None)
+
+    proc = subprocess.run(
+        [python, str(EXAMPLES / "harness.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+
+    assert proc.returncode == 1
+    (line,) = proc.stderr.splitlines()
+    assert "--command" in line
+
+
 @pytest.mark.parametrize(
     ("harness", "name"),
     [
