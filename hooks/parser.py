@@ -45,10 +45,11 @@ _SCOPE_HELP = (
 )
 
 
-def _where(read: bool) -> Parser:
-    """--root, --project and --slug, shared by the memory commands."""
-    common = Parser(add_help=False)
-    g = common.add_argument_group("where", _SCOPE_HELP)
+def _where(sub: Any, name: str, *, read: bool, **kwargs: Any) -> Any:
+    """The parser of memory command `name`, with --root, --project and --slug (not from
+    a parent parser: argparse moves its exclusive group out of "where" in the help)."""
+    parser = sub.add_parser(name, **kwargs)
+    g = parser.add_argument_group("where", _SCOPE_HELP)
     root_help = _ROOT_HELP + ("; must exist" if read else "; created if missing")
     g.add_argument("--root", metavar="DIR", help=root_help)
     x = g.add_mutually_exclusive_group()
@@ -56,13 +57,14 @@ def _where(read: bool) -> Parser:
     x.add_argument(
         "--slug", help="project folder under <root>/projects/, named directly"
     )
-    return common
+    return parser
 
 
-def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
-    s = sub.add_parser(
+def _memory_commands(sub: Any) -> None:
+    s = _where(
+        sub,
         "search",
-        parents=[reads],
+        read=True,
         help="find which memory files mention the terms (exit 1: none)",
         description="Rank memory files for the terms. Exit 0: found, 1: nothing, 2: error.",
     )
@@ -87,9 +89,7 @@ def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
         "auto: only in long-lived processes (default: search.semantic in config.toml)",
     )
 
-    r = sub.add_parser(
-        "read", parents=[reads], help="print one memory file whole (capped)"
-    )
+    r = _where(sub, "read", read=True, help="print one memory file whole (capped)")
     r.add_argument(
         "target",
         help="MEMORY.md, scratchpad, daily/YYYY-MM-DD, notes/NAME or a path from search",
@@ -102,9 +102,10 @@ def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
     )
     r.add_argument("--json", action="store_true", help='print {"path", "text"} as JSON')
 
-    w = sub.add_parser(
+    w = _where(
+        sub,
         "write",
-        parents=[writes],
+        read=False,
         help="write to MEMORY.md, the scratchpad, today's log or a note",
     )
     w.add_argument(
@@ -129,15 +130,13 @@ def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
     w.add_argument("--aliases", help='other words to find a note by: "a, b, c"')
     w.add_argument("--text", help="content; - or none: read from stdin")
 
-    e = sub.add_parser(
-        "edit", parents=[reads], help="replace text that occurs exactly once"
-    )
+    e = _where(sub, "edit", read=True, help="replace text that occurs exactly once")
     e.add_argument("target", help="as for read")
     e.add_argument("--old", required=True, help="text that occurs exactly once")
     e.add_argument("--new", required=True, help='replacement ("" deletes)')
 
-    i = sub.add_parser(
-        "inject", parents=[reads], help="print the memory block a session starts with"
+    i = _where(
+        sub, "inject", read=True, help="print the memory block a session starts with"
     )
     i.add_argument(
         "--budget",
@@ -146,8 +145,8 @@ def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
         help="most bytes of the block (default: inject.budget in config.toml, 16384)",
     )
 
-    st = sub.add_parser(
-        "status", parents=[reads], help="root, project, files and what the block holds"
+    st = _where(
+        sub, "status", read=True, help="root, project, files and what the block holds"
     )
     st.add_argument(
         "--duplicates",
@@ -155,9 +154,10 @@ def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
         help="list near-duplicate lines across MEMORY.md and the project's notes",
     )
 
-    fo = sub.add_parser(
+    fo = _where(
+        sub,
         "forget",
-        parents=[reads],
+        read=True,
         help="hide a line or a note from search and injection, keeping it in the file",
     )
     fo.add_argument(
@@ -170,9 +170,10 @@ def _memory_commands(sub: Any, reads: Parser, writes: Parser) -> None:
     fo.add_argument(
         "--by", metavar="NAME", help="mark the note superseded by note NAME instead"
     )
-    re_ = sub.add_parser(
+    re_ = _where(
+        sub,
         "restore",
-        parents=[reads],
+        read=True,
         help="undo forget (or a superseded mark), byte for byte",
     )
     re_.add_argument("target", help="as for forget")
@@ -281,10 +282,11 @@ def _setup_commands(sub: Any) -> None:
     doc.add_argument("--project", metavar="DIR", help=_PROJECT_HELP)
 
 
-def _other_commands(sub: Any, writes: Parser, reads: Parser) -> None:
-    rp = sub.add_parser(
+def _other_commands(sub: Any) -> None:
+    rp = _where(
+        sub,
         "report",
-        parents=[reads],
+        read=True,
         help="what the hooks injected, surfaced and wrote, and the live misses",
     )
     rp.add_argument(
@@ -295,9 +297,10 @@ def _other_commands(sub: Any, writes: Parser, reads: Parser) -> None:
         help="the last N sessions",
     )
     rp.add_argument("--json", action="store_true", help="print the report as JSON")
-    sub.add_parser(
+    _where(
+        sub,
         "mcp",
-        parents=[writes],
+        read=False,
         help="serve the memory tools over MCP on stdio (needs the mcp extra)",
     )
     v = sub.add_parser(
@@ -341,11 +344,10 @@ def build(only: str | None = None) -> Parser:
         dest="command", required=True, parser_class=Parser, metavar="COMMAND"
     )
     tree = sub if only is None else _Only(sub, only)
-    reads, writes = _where(read=True), _where(read=False)
-    _memory_commands(tree, reads, writes)
+    _memory_commands(tree)
     _hook_commands(tree)
     _setup_commands(tree)
-    _other_commands(tree, writes, reads)
+    _other_commands(tree)
     if only is not None and only not in sub.choices:
         return build()  # not a command: the error lists them all
     return p

@@ -261,6 +261,21 @@ def test_python_m_hooks_help() -> None:
         assert command in proc.stdout
 
 
+@pytest.mark.parametrize(
+    "command", ["search", "read", "write", "edit", "inject", "status", "report", "mcp"]
+)
+def test_help_shows_root_project_and_slug_together(command: str) -> None:
+    # Before: --project and --slug were listed under "options", away from --root and
+    # the "where" section saying what the three choose (argparse drops a mutually
+    # exclusive group's section when a parser is built from parents).
+    proc = run_cli(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    where = proc.stdout.split("\nwhere:\n", 1)[1]
+    for flag in ("--root DIR", "--project DIR", "--slug SLUG"):
+        assert f"  {flag}" in where, flag
+    assert "[--project DIR | --slug SLUG]" in proc.stdout  # still one or the other
+
+
 def test_read_json_keeps_the_whole_line_within_the_cap(memory_root: Path) -> None:
     # Before: the text was cut to --cap, then JSON quoting ("\n", '"', '\\') grew the
     # line past it (1,070 bytes printed for --cap 1024).
