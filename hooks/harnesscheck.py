@@ -95,10 +95,10 @@ READ_WHERE_STARTED = {"claude-code": "local", "gemini": "user"}
 
 
 def started_in(harness: str, here: Path, project: Path, home: Path) -> Finding | None:
-    """A warning when our hooks are only in the project's settings file and `here`, a
-    subfolder of the project, is where the harness would start: it runs none of them."""
+    """A warning when our hooks are only in the project's settings file: the harness
+    started in `here`, a subfolder or worktree of the project, runs none of them."""
     other = READ_WHERE_STARTED.get(harness)
-    if other is None or here == project or not here.is_relative_to(project):
+    if other is None or here == project:
         return None
     h = cast("install.Harness", harness)
 

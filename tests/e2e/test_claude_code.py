@@ -346,6 +346,35 @@ def test_subfolder_runs_no_project_hook_and_doctor_says_so(
         assert "started in" not in _doctor(sb, sub)
 
 
+def test_worktree_runs_no_project_hook_and_install_says_so(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Started in a `git worktree` of the project, Claude Code reads the worktree's
+    .claude/settings.json, not the main checkout's that `install` writes: no hook runs,
+    and `install` and `doctor` there say so; the main checkout's local file reaches it."""
+    with sandbox(tmp_path_factory.mktemp("claude-worktree"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+        tree = sb.project.parent / "kestrel-wt"
+        for args in (["add", "README.md"], ["commit", "-qm", "x"]):
+            assert sb.run([*git, *args], env=env).returncode == 0
+        assert (
+            sb.run([*git, "worktree", "add", "-q", str(tree)], env=env).returncode == 0
+        )
+        done = sb.run(["claude", "-p", ASK], env=env, cwd=tree)
+        assert done.returncode == 0, done.stderr
+        assert blocks_in(sb.turn(ASK)) == 0, "Claude Code read the main checkout's file"
+        said = sb.memhooks("install", "claude-code", "--project", str(tree))
+        assert f"Claude Code started in {tree} reads" in said
+        assert f"warn: Claude Code started in {tree} reads" in _doctor(sb, tree)
+        sb.memhooks("install", "claude-code", "--scope", "local")
+        done = sb.run(["claude", "-p", RESUME], env=env, cwd=tree)
+        assert done.returncode == 0, done.stderr
+        assert blocks_in(sb.turn(RESUME)) == 1
+        assert "started in" not in _doctor(sb, tree)
+
+
 def _doctor(sb: Sandbox, where: Path) -> str:
     """`memhooks doctor` run in `where` (its exit code says whether a fix is due)."""
     done = sb.run([str(MEMHOOKS), "doctor"], env=sb.env(), cwd=where)

@@ -69,6 +69,15 @@ def test_install_in_a_worktree_writes_the_main_checkout(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (repo / ".claude" / "settings.json").is_file()
     assert not (tree / ".claude").exists()
+    # Claude Code started in the worktree reads its own .claude/settings.json, not the
+    # main checkout's (tests/e2e): install and doctor there say so (they said nothing).
+    warning = f"Claude Code started in {tree} reads .claude/settings.json there"
+    assert f"warning: {warning}" in proc.stdout
+    doctor = run_cli("doctor", cwd=tree, env=_path_env(BIN))
+    assert f"warn: {warning}" in doctor.stdout
+    local = run_cli("install", "claude-code", "--scope", "local", cwd=tree)
+    assert local.returncode == 0, local.stderr
+    assert warning not in run_cli("doctor", cwd=tree, env=_path_env(BIN)).stdout
 
 
 @pytest.mark.parametrize(
