@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks import install
 from memhooks.hooks.constants import EXIT_OK, PROG
-from memhooks.hooks.errors import project_folder
+from memhooks.hooks.errors import UsageError, project_folder
 from memhooks.hooks.harnesscheck import started_in
 from memhooks.memory import project_dir
 
@@ -28,6 +28,17 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 _NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI"}
+
+
+def _settings(harness: install.Harness, scope: install.Scope, root: Path) -> Path:
+    """The file `scope` names; a local scope only where the harness has a local file."""
+    if scope == "local" and harness != "claude-code":
+        raise UsageError(
+            f"--scope local: {_NAMES[harness]} has no settings file of yours alone in "
+            "a project; use --scope project (the file the repository shares) or "
+            "--scope user (yours, every project); nothing was written"
+        )
+    return install.settings_path(harness, scope, project_dir=root, home=Path.home())
 
 
 def hook_command(harness: install.Harness, *, absolute: bool) -> str:
@@ -55,7 +66,7 @@ def cmd_install(
     """Merge our hooks into the settings file of `scope`; say what to do next."""
     here = project_folder(project)
     root = project_dir(here)
-    path = install.settings_path(harness, scope, project_dir=root, home=Path.home())
+    path = _settings(harness, scope, root)
     bare = scope == "project" and not absolute
     result = install.install(
         harness, path, hook_command(harness, absolute=not bare), dry_run=dry_run
@@ -98,7 +109,7 @@ def cmd_uninstall(
 ) -> int:
     """Remove every hook of ours from the settings file of `scope`."""
     root = project_dir(project_folder(project))
-    path = install.settings_path(harness, scope, project_dir=root, home=Path.home())
+    path = _settings(harness, scope, root)
     out.write(install.uninstall(harness, path, dry_run=dry_run).describe() + "\n")
     return EXIT_OK
 

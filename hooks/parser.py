@@ -257,8 +257,9 @@ def _setup_commands(sub: Any) -> None:
             choices=["user", "project", "local"],
             default="project",
             help="project: the settings file the repository shares "
-            "(.claude/settings.json); local: yours only in this project "
-            "(.claude/settings.local.json); user: every project (~/.claude/settings.json)",
+            "(.claude/settings.json); local: yours only in this project, Claude Code "
+            "only (.claude/settings.local.json); user: every project "
+            "(~/.claude/settings.json)",
         )
         ins.add_argument("--project", metavar="DIR", help=_PROJECT_HELP)
         ins.add_argument(

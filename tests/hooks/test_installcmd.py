@@ -275,3 +275,18 @@ def test_uninstall_after_an_edit_keeps_every_byte_outside_hooks(
 
     assert done.returncode == 0, done.stderr
     assert settings.read_bytes() == b"{" + edited
+
+
+@pytest.mark.parametrize("harness", ["codex", "gemini"])
+@pytest.mark.parametrize("verb", ["install", "uninstall"])
+def test_scope_local_is_refused_where_the_harness_has_no_local_file(
+    repo: Path, harness: str, verb: str
+) -> None:
+    # Before: `install gemini --scope local` wrote this machine's absolute path into
+    # .gemini/settings.json, the file the repository shares, as if it were private.
+    proc = run_cli(verb, harness, "--scope", "local", cwd=repo, env=_path_env(BIN))
+
+    assert proc.returncode == 1
+    (line,) = proc.stderr.splitlines()
+    assert "--scope project" in line and "--scope user" in line, line
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "src"]  # nothing written
