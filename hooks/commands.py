@@ -15,6 +15,7 @@ from memhooks.hooks.constants import EXIT_NOT_FOUND, EXIT_OK
 from memhooks.hooks.errors import UsageError, project_folder
 from memhooks.hooks.meaning import open_meaning
 from memhooks.hooks.progress import writing
+from memhooks.hooks.targets import file_target
 from memhooks.memory import (
     Config,
     Store,
@@ -133,6 +134,7 @@ def cmd_read(
     as_json: bool = False,
 ) -> int:
     store, _ = open_store(where, must_exist=True)
+    target = file_target(store, target)  # PATH:LINE as search prints a line
     if as_json:
         import json
 

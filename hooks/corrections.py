@@ -8,13 +8,12 @@ tool ``memory_forget`` both call `forget`.
 
 from __future__ import annotations
 
-import os
-import re
 from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks.commands import Where, open_store
 from memhooks.hooks.constants import EXIT_OK
 from memhooks.hooks.errors import UsageError
+from memhooks.hooks.targets import NUMBERED, is_file
 from memhooks.memory import MemoryStoreError, TargetNotFoundError, today
 from memhooks.memory.duplicates import find_duplicates
 from memhooks.memory.errors import ForgetError
@@ -30,8 +29,6 @@ from memhooks.memory.note_format import note_forgotten, superseded_by
 if TYPE_CHECKING:
     from memhooks.memory import Located, Store
 
-# ASCII digits only: `\d` and int() also take other scripts' digits ("MEMORY.md:١").
-_NUMBERED = re.compile(r"(.+):([0-9]+)")
 _DUPLICATES_HINT = (
     "keep one: `memhooks forget PATH:LINE --reason ...` the others, or merge them with "
     "`memhooks edit`"
@@ -43,8 +40,8 @@ def _resolve(
 ) -> tuple[Located, int | str | None]:
     """The file and the line chosen: ``PATH:N`` wins over --line when PATH is a file,
     unless the whole target names a file (a note written as ``port:8080``)."""
-    m = _NUMBERED.fullmatch(target.strip())
-    if m and not _a_file(store, target):
+    m = NUMBERED.fullmatch(target.strip())
+    if m and not is_file(store, target):
         try:
             loc = store.locate(m[1])
         except MemoryStoreError:
@@ -54,13 +51,6 @@ def _resolve(
                 raise UsageError(f"{target}: give a line number or --line, not both")
             return loc, int(m[2])
     return store.locate(target), line
-
-
-def _a_file(store: Store, target: str) -> bool:
-    try:
-        return os.path.lexists(store.path(store.locate(target).rel))
-    except MemoryStoreError:
-        return False
 
 
 def _note_name(name: str) -> str:

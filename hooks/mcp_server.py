@@ -30,6 +30,7 @@ from memhooks.hooks.commands import (
     write_warnings,
 )
 from memhooks.hooks.errors import HookError, project_folder
+from memhooks.hooks.targets import file_target
 from memhooks.memory import (
     Config,
     MemoryStoreError,
@@ -212,7 +213,7 @@ def build_server(store: Store) -> Any:
         return render_text(result, cfg.budget)
 
     def memory_read(target: Target) -> str:
-        return store.read(target, DEFAULT_READ_CAP)[1]
+        return store.read(file_target(store, target), DEFAULT_READ_CAP)[1]
 
     def memory_write(
         to: To,

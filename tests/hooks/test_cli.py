@@ -403,3 +403,23 @@ def test_a_root_that_is_a_file_is_said_to_be_one(
         "(check --root and $MEMHOOKS_HOME)\n"
     )
     assert root.read_text() == "notes I keep\n"
+
+
+@pytest.mark.parametrize("shown", ["MEMORY.md:2", f"projects/{SLUG}/notes/port.md:1"])
+def test_read_takes_a_path_and_line_as_search_prints_them(
+    memory_root: Path, shown: str
+) -> None:
+    # Before: `memhooks read projects/<slug>/notes/port.md:1`, copied from a search
+    # line, said "no such memory file: projects/<slug>/notes/port.md:1.md".
+    store = Store(memory_root, SLUG)
+    store.write_memory("- first rule\n- second rule")
+    store.write_note("port", "Redis runs on 6380.")
+    store.write_note("at:1", "a note whose name ends in a number")
+    path = shown.rpartition(":")[0]
+
+    proc = run_cli("read", "--slug", SLUG, shown)
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == run_cli("read", "--slug", SLUG, path).stdout
+    named = run_cli("read", "--slug", SLUG, "notes/at:1")  # a file by that name wins
+    assert named.stdout == "a note whose name ends in a number\n", named.stderr

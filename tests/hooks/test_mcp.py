@@ -119,6 +119,11 @@ async def test_client_session(memory_root: Path, tmp_path: Path) -> None:
                 False,
                 "Redis port 6380 on dev.\n",
             )
+            # The line as search printed it reads the file (it said "no such file").
+            assert await call("memory_read", target=f"{note}:1") == (
+                False,
+                "Redis port 6380 on dev.\n",
+            )
             assert await call("memory_edit", target=note, old="6380", new="6381") == (
                 False,
                 f"edited {note}",
