@@ -37,7 +37,7 @@ from memhooks.memory.constants import (
     SCRATCHPAD_FILE,
 )
 from memhooks.memory.files import read_regular
-from memhooks.memory.paths import key_in
+from memhooks.memory.paths import key_in, slug_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -245,6 +245,33 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
     return found
 
 
+def check_moved(root: Path, project: Path) -> list[Finding]:
+    """A warning when the project has no memory folder but one of the same name has: the
+    slug holds a hash of the project's path, so a moved or renamed project starts anew."""
+    slug = slug_for(str(project))
+    projects = root / PROJECTS_DIR
+    name = slug.rsplit("-", 1)[0]
+    try:
+        if (projects / slug).exists():
+            return []
+        others = sorted(
+            p.name
+            for p in projects.iterdir()
+            if _SLUG.fullmatch(p.name) and p.name.rsplit("-", 1)[0] == name
+        )
+    except OSError:
+        return []
+    return [
+        Finding(
+            "warn",
+            f"no memory for {slug} yet, but projects/{other} holds that of another "
+            f"folder named {name}: if this project was moved from there, `mv "
+            f"{projects / other} {projects / slug}` carries it over (or pass --slug {other})",
+        )
+        for other in others
+    ]
+
+
 def run_checks(
     root: Path,
     project: Path,
@@ -255,7 +282,7 @@ def run_checks(
     here: Path | None = None,
 ) -> list[Finding]:
     """Every check, in report order; `here`: where the harnesses would be started."""
-    found = check_root(root, config_text=config_text)
+    found = check_root(root, config_text=config_text) + check_moved(root, project)
     for harness in ("claude-code", "codex", "gemini"):
         found += check_harness(harness, project, home, which)
         start = started_in(harness, here, project, home) if here else None
@@ -309,6 +336,7 @@ __all__ = [
     "Finding",
     "check_harness",
     "check_mcp",
+    "check_moved",
     "check_root",
     "cmd_doctor",
     "run_checks",

@@ -289,6 +289,7 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
     )
 
     root = str(memory_root)
+    mine = Store.for_project(memory_root, project).slug
     assert _levels(found, "fix") == [
         f"memory root {root} is open to other users: chmod 700 {root}",
         (
@@ -316,12 +317,18 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
             f"projects/{SLUG}/notes/todo.txt: not named NAME.md: never searched or "
             "injected; rename it"
         ),
+        (  # `project` is another folder named proj, with no memory of its own
+            f"no memory for {mine} yet, but projects/{SLUG} holds that of another "
+            f"folder named proj: if this project was moved from there, `mv "
+            f"{root}/projects/{SLUG} {root}/projects/{mine}` carries it over (or pass "
+            f"--slug {SLUG})"
+        ),
         (
             f"no hooks installed for {project}: run `memhooks install claude-code --scope "
             "project` (or gemini) there"
         ),
     ]
-    assert summary(found) == "doctor: 4 problems to fix, 6 warnings"
+    assert summary(found) == "doctor: 4 problems to fix, 7 warnings"
 
 
 def test_invalid_config_and_missing_root(
@@ -457,3 +464,28 @@ def test_a_memory_file_that_holds_no_file_is_named(
             f"socket or device): {rest}"
         ),
     ]
+
+
+def test_a_moved_project_is_pointed_at_its_memory(
+    memory_root: Path, tmp_path: Path, home: Path
+) -> None:
+    # The slug holds a hash of the project's path: moved or renamed, a project starts
+    # with no memory of its own, and nothing said where its notes were.
+    old = Store.for_project(memory_root, tmp_path / "was" / "myapp")
+    old.write_note("redis", "Redis runs on 6380.")
+    Store(memory_root, "other-0123abcd").write_note("x", "another project")
+    moved = tmp_path / "now" / "myapp"
+    moved.mkdir(parents=True)
+    new = Store.for_project(memory_root, moved).slug
+
+    proc = run_cli("doctor", "--project", str(moved))
+
+    line = f"warn: no memory for {new} yet, but projects/{old.slug} holds that of"
+    assert line in proc.stdout, proc.stdout
+    assert f"mv {memory_root}/projects/{old.slug} {memory_root}/projects/{new}" in (
+        proc.stdout
+    )
+    assert "other-0123abcd" not in proc.stdout
+    Store(memory_root, new).write_memory("- now it has memory of its own")
+    Store(memory_root, new).write_note("y", "its own note")
+    assert "no memory for" not in run_cli("doctor", "--project", str(moved)).stdout
