@@ -111,6 +111,16 @@ def dashed_terms(argv: Sequence[str], values: Collection[str]) -> list[str]:
     return out
 
 
+def dash_value(message: str, argv: Sequence[str]) -> str:
+    """argparse's `message`, with how to give a value that begins with ``-`` when that
+    is why an option found none (``--old -fix``: argparse takes ``-fix`` for an option)."""
+    m = re.match(r"argument (--[\w-]+): expected one argument", message)
+    for flag, value in itertools.pairwise(argv):
+        if m and flag == m[1] and value.startswith("-"):
+            return f"{message}; for a value that begins with '-', write it as {flag}={value}"
+    return message
+
+
 def unknown_options(
     argv: Sequence[str], known: Collection[str], values: Collection[str]
 ) -> Iterator[str]:
@@ -128,6 +138,7 @@ __all__ = [
     "Parser",
     "Version",
     "at_least",
+    "dash_value",
     "dashed_terms",
     "unknown_options",
 ]

@@ -13,6 +13,7 @@ from memhooks.hooks.arguments import (
     Parser,
     Version,
     at_least,
+    dash_value,
     dashed_terms,
     seconds,
     unknown_options,
@@ -371,15 +372,15 @@ class _Only:
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The parsed arguments; raises `UsageError` for bad ones."""
     first = argv[0] if argv and not argv[0].startswith("-") else None
-    if first != "search":
-        return build(first).parse_args(argv)
     try:
+        if first != "search":
+            return build(first).parse_args(argv)
         return build(first).parse_args(dashed_terms(argv, _SEARCH_VALUES))
     except UsageError as e:
         known = (*_SEARCH_VALUES, "--json", "--help", "-h")
         dashed = next(unknown_options(argv, known, _SEARCH_VALUES), None)
-        if dashed is None or "--" in argv:
-            raise
+        if first != "search" or dashed is None or "--" in argv:
+            raise UsageError(dash_value(str(e), argv)) from None
         # `--cap` is a term the README names: say how to search for it.
         hint = f"; to search for {dashed}, put -- before the terms: {PROG} search -- {dashed}"
         raise UsageError(str(e) + hint) from None

@@ -423,3 +423,24 @@ def test_read_takes_a_path_and_line_as_search_prints_them(
     assert proc.stdout == run_cli("read", "--slug", SLUG, path).stdout
     named = run_cli("read", "--slug", SLUG, "notes/at:1")  # a file by that name wins
     assert named.stdout == "a note whose name ends in a number\n", named.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["edit", "scratchpad", "--old", "-fix", "--new", "fix"],
+        ["write", "--to", "memory", "--text", "-x"],
+    ],
+)
+def test_a_value_that_begins_with_a_dash_is_explained(
+    memory_root: Path, argv: list[str]
+) -> None:
+    # Before: "argument --old: expected one argument", and nothing said how to give it.
+    flag, value = argv[-4:-2] if argv[0] == "edit" else argv[-2:]
+
+    proc = run_cli(*argv, "--slug", SLUG)
+
+    assert proc.returncode == 1
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"memhooks: error: argument {flag}: expected one argument")
+    assert line.endswith(f"write it as {flag}={value}"), line
