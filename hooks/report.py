@@ -134,7 +134,11 @@ def render_table(slug: str, ss: list[Session]) -> str:
     """The report as terminal text."""
     if not ss:
         return f"memhooks report: no sessions recorded for {slug} yet\n"
-    lines = [f"memhooks report: last {len(ss)} sessions of {slug}, oldest first", ""]
+    n = f"last {len(ss)} sessions of {slug}, oldest first"
+    lines = [
+        f"memhooks report: {n if len(ss) > 1 else f'the last session of {slug}'}",
+        "",
+    ]
     head = (
         "session",
         "started",

@@ -75,3 +75,14 @@ def test_a_damaged_time_is_shown_as_none() -> None:
         found = sessions(facts, 10)
         assert [s.started for s in found if s.session == "x"] == [""]
         assert "x" in render_table("p-0123abcd", found)
+
+
+def test_the_title_counts_one_session_as_one() -> None:
+    # Before: "memhooks report: last 1 sessions of shop-1, oldest first".
+    one = sessions(_facts(), 1)
+    assert render_table("shop-1", one).startswith(
+        "memhooks report: the last session of shop-1\n"
+    )
+    assert render_table("shop-1", sessions(_facts(), 10)).startswith(
+        "memhooks report: last 3 sessions of shop-1, oldest first\n"
+    )
