@@ -189,6 +189,16 @@ def note(slug: str, name: str) -> Located:
     return Located("note", f"{project_rel(slug)}/{NOTES_DIR}/{name}.md", name)
 
 
+def within(root: Path, target: str) -> str:
+    """`target` relative to `root` when it is an absolute path inside it (a memory file as
+    `ls` or an editor names it), else as typed: `locate` judges either."""
+    t = target.strip()
+    base = f"{str(root.absolute()).rstrip('/')}/"
+    if not t.startswith(base) or ".." in t.split("/"):
+        return target
+    return t[len(base) :]
+
+
 def locate(target: str, slug: str) -> Located:
     """Resolve what a person or model typed to a memory file.
 

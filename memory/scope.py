@@ -124,7 +124,7 @@ class Scope:
 
     def locate(self, target: str) -> Located:
         """Resolve a target typed by a person or model (see `paths.locate`)."""
-        return paths.locate(target, self.slug)
+        return paths.locate(paths.within(self.root, target), self.slug)
 
     # -- reading ----------------------------------------------------------------------
 

@@ -444,3 +444,29 @@ def test_a_value_that_begins_with_a_dash_is_explained(
     (line,) = proc.stderr.splitlines()
     assert line.startswith(f"memhooks: error: argument {flag}: expected one argument")
     assert line.endswith(f"write it as {flag}={value}"), line
+
+
+def test_a_memory_file_may_be_named_by_its_absolute_path(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Before: `memhooks read ~/.local/share/memhooks/MEMORY.md` (a path from `ls` or an
+    # editor) said "absolute paths are not memory targets", and nothing else.
+    store = Store(memory_root, SLUG)
+    store.write_memory("- first rule")
+    store.write_note("port", "Redis runs on 6380.")
+    note = memory_root / "projects" / SLUG / "notes" / "port.md"
+
+    read = run_cli("read", "--slug", SLUG, str(memory_root / "MEMORY.md"))
+    edit = run_cli("edit", "--slug", SLUG, str(note), "--old", "6380", "--new", "6381")
+    forget = run_cli("forget", "--slug", SLUG, f"{memory_root}/MEMORY.md:1")
+
+    assert (read.returncode, read.stdout) == (0, "- first rule\n"), read.stderr
+    assert edit.stdout == f"edited projects/{SLUG}/notes/port.md\n", edit.stderr
+    assert forget.returncode == 0, forget.stderr
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("not memory")
+    refused = run_cli("read", "--slug", SLUG, str(outside))
+    assert refused.returncode == 1
+    assert "absolute paths are not memory targets" in refused.stderr
+    sneaky = run_cli("read", "--slug", SLUG, f"{memory_root}/../elsewhere.md")
+    assert sneaky.returncode == 1 and "not memory" not in sneaky.stdout
