@@ -267,3 +267,29 @@ def test_clear_gets_the_block_with_the_next_prompt(
         tmux.wait_exit()
         assert blocks_in(sb.turn(AFTER_EDIT)) == 1, "no block after /clear"
         assert blocks_in(sb.turn(AFTER_COMPACT)) == 1
+
+
+def test_worktree_runs_no_project_hook_and_install_says_so(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Started in a `git worktree` of the project, Gemini CLI reads the worktree's
+    .gemini/settings.json, not the main checkout's that `install` writes: no hook runs,
+    and `install` there says so; the user file reaches it."""
+    with sandbox(tmp_path_factory.mktemp("gemini-worktree"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+        tree = sb.project.parent / "kestrel-wt"
+        for args in (["add", "README.md"], ["commit", "-qm", "x"]):
+            assert sb.run([*git, *args], env=env).returncode == 0
+        add = sb.run([*git, "worktree", "add", "-q", str(tree)], env=env)
+        assert add.returncode == 0, add.stderr
+        done = sb.run(["gemini", "-p", ASK], env=env, cwd=tree)
+        assert done.returncode == 0, done.stderr
+        assert BLOCK_OPEN not in sb.turn(ASK).text, "Gemini read the main checkout's"
+        said = sb.memhooks("install", "gemini", "--project", str(tree))
+        assert f"Gemini CLI started in {tree} reads" in said
+        sb.memhooks("install", "gemini", "--scope", "user")
+        done = sb.run(["gemini", "-p", RESUME], env=env, cwd=tree)
+        assert done.returncode == 0, done.stderr
+        assert BLOCK_OPEN in sb.turn(RESUME).text
