@@ -90,7 +90,8 @@ def _settings_files(harness: str, project: Path, home: Path) -> list[tuple[str, 
 #: Harnesses that read a project's settings file only in the folder they start in
 #: (Claude Code 2.1.332 and Gemini CLI 0.61.0, started in a subfolder, ran none of the
 #: project's hooks: tests/e2e), and the scope of a file they read from any subfolder
-#: (Claude Code's local file, which it looks for at the repository's root too).
+#: (Claude Code's local file, which it looks for at the repository's root too). Codex
+#: 0.171.0 reads the one at the root of the checkout it starts in: a worktree's own.
 READ_WHERE_STARTED = {"claude-code": "local", "gemini": "user"}
 
 
@@ -98,6 +99,9 @@ def started_in(harness: str, here: Path, project: Path, home: Path) -> Finding |
     """A warning when our hooks are only in the project's settings file: the harness
     started in `here`, a subfolder or worktree of the project, runs none of them."""
     other = READ_WHERE_STARTED.get(harness)
+    if harness == "codex":
+        here = next((d for d in (here, *here.parents) if (d / ".git").exists()), here)
+        other = "user"
     if other is None or here == project:
         return None
     h = cast("install.Harness", harness)
@@ -118,11 +122,6 @@ def started_in(harness: str, here: Path, project: Path, home: Path) -> Finding |
         f"{project}'s, and runs no memhooks hook: start it in {project}, or install "
         f"with `--scope {other}` in place of `--scope project`",
     )
-
-
-def _fix(harness: str, scope: str, path: Path, home: Path) -> str:
-    """How to rewrite our hooks in one file."""
-    return f"run `memhooks install {harness} --scope {scope}`"
 
 
 def _our_handlers(path: Path) -> tuple[list[_Handler], str | None]:
@@ -208,7 +207,7 @@ def check_harness(
         return found or [Finding("ok", f"{name}: no memhooks hooks for this project")]
 
     def fix(path: Path) -> str:
-        return _fix(harness, scope_of[path], path, home)
+        return f"run `memhooks install {harness} --scope {scope_of[path]}`"
 
     expected = list(_RANGES[harness])
     missing = [e for e in expected if not any(h.event == e for h in handlers)]

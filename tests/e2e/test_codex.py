@@ -204,3 +204,36 @@ def test_interactive_leaves_no_process_socket_or_state(
     interactive: Interactive,
 ) -> None:
     assert not interactive.leftovers, interactive.leftovers
+
+
+def test_worktree_runs_no_project_hook_and_install_says_so(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Started in a `git worktree` of the project, Codex reads the worktree's
+    .codex/hooks.json, not the main checkout's that `install` writes (from a subfolder
+    it reads the repository's): no hook runs, and `install` there says so."""
+    with sandbox(tmp_path_factory.mktemp("codex-worktree"), cli_bins, netns) as sb:
+        env = setup_codex(sb)
+        seed(sb)
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+        tree = sb.project.parent / "kestrel-wt"
+        for args in (["add", "README.md"], ["commit", "-qm", "x"]):
+            assert sb.run([*git, *args], env=env).returncode == 0
+        add = sb.run([*git, "worktree", "add", "-q", str(tree)], env=env)
+        assert add.returncode == 0, add.stderr
+        config = sb.home / ".codex" / "config.toml"
+        trust = f'\n[projects."{tree}"]\ntrust_level = "trusted"\n'
+        config.write_text(config.read_text() + trust)
+        done = sb.run(codex_exec(ASK), env=env, cwd=tree)
+        assert done.returncode == 0, done.stderr
+        assert BLOCK_OPEN not in sb.turn(ASK).text, "Codex read the main checkout's"
+        said = sb.memhooks("install", "codex", "--project", str(tree))
+        assert f"Codex started in {tree} reads .codex/hooks.json there" in said
+        sub = sb.project / "pkg"
+        sub.mkdir()
+        done = sb.run(codex_exec(RESUME), env=env, cwd=sub)
+        assert done.returncode == 0, done.stderr
+        assert BLOCK_OPEN in sb.turn(RESUME).text  # a subfolder: the repository's file
+        assert "started in" not in sb.memhooks(
+            "install", "codex", "--project", str(sub)
+        )

@@ -80,6 +80,29 @@ def test_install_in_a_worktree_writes_the_main_checkout(repo: Path) -> None:
     assert warning not in run_cli("doctor", cwd=tree, env=_path_env(BIN)).stdout
 
 
+def test_codex_in_a_worktree_is_warned_about_and_in_a_subfolder_not(
+    repo: Path,
+) -> None:
+    # Codex reads .codex/hooks.json at the root of the checkout it starts in: the
+    # repository's from a subfolder, a worktree's own in a worktree (tests/e2e).
+    (repo / "README").write_text("x")
+    _git("add", ".", cwd=repo)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x", cwd=repo)
+    tree = repo.parent / "wt"
+    _git("worktree", "add", "-q", str(tree), cwd=repo)
+    (tree / "src").mkdir()
+
+    proc = run_cli("install", "codex", cwd=tree / "src", env=_path_env(BIN))
+
+    assert proc.returncode == 0, proc.stderr
+    warning = f"Codex started in {tree} reads .codex/hooks.json there, not {repo}'s"
+    assert f"warning: {warning}" in proc.stdout
+    assert "--scope user" in proc.stdout
+    assert f"warn: {warning}" in run_cli("doctor", cwd=tree, env=_path_env(BIN)).stdout
+    sub = run_cli("doctor", cwd=repo / "src", env=_path_env(BIN))
+    assert "started in" not in sub.stdout
+
+
 @pytest.mark.parametrize(
     ("argv", "name"),
     [
