@@ -119,7 +119,7 @@ def check_name(name: str) -> str:
     Spaces and any Unicode are fine; separators, `..`, NUL, control characters and a
     leading dot (hidden files are ours: locks, temp files) are not.
     """
-    name = name.removesuffix(".md")
+    name = name.removeprefix(f"{NOTES_DIR}/").removesuffix(".md")  # as `read` takes it
     if not name or not name.strip():
         raise UnsafeNameError(name, "empty name")
     for bad, why in (

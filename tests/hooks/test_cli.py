@@ -470,3 +470,18 @@ def test_a_memory_file_may_be_named_by_its_absolute_path(
     assert "absolute paths are not memory targets" in refused.stderr
     sneaky = run_cli("read", "--slug", SLUG, f"{memory_root}/../elsewhere.md")
     assert sneaky.returncode == 1 and "not memory" not in sneaky.stdout
+
+
+def test_a_note_name_may_be_given_as_read_takes_it(memory_root: Path) -> None:
+    # Before: `write --to note --name notes/deploy` (as `read notes/deploy` takes it)
+    # was "refused name 'notes/deploy': path separator".
+    proc = run_cli(
+        "write", "--slug", SLUG, "--to", "note", "--name", "notes/deploy", "--text", "x"
+    )
+
+    assert proc.stdout == f"wrote projects/{SLUG}/notes/deploy.md\n", proc.stderr
+    assert run_cli("read", "--slug", SLUG, "notes/deploy").stdout == "x\n"
+    nested = run_cli(
+        "write", "--slug", SLUG, "--to", "note", "--name", "notes/a/b", "--text", "x"
+    )
+    assert nested.returncode == 1 and "path separator" in nested.stderr
