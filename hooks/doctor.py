@@ -230,12 +230,16 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
                 )
             )
     if open_files:
+        # Behind an owner-only root no one else reaches them (a config.toml or a note
+        # made in an editor, with the usual umask): worth tightening, nothing to fix.
         n = len(open_files)
+        closed = not stat.S_IMODE(st.st_mode) & 0o077
         found.append(
             Finding(
-                "fix",
+                "warn" if closed else "fix",
                 f"{n} item{'s' if n != 1 else ''} open to other users (e.g. "
-                f"{open_files[0]}): chmod -R go-rwx {root}",
+                f"{open_files[0]}{', behind the owner-only root' if closed else ''}): "
+                f"chmod -R go-rwx {root}",
             )
         )
     if not any(f.level == "fix" for f in found):

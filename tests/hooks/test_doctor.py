@@ -270,6 +270,24 @@ def test_unreadable_settings_file(project: Path, home: Path) -> None:
     assert found[0].message.startswith(f"Gemini CLI: {settings} cannot be read as JSON")
 
 
+def test_a_file_a_person_made_behind_an_owner_only_root_is_no_fix(
+    memory_root: Path, project: Path, home: Path
+) -> None:
+    # Before: a config.toml written by hand with the usual umask (0644), as the README's
+    # Configuration section suggests, made doctor exit 1 with a `fix:`, though the root
+    # (0700) lets no one else reach it.
+    Store(memory_root, SLUG).write_memory("- rule")
+    config = memory_root / "config.toml"
+    config.write_text("[inject]\nbudget = 8192\n")
+    os.chmod(config, 0o644)
+    found = run_checks(memory_root, project, home, config_text=config.read_text())
+    assert _levels(found, "fix") == []
+    assert (
+        "1 item open to other users (e.g. config.toml, behind the owner-only root): "
+        f"chmod -R go-rwx {memory_root}"
+    ) in _levels(found, "warn")
+
+
 def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_memory("- rule " + "x" * 2000)
