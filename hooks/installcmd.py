@@ -83,7 +83,7 @@ def cmd_install(
             "install memhooks with pipx or `uv tool` (see the README), "
             "or use --absolute (then the file holds this machine's path)"
         )
-    if bare:
+    if bare and (root / ".git").exists():  # outside git there is nothing to commit to
         lines.append(
             f"Commit {path.relative_to(root)}: it runs `{PROG}` from PATH, "
             "so it works for everyone with memhooks installed."

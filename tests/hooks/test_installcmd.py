@@ -57,6 +57,16 @@ def test_install_from_a_subfolder_writes_the_repository_settings(repo: Path) -> 
     )
 
 
+def test_install_outside_git_says_nothing_of_a_commit(tmp_path: Path) -> None:
+    # Before: "Commit .claude/settings.json" in a folder that is no repository.
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    proc = run_cli("install", "claude-code", cwd=folder, env=_path_env(BIN))
+    assert proc.returncode == 0, proc.stderr
+    assert (folder / ".claude" / "settings.json").is_file()
+    assert "Commit" not in proc.stdout
+
+
 def test_install_in_a_worktree_writes_the_main_checkout(repo: Path) -> None:
     (repo / "README").write_text("x")
     _git("add", ".", cwd=repo)
