@@ -324,14 +324,25 @@ _REST: Final = (
         KEY_WORDS,
         env_line,
     ),
-    # In a sentence: "the db password is hunter2", "password for bob: Tr0ub4dor".
+    # In a sentence: "the db password is hunter2", "password for bob: Tr0ub4dor",
+    # "password：Tr0ub4dor" (the full-width colon of a Chinese or Japanese keyboard).
     _s(
         "prose-password",
         r"(?:password|passwd|passphrase)(?:[ \t]++for[ \t]++\S++)?"
-        r"(?:[ \t]++(?:is|was)|[ \t]*+:)?[ \t]++(?P<secret>[!#-&(-_a-~]{6,64}+)",
+        r"(?:(?:[ \t]++(?:is|was)|[ \t]*+:)?[ \t]++|[ \t]*+：[ \t]*+)"
+        r"(?P<secret>[!#-&(-_a-~]{6,64}+)",
         ("password", "passwd", "passphrase"),
         prose_password,
         lower=True,
+    ),
+    # The same in Chinese, Japanese or Korean, where no blank need part the word from
+    # the value: "数据库的密码是Hunter2xyz，", "パスワードは Tr0ub4dor&3 です".
+    _s(
+        "prose-password",
+        r"(?:密码|密碼|口令|パスワード|비밀번호)"
+        r"[ \t]*+(?:是|为|為|は|が|는|은|:|：)?[ \t]*+(?P<secret>[!#-&(-_a-~]{6,64}+)",
+        ("密码", "密碼", "口令", "パスワード", "비밀번호"),
+        prose_password,
     ),
     # Led by the word that ends a sensitive key, in the lower-cased text.
     _s(
