@@ -17,7 +17,7 @@ from memhooks.hooks.events import Reply, id_in_head, parse_payload, request_id
 from memhooks.hooks.handlers import HANDLERS
 from memhooks.hooks.view import View
 from memhooks.hooks.wire import DEADLINES
-from memhooks.memory import project_dir, slug_for
+from memhooks.memory import Store, project_dir, slug_for
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
@@ -63,6 +63,15 @@ class Sessions:
         if key not in self._views or not self.keep:
             self._views[key] = View.open(self.root, where, indexed=self.keep)
         return self._views[key]
+
+    def started_in(self, view: View, slug: str) -> View:
+        """The view of project `slug`, where a session started, beside `view` (same root
+        and config): a harness that cd's into another repository inside its project (a
+        submodule, a vendored checkout) sends that folder as its `cwd` from then on."""
+        if slug not in self._views or not self.keep:
+            store = Store(view.store.root, slug)
+            self._views[slug] = View(store, view.config, indexed=self.keep)
+        return self._views[slug]
 
     def adopt(self, other: Sessions) -> None:
         """Keep the views `other` read (a hook's, in the session process it forked)."""
@@ -203,6 +212,10 @@ def _run_sync(event: Event, sessions: Sessions) -> Reply:
             return Reply(notes=("session already ended by another process",))
         sessions.seen(event.session_id)
         st = sessions.state(view, event.session_id)
+        if st.slug and st.slug != view.store.slug and event.harness != "generic":
+            # The session's memory is the project it started in (Claude Code 2.1.332 sent
+            # a nested repository's folder after a `cd` there; its record went there).
+            view = sessions.started_in(view, st.slug)
         reply = HANDLERS[event.kind](event, st, view)
         sessions.finish(view, event, st, begun, wrote=bool(reply.wrote))
     return reply

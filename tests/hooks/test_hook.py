@@ -439,6 +439,30 @@ def test_a_prompt_after_the_last_the_transcript_holds_is_recorded(
     assert log.index("staging database") < log.index(second)
 
 
+def test_a_session_that_cds_into_a_nested_repository_keeps_its_memory(
+    memory_root: Path, project: Path
+) -> None:
+    # Claude Code 2.1.332, after its Bash tool ran `cd vendor/lib` (a repository of
+    # its own inside the project), sent that folder as `cwd` with the next prompt and
+    # the session end: auto-search looked in vendor/lib's memory, and the session's
+    # record, its earlier prompts too, went to a daily log of a project "lib".
+    lib = project / "vendor" / "lib"
+    (lib / ".git").mkdir(parents=True)
+    store = store_for(memory_root, project)
+    store.write_note("staging", "# Staging\nThe staging database listens on port 7431.")
+    hook(claude("SessionStart", project, source="startup"))
+    hook(claude("UserPromptSubmit", project, prompt="Go into the lib"))
+    ask = "Which port does the staging database listen on"
+    code, out, err = hook(claude("UserPromptSubmit", lib, prompt=ask))
+    assert code == 0, err
+    assert "port 7431" in context_of(out, "UserPromptSubmit")
+    code, _, err = hook(claude("SessionEnd", lib, reason="prompt_input_exit"))
+    assert code == 0, err
+    (log,) = (memory_root / "projects").glob("*/daily/*.md")
+    assert log.parent.parent.name == store.slug
+    assert "Go into the lib" in log.read_text() and ask in log.read_text()
+
+
 @pytest.mark.parametrize(
     "stdin",
     [
