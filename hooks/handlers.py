@@ -117,7 +117,9 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
     if event.source in _DROPPED_STARTS and event.harness in _RESUME_DROPS_BLOCK:
         return Reply(notes=(f"block comes with the first prompt ({event.source})",))
     if event.source in ("resume", "fork") and (
-        state.noticed_at or resumes.block_in_transcript(event)
+        state.noticed_at
+        or resumes.block_in_transcript(event)
+        or resumes.forked_unwritten(event)
     ):
         # The resumed or forked conversation already holds a block: a session-end may
         # have removed this session's state since (`claude -p --continue`, `codex exec

@@ -7,6 +7,7 @@ the transcript, they tell the session's first hook what not to inject a second t
 from __future__ import annotations
 
 import html
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,22 @@ def block_in_transcript(event: Event) -> bool:
     """Whether the transcript holds memhooks' context (the block comes first)."""
     path = event.transcript_path
     return path is not None and path != "" and holds(Path(path), _BLOCK_MARK)
+
+
+def forked_unwritten(event: Event) -> bool:
+    """Whether `event` starts a Claude Code fork whose transcript is not written yet.
+
+    Claude Code 2.1.332 (`--fork-session`, `/branch`) writes it after the first turn,
+    with a copy of the conversation forked, block and all; nothing in the event names
+    that conversation, so its block is taken to be there (a fork of a conversation
+    begun before memhooks was installed goes without, until its next compaction)."""
+    path = event.transcript_path
+    return (
+        event.source == "fork"
+        and event.harness == "claude-code"
+        and bool(path)
+        and not os.path.lexists(path or "")
+    )
 
 
 def surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:

@@ -299,6 +299,27 @@ def test_continue_does_not_surface_a_note_the_conversation_holds(
         assert again.count(FACT) == 1, "the note was shown again after --continue"
 
 
+def test_fork_does_not_inject_the_block_again(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """`--fork-session` copies the conversation, block and all, under a new session id
+    whose transcript is written only after the first turn: the fork got a second block."""
+    forked = "Take the other branch from here."
+    with sandbox(tmp_path_factory.mktemp("claude-fork"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        for argv in (
+            ["claude", "-p", "Say hello."],
+            ["claude", "-p", "--continue", "--fork-session", forked],
+        ):
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+        got = sb.turn(forked)
+        assert blocks_in(got) == 1, (
+            f"{blocks_in(got)} blocks in the forked conversation"
+        )
+
+
 def test_killed_session_keeps_its_record(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:

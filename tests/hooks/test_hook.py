@@ -653,6 +653,30 @@ def test_a_conversation_resumed_after_session_end_gets_no_second_block(
     assert hook(fresh)[1] == ""
 
 
+def test_a_forked_claude_conversation_gets_no_second_block(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # `claude --resume ID --fork-session` (Claude Code 2.1.332): a new session id, and a
+    # transcript it writes only after the first turn, holding a copy of the conversation
+    # forked, its block too. The fork's SessionStart injected a second one.
+    store_for(memory_root, project).write_memory("- rule")
+    hook(claude("SessionStart", project, source="startup"))
+    fork = claude(
+        "SessionStart",
+        project,
+        source="fork",
+        session_id="sess-fork",
+        transcript_path=str(tmp_path / "sess-fork.jsonl"),  # not there yet
+    )
+    code, out, err = hook(fork)
+    assert (code, out) == (0, ""), err
+    # Where a fork's transcript is there and holds no block, it gets one.
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"type": "user", "content": "hello"}) + "\n")
+    fresh = {**fork, "session_id": "sess-3", "transcript_path": str(other)}
+    assert "- rule" in context_of(hook(fresh)[1], "SessionStart")
+
+
 def test_install_twice_keeps_other_hooks(tmp_path: Path) -> None:
     proj = tmp_path / "app"
     (proj / ".claude").mkdir(parents=True)
