@@ -230,7 +230,13 @@ def uninstall(harness: Harness, path: Path, *, dry_run: bool = False) -> Install
     A missing file stays missing; ``changed`` is False if nothing of ours was there.
     Raises :class:`InstallError` as :func:`install` does.
     """
-    raw, data = _load(path)
+    try:
+        raw, data = _load(path)
+    except InstallError:
+        if _ours_in_commented(path):
+            raise
+        # A file with comments and nothing of ours: nothing to take out.
+        return InstallResult(path, False, (), (), None, "uninstall", dry_run, False)
     hooks: dict[str, Any] = dict(data.get("hooks", {}))
     removed: list[str] = []
     for event, groups in list(hooks.items()):
@@ -316,6 +322,19 @@ def _commented(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _ours_in_commented(path: Path) -> bool:
+    # Whether a file `_load` refused may hold a handler of ours: all but one with
+    # comments and none of ours, which uninstall need not touch.
+    try:
+        data = read_jsonc(path.read_text("utf-8-sig"))
+    except (OSError, ValueError):
+        return True
+    hooks = data.get("hooks", {}) if isinstance(data, dict) else None
+    if not isinstance(hooks, dict):
+        return True
+    return any(isinstance(g, list) and _strip_ours(g)[1] for g in hooks.values())
 
 
 def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:

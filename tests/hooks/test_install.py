@@ -322,6 +322,11 @@ def test_comments_are_named_as_the_reason(tmp_path: Path) -> None:
     with pytest.raises(InstallError, match="has comments, which memhooks cannot keep"):
         install("gemini", path, "memhooks hook --harness gemini")
     assert read_jsonc(path.read_text()) == {"theme": "a//b", "x": 1}
+    # Before: uninstall said the same, where there was nothing of ours to take out.
+    before = path.read_bytes()
+    result = uninstall("gemini", path)
+    assert not result.changed and result.describe() == f"not installed: {path}"
+    assert path.read_bytes() == before
 
 
 def test_gemini_shape_uses_milliseconds(tmp_path: Path) -> None:
