@@ -13,7 +13,7 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.events import Event, Harness, Payload
+from memhooks.hooks.events import BadEventError, Event, Harness, Payload
 from memhooks.hooks.wire import CLAUDE_EVENTS, GEMINI_EVENTS, KINDS
 
 if TYPE_CHECKING:
@@ -67,13 +67,13 @@ def to_event(p: Payload, harness: Harness | None = None) -> Event | None:
     """The canonical event for a payload; None for events memhooks does not handle.
 
     Raises:
-        ValueError: the payload names no event at all.
+        BadEventError: the payload names no event at all.
     """
     harness = harness or detect(p)
     session = p.session_id or "default"
     if harness == "generic":
         if p.event not in KINDS:
-            raise ValueError(
+            raise BadEventError(
                 f"unknown event {p.event!r}; expected one of {', '.join(KINDS)}"
             )
         kind: Kind = p.event
@@ -92,7 +92,7 @@ def to_event(p: Payload, harness: Harness | None = None) -> Event | None:
         )
     name = p.hook_event_name
     if not name:
-        raise ValueError("payload has no hook_event_name")
+        raise BadEventError("payload has no hook_event_name")
     table = _GEMINI if harness == "gemini" else _CLAUDE
     if name not in table:
         return None

@@ -28,6 +28,16 @@ Harness = Literal["claude-code", "codex", "gemini", "generic"]
 RequestId = str | int | float | bool
 
 
+class BadEventError(ValueError):
+    """Input that is no event: not JSON, too large, naming no event or an unknown one."""
+
+
+def why(e: Exception) -> str:
+    """An event's failure in one line: what was wrong with a `BadEventError`; for anything
+    else, which exception too (a bug: its name helps the report)."""
+    return str(e) if isinstance(e, BadEventError) else f"{type(e).__name__}: {e}"
+
+
 # Named tuples rather than dataclasses here and in hooks/state.py: every hook process
 # loads these, and importing `dataclasses` (with `inspect`) costs it ~20 ms.
 

@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from memhooks.hooks.adapters import render
+from memhooks.hooks.events import why
 from memhooks.hooks.notify import FolderWatch, watching
 from memhooks.hooks.runner import Sessions, decode, handle_now
 from memhooks.hooks.spawn import peer_harness
@@ -122,8 +123,8 @@ def _answer(
         done = sessions.with_rereads(handle_now(event, sessions))
         return reply(render(event, done) or ""), event.kind
     except Exception as e:  # noqa: BLE001 - fail open: the event loop serves the next one
-        logger.warning("event failed: %s: %s", type(e).__name__, e)
-        return failed(f"{type(e).__name__}: {e}"), "failed"
+        logger.warning("event failed: %s", why(e))
+        return failed(why(e)), "failed"
 
 
 def _read_all(conn: socket.socket) -> bytes:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks.constants import ENV_SESSION_PROCESS, EXIT_OK, PROG
 from memhooks.hooks.errors import UsageError, absolute_root
+from memhooks.hooks.events import why
 from memhooks.memory import default_root, lazylog
 from memhooks.memory.text import cut, nbytes
 
@@ -89,7 +90,7 @@ def _hook(
         # The handler's thread was abandoned; don't let interpreter shutdown wait for it.
         os._exit(EXIT_OK)
     except Exception as e:  # noqa: BLE001 - fail open (docs/design.md): never block or crash the agent
-        problems.lead = _fail_line(f"{type(e).__name__}: {_one_line(e)}")
+        problems.lead = _fail_line(_one_line(why(e)))
     return EXIT_OK
 
 
@@ -163,8 +164,8 @@ def _began(value: str) -> int:
     return int(value) if value.isdigit() else time.time_ns()
 
 
-def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split())[:300]
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
 
 
 def run_session(

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import state as state_io
 from memhooks.hooks.adapters import to_event
-from memhooks.hooks.events import Reply, id_in_head, parse_payload, request_id
+from memhooks.hooks.events import (
+    BadEventError,
+    Reply,
+    id_in_head,
+    parse_payload,
+    request_id,
+)
 from memhooks.hooks.handlers import HANDLERS
 from memhooks.hooks.view import View
 from memhooks.hooks.wire import DEADLINES
@@ -151,19 +157,19 @@ def decode(raw: bytes | str, harness: Harness | None) -> Event | None:
     """Parse stdin bytes into a canonical event (None: an event memhooks ignores).
 
     Raises:
-        ValueError: not JSON, unknown event, too large.
+        BadEventError: not JSON, unknown event, too large.
         TypeError: JSON that is not an object.
     """
     if len(raw) > MAX_PAYLOAD:
-        raise ValueError(f"payload larger than {MAX_PAYLOAD} bytes")
+        raise BadEventError(f"payload larger than {MAX_PAYLOAD} bytes")
     if not raw.strip():
-        raise ValueError("empty input: expected one JSON event")
+        raise BadEventError("empty input: expected one JSON event")
     try:
         data = loads(raw)
     except json.JSONDecodeError as e:
-        raise ValueError(f"input is not JSON: {e}") from None
+        raise BadEventError(f"input is not JSON: {e}") from None
     except RecursionError:
-        raise ValueError("input is nested too deeply") from None
+        raise BadEventError("input is nested too deeply") from None
     return to_event(parse_payload(data), harness)
 
 

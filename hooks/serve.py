@@ -21,6 +21,7 @@ from anyio.abc import SocketAttribute, SocketListener
 from anyio.lowlevel import checkpoint, current_token
 
 from memhooks.hooks.adapters import render, render_error
+from memhooks.hooks.events import BadEventError, why
 from memhooks.hooks.reread import Rereads
 from memhooks.hooks.runner import (
     MAX_PAYLOAD,
@@ -88,7 +89,7 @@ async def answer(
     event = None
     try:
         if isinstance(line, Dropped):
-            raise ValueError(f"payload larger than {MAX_PAYLOAD} bytes")  # noqa: TRY004
+            raise BadEventError(f"payload larger than {MAX_PAYLOAD} bytes")
         event = decode(line, harness)
         if event is None:
             return Answer(None)
@@ -99,8 +100,8 @@ async def answer(
         error = "deadline exceeded"
         return Answer(render_error(request_id_of(line, event), error), error=error)
     except Exception as e:  # noqa: BLE001 - fail open: one bad event must not end the session
-        logger.warning("event failed: %s: %s", type(e).__name__, e)
-        error = f"{type(e).__name__}: {e}"
+        error = why(e)
+        logger.warning("event failed: %s", error)
         return Answer(render_error(request_id_of(line, event), error), error=error)
     reply = sessions.with_rereads(reply)
     return Answer(render(event, reply), event.kind == "session-end")

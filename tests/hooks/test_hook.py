@@ -489,6 +489,20 @@ def test_bad_input_fails_open(stdin: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("stdin", "reason"),
+    [
+        ("garbage", "input is not JSON: Expecting value: line 1 column 1 (char 0)"),
+        ('{"x": 1}', "payload has no hook_event_name"),
+    ],
+)
+def test_input_that_is_no_event_is_said_in_words(stdin: str, reason: str) -> None:
+    # Before: "memhooks hook: ValueError: input is not JSON: …": a class name where the
+    # input, not memhooks, was at fault.
+    code, out, err = hook(stdin, "--harness", "claude-code")
+    assert (code, out, err) == (0, "", f"memhooks hook: {reason}; no context\n")
+
+
+@pytest.mark.parametrize(
     "args",
     [
         pytest.param(("--harness", "claude"), id="unknown-harness"),
