@@ -187,6 +187,16 @@ class Sandbox:
             check=False,
         )
 
+    def worktree(self, env: dict[str, str]) -> Path:
+        """The project committed and checked out again as a `git worktree` beside it."""
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+        tree = self.project.parent / "kestrel-wt"
+        for args in (["add", "README.md"], ["commit", "-qm", "x"]):
+            assert self.run([*git, *args], env=env).returncode == 0
+        add = self.run([*git, "worktree", "add", "-q", str(tree)], env=env)
+        assert add.returncode == 0, add.stderr
+        return tree
+
     def tmux(self, argv: Sequence[str], *, env: dict[str, str]) -> Tmux:
         """Start `argv` in a 200x50 tmux session inside the sandbox."""
         sock = self.runtime / f"tmux{len(self._tmux)}"

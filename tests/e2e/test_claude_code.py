@@ -376,13 +376,7 @@ def test_worktree_runs_no_project_hook_and_install_says_so(
     with sandbox(tmp_path_factory.mktemp("claude-worktree"), cli_bins, netns) as sb:
         env = setup_claude(sb)
         seed(sb)
-        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
-        tree = sb.project.parent / "kestrel-wt"
-        for args in (["add", "README.md"], ["commit", "-qm", "x"]):
-            assert sb.run([*git, *args], env=env).returncode == 0
-        assert (
-            sb.run([*git, "worktree", "add", "-q", str(tree)], env=env).returncode == 0
-        )
+        tree = sb.worktree(env)
         done = sb.run(["claude", "-p", ASK], env=env, cwd=tree)
         assert done.returncode == 0, done.stderr
         assert blocks_in(sb.turn(ASK)) == 0, "Claude Code read the main checkout's file"

@@ -215,12 +215,7 @@ def test_worktree_runs_no_project_hook_and_install_says_so(
     with sandbox(tmp_path_factory.mktemp("codex-worktree"), cli_bins, netns) as sb:
         env = setup_codex(sb)
         seed(sb)
-        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
-        tree = sb.project.parent / "kestrel-wt"
-        for args in (["add", "README.md"], ["commit", "-qm", "x"]):
-            assert sb.run([*git, *args], env=env).returncode == 0
-        add = sb.run([*git, "worktree", "add", "-q", str(tree)], env=env)
-        assert add.returncode == 0, add.stderr
+        tree = sb.worktree(env)
         config = sb.home / ".codex" / "config.toml"
         trust = f'\n[projects."{tree}"]\ntrust_level = "trusted"\n'
         config.write_text(config.read_text() + trust)

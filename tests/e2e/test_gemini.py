@@ -278,12 +278,7 @@ def test_worktree_runs_no_project_hook_and_install_says_so(
     with sandbox(tmp_path_factory.mktemp("gemini-worktree"), cli_bins, netns) as sb:
         env = setup_gemini(sb)
         seed(sb)
-        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
-        tree = sb.project.parent / "kestrel-wt"
-        for args in (["add", "README.md"], ["commit", "-qm", "x"]):
-            assert sb.run([*git, *args], env=env).returncode == 0
-        add = sb.run([*git, "worktree", "add", "-q", str(tree)], env=env)
-        assert add.returncode == 0, add.stderr
+        tree = sb.worktree(env)
         done = sb.run(["gemini", "-p", ASK], env=env, cwd=tree)
         assert done.returncode == 0, done.stderr
         assert BLOCK_OPEN not in sb.turn(ASK).text, "Gemini read the main checkout's"
