@@ -259,6 +259,30 @@ def _plain_search(argv: Sequence[str]) -> tuple[dict[str, str], list[str]] | Non
     return flags, terms
 
 
+def _as_fffd(e: UnicodeError) -> tuple[bytes, int]:
+    if not isinstance(e, UnicodeEncodeError):
+        raise e
+    # Bytes: the UTF-8 encoder takes no replacement text but ASCII.
+    return ("\ufffd" * (e.end - e.start)).encode(e.encoding, "replace"), e.end
+
+
+def _stdout() -> TextIO:
+    """sys.stdout, printing U+FFFD for what it cannot encode.
+
+    A file name that is not UTF-8 (caf\\xe9.md) is held as surrogates: a UTF-8 locale's
+    strict stdout failed every command that printed it, and the SessionStart hook
+    injected nothing; the C locale's wrote the raw byte into --json. Its content's bad
+    bytes are shown as U+FFFD already (`memory.scope`).
+    """
+    import codecs
+    import io
+
+    codecs.register_error("memhooks.fffd", _as_fffd)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="memhooks.fffd")
+    return sys.stdout
+
+
 def _warn(message: str) -> None:
     """A command's warnings and errors: one ``memhooks: …`` line each on stderr."""
     sys.stderr.write(f"{PROG}: {message}\n")
@@ -277,7 +301,7 @@ def main(
     """
     capture(_warn)
     argv = list(sys.argv[1:] if argv is None else argv)
-    out = stdout or sys.stdout
+    out = stdout or _stdout()
     if not argv:
         from memhooks.hooks import parser
 

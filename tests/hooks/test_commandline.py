@@ -488,6 +488,37 @@ def test_a_note_name_that_is_not_utf8_is_refused(memory_root: Path) -> None:
     assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
 
 
+# What a UTF-8 locale (en_US.UTF-8, the usual one) gives Python's stdout: strict.
+STRICT_STDOUT = {"PYTHONIOENCODING": "utf-8:strict"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("search", "kiwi"), id="search"),
+        pytest.param(("search", "--json", "kiwi"), id="search-json"),
+        pytest.param(("inject",), id="inject"),
+        pytest.param(("status",), id="status"),
+    ],
+)
+def test_a_note_file_named_in_latin1_is_printed(
+    memory_root: Path, args: tuple[str, ...]
+) -> None:
+    # Before: a note someone saved as caf\xe9.md (a Latin-1 archive, a Windows share)
+    # made search, inject and status exit 3 with a traceback in a UTF-8 locale ("can't
+    # encode character '\udce9'"), and printed the raw byte into --json in the C locale.
+    run_cli("write", "--slug", SLUG, "--to", "note", "--name", "ok", "--text", "kiwi")
+    notes = memory_root / "projects" / SLUG / "notes"
+    (notes / os.fsdecode(b"caf\xe9.md")).write_text("kiwi tart\n")
+    for env in (STRICT_STDOUT, {}):
+        proc = run_cli(*args, "--slug", SLUG, env=env)  # text: stdout must be UTF-8
+        assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+        assert "caf\ufffd.md" in proc.stdout
+        if "--json" in args:
+            paths = {r["path"] for r in json.loads(proc.stdout)["results"]}
+            assert f"projects/{SLUG}/notes/caf\ufffd.md" in paths
+
+
 @pytest.mark.parametrize("mode", ["append", "overwrite"])
 def test_aliases_given_on_lines_of_their_own_stay_aliases(
     memory_root: Path, mode: str

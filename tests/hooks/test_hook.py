@@ -76,6 +76,26 @@ def test_session_start_injects_the_block(memory_root: Path, project: Path) -> No
     assert ctx.startswith("<memory note=") and "Always run the linter" in ctx
 
 
+def test_a_note_file_named_in_latin1_leaves_the_block_whole(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: with one note saved as caf\xe9.md, the SessionStart hook of a UTF-8 locale
+    # (a strict stdout) said "UnicodeEncodeError ...; no context": no memory at all.
+    store = store_for(memory_root, project)
+    store.write_memory("- Always run the linter before committing.")
+    store.write_note("ok", "kiwi")
+    notes = memory_root / "projects" / store.slug / "notes"
+    (notes / os.fsdecode(b"caf\xe9.md")).write_text("kiwi tart\n")
+    proc = run_cli(
+        "hook",
+        input=json.dumps(claude("SessionStart", project, source="startup")),
+        env={"PYTHONIOENCODING": "utf-8:strict"},
+    )
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+    ctx = context_of(proc.stdout, "SessionStart")
+    assert "Always run the linter" in ctx and "notes/caf\ufffd.md" in ctx
+
+
 def test_huge_memory_stays_under_claude_codes_cap(
     memory_root: Path, project: Path
 ) -> None:
