@@ -16,7 +16,7 @@ from memhooks.hooks.errors import UsageError
 from memhooks.hooks.targets import NUMBERED, is_file
 from memhooks.memory import MemoryStoreError, TargetNotFoundError, today
 from memhooks.memory.duplicates import find_duplicates
-from memhooks.memory.errors import ForgetError
+from memhooks.memory.errors import ForgetError, NotAFileError
 from memhooks.memory.forget import (
     forget_line,
     forget_note,
@@ -24,10 +24,13 @@ from memhooks.memory.forget import (
     restore_note,
     supersede_note,
 )
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import note_forgotten, superseded_by
 
 if TYPE_CHECKING:
     from memhooks.memory import Located, Store
+
+logger = getLogger(__name__)
 
 _DUPLICATES_HINT = (
     "keep one: `memhooks forget PATH:LINE --reason ...` the others, or merge them with "
@@ -174,6 +177,10 @@ def duplicates_report(store: Store) -> list[str]:
         try:
             text = store.read_text(loc.rel)
         except TargetNotFoundError:
+            continue
+        except NotAFileError as e:
+            # As search and status leave it out (`memory.scope`): not the whole report.
+            logger.warning("%s cannot be read (%s): left out", e.rel, e.reason)
             continue
         if loc.kind == "note" and note_forgotten(text.split("\n")):
             continue

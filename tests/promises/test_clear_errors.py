@@ -270,6 +270,35 @@ def test_a_note_this_user_cannot_read_or_a_folder_it_cannot_write_is_named(
         (memory_root / folder / "zoo.md").chmod(0o600)
 
 
+def test_a_note_this_user_cannot_read_is_left_out_of_the_duplicates_report(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: `status --duplicates` said "error: cannot read .../zoo.md: Permission
+    # denied" and exit 1, reporting nothing, where status and search leave it out.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("pool", "- pool size is twenty connections")
+    store.write_note("pool2", "- Pool size is twenty connections.")
+    store.write_note("zoo", "- a wombat lives here")
+    folder = f"projects/{slug_for(str(project))}/notes"
+    (memory_root / folder / "zoo.md").chmod(0)
+    argv = [*_as_a_user(), sys.executable, "-m", "memhooks.hooks", "status"]
+    try:
+        done = subprocess.run(
+            [*argv, "--duplicates", "--project", str(project)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        (memory_root / folder / "zoo.md").chmod(0o600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        f"memhooks: {folder}/zoo.md cannot be read (Permission denied): left out\n"
+    )
+    assert f"{folder}/pool.md:1: - pool size is twenty connections" in done.stdout
+    assert f"{folder}/pool2.md:1:" in done.stdout
+
+
 def test_a_project_folder_that_is_not_there_is_an_error_not_a_new_project(
     memory_root: Path, tmp_path: Path
 ) -> None:
