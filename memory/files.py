@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import time
+import unicodedata
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -241,6 +242,25 @@ def _exchange(a: Path, b: Path) -> bool:
             return False
         raise OSError(err, os.strerror(err), str(b))
     return True
+
+
+def twin_name(folder: Path | str, name: str) -> str | None:
+    """The one entry of `folder` named `name` up to Unicode normalization (NFC), when
+    `name` itself is not there: café.md typed composed and saved decomposed (as a Mac
+    names files), or the other way round. None for an ASCII name (it has one form), a
+    name that is there, or no or several such entries."""
+    if name.isascii() or os.path.lexists(os.path.join(folder, name)):
+        return None
+    want = unicodedata.normalize("NFC", name)
+    try:
+        found = [
+            n
+            for n in os.listdir(folder)
+            if not n.isascii() and unicodedata.normalize("NFC", n) == want
+        ]
+    except OSError:
+        return None
+    return found[0] if len(found) == 1 else None
 
 
 def remove(path: Path) -> None:

@@ -49,6 +49,7 @@ from memhooks.memory.files import (
     make_dirs,
     read_regular,
     sweep_stale_temps,
+    twin_name,
     write_atomic,
 )
 from memhooks.memory.note_format import alias_line, checklist
@@ -57,6 +58,8 @@ from memhooks.memory.scope import Scope
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from pathlib import Path
+
+    from memhooks.memory.paths import Located
 
 WriteMode = Literal["append", "overwrite"]
 
@@ -134,7 +137,7 @@ class Store(Scope):
         An append drops lines the note already holds, as MEMORY.md appends do. Whether
         the note exists is decided under the lock: writers creating it at once all land.
         """
-        loc = paths.note(self.slug, name)
+        loc = self._as_on_disk(paths.note(self.slug, name))
         header = alias_line(aliases) if aliases else ""
         body = text.strip()
         nl = "\r\n" if "\r\n" in body else "\n"  # text written with CRLF keeps it
@@ -144,6 +147,18 @@ class Store(Scope):
         return self._append(
             loc.rel, text, dedupe=True, fresh=fresh, header=header or None
         )
+
+    def locate(self, target: str) -> Located:
+        """`Scope.locate`, a note's name taken as on disk up to Unicode normalization."""
+        return self._as_on_disk(super().locate(target))
+
+    def _as_on_disk(self, loc: Located) -> Located:
+        # Else notes/café typed composed misses the café.md a Mac saved decomposed, and
+        # a write makes a second note of the same name (`files.twin_name`).
+        folder, _, file = loc.rel.rpartition("/")
+        if loc.kind != "note" or (twin := twin_name(self.root / folder, file)) is None:
+            return loc
+        return paths.Located("note", f"{folder}/{twin}", twin.removesuffix(".md"))
 
     def edit(self, target: str, old: str, new: str) -> WriteResult:
         """Replace `old`, which must occur exactly once in the target, by `new` ("" deletes).

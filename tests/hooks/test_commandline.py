@@ -519,6 +519,32 @@ def test_a_note_file_named_in_latin1_is_printed(
             assert f"projects/{SLUG}/notes/caf\ufffd.md" in paths
 
 
+def test_a_note_named_in_decomposed_unicode_is_the_note_typed_composed(
+    memory_root: Path,
+) -> None:
+    # Before: notes/café.md saved by a Mac (NFD: "e" + U+0301) was "no such memory
+    # file" to `read notes/café` typed composed (NFC), and a write made a second note
+    # of the same name beside it; status listed "notes/café.md" twice.
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    run_cli("write", "--slug", SLUG, "--to", "note", "--name", "ok", "--text", "x")
+    notes = memory_root / "projects" / SLUG / "notes"
+    (notes / f"{nfd}.md").write_text("- pastry order due friday\n")
+    for args in (
+        ("read", f"notes/{nfc}"),
+        ("write", "--to", "note", "--name", nfc, "--text", "- ask for twelve"),
+        ("edit", f"notes/{nfc}", "--old", "friday", "--new", "monday"),
+        ("forget", f"notes/{nfc}", "--line", "twelve"),
+    ):
+        proc = run_cli(*args, "--slug", SLUG)
+        assert (proc.returncode, proc.stderr) == (0, ""), (args, proc.stderr)
+    assert sorted(p.name for p in notes.iterdir()) == [f"{nfd}.md", "ok.md"]
+    text = (notes / f"{nfd}.md").read_text()
+    assert (
+        text.startswith("- pastry order due monday\n")
+        and "~~- ask for twelve~~" in text
+    )
+
+
 @pytest.mark.parametrize("mode", ["append", "overwrite"])
 def test_aliases_given_on_lines_of_their_own_stay_aliases(
     memory_root: Path, mode: str
