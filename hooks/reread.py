@@ -37,9 +37,10 @@ class Rereads:
         self._busy = False
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._blind = False  #: the watcher is lost: `settle` compares the disk
 
     def add(self, rels: Iterable[str]) -> None:
-        """Re-read `rels` soon (never waits: called on the event loop)."""
+        """Re-read `rels` soon, in a thread (never waits: called on the event loop)."""
         with self._wake:
             self._pending.update(dict.fromkeys(rels))
             if self._thread is None:
@@ -58,11 +59,23 @@ class Rereads:
     def _idle(self) -> bool:
         return not self._pending and not self._busy
 
+    def lost(self, why: str) -> None:
+        """The watcher is gone: from now on each request first finds what changed."""
+        logger.warning("memory root no longer watched (%s); edits found by stat", why)
+        self._blind = True
+
     async def settle(self) -> None:
-        """Wait until `idle`, at most `SETTLE_SECONDS`."""
+        """Wait until `idle`, at most `SETTLE_SECONDS`; with no watcher, re-read first
+        what changed on disk (a stat a file, as a view catches up when it starts)."""
         await anyio.lowlevel.checkpoint()  # let the watcher report edits made just now
+        if self._blind:
+            await anyio.to_thread.run_sync(self._catch_up)
         if not self.idle():
             await anyio.to_thread.run_sync(self._wait_idle)
+
+    def _catch_up(self) -> None:
+        for view in list(self._views()):
+            view.catch_up()
 
     def _wait_idle(self) -> None:
         with self._wake:

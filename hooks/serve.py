@@ -180,10 +180,6 @@ class _Process:
             await self._searched.wait()
             self._searched = anyio.Event()
 
-    def _changed(self, rels: set[str]) -> None:
-        if rels:
-            self.rereads.add(rels)  # in a thread: the event loop never reads a file
-
     async def run(
         self,
         requests: Callable[[], Awaitable[None]],
@@ -199,7 +195,7 @@ class _Process:
             # Requests are served at once: catching up (a stat of every file) can take a
             # while, and a hook must not wait for it.
             tg.start_soon(serve_then_stop)
-            tg.start_soon(watch_root, self.root, self._changed, self.stop, self.watcher)
+            tg.start_soon(watch_root, self.root, self.rereads, self.stop, self.watcher)
             for view in self.sessions.views():
                 if view.warming:
                     tg.start_soon(self._warm, view)

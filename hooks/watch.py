@@ -11,10 +11,11 @@ from memhooks.hooks.notify import DEBOUNCE_MS, relative, watching
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from pathlib import Path
 
     from watchfiles._rust_notify import RustNotify
+
+    from memhooks.hooks.reread import Rereads
 
 logger = getLogger(__name__)
 
@@ -37,19 +38,26 @@ def start_watching(root: Path) -> RustNotify:
 
 async def watch_root(
     root: Path,
-    on_change: Callable[[set[str]], None],
+    rereads: Rereads,
     stop: anyio.Event,
     watcher: RustNotify | None = None,
 ) -> None:
-    """Call `on_change` with root-relative POSIX paths of edited Markdown files until
-    `stop` is set; from `watcher` (`start_watching`), or from a watch started now.
+    """Give `rereads` the root-relative POSIX paths of edited Markdown files until `stop`
+    is set, from `watcher` (`start_watching`) or from a watch started now; tell it when
+    the watch is lost.
     """
     base = str(await anyio.Path(root).resolve())
     with watcher or start_watching(root) as notify:
         while True:
-            raw = await anyio.to_thread.run_sync(
-                notify.watch, DEBOUNCE_MS, _STEP_MS, _TIMEOUT_MS, stop
-            )
+            try:
+                raw = await anyio.to_thread.run_sync(
+                    notify.watch, DEBOUNCE_MS, _STEP_MS, _TIMEOUT_MS, stop
+                )
+            except Exception as e:  # noqa: BLE001 - the watch is lost, not the session
+                # watchfiles gives up for good on a path that is not UTF-8 (caf\xe9.md),
+                # as soon as anything reads that file: the process died with it.
+                rereads.lost(f"{type(e).__name__}: {e}")
+                return
             if raw == "stop":
                 return
             if isinstance(raw, str):  # a timeout: wait again
@@ -57,7 +65,7 @@ async def watch_root(
             rels = relative(raw, base)
             if rels:
                 logger.debug("changed: %s", ", ".join(sorted(rels)))
-                on_change(rels)
+                rereads.add(rels)
 
 
 __all__ = ["start_watching", "watch_root"]

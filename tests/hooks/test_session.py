@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -107,6 +108,36 @@ def test_an_edit_on_disk_is_found_by_the_next_event(
         ]  # only the edited file
         assert s.close_stdin() < 1.0
         assert s.proc.returncode == 0
+
+
+def test_a_file_named_in_latin1_leaves_the_session_finding_edits(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: the first time anything read notes/caf\xe9.md (a name that is not UTF-8),
+    # watchfiles gave up for good ("Unable to decode path ... to string") and the
+    # session process died with a traceback (exit 3): no reply to any later event.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- rule")
+    store.write_note("ok", "x")
+    bad = memory_root / "projects" / store.slug / "notes" / os.fsdecode(b"caf\xe9.md")
+    bad.write_text("pastry order\n")
+    with Session(memory_root) as s:
+        s.send(event="session-start", session_id="s", cwd=str(project), id=1)
+        bad.read_bytes()  # what a search or a person's editor does
+        time.sleep(0.5)  # the watcher's debounce is 30 ms
+        store.write_note("kafka", "Kafka consumer lag alerts fire at 10k messages.")
+        time.sleep(0.5)
+        reply = s.send(
+            event="pre-prompt",
+            session_id="s",
+            cwd=str(project),
+            prompt="kafka consumer lag alerts",
+            id=2,
+        )
+        assert "10k messages" in str(reply["context"])
+        assert s.close_stdin() < 5.0
+        assert s.proc.returncode == 0
+        assert "Traceback" not in s.stderr()
 
 
 def test_session_end_ends_the_process(memory_root: Path, project: Path) -> None:
