@@ -43,6 +43,7 @@ from memhooks.memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
 from memhooks.memory.inject import USAGE_MCP
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.searching import search
+from memhooks.memory.text import scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -190,7 +191,9 @@ def build_server(store: Store) -> Any:
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> str:
             try:
-                return fn(*args, **kwargs)
+                # A file name that is not UTF-8 (caf\xe9.md) is held as surrogates,
+                # which the SDK cannot serialize: the server died on it.
+                return scrub_surrogates(fn(*args, **kwargs))
             except (MemoryStoreError, HookError) as e:
                 # The SDK's own error type: the message reaches the model (isError).
                 raise tool_error(" ".join(str(e).split())) from None

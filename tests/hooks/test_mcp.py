@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
@@ -164,6 +165,25 @@ async def test_a_root_that_is_not_there_is_an_error_for_reading(
             assert result["isError"] is True
             assert f"memory root {typo} does not exist" in result["content"][0]["text"]
     assert not typo.exists()
+
+
+async def test_a_note_file_named_in_latin1_is_found_and_the_server_lives_on(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Before: a search finding notes/caf\xe9.md (a name that is not UTF-8) killed the
+    # server ("PydanticSerializationError ... surrogates not allowed", exit 3): the
+    # model lost every memory tool for the rest of its session.
+    notes = memory_root / "projects" / SLUG / "notes"
+    notes.mkdir(parents=True)
+    (notes / os.fsdecode(b"caf\xe9.md")).write_text("kiwi tart\n")
+    (notes / "ok.md").write_text("kiwi fruit\n")
+    with anyio.fail_after(30):
+        async with _served(memory_root, tmp_path) as session:
+            found = wire(await session.call_tool("memory_search", {"query": "kiwi"}))
+            assert "notes/caf\ufffd.md" in found["content"][0]["text"]
+            again = wire(await session.call_tool("memory_read", {"target": "notes/ok"}))
+            assert "kiwi fruit" in again["content"][0]["text"]
+    assert "Traceback" not in (tmp_path / "err.log").read_text()
 
 
 def test_without_the_extra_one_line_and_exit_1(memory_root: Path) -> None:
