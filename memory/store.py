@@ -101,13 +101,14 @@ class Store(Scope):
         return self._append(loc.rel, text, dedupe=True)
 
     def write_scratchpad(self, text: str, *, mode: WriteMode = "append") -> WriteResult:
-        """Add checklist items or overwrite the scratchpad with them: each line becomes one
-        item whatever its bullet (`note_format.checklist`).
+        """Add checklist items or overwrite the scratchpad with them, keeping the previous
+        version as SCRATCHPAD.md.bak: each line becomes one item whatever its bullet
+        (`note_format.checklist`).
         """
         loc = paths.scratchpad(self.slug)
         items = checklist(text)
         if mode == "overwrite":
-            return self._replace(loc.rel, ensure_nl(items))
+            return self._replace(loc.rel, ensure_nl(items), backup=True)
         return self._append(loc.rel, items, dedupe=False, separate=False)
 
     def append_daily(

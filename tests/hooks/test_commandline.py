@@ -343,6 +343,26 @@ def test_overwritten_scratchpad_is_injected(memory_root: Path) -> None:
     assert "- [ ] only" in block and "old" not in block
 
 
+def test_an_overwrite_keeps_the_scratchpad_a_person_wrote_as_a_backup(
+    memory_root: Path,
+) -> None:
+    # Before: `write --to scratchpad --mode overwrite` (a model redoing its checklist)
+    # dropped what a person wrote there for good, where MEMORY.md and notes keep a .bak.
+    run_cli("write", "--slug", SLUG, "--to", "scratchpad", "--text", "old")
+    pad = memory_root / PAD
+    mine = b"- [ ] buy milk\r\n- [x] done\r\nwhy: the staging keys expire friday"
+    pad.write_bytes(mine)
+    proc = run_cli(
+        "write", "--slug", SLUG, "--to", "scratchpad", "--mode", "overwrite",
+        "--text", "only",
+    )  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+    assert pad.read_text() == "- [ ] only\n"
+    assert pad.with_name("SCRATCHPAD.md.bak").read_bytes() == mine
+    block = run_cli("inject", "--slug", SLUG).stdout
+    assert "buy milk" not in block  # the backup is no memory file
+
+
 def test_daily_overwrite_is_refused(memory_root: Path) -> None:
     run_cli("write", "--slug", SLUG, "--to", "daily", "--text", "kept")
     (log,) = (memory_root / "projects" / SLUG / "daily").glob("*.md")
