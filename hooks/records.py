@@ -297,7 +297,10 @@ def condense(log: str) -> str:
     auto = [e for e in parts if e.automatic]
     if len(auto) < 2:
         return log
-    merged = _condensed(auto)
+    merged = _condensed(auto) + "\n"
+    first, nl, _ = log.partition("\n")
+    if nl and first.endswith("\r"):  # the log's convention, as the store's appends keep
+        merged = crlf(merged)
     out: list[str] = []
     last = -1  # the place in `parts` of the last part kept
     for i, e in enumerate(parts):
@@ -310,7 +313,7 @@ def condense(log: str) -> str:
             # must still start a line of its own.
             nl = "\r\n" if out[-1].endswith("\r\n") else "\n"
             out.append(nl if out[-1].endswith("\n") else "\n\n")
-        out.append(merged + "\n" if e is auto[0] else e.text)
+        out.append(merged if e is auto[0] else e.text)
         last = i
     return "".join(out)
 

@@ -181,6 +181,20 @@ def test_a_condensed_record_counts_the_records_it_merged() -> None:
     assert "_6 records from 09:00 to 09:30, condensed" in twice
 
 
+def test_a_crlf_log_is_condensed_with_crlf_lines() -> None:
+    # Before: the condensed record of a log a person keeps with CRLF line ends (written
+    # on Windows) came in LF lines: one file of two conventions, where the store's
+    # appends write CRLF to such a file.
+    mine = "### 08:00 \u2014 mine\r\nkept as typed\r\n\r\n"
+    log = mine + "".join(
+        f"### 09:{i:02} \u2014 session end\r\n**Prompts**\r\n- q{i}\r\n\r\n"
+        for i in range(3)
+    )
+    out = records.condense(log)
+    assert out.startswith(mine) and "_3 records from 09:00 to 09:02" in out
+    assert out.count("\n") == out.count("\r\n")
+
+
 def test_condense_leaves_a_log_with_one_record_alone() -> None:
     log = "### 09:00 — mine\ntext\n\n### 09:01 — session end\n**Prompts**\n- q\n"
     assert records.condense(log) == log
