@@ -176,13 +176,18 @@ class Store(Scope):
             if raw is None:
                 raise TargetNotFoundError(loc.rel)
             text = decode(raw)
-            was, now = old, new
-            if uses_crlf(raw):
-                was, now = crlf(old), crlf(new)
-            count = places(text, was) if was else -1
+            ends = [(crlf(old), crlf(new)), (old, new)]
+            if not uses_crlf(raw):
+                ends.reverse()
+            # The file's line ends first, then the other kind: a file edited on two
+            # systems holds both, and the lines typed are those shown.
+            for end in ends if "\n" in old else ends[:1]:
+                count = places(text, end[0]) if old else -1
+                if count != 0:
+                    break
             if count != 1:
                 raise EditError(loc.rel, count)
-            return encode(text.replace(was, now, 1))
+            return encode(text.replace(*end, 1))
 
         self._change(loc.rel, change)
         return WriteResult(loc.rel)

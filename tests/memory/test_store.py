@@ -338,6 +338,32 @@ def test_text_with_crlf_gets_one_kind_of_line_end(memory_root: Path) -> None:
     assert (memory_root / "MEMORY.md").read_bytes() == b"- a\r\n\r\n- b\r\n"
 
 
+@pytest.mark.parametrize(
+    ("mine", "after"),
+    [
+        pytest.param(
+            b"alpha\r\nbeta\ngamma\r\ndelta",
+            b"alpha\r\nBETA\nGAMMA\r\ndelta",
+            id="lf-lines-in-a-crlf-file",
+        ),
+        pytest.param(
+            b"alpha\nbeta\r\ngamma\ndelta",
+            b"alpha\nBETA\r\nGAMMA\ndelta",
+            id="crlf-lines-in-an-lf-file",
+        ),
+    ],
+)
+def test_an_edit_across_lines_of_a_file_of_mixed_line_ends(
+    memory_root: Path, mine: bytes, after: bytes
+) -> None:
+    # Before: "old text not found" for two lines shown one above the other, when their
+    # line end was not the one the file's first line has (a file edited on two systems).
+    memory_root.mkdir()
+    (memory_root / "MEMORY.md").write_bytes(mine)
+    Store(memory_root, SLUG).edit("MEMORY.md", "beta\ngamma", "BETA\nGAMMA")
+    assert (memory_root / "MEMORY.md").read_bytes() == after
+
+
 def test_a_new_note_written_with_crlf_keeps_crlf(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_note("a", "one\r\ntwo\r\nthree\r\n")
