@@ -316,6 +316,10 @@ class Store(Scope):
             attempt += 1
             with self.lock():
                 before = self._current(rel, path)
+                if before is not None and not os.access(path, os.W_OK):
+                    # Replacing it through its folder would undo a person's chmod 444.
+                    why = f"it is read-only; chmod u+w {path} to allow writes"
+                    raise StoreWriteError(rel, OSError(errno.EACCES, why))
                 new = change(None if before is None else before.data)
                 if new is None or (before is not None and new == before.data):
                     return before if not first else first[0]

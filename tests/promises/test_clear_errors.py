@@ -299,6 +299,43 @@ def test_a_note_this_user_cannot_read_is_left_out_of_the_duplicates_report(
     assert f"{folder}/pool2.md:1:" in done.stdout
 
 
+def test_a_file_made_read_only_is_not_written(memory_root: Path, project: Path) -> None:
+    # Before: MEMORY.md made read-only (chmod 444: "the model must not change this")
+    # was replaced all the same, through its writable folder, and left mode 600.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- deploys need two approvals")
+    store.write_note("pool", "pool size is 20")
+    mine = memory_root / "MEMORY.md"
+    note = memory_root / "projects" / store.slug / "notes" / "pool.md"
+    for path in (mine, note):
+        path.chmod(0o400)
+    before = mine.read_bytes(), note.read_bytes()
+    argv = [*_as_a_user(), sys.executable, "-m", "memhooks.hooks"]
+    for args, rel in (
+        (("write", "--to", "memory", "--text", "- one approval"), "MEMORY.md"),
+        (
+            ("write", "--to", "memory", "--mode", "overwrite", "--text", "x"),
+            "MEMORY.md",
+        ),
+        (("edit", "MEMORY.md", "--old", "two", "--new", "one"), "MEMORY.md"),
+        (("forget", "notes/pool"), f"projects/{store.slug}/notes/pool.md"),
+    ):
+        done = subprocess.run(
+            [*argv, *args, "--project", str(project)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (done.returncode, done.stdout) == (1, ""), (args, done.stdout)
+        assert done.stderr == (
+            f"memhooks: error: cannot write {rel}: it is read-only; "
+            f"chmod u+w {memory_root / rel} to allow writes\n"
+        ), args
+    assert (mine.read_bytes(), note.read_bytes()) == before
+    assert mine.stat().st_mode & 0o777 == 0o400
+    assert not (memory_root / "MEMORY.md.bak").exists()
+
+
 def test_a_project_folder_that_is_not_there_is_an_error_not_a_new_project(
     memory_root: Path, tmp_path: Path
 ) -> None:
