@@ -64,6 +64,15 @@ def _hook(
         if event is None:
             return EXIT_OK
         event = event._replace(began=began)
+        if (where := default_root(root)).exists() and not where.is_dir():
+            from memhooks.hooks.commands import root_exists
+            from memhooks.hooks.errors import UsageError
+
+            try:  # said as the commands say it, not as what then fails to read
+                root_exists(where)
+            except UsageError as e:
+                problems.lead = _fail_line(str(e))
+                return EXIT_OK
         # A thin client that gave up on its session process (hooks.client) says why.
         handed_over = os.environ.pop(HANDED_OVER_ENV, None)
         if handed_over is not None:

@@ -485,3 +485,24 @@ def test_a_note_name_may_be_given_as_read_takes_it(memory_root: Path) -> None:
         "write", "--slug", SLUG, "--to", "note", "--name", "notes/a/b", "--text", "x"
     )
     assert nested.returncode == 1 and "path separator" in nested.stderr
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "SessionEnd"])
+def test_a_hook_whose_root_is_a_file_says_so(tmp_path: Path, event: str) -> None:
+    # Before: "memhooks: cannot read config.toml: Not a directory; using the defaults
+    # (and 3 more: projects/.../daily cannot be read (Not a directory): left out | ...)".
+    root = tmp_path / "memory"
+    root.write_text("notes I keep\n")
+    payload = {
+        "session_id": "s1",
+        "hook_event_name": event,
+        "cwd": str(tmp_path),
+        "prompt": "where do we deploy",
+    }
+    proc = run_cli("hook", "--root", str(root), input=json.dumps(payload))
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert proc.stderr == (
+        f"memhooks hook: memory root {root} is not a folder "
+        "(check --root and $MEMHOOKS_HOME); no context\n"
+    )
+    assert root.read_text() == "notes I keep\n"
