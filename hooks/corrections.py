@@ -38,6 +38,16 @@ _DUPLICATES_HINT = (
 )
 
 
+#: How much of a line forget and restore say: a pasted blob on one line was said whole
+#: (17 MB on the terminal, or in the reply of MCP memory_forget to the model).
+_ECHO_CHARS = 200
+
+
+def _echo(line: str) -> str:
+    line = line.strip()
+    return line if len(line) <= _ECHO_CHARS else line[: _ECHO_CHARS - 1] + "…"
+
+
 def _resolve(
     store: Store, target: str, line: str | None
 ) -> tuple[Located, int | str | None]:
@@ -128,7 +138,7 @@ def forget(
         return new_text
 
     store.rewrite(loc.rel, change)
-    return f"forgot a line of {loc.rel}: {original[0].strip()}"
+    return f"forgot a line of {loc.rel}: {_echo(original[0])}"
 
 
 def restore(store: Store, target: str, *, line: str | None = None) -> str:
@@ -159,7 +169,7 @@ def restore(store: Store, target: str, *, line: str | None = None) -> str:
                 done.append(f"{loc.rel} (no longer {what})")
                 return new_text
         new_text, was = restore_line(text, select, rel=loc.rel)
-        done.append(f"a line of {loc.rel}: {was.strip()}")
+        done.append(f"a line of {loc.rel}: {_echo(was)}")
         return new_text
 
     store.rewrite(loc.rel, change)

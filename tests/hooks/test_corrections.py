@@ -57,6 +57,23 @@ def test_forget_a_line_then_restore_it_byte_for_byte(memory_root: Path) -> None:
     assert "fabric" in cli("inject")
 
 
+def test_forget_and_restore_of_a_huge_line_say_its_start(memory_root: Path) -> None:
+    # Before: both printed the whole line: 17 MB on the terminal for a pasted blob on
+    # one line of MEMORY.md, and in the reply of MCP memory_forget, to the model.
+    memory_root.mkdir()
+    memory = memory_root / "MEMORY.md"
+    blob = "- token dump " + "x" * 1_000_000
+    memory.write_text(f"- keep this\n{blob}\n")
+    before = memory.read_bytes()
+    said = cli("forget", "MEMORY.md", "--line", "token dump")
+    assert said.startswith("forgot a line of MEMORY.md: - token dump xxx")
+    assert said.endswith("…\n") and len(said) < 300
+    said = cli("restore", "MEMORY.md")
+    assert said.startswith("restored a line of MEMORY.md: - token dump xxx")
+    assert said.endswith("…\n") and len(said) < 300
+    assert memory.read_bytes() == before
+
+
 def test_forget_a_note_then_restore_it(memory_root: Path) -> None:
     cli("write", "--to", "note", "--name", "pool", "--text", "Pool size is 20.")
     path = memory_root / NOTES / "pool.md"
