@@ -180,6 +180,15 @@ def write(
     ):
         if value and to != only:  # an MCP client may send "" for an unused one
             raise UsageError(f"write {flag} is for --to {only}; nothing was written")
+    given = {"--text": text, "--name": name, "--title": title, "--aliases": aliases}
+    for flag, value in given.items():
+        if value and value.encode("utf-8", "replace").decode("utf-8") != value:
+            # Bytes argv (a Latin-1 terminal) or stdin did not decode, a lone surrogate:
+            # written as such, not UTF-8 (search shows "caf�", a name no one can type).
+            raise UsageError(
+                f"write {flag} is not UTF-8 (set the terminal to UTF-8); "
+                "nothing was written"
+            )
     if to == "daily" and mode == "overwrite":
         raise UsageError(
             "write --to daily only appends (a log is a record); nothing was written; "
@@ -212,13 +221,6 @@ def write(
         raise UsageError(
             f"write --to note --name {name!r}: a name may not start or end with a "
             "space; nothing was written"
-        )
-    if name.encode("utf-8", "replace").decode("utf-8") != name:
-        # A byte argv could not decode, or a lone surrogate: made on disk as its bytes,
-        # search prints it with "�", a path that could not be typed back to read it.
-        raise UsageError(
-            f"write --to note --name {name!r}: not UTF-8 (set the terminal to UTF-8); "
-            "nothing was written"
         )
     return store.write_note(name, text, mode=mode, aliases=aliases)
 

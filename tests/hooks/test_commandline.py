@@ -508,6 +508,31 @@ def test_a_note_name_that_is_not_utf8_is_refused(memory_root: Path) -> None:
     assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("--to", "note", "--name", "n", "--text", "caf\udce9"), id="text"),
+        pytest.param(
+            ("--to", "daily", "--title", "caf\udce9", "--text", "x"), id="title"
+        ),
+        pytest.param(
+            ("--to", "note", "--name", "n", "--aliases", "caf\udce9", "--text", "x"),
+            id="alias",
+        ),
+    ],
+)
+def test_text_that_is_not_utf8_is_refused(
+    memory_root: Path, args: tuple[str, ...]
+) -> None:
+    # Before: `--text $'caf\xe9'` from a Latin-1 terminal was written as its raw bytes,
+    # a file that is not UTF-8 (search then shows "caf\ufffd"), where the same text on
+    # stdin is refused as not UTF-8, as is such a --name.
+    proc = run_cli("write", "--slug", SLUG, *args)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert "not UTF-8" in proc.stderr and proc.stderr.count("\n") == 1
+    assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
+
+
 # What a UTF-8 locale (en_US.UTF-8, the usual one) gives Python's stdout: strict.
 STRICT_STDOUT = {"PYTHONIOENCODING": "utf-8:strict"}
 
