@@ -221,7 +221,16 @@ def test_a_literal_typed_with_a_byte_that_is_no_utf_8_gets_an_answer(
     # strictly: UnicodeEncodeError, exit 3 and a traceback (found trying invalid UTF-8).
     Store(memory_root, SLUG).write_note("fmt", NOTES["fmt"])
     argv = [sys.executable, "-m", "memhooks.hooks", "search", "--slug", SLUG]
-    proc = subprocess.run([*argv, "--", b"\xff->"], capture_output=True, check=False)
-    assert proc.returncode == 1 and proc.stderr == b"", proc.stderr
-    # The term is printed back as typed, byte for byte.
-    assert proc.stdout.startswith(b"Searched 1 term: \xff->(0) across 0 files.")
+    for env in ({}, {"PYTHONIOENCODING": "utf-8:strict"}):  # C locale, UTF-8 locale
+        proc = subprocess.run(
+            [*argv, "--", b"\xff->"],
+            capture_output=True,
+            check=False,
+            env={**os.environ, **env},
+        )
+        assert proc.returncode == 1 and proc.stderr == b"", proc.stderr
+        # The term is printed back with U+FFFD for its byte, in any locale: printed as
+        # the byte, a UTF-8 locale's strict stdout failed (exit 3).
+        assert proc.stdout.startswith(
+            "Searched 1 term: \ufffd->(0) across 0 files.".encode()
+        )
