@@ -107,10 +107,22 @@ def _stray(rel: str, is_dir: bool) -> str | None:
         key_in(DAILY_DIR, name) or name.endswith(".md" + BACKUP_SUFFIX)
     ):
         return None
-    if parts[2] == NOTES_DIR and name.endswith((".md", ".md" + BACKUP_SUFFIX)):
+    if parts[2] == NOTES_DIR and (
+        key_in(NOTES_DIR, name) or name.endswith(".md" + BACKUP_SUFFIX)
+    ):
         return None
+    if name.endswith(".md") and not name.isprintable():
+        return (
+            "a name with a line break or another control character: never searched "
+            "or injected; rename it"
+        )
     what = "YYYY-MM-DD.md for a real date" if parts[2] == DAILY_DIR else "NAME.md"
     return f"not named {what}: never searched or injected; rename it"
+
+
+def _shown(rel: str) -> str:
+    # A path on one line of the report: a name made elsewhere may hold a line break.
+    return rel if rel.isprintable() else rel.encode("unicode_escape").decode("ascii")
 
 
 def _blocked(path: str, is_dir: bool) -> str | None:
@@ -183,14 +195,16 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
         is_dir = entry.is_dir(follow_symlinks=False)
         why = _stray(rel, is_dir)
         if why:
-            found.append(Finding("warn", f"{rel}{'/' if is_dir else ''}: {why}"))
+            found.append(
+                Finding("warn", f"{_shown(rel)}{'/' if is_dir else ''}: {why}")
+            )
             continue
         try:
             est = entry.stat(follow_symlinks=False)
         except OSError:
             continue
         if stat.S_IMODE(est.st_mode) & 0o077 and not entry.is_symlink():
-            open_files.append(rel)
+            open_files.append(_shown(rel))
         if not entry.is_symlink() and (blocked := _blocked(entry.path, is_dir)):
             found.append(Finding("fix", f"{rel}{'/' if is_dir else ''} {blocked}"))
         if is_dir or not rel.endswith(".md"):

@@ -131,14 +131,21 @@ def check_name(name: str) -> str:
             raise UnsafeNameError(name, why)
     if name.startswith("."):
         raise UnsafeNameError(name, "names may not start with '.'")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
-        raise UnsafeNameError(name, "control character")
-    if any(c in _BIDI for c in name):
-        # A right-to-left override makes "evil\u202egpj.md" read as "evilgpj.md"… backwards.
-        raise UnsafeNameError(name, "bidirectional text control character")
+    if unfit := _unprintable(name):
+        raise UnsafeNameError(name, unfit)
     if len(name.encode("utf-8", "surrogatepass")) > 200:
         raise UnsafeNameError(name, "longer than 200 bytes")
     return name
+
+
+def _unprintable(name: str) -> str | None:
+    # What makes a name unfit to print on a line of the block or of search's output.
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
+        return "control character"  # a newline would start a line of its own
+    if any(c in _BIDI for c in name):
+        # A right-to-left override makes "evil\u202egpj.md" read as "evilgpj.md"… backwards.
+        return "bidirectional text control character"
+    return None
 
 
 def check_date(date: str) -> str:
@@ -277,6 +284,7 @@ def key_in(folder: str, name: str) -> str | None:
     stem = name[:-3]
     if folder == DAILY_DIR:
         return stem if _is_date(stem) else None
-    if folder == NOTES_DIR and stem:
+    if folder == NOTES_DIR and stem and not _unprintable(stem):
+        # One made elsewhere named "a\n## MEMORY.md\n…" would forge lines of the block.
         return stem
     return None

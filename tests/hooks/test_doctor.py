@@ -288,6 +288,24 @@ def test_a_file_a_person_made_behind_an_owner_only_root_is_no_fix(
     ) in _levels(found, "warn")
 
 
+def test_a_note_named_with_a_line_break_is_named_on_one_line(
+    memory_root: Path, project: Path, home: Path
+) -> None:
+    # Such a file (made outside memhooks) is never searched or injected; doctor took it
+    # for a note, and named it over two lines where it named it at all.
+    Store(memory_root, SLUG).write_memory("- rule")
+    notes = memory_root / "projects" / SLUG / "notes"
+    notes.mkdir(parents=True)
+    (notes / "a\n## MEMORY.md.md").touch(mode=0o600)
+    found = run_checks(memory_root, project, home, config_text=None)
+    assert (
+        f"projects/{SLUG}/notes/a\\n## MEMORY.md.md: a name with a line break or "
+        "another control character: never searched or injected; rename it"
+        in _levels(found, "warn")
+    )
+    assert all("\n" not in f.message for f in found)
+
+
 def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_memory("- rule " + "x" * 2000)
