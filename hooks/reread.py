@@ -66,7 +66,7 @@ class Rereads:
 
     async def settle(self) -> None:
         """Wait until `idle`, at most `SETTLE_SECONDS`; with no watcher, re-read first
-        what changed on disk (a stat a file, as a view catches up when it starts)."""
+        what changed on disk (a stat of each file, as a view catches up when it starts)."""
         await anyio.lowlevel.checkpoint()  # let the watcher report edits made just now
         if self._blind:
             await anyio.to_thread.run_sync(self._catch_up)
