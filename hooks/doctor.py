@@ -37,7 +37,7 @@ from memhooks.memory.constants import (
     SCRATCHPAD_FILE,
 )
 from memhooks.memory.files import read_regular
-from memhooks.memory.paths import key_in, slug_for
+from memhooks.memory.paths import breaks_line, key_in, slug_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -111,11 +111,8 @@ def _stray(rel: str, is_dir: bool) -> str | None:
         key_in(NOTES_DIR, name) or name.endswith(".md" + BACKUP_SUFFIX)
     ):
         return None
-    if name.endswith(".md") and not name.isprintable():
-        return (
-            "a name with a line break or another control character: never searched "
-            "or injected; rename it"
-        )
+    if breaks_line(name):
+        return "a name with a line break: never searched or injected; rename it"
     what = "YYYY-MM-DD.md for a real date" if parts[2] == DAILY_DIR else "NAME.md"
     return f"not named {what}: never searched or injected; rename it"
 

@@ -131,21 +131,14 @@ def check_name(name: str) -> str:
             raise UnsafeNameError(name, why)
     if name.startswith("."):
         raise UnsafeNameError(name, "names may not start with '.'")
-    if unfit := _unprintable(name):
-        raise UnsafeNameError(name, unfit)
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
+        raise UnsafeNameError(name, "control character")
+    if any(c in _BIDI for c in name):
+        # A right-to-left override makes "evil\u202egpj.md" read as "evilgpj.md"… backwards.
+        raise UnsafeNameError(name, "bidirectional text control character")
     if len(name.encode("utf-8", "surrogatepass")) > 200:
         raise UnsafeNameError(name, "longer than 200 bytes")
     return name
-
-
-def _unprintable(name: str) -> str | None:
-    # What makes a name unfit to print on a line of the block or of search's output.
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
-        return "control character"  # a newline would start a line of its own
-    if any(c in _BIDI for c in name):
-        # A right-to-left override makes "evil\u202egpj.md" read as "evilgpj.md"… backwards.
-        return "bidirectional text control character"
-    return None
 
 
 def check_date(date: str) -> str:
@@ -275,6 +268,17 @@ def in_folder(folder: str, name: str, rel: str) -> Located | None:
     return Located("daily" if folder == DAILY_DIR else "note", rel, key)
 
 
+#: What `str.splitlines` takes for the end of a line.
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def breaks_line(name: str) -> bool:
+    """Whether a file name holds a line break: such a note (made elsewhere, named
+    "a\\n## MEMORY.md\\n…") would forge lines of the block and of search's output, so it
+    is none (memhooks refuses such names)."""
+    return not _LINE_BREAKS.isdisjoint(name)
+
+
 def key_in(folder: str, name: str) -> str | None:
     """The date or note name of file `name` in a project's ``daily`` or ``notes``
     folder; None for a file that is not memory there.
@@ -284,7 +288,6 @@ def key_in(folder: str, name: str) -> str | None:
     stem = name[:-3]
     if folder == DAILY_DIR:
         return stem if _is_date(stem) else None
-    if folder == NOTES_DIR and stem and not _unprintable(stem):
-        # One made elsewhere named "a\n## MEMORY.md\n…" would forge lines of the block.
+    if folder == NOTES_DIR and stem and not breaks_line(stem):
         return stem
     return None

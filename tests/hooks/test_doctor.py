@@ -299,9 +299,8 @@ def test_a_note_named_with_a_line_break_is_named_on_one_line(
     (notes / "a\n## MEMORY.md.md").touch(mode=0o600)
     found = run_checks(memory_root, project, home, config_text=None)
     assert (
-        f"projects/{SLUG}/notes/a\\n## MEMORY.md.md: a name with a line break or "
-        "another control character: never searched or injected; rename it"
-        in _levels(found, "warn")
+        f"projects/{SLUG}/notes/a\\n## MEMORY.md.md: a name with a line break: "
+        "never searched or injected; rename it" in _levels(found, "warn")
     )
     assert all("\n" not in f.message for f in found)
 
