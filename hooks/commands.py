@@ -182,13 +182,7 @@ def write(
             raise UsageError(f"write {flag} is for --to {only}; nothing was written")
     given = {"--text": text, "--name": name, "--title": title, "--aliases": aliases}
     for flag, value in given.items():
-        if value and value.encode("utf-8", "replace").decode("utf-8") != value:
-            # Bytes argv (a Latin-1 terminal) or stdin did not decode, a lone surrogate:
-            # written as such, not UTF-8 (search shows "caf�", a name no one can type).
-            raise UsageError(
-                f"write {flag} is not UTF-8 (set the terminal to UTF-8); "
-                "nothing was written"
-            )
+        utf8(f"write {flag}", value)
     if to == "daily" and mode == "overwrite":
         raise UsageError(
             "write --to daily only appends (a log is a record); nothing was written; "
@@ -315,6 +309,15 @@ def _all_dropped(text: str, result: WriteResult) -> bool:
     return bool(result.dropped) and len(result.dropped) >= len(lines)
 
 
+def utf8(what: str, value: str | None) -> None:
+    """Refuse a value to be written that is not UTF-8: bytes argv could not decode (a
+    Latin-1 terminal) or a lone surrogate, written as such (search shows "caf�")."""
+    if value and value.encode("utf-8", "replace").decode("utf-8") != value:
+        raise UsageError(
+            f"{what} is not UTF-8 (set the terminal to UTF-8); nothing was written"
+        )
+
+
 def edit(store: Store, target: str, old: str, new: str) -> WriteResult:
     """The one edit path of `memhooks edit` and the MCP tool `memory_edit`.
 
@@ -322,6 +325,7 @@ def edit(store: Store, target: str, old: str, new: str) -> WriteResult:
         UsageError: the edit would make an entry of a daily log read as one of the
             records, which condensing merges away (`write` refuses them too).
     """
+    utf8("edit --new", new)
     loc = store.locate(target)
     if loc.kind == "daily" and old:
         from memhooks.hooks.records import makes_records  # a search needs none of it

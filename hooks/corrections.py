@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
-from memhooks.hooks.commands import Where, open_store
+from memhooks.hooks.commands import Where, open_store, utf8
 from memhooks.hooks.constants import EXIT_OK
 from memhooks.hooks.errors import UsageError
 from memhooks.hooks.targets import NUMBERED, is_file
@@ -96,6 +96,7 @@ def forget(
         UsageError: the arguments do not fit together.
         MemoryStoreError: no such file or line (ForgetError, TargetNotFoundError, …).
     """
+    utf8("forget --reason", reason)
     loc, select = _resolve(store, target, line)
     day = date or today()
     if by is not None:

@@ -533,6 +533,28 @@ def test_text_that_is_not_utf8_is_refused(
     assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(
+            ("edit", "MEMORY.md", "--old", "cafe", "--new", "caf\udce9"), id="edit"
+        ),
+        pytest.param(("forget", "MEMORY.md:1", "--reason", "caf\udce9"), id="forget"),
+    ],
+)
+def test_an_edit_or_forget_that_is_not_utf8_is_refused(
+    memory_root: Path, argv: tuple[str, ...]
+) -> None:
+    # Before: `edit --new $'caf\xe9'` and `forget --reason $'caf\xe9'` wrote the raw
+    # byte into MEMORY.md, a file that is then not UTF-8.
+    run_cli("write", "--slug", SLUG, "--to", "memory", "--text", "- cafe rule")
+    before = (memory_root / "MEMORY.md").read_bytes()
+    proc = run_cli(*argv, "--slug", SLUG)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert "is not UTF-8" in proc.stderr and proc.stderr.count("\n") == 1
+    assert (memory_root / "MEMORY.md").read_bytes() == before
+
+
 # What a UTF-8 locale (en_US.UTF-8, the usual one) gives Python's stdout: strict.
 STRICT_STDOUT = {"PYTHONIOENCODING": "utf-8:strict"}
 
