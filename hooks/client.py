@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 from memhooks.hooks.wire import (
     BEGAN_ENV,
     HANDED_OVER_ENV,
+    fail_line,
     failure,
     parse_object,
     parse_reply,
@@ -110,16 +111,14 @@ def forward(argv: list[str], payload: bytes) -> str | None:
                     "the hook ends the session itself"
                 )
                 return None
-            sys.stderr.write(
-                f"memhooks hook: session process did not answer ({e}); no context\n"
-            )
+            sys.stderr.write(fail_line(f"session process did not answer ({e})") + "\n")
             return ""
     finally:
         s.close()
     raw = b"".join(chunks)
     if (why := failure(raw)) is not None:
         # As the hook would have said it had it done the event itself (`hookcmd`).
-        sys.stderr.write(f"memhooks hook: {why}; no context\n")
+        sys.stderr.write(fail_line(why) + "\n")
         return ""
     return parse_reply(raw)
 
@@ -157,10 +156,8 @@ def main() -> int:
     os.environ[BEGAN_ENV] = str(time.time_ns())  # before any wait: `hookcmd`
     payload = read_event()
     if payload is None:
-        sys.stderr.write(
-            f"memhooks hook: stdin neither ended nor gave an event in {STDIN_WAIT:g} s; "
-            "no context\n"
-        )
+        wait = f"stdin neither ended nor gave an event in {STDIN_WAIT:g} s"
+        sys.stderr.write(fail_line(wait) + "\n")
         _exit(0)
     out = forward(argv, payload)
     if out is None:

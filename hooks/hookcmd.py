@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 from memhooks.hooks.constants import ENV_SESSION_PROCESS, EXIT_OK, PROG
 from memhooks.hooks.errors import UsageError, absolute_root
 from memhooks.hooks.events import why
+from memhooks.hooks.wire import fail_line
 from memhooks.memory import default_root, lazylog
 from memhooks.memory.text import cut, nbytes
 
@@ -66,12 +67,11 @@ def _hook(
         event = event._replace(began=began)
         if (where := default_root(root)).exists() and not where.is_dir():
             from memhooks.hooks.commands import root_exists
-            from memhooks.hooks.errors import UsageError
 
             try:  # said as the commands say it, not as what then fails to read
                 root_exists(where)
             except UsageError as e:
-                problems.lead = _fail_line(str(e))
+                problems.lead = fail_line(str(e))
                 return EXIT_OK
         # A thin client that gave up on its session process (hooks.client) says why.
         handed_over = os.environ.pop(HANDED_OVER_ENV, None)
@@ -84,7 +84,7 @@ def _hook(
         out.flush()  # the reply is out before a session process starts
         if _wants_server(event):
             spawn.ensure_server(
-                default_root(root),
+                where,
                 event.session_id,
                 event.harness,
                 event.cwd,
@@ -93,23 +93,19 @@ def _hook(
                 ),
             )
     except TimeoutError:
-        problems.lead = f"{PROG} hook: deadline exceeded; no context"
+        problems.lead = fail_line("deadline exceeded")
         problems.write()
         sys.stderr.flush()
         # The handler's thread was abandoned; don't let interpreter shutdown wait for it.
         os._exit(EXIT_OK)
     except Exception as e:  # noqa: BLE001 - fail open (docs/design.md): never block or crash the agent
-        problems.lead = _fail_line(_one_line(why(e)))
+        problems.lead = fail_line(_one_line(why(e)))
     return EXIT_OK
 
 
 def fail_open(reason: str) -> None:
     """The one stderr line of a hook that answers with no context."""
-    sys.stderr.write(_fail_line(reason) + "\n")
-
-
-def _fail_line(reason: str) -> str:
-    return f"{PROG} hook: {reason}; no context"
+    sys.stderr.write(fail_line(reason) + "\n")
 
 
 #: The longest stderr line a hook writes (its first problem whole, then the others cut).

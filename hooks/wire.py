@@ -197,6 +197,12 @@ def respond(text: str | None, error: str | None) -> bytes:
     return reply(text or "") if error is None else failed(error)
 
 
+def fail_line(reason: str) -> str:
+    """The one stderr line of a hook that answers with no context (the thin client's
+    and `hookcmd`'s: `PROG` spelt out, for the client imports no `hooks.constants`)."""
+    return f"memhooks hook: {reason}; no context"
+
+
 def failure(raw: bytes) -> str | None:
     """Why the session process failed the event, from its reply; None if it did not."""
     if not raw.startswith(FAILED):
