@@ -93,14 +93,13 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 #: Hebrew's points and Arabic's short vowels and tatweel, mostly left unwritten: `bare`
 #: takes them off as it does accents (the marks among them).
 _POINTS = "\u0591-\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06ed"
-#: A Latin letter with a diacritic (Latin-1, Extended-A and -B, Extended Additional), a
-#: combining diacritical mark, or one of `_POINTS`: `bare` takes the mark off.
-_ACCENTED = re.compile(f"[\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f{_POINTS}]")
-#: A word holding a letter with a diacritic or a point (`_ACCENTED`, but for × and ÷).
-_ACCENTED_WORD = re.compile(
-    f"(?<![{_WORD}])[{_WORD}]*"
-    f"[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff{_POINTS}][{_WORD}]*"
-)
+#: Latin letters with a diacritic (Latin-1, Extended-A and -B, Extended Additional; not
+#: × and ÷), and `_POINTS`.
+_MARKED = f"\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff{_POINTS}"
+#: One of `_MARKED` or a combining diacritical mark: what `bare` takes a mark off.
+_ACCENTED = re.compile(f"[{_MARKED}\u0300-\u036f]")
+#: A word holding one of `_MARKED`.
+_ACCENTED_WORD = re.compile(f"(?<![{_WORD}])[{_WORD}]*[{_MARKED}][{_WORD}]*")
 _OPTIONAL = re.compile(f"[{_POINTS}]")
 _ENGLISH = Stemmer.Stemmer("english")
 # PyStemmer's own cache costs ~4x the stemming once a corpus has more distinct words than it
@@ -112,9 +111,10 @@ _IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
 
 def bare(text: str) -> str:
     """`text` with its Latin letters' diacritics taken off (``café`` → ``cafe``; a word a
-    Mac stored decomposed, ``e`` and U+0301, likewise). Letters Unicode does not decompose
-    (``ø``, ``ł``, ``ı``, ``đ``) and other scripts' marks (Cyrillic ``й``, kana's dakuten) are
-    kept: there they make another letter. Expects NFKC text, as `keys` makes it."""
+    Mac stored decomposed, ``e`` and U+0301, likewise), and Hebrew's points and Arabic's
+    short vowels (`_POINTS`). Letters Unicode does not decompose (``ø``, ``ł``, ``ı``,
+    ``đ``) and other scripts' marks (Cyrillic ``й``, kana's dakuten) are kept: there they
+    make another letter. Expects NFKC text, as `keys` makes it."""
     return text.translate(_unaccented()) if _ACCENTED.search(text) else text
 
 
@@ -129,9 +129,9 @@ def _unaccented() -> dict[int, str | None]:
     ]
     table: dict[int, str | None] = dict.fromkeys([*range(0x300, 0x370), *points])
     for c in itertools.chain(range(0xC0, 0x250), range(0x1E00, 0x1F00)):
-        bare = unicodedata.normalize("NFD", chr(c)).translate(table)
-        if bare != chr(c):
-            table[c] = bare
+        plain = unicodedata.normalize("NFD", chr(c)).translate(table)
+        if plain != chr(c):
+            table[c] = plain
     return table
 
 
@@ -146,8 +146,8 @@ def filed_keys(text: str) -> list[str]:
         if _ACCENTED.search(text):
             for m in _ACCENTED_WORD.finditer(text):
                 # The whole word and each camel-case part, as `line_tokens` files them.
-                words = _camel_parts(m).split()
-                out.extend(stem(bare(w).casefold()) for w in words if bare(w) != w)
+                plain = [(w, bare(w)) for w in _camel_parts(m).split()]
+                out.extend(stem(b.casefold()) for w, b in plain if b != w)
     return out
 
 
