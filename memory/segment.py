@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 MAGIC = b"MHIX"
 #: Bump when the layout or what `memory.index.analyze` or `memory.punctuated` files
 #: changes.
-VERSION = 9
+VERSION = 10
 #: Documents per run: what building holds in memory at once (~4 MB at 2 KB a note).
 BATCH = 1024
 #: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.

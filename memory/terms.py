@@ -15,16 +15,15 @@ import operator
 import re
 import unicodedata
 from functools import lru_cache
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, cast
 
-import Stemmer
+from memhooks.memory.stems import stem, stem_scripted, stem_words
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Sequence
 
 #: A token of `line_tokens`: text, or for an ASCII text its bytes.
 Token = str | bytes
-_W = TypeVar("_W", str, bytes)
 
 #: Han characters (extension A, unified, compatibility), as a character class's ranges.
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -96,15 +95,17 @@ _POINTS = "\u0591-\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06ed"
 #: Latin letters with a diacritic (Latin-1, Extended-A and -B, Extended Additional; not
 #: × and ÷), and `_POINTS`.
 _MARKED = f"\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff{_POINTS}"
-#: One of `_MARKED` or a combining diacritical mark: what `bare` takes a mark off.
-_ACCENTED = re.compile(f"[{_MARKED}\u0300-\u036f]")
+#: Greek's vowels with a tonos or dialytika, and Cyrillic's ``ё``: letters whose marks
+#: Greek's and Russian's stemmers take off (`memory.stems`), and so `bare` too.
+_STEMMER_MARKED = (
+    "\u0386\u0388-\u0390\u03aa-\u03b0\u03ca-\u03ce\u1f00-\u1ffe\u0401\u0451"
+)
+#: One of `_MARKED`, `_STEMMER_MARKED` or a combining diacritical mark: what `bare` takes
+#: a mark off.
+_ACCENTED = re.compile(f"[{_MARKED}{_STEMMER_MARKED}\u0300-\u036f]")
 #: A word holding one of `_MARKED`.
 _ACCENTED_WORD = re.compile(f"(?<![{_WORD}])[{_WORD}]*[{_MARKED}][{_WORD}]*")
 _OPTIONAL = re.compile(f"[{_POINTS}]")
-_ENGLISH = Stemmer.Stemmer("english")
-# PyStemmer's own cache costs ~4x the stemming once a corpus has more distinct words than it
-# holds (3.6 against 0.9 us a word over 20,000 random words); `_word_keys` caches already.
-_ENGLISH.maxCacheSize = 0
 #: Snowball's exceptional stems that are no prefix of a word they stand for.
 _IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
 
@@ -112,9 +113,10 @@ _IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
 def bare(text: str) -> str:
     """`text` with its Latin letters' diacritics taken off (``café`` → ``cafe``; a word a
     Mac stored decomposed, ``e`` and U+0301, likewise), and Hebrew's points and Arabic's
-    short vowels (`_POINTS`). Letters Unicode does not decompose (``ø``, ``ł``, ``ı``,
-    ``đ``) and other scripts' marks (Cyrillic ``й``, kana's dakuten) are kept: there they
-    make another letter. Expects NFKC text, as `keys` makes it."""
+    short vowels (`_POINTS`), Greek's accents and the dots of ``ё``, which their
+    stemmers take off too (`_STEMMER_MARKED`). Letters Unicode does not decompose
+    (``ø``, ``ł``, ``ı``, ``đ``) and other marks (Cyrillic ``й``, kana's dakuten) are
+    kept: there they make another letter. Expects NFKC text, as `keys` makes it."""
     return text.translate(_unaccented()) if _ACCENTED.search(text) else text
 
 
@@ -128,9 +130,10 @@ def _unaccented() -> dict[int, str | None]:
         and (unicodedata.category(chr(c)) == "Mn" or c == 0x640)
     ]
     table: dict[int, str | None] = dict.fromkeys([*range(0x300, 0x370), *points])
-    for c in itertools.chain(range(0xC0, 0x250), range(0x1E00, 0x1F00)):
+    marked = re.compile(f"[{_MARKED}{_STEMMER_MARKED}]")
+    for c in itertools.chain(range(0xC0, 0x460), range(0x1E00, 0x2000)):
         plain = unicodedata.normalize("NFD", chr(c)).translate(table)
-        if plain != chr(c):
+        if plain != chr(c) and marked.match(chr(c)):
             table[c] = plain
     return table
 
@@ -231,24 +234,19 @@ def token_key(token: Token) -> str:
 def token_names(tokens: list[Token]) -> list[bytes]:
     """`token_key` of each of `tokens` (all of one text), as UTF-8: the words stemmed in
     one call, so that a text of half a million distinct tokens (a base64 blob) costs no
-    call of the interpreter each; a token of an ASCII text that stemming leaves as it is
-    is its own key."""
+    call of the interpreter each (a word outside ASCII is stemmed on its own, if its
+    script has a stemmer); a token of an ASCII text that stemming leaves as it is is its
+    own key."""
     if tokens and isinstance(tokens[0], bytes):
         names = cast("list[bytes]", list(tokens))
-        _stem_words(names, map(bytes.isalpha, names))
+        stem_words(names, map(bytes.isalpha, names))
         return names
     words = cast("list[str]", list(tokens))
-    _stem_words(
+    stem_words(
         words, map(operator.and_, map(str.isascii, words), map(str.isalpha, words))
     )
+    stem_scripted(words)
     return [w.encode("utf-8", "surrogatepass") for w in words]
-
-
-def _stem_words(words: list[_W], stemmed: Iterable[bool]) -> None:
-    # `stem` of those of `words` it changes (`stemmed`), in place.
-    at = list(itertools.compress(range(len(words)), stemmed))
-    for j, key in zip(at, _ENGLISH.stemWords([words[j] for j in at]), strict=True):
-        words[j] = key
 
 
 class TokenKeys(dict[Token, str]):
@@ -335,28 +333,6 @@ def _word_keys(word: str) -> tuple[str, ...]:
         return (stem(low),)
     # Both the whole identifier and its words: `strictport` and `port` both find it.
     return (stem(low), *(stem(p.casefold()) for p in parts))
-
-
-def stem(word: str) -> str:
-    """English stemming with Snowball's Porter2 (PyStemmer): inflections and derivations.
-
-    ``deploys``, ``deployed`` and ``deploying`` give ``deploy``; ``decided`` and
-    ``decides`` give ``decid``; ``availability`` and ``available`` give ``avail``.
-    Measured against the light inflection-only stemmer this replaced (README): recall the
-    same or better on every eval set; the C extension imports in ~2 ms and stems a word
-    in about the time the hand-written rules took (~1 us). Words with digits or
-    non-ASCII letters are returned unchanged.
-
-    Args:
-        word: one casefolded word.
-
-    Returns:
-        The stem: ``stem("deploys") == stem("deployed") == stem("deploying") == "deploy"``.
-    """
-    if not (word.isascii() and word.isalpha()):
-        return word
-    stemmed: str = _ENGLISH.stemWord(word)
-    return stemmed
 
 
 def stem_needles(key: str) -> tuple[str, ...]:

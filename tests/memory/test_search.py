@@ -355,3 +355,29 @@ def test_a_note_in_another_script_is_found_by_its_words(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith(f"Searched 1 term: {typed}(1) across 1 file.")
     assert f"notes/meeting.md:1:{written}\n" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("written", "typed"),
+    [
+        pytest.param("Базы данных переехали на новый сервер", "база серверов", id="ru"),
+        pytest.param("Купили ёлку для офиса", "елки", id="ru-yo"),
+        pytest.param("Η βάση δεδομένων μεταφέρθηκε", "βασεις", id="greek"),
+        pytest.param(
+            "Νέα προϊόντα στην Ευρωπαϊκή αγορά", "ευρωπαικος", id="el-dialytika"
+        ),
+        pytest.param("टीम की बैठकें गुरुवार को हैं।", "बैठक", id="hindi-plural"),
+    ],
+)
+def test_a_word_in_russian_greek_or_hindi_finds_its_other_forms(
+    memory_root: Path, written: str, typed: str
+) -> None:
+    # Before: each form was its own key: "база" found nothing in a note about "Базы".
+    store = Store(memory_root, SLUG)
+    store.write_note("move", f"{written}\nsomething else entirely")
+    store.write_note("other", "Nothing about it here")
+    proc = run_cli("search", "--slug", SLUG, *typed.split())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    counts = " ".join(f"{t}(1)" for t in typed.split())
+    assert f": {counts} across 1 file." in proc.stdout.splitlines()[0]
+    assert f"notes/move.md:1:{written}\n" in proc.stdout  # the line, as written
