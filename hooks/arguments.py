@@ -1,7 +1,7 @@
 """The argparse pieces `hooks.parser` builds its tree from: a parser whose errors are
 `UsageError`s, help that names each default, `--version` looked up when asked, types
-for byte counts that config.toml bounds too and for seconds, and search terms that begin
-with ``-``.
+for byte counts that config.toml bounds too and for seconds, search terms that begin
+with ``-``, and the text of ``write`` read from stdin.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import itertools
 import math
 import re
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from memhooks.hooks.constants import PROG
+from memhooks.hooks.constants import PROG, WRITE_STDIN_MAX
 from memhooks.hooks.errors import UsageError
 
 if TYPE_CHECKING:
@@ -142,3 +142,20 @@ __all__ = [
     "dashed_terms",
     "unknown_options",
 ]
+
+
+def stdin_text(stdin: TextIO) -> str:
+    """The text `write` is given on `stdin` (a BOM there marks the encoding), refused
+    whole if it is not UTF-8 or longer than `WRITE_STDIN_MAX` characters."""
+    try:
+        text = stdin.read(WRITE_STDIN_MAX + 1)
+    except UnicodeDecodeError:
+        raise UsageError(
+            "the text on stdin is not UTF-8; nothing was written"
+        ) from None
+    if len(text) > WRITE_STDIN_MAX:
+        raise UsageError(
+            f"the text on stdin is over {WRITE_STDIN_MAX >> 20} Mi characters;"
+            " nothing was written"
+        )
+    return text.removeprefix("\ufeff")

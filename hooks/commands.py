@@ -275,13 +275,11 @@ def cmd_write(
     mode: WriteMode = "append",
     aliases: str | None = None,
 ) -> int:
-    """`text` None or ``-``: read it from `stdin` (a BOM there marks the encoding)."""
-    try:
-        text = text if text not in (None, "-") else stdin.read().removeprefix("\ufeff")
-    except UnicodeDecodeError:
-        raise UsageError(
-            "the text on stdin is not UTF-8; nothing was written"
-        ) from None
+    """`text` None or ``-``: read it from `stdin` (`arguments.stdin_text`)."""
+    if text in (None, "-"):
+        from memhooks.hooks.arguments import stdin_text  # argparse: not for a search
+
+        text = stdin_text(stdin)
     store, _ = open_store(where)
     with writing(to, text):
         result = write(

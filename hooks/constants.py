@@ -16,6 +16,9 @@ EXIT_SEARCH_ERROR: Final = 2
 EXIT_INTERRUPTED: Final = 130
 
 PROG: Final = "memhooks"
+#: The most text `memhooks write` takes from stdin, in characters (`yes | memhooks write`
+#: would fill memory): 64 Mi.
+WRITE_STDIN_MAX: Final = 64 << 20
 #: The dialects `--harness` accepts.
 HARNESSES: Final = ("claude-code", "codex", "gemini", "generic")
 

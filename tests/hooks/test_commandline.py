@@ -7,6 +7,8 @@ import argparse
 import contextlib
 import json
 import os
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -723,3 +725,24 @@ def test_a_write_reading_a_terminal_says_how_to_end_the_text(
     )
     assert (proc.returncode, out, err) == (0, "wrote MEMORY.md\n", "")
     assert (memory_root / "MEMORY.md").read_text() == "- typed at the terminal\n"
+
+
+def test_endless_stdin_is_refused_not_read_into_memory(memory_root: Path) -> None:
+    # Before: `yes x | memhooks write --to note --name n` read until memory ran out and
+    # ended in MemoryError. Now it stops past WRITE_STDIN_MAX characters and says so.
+    store = Store(memory_root, SLUG)
+    store.write_note("n", "kept as it is\n")
+    before = (memory_root / "projects").rglob("*.md")
+    kept = {p: p.read_bytes() for p in before}
+    with subprocess.Popen(["yes", "x"], stdout=subprocess.PIPE) as yes:
+        proc = subprocess.run(
+            [sys.executable, "-m", "memhooks.hooks", "write", "--slug", SLUG,
+             "--to", "note", "--name", "n"],
+            stdin=yes.stdout, capture_output=True, text=True, timeout=120,
+            env=os.environ, check=False,
+        )  # fmt: skip
+        yes.kill()
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert "over 64 Mi characters; nothing was written" in proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert {p: p.read_bytes() for p in (memory_root / "projects").rglob("*.md")} == kept
