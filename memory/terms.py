@@ -110,13 +110,24 @@ _OPTIONAL = re.compile(f"[{_POINTS}]")
 _IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
 
 
+#: Latin letters Unicode gives no decomposition, as a plain keyboard types them.
+_UNDECOMPOSED = {
+    **dict(zip("øØłŁđĐıħĦŧŦ", "oOlLdDihHtT", strict=True)),
+    "æ": "ae",
+    "Æ": "AE",
+    "œ": "oe",
+    "Œ": "OE",
+}
+
+
 def bare(text: str) -> str:
     """`text` with its Latin letters' diacritics taken off (``café`` → ``cafe``; a word a
     Mac stored decomposed, ``e`` and U+0301, likewise), and Hebrew's points and Arabic's
     short vowels (`_POINTS`), Greek's accents and the dots of ``ё``, which their
-    stemmers take off too (`_STEMMER_MARKED`). Letters Unicode does not decompose
-    (``ø``, ``ł``, ``ı``, ``đ``) and other marks (Cyrillic ``й``, kana's dakuten) are
-    kept: there they make another letter. Expects NFKC text, as `keys` makes it."""
+    stemmers take off too (`_STEMMER_MARKED`). Latin letters Unicode does not decompose
+    are written as a plain keyboard types them (``Łódź`` → ``Lodz``, ``Ærø`` → ``AEro``);
+    other marks (Cyrillic ``й``, kana's dakuten) are kept: there they make another
+    letter. Expects NFKC text, as `keys` makes it."""
     return text.translate(_unaccented()) if _ACCENTED.search(text) else text
 
 
@@ -135,7 +146,7 @@ def _unaccented() -> dict[int, str | None]:
         plain = unicodedata.normalize("NFD", chr(c)).translate(table)
         if plain != chr(c) and marked.match(chr(c)):
             table[c] = plain
-    return table
+    return table | {ord(c): plain for c, plain in _UNDECOMPOSED.items()}
 
 
 def filed_keys(text: str) -> list[str]:
@@ -148,8 +159,10 @@ def filed_keys(text: str) -> list[str]:
         text = unicodedata.normalize("NFKC", text)
         if _ACCENTED.search(text):
             for m in _ACCENTED_WORD.finditer(text):
-                # The whole word and each camel-case part, as `line_tokens` files them.
-                plain = [(w, bare(w)) for w in _camel_parts(m).split()]
+                # The whole word and each camel-case part holding one of `_MARKED`, as
+                # `line_tokens` files them.
+                parts = _camel_parts(m).split()
+                plain = [(w, bare(w)) for w in parts if _ACCENTED_WORD.search(w)]
                 out.extend(stem(b.casefold()) for w, b in plain if b != w)
     return out
 

@@ -298,6 +298,9 @@ def test_a_symbol_is_found_where_it_was_written(memory_root: Path) -> None:
             "Notes from the re\u0301sume\u0301 review", "resume", id="decomposed-bare"
         ),
         pytest.param("Flight to İstanbul on Monday", "istanbul", id="dotted-capital-i"),
+        # Before: letters Unicode does not decompose kept their marks: "lodz" found nothing.
+        pytest.param("Ørsted's office in Łódź", "orsted lodz", id="undecomposed"),
+        pytest.param("Meet Đức at Ærøskøbing", "duc aeroskobing", id="undecomposed-2"),
     ],
 )
 def test_a_word_is_found_with_or_without_its_accents(
