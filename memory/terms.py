@@ -95,6 +95,14 @@ _POINTS = "\u0591-\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06ed"
 #: Latin letters with a diacritic (Latin-1, Extended-A and -B, Extended Additional; not
 #: × and ÷), and `_POINTS`.
 _MARKED = f"\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff{_POINTS}"
+#: Latin letters Unicode gives no decomposition, as a plain keyboard types them.
+_UNDECOMPOSED = {
+    **dict(zip("øØłŁđĐıħĦŧŦ", "oOlLdDihHtT", strict=True)),
+    "æ": "ae",
+    "Æ": "AE",
+    "œ": "oe",
+    "Œ": "OE",
+}
 #: Greek's vowels with a tonos or dialytika, and Cyrillic's ``ё``: letters whose marks
 #: Greek's and Russian's stemmers take off (`memory.stems`), and so `bare` too.
 _STEMMER_MARKED = (
@@ -108,16 +116,6 @@ _ACCENTED_WORD = re.compile(f"(?<![{_WORD}])[{_WORD}]*[{_MARKED}][{_WORD}]*")
 _OPTIONAL = re.compile(f"[{_POINTS}]")
 #: Snowball's exceptional stems that are no prefix of a word they stand for.
 _IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
-
-
-#: Latin letters Unicode gives no decomposition, as a plain keyboard types them.
-_UNDECOMPOSED = {
-    **dict(zip("øØłŁđĐıħĦŧŦ", "oOlLdDihHtT", strict=True)),
-    "æ": "ae",
-    "Æ": "AE",
-    "œ": "oe",
-    "Œ": "OE",
-}
 
 
 def bare(text: str) -> str:
