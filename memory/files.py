@@ -245,18 +245,19 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def twin_name(folder: Path | str, name: str) -> str | None:
-    """The one entry of `folder` named `name` up to Unicode normalization (NFC), when
-    `name` itself is not there: café.md typed composed and saved decomposed (as a Mac
-    names files), or the other way round. None for an ASCII name (it has one form), a
-    name that is there, or no or several such entries."""
-    if name.isascii() or os.path.lexists(os.path.join(folder, name)):
+    """The one entry of `folder` named `name` up to case and Unicode normalization (NFC),
+    when `name` itself is not there: ``Redis.md`` for ``redis.md``, as macOS and Windows
+    find it (a team sharing memory in git would else get two files a Mac checks out as
+    one), and café.md typed composed and saved decomposed (as a Mac names files), or the
+    other way round. None for a name that is there, or no or several such entries."""
+    if os.path.lexists(os.path.join(folder, name)):
         return None
-    want = unicodedata.normalize("NFC", name)
+    want = unicodedata.normalize("NFC", name).casefold()
     try:
         found = [
             n
             for n in os.listdir(folder)
-            if not n.isascii() and unicodedata.normalize("NFC", n) == want
+            if unicodedata.normalize("NFC", n).casefold() == want
         ]
     except OSError:
         return None

@@ -150,12 +150,14 @@ class Store(Scope):
         )
 
     def locate(self, target: str) -> Located:
-        """`Scope.locate`, a note's name taken as on disk up to Unicode normalization."""
+        """`Scope.locate`, a note's name taken as on disk up to case and Unicode
+        normalization (`files.twin_name`)."""
         return self._as_on_disk(super().locate(target))
 
     def _as_on_disk(self, loc: Located) -> Located:
         # Else notes/café typed composed misses the café.md a Mac saved decomposed, and
-        # a write makes a second note of the same name (`files.twin_name`).
+        # a write makes a second note of the same name (`files.twin_name`); likewise
+        # notes/Redis and redis.md.
         folder, _, file = loc.rel.rpartition("/")
         if loc.kind != "note" or (twin := twin_name(self.root / folder, file)) is None:
             return loc

@@ -614,6 +614,27 @@ def test_a_note_named_in_decomposed_unicode_is_the_note_typed_composed(
     )
 
 
+def test_a_note_named_in_another_case_is_the_note_on_disk(memory_root: Path) -> None:
+    # Before: on Linux `write --name Redis` beside redis.md made Redis.md, a second note
+    # that a teammate's Mac (case-insensitive) checks out of git as one file, and `read
+    # notes/Redis` was "no such memory file".
+    notes = memory_root / "projects" / SLUG / "notes"
+    for args in (
+        ("write", "--to", "note", "--name", "redis", "--text", "- port 6380"),
+        ("write", "--to", "note", "--name", "Redis", "--text", "- maxmemory 2gb"),
+        ("edit", "notes/REDIS", "--old", "6380", "--new", "6381"),
+        ("read", "notes/Redis.md"),
+    ):
+        proc = run_cli(*args, "--slug", SLUG)
+        assert (proc.returncode, proc.stderr) == (0, ""), (args, proc.stderr)
+    assert [p.name for p in notes.iterdir()] == ["redis.md"]
+    assert proc.stdout == "- port 6381\n\n- maxmemory 2gb\n"
+    # Where both are there, each name is its own note.
+    (notes / "Redis.md").write_text("- the other one\n")
+    proc = run_cli("read", "notes/redis", "--slug", SLUG)
+    assert "port 6381" in proc.stdout and "the other one" not in proc.stdout
+
+
 @pytest.mark.parametrize("mode", ["append", "overwrite"])
 def test_aliases_given_on_lines_of_their_own_stay_aliases(
     memory_root: Path, mode: str
