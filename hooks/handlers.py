@@ -154,6 +154,7 @@ def _same_start(event: Event, state: SessionState) -> bool:
 def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     """Search memory for the prompt's terms; inject a few fresh hits and a change notice."""
     from memhooks.hooks import recorder  # secret redaction: not for SessionStart
+    from memhooks.hooks.transcript import harness_wrote
 
     prompt = event.prompt or ""
     # Gemini has no post-compression event: the prompt after one is where it is recorded
@@ -168,8 +169,10 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         after = Reply(context=None if held else block or None)
     else:
         after = Reply()
-    if records.is_slash_command(prompt):
-        return after  # `/compact`, `/exit`: a command to the harness, not a question
+    if records.is_slash_command(prompt) or harness_wrote(prompt):
+        # `/compact`, `/exit`: a command to the harness, not a question; a turn the
+        # harness started itself (Claude Code's `<task-notification>`): nobody asked.
+        return after
     if prompt.strip():
         # Kept in the session's state file until the next flush.
         state.prompts = [*state.prompts, recorder.kept_prompt(prompt)][-MAX_PROMPTS:]

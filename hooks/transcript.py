@@ -34,10 +34,10 @@ logger = getLogger(__name__)
 
 _EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
-# Our MCP tools as Claude Code names them: mcp__<server>__memory_read.
-# Harness-written user text that nobody typed (§4.1: local commands, bash mode output).
+# User text nobody typed (§4.1: local commands, bash output, a subagent's end notice).
 _NOISE = re.compile(
-    r"<(local-command-\w+|command-message|command-args|bash-std\w+)>|\[Request interrupted"
+    r"<(local-command-\w+|command-message|command-args|bash-std\w+|task-notification)>"
+    r"|\[Request interrupted"
 )
 # Hooks inject context as <system-reminder> spans in user text (§4.1); unclosed: to the end.
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
@@ -107,9 +107,12 @@ def _prompt(text: str) -> str | None:
     bash = _tag(text, "bash-input")
     if bash is not None:
         return f"!{bash}" if bash else None
-    if _NOISE.match(text):
-        return None
-    return text
+    return None if harness_wrote(text) else text
+
+
+def harness_wrote(text: str) -> bool:
+    """Whether user text is the harness's own, not typed (a `<task-notification>`…)."""
+    return _NOISE.match(text.strip()) is not None
 
 
 def _json(raw: bytes | str) -> dict[object, object] | None:
@@ -287,11 +290,8 @@ def read_transcript(
         end = data.rfind(b"\n") + 1
         if end:
             return parse_lines(data[:end].split(b"\n")), start + end
-        if len(data) < max_bytes:
-            return (
-                TranscriptDigest(),
-                start,
-            )  # only a partial line so far (or up to `upto`)
+        if len(data) < max_bytes:  # only a partial line so far (or up to `upto`)
+            return TranscriptDigest(), start
         skip_to = _end_of_line(f, start + len(data))
         if skip_to is None:
             return TranscriptDigest(), start

@@ -13,6 +13,7 @@ import pytest
 
 from memhooks.memory import Store, slug_for
 from tests.conftest import children_cpu_seconds, run_cli
+from tests.hooks.test_transcript import TASK_NOTIFICATION, TASK_TURN
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -457,6 +458,35 @@ def test_a_prompt_after_the_last_the_transcript_holds_is_recorded(
     assert log.count("staging database read-only") == 1, log
     assert log.count(second) == 1 and "hunter2" not in log, log
     assert log.index("staging database") < log.index(second)
+
+
+def test_a_subagents_task_notification_is_no_prompt(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Claude Code 2.1.332, `claude -p "delegate please"`, the model calling Task: the
+    # subagent's end came back as a turn of its own, with a UserPromptSubmit whose
+    # prompt was the <task-notification>. It was auto-searched and recorded in the
+    # session-end record as a prompt (XML, the task's output path and all).
+    # Found by the notification's words: "redis" (the task's title) and "result" (a tag).
+    store_for(memory_root, project).write_note(
+        "redis",
+        "# Failover\nSend the result of a redis failover to #ops.\nThen promote.",
+    )
+    transcript = tmp_path / "t.jsonl"
+    path = str(transcript)
+    hook(claude("SessionStart", project, source="startup", transcript_path=path))
+    ask = "delegate please"
+    hook(claude("UserPromptSubmit", project, prompt=ask, transcript_path=path))
+    _transcript(transcript, [{**_user(ask), "promptSource": "sdk"}, TASK_TURN])
+    code, out, err = hook(
+        claude(
+            "UserPromptSubmit", project, prompt=TASK_NOTIFICATION, transcript_path=path
+        )
+    )
+    assert (code, out) == (0, ""), err
+    hook(claude("SessionEnd", project, reason="other", transcript_path=path))
+    log = next((memory_root / "projects").glob("*/daily/*.md")).read_text()
+    assert log.count(ask) == 1 and "task-notification" not in log, log
 
 
 def test_a_session_that_cds_into_a_nested_repository_keeps_its_memory(

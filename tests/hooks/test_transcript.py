@@ -226,6 +226,49 @@ def test_which_user_lines_are_prompts(
     assert parse_lines([_line(record)]).prompts == expected
 
 
+# Claude Code 2.1.332, `claude -p` whose model called the Task tool: the subagent ran in
+# the background and its end came back as a user turn nobody typed (from the real
+# transcript, paths shortened).
+TASK_NOTIFICATION = (
+    "<task-notification>\n<task-id>a702d38af58a5e24c</task-id>\n"
+    "<tool-use-id>toolu_mock1</tool-use-id>\n<output-file>/tmp/claude-0/-tmp-e2e-task/"
+    "1a1c9779/tasks/a702d38af58a5e24c.output</output-file>\n<status>completed</status>\n"
+    '<summary>Agent "look up redis" finished</summary>\n<result>Mock reply 3.</result>\n'
+    "</task-notification>"
+)
+TASK_TURN = {
+    "type": "user",
+    "isSidechain": False,
+    "message": {"role": "user", "content": TASK_NOTIFICATION},
+    "origin": {"kind": "task-notification", "producer": "session-task"},
+    "promptSource": "system",
+    "turnOrigin": "task_notification",
+}
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        pytest.param(TASK_TURN, id="as-recorded"),
+        pytest.param(
+            {"type": "user", "message": {"role": "user", "content": TASK_NOTIFICATION}},
+            id="text-alone",
+        ),
+        pytest.param(
+            {
+                "type": "attachment",
+                "attachment": {"type": "queued_command", "prompt": TASK_NOTIFICATION},
+            },
+            id="queued",
+        ),
+    ],
+)
+def test_a_subagents_task_notification_is_no_prompt(record: dict[str, Any]) -> None:
+    typed = {**user("delegate please"), "promptSource": "sdk"}
+    digest = parse_lines([_line(typed), _line(record)])
+    assert digest.prompts == ("delegate please",)
+
+
 def test_assistant_last_text_block_wins() -> None:
     digest = parse_lines(
         jsonl(
