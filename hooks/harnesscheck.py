@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from memhooks.hooks import install
+from memhooks.hooks.harness_dirs import codex_dir
 from memhooks.hooks.mcp_config import registrations, root_problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
 Level = Literal["ok", "warn", "fix"]
 
@@ -297,7 +298,7 @@ def _codex_trust(project: Path, home: Path, handlers: list[_Handler]) -> list[Fi
     a project's hooks.json only in a trusted project."""
     import tomllib
 
-    config = Path(os.environ.get("CODEX_HOME") or home / ".codex") / "config.toml"
+    config = codex_dir(home) / "config.toml"
     try:
         data = tomllib.loads(config.read_text("utf-8"))
     except (OSError, ValueError):

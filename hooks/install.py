@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from memhooks.hooks import settings_file
 from memhooks.hooks.errors import HookError
+from memhooks.hooks.harness_dirs import claude_dir, codex_dir, gemini_dir
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -127,17 +128,19 @@ def settings_path(
         scope: ``"user"``, ``"project"`` or ``"local"`` (Codex and Gemini have no
             local file, so it maps to the project one).
         project_dir: Project root.
-        home: The user's home directory.
+        home: The user's home directory (a harness's own variable, such as
+            ``CLAUDE_CONFIG_DIR``, moves its user file: `harness_dirs`).
 
     Returns:
         The settings file path; it may not exist yet.
     """
-    if harness == "gemini":
-        return (home if scope == "user" else project_dir) / ".gemini" / "settings.json"
-    if harness == "codex":
-        return (home if scope == "user" else project_dir) / ".codex" / "hooks.json"
     if scope == "user":
-        return home / ".claude" / "settings.json"
+        folder = {"gemini": gemini_dir, "codex": codex_dir}.get(harness, claude_dir)
+        return folder(home) / ("hooks.json" if harness == "codex" else "settings.json")
+    if harness == "gemini":
+        return project_dir / ".gemini" / "settings.json"
+    if harness == "codex":
+        return project_dir / ".codex" / "hooks.json"
     name = "settings.local.json" if scope == "local" else "settings.json"
     return project_dir / ".claude" / name
 

@@ -16,6 +16,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memhooks.hooks.harness_dirs import claude_dir, claude_state, codex_dir, gemini_dir
 from memhooks.memory.inject import USAGE, USAGE_MCP
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import project_dir as _project_dir
@@ -137,22 +138,22 @@ def registrations(
         )
 
     if want in (None, "claude-code"):
-        for path in (project / ".mcp.json", home / ".claude" / "settings.json"):
+        for path in (project / ".mcp.json", claude_dir(home) / "settings.json"):
             add(path, "claude-code", _get(_read(path), "mcpServers"))
-        user = home / ".claude.json"
+        user = claude_state(home)
         data = _read(user)
         add(user, "claude-code", _get(data, "mcpServers"))
         add(user, "claude-code", _get(data, "projects", str(project), "mcpServers"))
     if want in (None, "codex"):
         for path in (
-            home / ".codex" / "config.toml",
+            codex_dir(home) / "config.toml",
             project / ".codex" / "config.toml",
         ):
             add(path, "codex", _get(_read(path), "mcp_servers"))
     if want in (None, "gemini"):
         for path in (
             project / ".gemini" / "settings.json",
-            home / ".gemini" / "settings.json",
+            gemini_dir(home) / "settings.json",
         ):
             add(path, "gemini", _get(_read(path), "mcpServers"))
     return found

@@ -32,6 +32,9 @@ def memory_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEMHOOKS_HOME", str(root))
     monkeypatch.setenv("HOME", str(tmp_path / "no-home-for-tests"))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    # What moves a harness's user files away from home (hooks/harness_dirs.py).
+    for variable in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(variable, raising=False)
     # Search by words unless a test asks for meaning (tests/memory/test_semantic.py):
     # with the [semantic] extra installed, `auto` would load a 150 MB model in every
     # session and eval test.

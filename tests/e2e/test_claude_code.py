@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from memhooks.memory.inject import USAGE_MCP
 from tests.e2e.conftest import capture_dir, runs, sandbox
 from tests.e2e.harnesses import setup_claude
 from tests.e2e.memory_fixture import (
@@ -388,6 +389,36 @@ def test_worktree_runs_no_project_hook_and_install_says_so(
         assert done.returncode == 0, done.stderr
         assert blocks_in(sb.turn(RESUME)) == 1
         assert "started in" not in _doctor(sb, tree)
+
+
+def test_claude_config_dir_gets_the_user_scope_hooks_and_mcp(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """With CLAUDE_CONFIG_DIR set, Claude Code reads its user settings and state there,
+    not in ~/.claude: `install --scope user` wrote ~/.claude/settings.json, no hook ran,
+    and doctor said "ok"; `claude mcp add` there was not seen either."""
+    with sandbox(tmp_path_factory.mktemp("claude-config-dir"), cli_bins, netns) as sb:
+        env = setup_claude(sb, install=False)
+        config = sb.base / "claude-config"
+        config.mkdir()
+        (config / ".claude.json").write_text((sb.home / ".claude.json").read_text())
+        env["CLAUDE_CONFIG_DIR"] = str(config)
+        seed(sb)
+        for argv in (
+            [str(MEMHOOKS), "install", "claude-code", "--scope", "user"],
+            ["claude", "mcp", "add", "memhooks", "--", "memhooks", "mcp"],
+            ["claude", "-p", ASK],
+        ):
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+        got = sb.turn(ASK)
+        assert blocks_in(got) == 1, (
+            "no block: the hooks are not where Claude Code looks"
+        )
+        assert USAGE_MCP in got.text
+        doctor = sb.run([str(MEMHOOKS), "doctor"], env=env).stdout
+        assert "ok: Claude Code: memhooks on 5 events" in doctor, doctor
+        assert str(config / "settings.json") in doctor, doctor
 
 
 def _doctor(sb: Sandbox, where: Path) -> str:

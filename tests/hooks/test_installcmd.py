@@ -132,6 +132,35 @@ def test_local_scope_and_absolute_name_this_install(
     assert "Commit" not in proc.stdout
 
 
+@pytest.mark.parametrize(
+    ("harness", "variable", "settings"),
+    [
+        ("claude-code", "CLAUDE_CONFIG_DIR", "settings.json"),
+        ("codex", "CODEX_HOME", "hooks.json"),
+        ("gemini", "GEMINI_CLI_HOME", ".gemini/settings.json"),
+    ],
+)
+def test_user_scope_follows_the_harness_folder_variable(
+    repo: Path, tmp_path: Path, harness: str, variable: str, settings: str
+) -> None:
+    # Claude Code 2.1.332 with CLAUDE_CONFIG_DIR set (Codex 0.171.0 with CODEX_HOME,
+    # Gemini CLI 0.61.0 with GEMINI_CLI_HOME) reads its user settings there: `install
+    # --scope user` wrote them in the home folder, the harness ran no hook, and doctor
+    # said "ok" of the file it never reads.
+    moved = tmp_path / "moved"
+    env = {**_path_env(BIN), variable: str(moved)}
+    proc = run_cli("install", harness, "--scope", "user", cwd=repo, env=env)
+
+    assert proc.returncode == 0, proc.stderr
+    assert str(moved / settings) in proc.stdout
+    assert _commands(moved / settings)
+    assert not (Path(os.environ["HOME"]) / settings).exists()
+    doctor = run_cli("doctor", cwd=repo, env=env).stdout
+    assert doctor.count(": no memhooks hooks for this project") == 2, doctor
+    gone = run_cli("uninstall", harness, "--scope", "user", cwd=repo, env=env)
+    assert gone.returncode == 0 and not (moved / settings).exists(), gone.stdout
+
+
 def test_install_warns_when_memhooks_is_not_on_path(repo: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "memhooks.hooks", "install", "claude-code"],

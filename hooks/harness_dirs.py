@@ -1,0 +1,45 @@
+"""Where each harness keeps its user's files: its own variable moves them from home.
+
+Claude Code reads `settings.json` in `$CLAUDE_CONFIG_DIR`, else `~/.claude`, and its
+state (MCP servers of `claude mcp add`) from `.claude.json` there, else `~/.claude.json`;
+Codex CLI reads `hooks.json` and `config.toml` in `$CODEX_HOME`, else `~/.codex`; Gemini
+CLI reads `settings.json` in `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`. With the
+variable set, Claude Code 2.1.332, Codex CLI 0.171.0 and Gemini CLI 0.61.0 ran none of the
+hooks a user-scope install had put in the home folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _moved(variable: str, default: Path) -> Path:
+    value = os.environ.get(variable)
+    return Path(value).expanduser() if value else default
+
+
+def claude_dir(home: Path) -> Path:
+    """Claude Code's user folder (`settings.json`)."""
+    return _moved("CLAUDE_CONFIG_DIR", home / ".claude")
+
+
+def claude_state(home: Path) -> Path:
+    """Claude Code's user state file (`mcpServers`, per project too)."""
+    folder = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (
+        Path(folder).expanduser() / ".claude.json" if folder else home / ".claude.json"
+    )
+
+
+def codex_dir(home: Path) -> Path:
+    """Codex CLI's user folder (`hooks.json`, `config.toml`)."""
+    return _moved("CODEX_HOME", home / ".codex")
+
+
+def gemini_dir(home: Path) -> Path:
+    """Gemini CLI's user folder (`settings.json`)."""
+    return _moved("GEMINI_CLI_HOME", home) / ".gemini"
+
+
+__all__ = ["claude_dir", "claude_state", "codex_dir", "gemini_dir"]
