@@ -15,7 +15,8 @@ when it is JSON) and answers in the shape each CLI expects:
 
 What the model says comes from DIR/script.json, read again at every request so that a
 test can change it between turns: `{"rules": [{"when": TEXT, "reply": TEXT} | {"when":
-TEXT, "tool": NAME, "args": {...}}], "usage": N}`. The first rule whose TEXT occurs in the
+TEXT, "tool": NAME, "args": {...}}], "usage": N}` (NAME as `NAMESPACE/NAME` for a tool in a
+namespace, as Codex offers an MCP server's: `mcp__memhooks/memory_write`). The first rule whose TEXT occurs in the
 user's last message wins: it answers with that text, or calls that tool; once the tool's
 result comes back the model answers "Mock reply N." (N: the request's number, also the
 default answer). `"usage"` is the input-token count every reply reports (a big one makes

@@ -160,11 +160,14 @@ def responses_last_user(body: dict[str, Any]) -> str | None:
 def responses_events(answer: Answer, n: int, usage: int) -> list[Any]:
     rid = f"resp_mock{n}"
     if answer.tool:
+        # "NAMESPACE/NAME": a tool of a namespace (Codex puts an MCP server's there).
+        namespace, _, name = answer.tool.rpartition("/")
         item: dict[str, Any] = {
             "type": "function_call",
             "id": f"fc_mock{n}",
             "call_id": f"call_mock{n}",
-            "name": answer.tool,
+            "name": name,
+            **({"namespace": namespace} if namespace else {}),
             "arguments": json.dumps(answer.args),
             "status": "completed",
         }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +24,7 @@ from tests.e2e.memory_fixture import (
     edit_on_disk,
     seed,
 )
+from tests.e2e.sandbox import REPO
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -204,6 +207,41 @@ def test_interactive_leaves_no_process_socket_or_state(
     interactive: Interactive,
 ) -> None:
     assert not interactive.leftovers, interactive.leftovers
+
+
+def test_mcp_write_under_codex_exec_with_the_documented_config(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """The `[mcp_servers.memhooks]` table of examples/mcp/README.md, copied into
+    config.toml: the model's `memory_write` under `codex exec` writes the note. Codex
+    asks before each call of a tool that writes, and `codex exec` cannot ask: without
+    `default_tools_approval_mode` every write was refused ("MCP tool call requires
+    approval, but approval policy is never")."""
+    readme = (REPO / "examples" / "mcp" / "README.md").read_text()
+    table = re.search(r"```toml\n(\[mcp_servers\.memhooks\].*?)```", readme, re.DOTALL)
+    assert table, "no [mcp_servers.memhooks] table in examples/mcp/README.md"
+    fact = "The wombat proxy moved to port 7432."
+    with sandbox(tmp_path_factory.mktemp("codex-mcp"), cli_bins, netns) as sb:
+        env = setup_codex(sb)
+        config = sb.home / ".codex" / "config.toml"
+        # `memhooks mcp` answers in ~1 s (the mcp SDK's imports) and `codex exec` waits
+        # ~1.1 s for an optional server before its first request: on a busy machine the
+        # tools were not there yet ("unsupported call"). A longer grace, at the top.
+        grace = "mcp_optional_startup_grace_ms = 15000\n"
+        config.write_text(grace + config.read_text() + "\n" + table[1])
+        args = {"to": "note", "name": "wombat", "text": fact}
+        sb.script([{"when": ASK, "tool": "mcp__memhooks/memory_write", "args": args}])
+        done = sb.run(codex_exec(ASK), env=env)
+        assert done.returncode == 0, done.stderr
+        outputs = [
+            json.dumps(i)
+            for r in sb.requests()
+            for i in (r.body or {}).get("input") or []
+            if isinstance(i, dict) and i.get("type") == "function_call_output"
+        ]
+        assert len(outputs) == 1 and "wrote projects/" in outputs[0], outputs
+        notes = list(sb.root.glob("projects/*/notes/wombat.md"))
+        assert [n.read_text() for n in notes] == [fact + "\n"]
 
 
 def test_worktree_runs_no_project_hook_and_install_says_so(
