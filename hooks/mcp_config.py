@@ -22,7 +22,7 @@ from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import project_dir as _project_dir
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterator, Mapping, Sequence
 
 logger = getLogger(__name__)
 
@@ -116,6 +116,10 @@ def _get(data: object, *keys: str) -> Any:
     return data
 
 
+def _names(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 def registrations(
     project: Path, home: Path, harness: str | None = None
 ) -> list[Registration]:
@@ -132,16 +136,37 @@ def registrations(
     want = None if harness in (None, "generic") else harness
     found: list[Registration] = []
 
-    def add(path: Path, who: str, servers: object) -> None:
+    def add(
+        path: Path, who: str, servers: object, declined: Sequence[str] = ()
+    ) -> None:
         found.extend(
-            Registration(path, who, n, argv, env) for n, argv, env in _entries(servers)
+            Registration(path, who, n, argv, env)
+            for n, argv, env in _entries(servers)
+            if n not in declined
         )
 
     if want in (None, "claude-code"):
-        for path in (project / ".mcp.json", claude_dir(home) / "settings.json"):
-            add(path, "claude-code", _get(_read(path), "mcpServers"))
         user = claude_state(home)
         data = _read(user)
+        # A server of .mcp.json the user said no to: Claude Code's dialog writes its name
+        # to .claude/settings.local.json (2.1.332); any settings file, or the project's
+        # entry in .claude.json, may hold one. Its tools are not the model's.
+        declined = [
+            name
+            for path in (
+                project / ".claude" / "settings.local.json",
+                project / ".claude" / "settings.json",
+                claude_dir(home) / "settings.json",
+            )
+            for name in _names(_get(_read(path), "disabledMcpjsonServers"))
+        ]
+        declined += _names(
+            _get(data, "projects", str(project), "disabledMcpjsonServers")
+        )
+        mcp_json = project / ".mcp.json"
+        add(mcp_json, "claude-code", _get(_read(mcp_json), "mcpServers"), declined)
+        path = claude_dir(home) / "settings.json"
+        add(path, "claude-code", _get(_read(path), "mcpServers"))
         add(user, "claude-code", _get(data, "mcpServers"))
         add(user, "claude-code", _get(data, "projects", str(project), "mcpServers"))
     if want in (None, "codex"):

@@ -89,6 +89,44 @@ def test_session_start_hook_uses_the_mcp_line(project: Path) -> None:
     assert context.endswith("\n" + USAGE_MCP)
 
 
+@pytest.mark.parametrize(
+    "where",
+    [".claude/settings.local.json", ".claude/settings.json", "~/.claude/settings.json"],
+)
+def test_a_declined_mcp_json_server_keeps_the_cli_line(
+    project: Path, home: Path, where: str
+) -> None:
+    # Claude Code 2.1.332 asks before it starts a server of .mcp.json; "Continue without
+    # using this MCP server" wrote {"disabledMcpjsonServers": ["memhooks"]} to
+    # .claude/settings.local.json and the model got no memory tool, while the block told
+    # it its memory tools were memory_search & co, and no longer named the commands.
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"memhooks": _server("memhooks", "mcp")}})
+    )
+    settings = home / where[2:] if where.startswith("~/") else project / where
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"disabledMcpjsonServers": ["memhooks"]}, indent=2))
+
+    proc = run_cli("inject", "--project", str(project))
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip("\n").endswith("\n" + USAGE)
+    settings.write_text(json.dumps({"disabledMcpjsonServers": ["another"]}))
+    assert usage_line(project) == USAGE_MCP
+
+
+def test_a_server_declined_in_claude_json_keeps_the_cli_line(
+    project: Path, home: Path
+) -> None:
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"memhooks": _server("memhooks", "mcp")}})
+    )
+    entry = {"disabledMcpjsonServers": ["memhooks"]}
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(project): entry}}))
+    assert usage_line(project) == USAGE
+    assert registrations(project, home) == []
+
+
 def test_registrations_in_every_harness_file(project: Path, home: Path) -> None:
     (home / ".claude.json").write_text(
         json.dumps(
