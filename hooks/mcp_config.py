@@ -96,6 +96,8 @@ def _entries(servers: object) -> Iterator[tuple[str, tuple[str, ...], tuple[str,
     for name, spec in servers.items():
         if not isinstance(spec, dict) or not isinstance(spec.get("command"), str):
             continue
+        if spec.get("enabled") is False:  # Codex's `enabled = false`: never started
+            continue
         args = spec.get("args", [])
         extra = (
             tuple(a for a in args if isinstance(a, str))

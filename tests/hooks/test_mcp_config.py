@@ -127,6 +127,20 @@ def test_a_server_declined_in_claude_json_keeps_the_cli_line(
     assert registrations(project, home) == []
 
 
+def test_a_codex_server_switched_off_keeps_the_cli_line(
+    project: Path, home: Path
+) -> None:
+    # Codex CLI 0.171.0 starts no server whose table says `enabled = false`: the model
+    # had no memory tool, while the block named memory_search & co.
+    table = '[mcp_servers.memhooks]\ncommand = "memhooks"\nargs = ["mcp"]\n'
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(table + "enabled = false\n")
+    assert usage_line(project, "codex") == USAGE
+    config.write_text(table + "enabled = true\n")
+    assert usage_line(project, "codex") == USAGE_MCP
+
+
 def test_registrations_in_every_harness_file(project: Path, home: Path) -> None:
     (home / ".claude.json").write_text(
         json.dumps(
