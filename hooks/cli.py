@@ -88,12 +88,16 @@ def _memory(a: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         case "edit":
             return c.cmd_edit(w, a.target, a.old, a.new, out)
         case "inject":
-            return c.cmd_inject(w, out, budget=a.budget)
+            from memhooks.hooks.blockcmd import cmd_inject
+
+            return cmd_inject(w, out, budget=a.budget)
     if a.duplicates:
         from memhooks.hooks.corrections import cmd_duplicates
 
         return cmd_duplicates(w, out)
-    return c.cmd_status(w, out)
+    from memhooks.hooks.blockcmd import cmd_status
+
+    return cmd_status(w, out)
 
 
 def _corrections(a: argparse.Namespace, out: TextIO) -> int:

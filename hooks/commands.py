@@ -1,4 +1,4 @@
-"""The human and model commands on memory files: search, read, write, edit, inject, status.
+"""The human and model commands on memory files: search, read, write, edit.
 
 Each takes typed arguments (where: the memory root and project) and the output stream
 and returns an exit code; errors are raised and mapped to exit codes in one place,
@@ -19,13 +19,11 @@ from memhooks.hooks.targets import file_target
 from memhooks.memory import (
     Config,
     Store,
-    build_block,
     default_root,
     parse_config,
     render_text,
     search,
     to_json,
-    today,
 )
 from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR
 from memhooks.memory.lazylog import getLogger
@@ -353,43 +351,11 @@ def edited(rel: str, old: str, new: str) -> str:
     return f"edited {rel}"
 
 
-def cmd_inject(where: Where, out: TextIO, *, budget: int | None = None) -> int:
-    from memhooks.hooks.mcp_config import usage_line  # here: a search needs none of it
-
-    store, config = open_store(where, must_exist=True)
-    usage = usage_line(where.project or Path.cwd())
-    block = build_block(store.corpus(), today(), budget or config.inject.budget, usage)
-    if block:
-        out.write(block + "\n")
-    return EXIT_OK
-
-
-def cmd_status(where: Where, out: TextIO) -> int:
-    store, config = open_store(where, must_exist=True)
-    docs = store.corpus()
-    block = build_block(docs, today(), config.inject.budget)
-    lines = [
-        f"root:    {store.root}",
-        f"project: {store.slug}",
-        f"files:   {len(docs)}",
-    ]
-    lines += [f"  {nbytes(d.text):>8} B  {rel}" for rel, d in sorted(docs.items())]
-    sections = [ln[3:] for ln in block.splitlines() if ln.startswith("## ")]
-    marks = [ln for ln in block.splitlines() if ln.startswith("…[")]
-    lines.append(f"block:   {nbytes(block)} of {config.inject.budget} bytes")
-    lines += [f"  section: {s}" for s in sections]
-    lines += [f"  {m}" for m in marks]
-    out.write("\n".join(lines) + "\n")
-    return EXIT_OK
-
-
 __all__ = [
     "Where",
     "cmd_edit",
-    "cmd_inject",
     "cmd_read",
     "cmd_search",
-    "cmd_status",
     "cmd_write",
     "edit",
     "open_store",

@@ -1,0 +1,47 @@
+"""`memhooks inject` and `memhooks status`: the block a session starts with, as a person
+sees it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from memhooks.hooks.commands import open_store
+from memhooks.hooks.constants import EXIT_OK
+from memhooks.hooks.mcp_config import usage_line
+from memhooks.memory import build_block, today
+from memhooks.memory.text import nbytes
+
+if TYPE_CHECKING:
+    from memhooks.hooks.commands import Where
+
+
+def cmd_inject(where: Where, out: TextIO, *, budget: int | None = None) -> int:
+    store, config = open_store(where, must_exist=True)
+    usage = usage_line(where.project or Path.cwd())
+    block = build_block(store.corpus(), today(), budget or config.inject.budget, usage)
+    if block:
+        out.write(block + "\n")
+    return EXIT_OK
+
+
+def cmd_status(where: Where, out: TextIO) -> int:
+    store, config = open_store(where, must_exist=True)
+    docs = store.corpus()
+    block = build_block(docs, today(), config.inject.budget)
+    lines = [
+        f"root:    {store.root}",
+        f"project: {store.slug}",
+        f"files:   {len(docs)}",
+    ]
+    lines += [f"  {nbytes(d.text):>8} B  {rel}" for rel, d in sorted(docs.items())]
+    sections = [ln[3:] for ln in block.splitlines() if ln.startswith("## ")]
+    marks = [ln for ln in block.splitlines() if ln.startswith("…[")]
+    lines.append(f"block:   {nbytes(block)} of {config.inject.budget} bytes")
+    lines += [f"  section: {s}" for s in sections]
+    lines += [f"  {m}" for m in marks]
+    out.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+__all__ = ["cmd_inject", "cmd_status"]
