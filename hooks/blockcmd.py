@@ -1,5 +1,5 @@
 """`memhooks inject` and `memhooks status`: the block a session starts with, as a person
-sees it."""
+sees it, and what the harnesses' hook replies hold of it (`HARNESS_CONTEXT_LIMIT`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks.commands import open_store
-from memhooks.hooks.constants import EXIT_OK
+from memhooks.hooks.constants import EXIT_OK, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.memory import build_block, today
 from memhooks.memory.text import nbytes
@@ -40,6 +40,13 @@ def cmd_status(where: Where, out: TextIO) -> int:
     lines.append(f"block:   {nbytes(block)} of {config.inject.budget} bytes")
     lines += [f"  section: {s}" for s in sections]
     lines += [f"  {m}" for m in marks]
+    if nbytes(block) > HARNESS_CONTEXT_LIMIT:  # what the harnesses' hook replies hold
+        cut = build_block(docs, today(), HARNESS_CONTEXT_LIMIT)
+        said = [f": {m}" for m in cut.splitlines() if m.startswith("…[")][:1]
+        lines.append(
+            f"harness: Claude Code, Codex and Gemini CLI get {nbytes(cut)} bytes of it "
+            f"(at most {HARNESS_CONTEXT_LIMIT}){''.join(said)}"
+        )
     out.write("\n".join(lines) + "\n")
     return EXIT_OK
 

@@ -19,6 +19,10 @@ PROG: Final = "memhooks"
 #: The most text `memhooks write` takes from stdin, in characters (`yes | memhooks write`
 #: would fill memory): 64 Mi.
 WRITE_STDIN_MAX: Final = 64 << 20
+#: Claude Code shows the model only a ~2 KB preview of hook output over 10,000 characters;
+#: a byte budget below that keeps every character count under it (a character is ≥ 1 byte).
+#: Every Claude Code, Codex and Gemini CLI reply is built within it.
+HARNESS_CONTEXT_LIMIT: Final = 9000
 #: The dialects `--harness` accepts.
 HARNESSES: Final = ("claude-code", "codex", "gemini", "generic")
 

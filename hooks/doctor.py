@@ -16,9 +16,8 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR
+from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.errors import project_folder
-from memhooks.hooks.handlers import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.harnesscheck import (
     Finding,
     check_harness,

@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING, Protocol
 
 from memhooks.hooks import activity, compaction, records, resumes
+from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.ondisk import mtimes_of
@@ -36,10 +37,6 @@ if TYPE_CHECKING:
     from memhooks.memory.results import Hit, SearchResult
 
 logger = getLogger(__name__)
-
-#: Claude Code shows the model only a ~2 KB preview of hook output over 10,000 characters;
-#: a byte budget below that keeps every character count under it (a character is ≥ 1 byte).
-HARNESS_CONTEXT_LIMIT = 9000
 
 
 class Handler(Protocol):

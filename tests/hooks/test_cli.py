@@ -143,6 +143,31 @@ def test_a_config_saved_with_a_byte_order_mark_is_read(memory_root: Path) -> Non
     assert "of 4096 bytes" in proc.stdout
 
 
+def test_status_says_what_the_harnesses_get_of_a_long_block(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # A 12 KB MEMORY.md under the default 16 KiB budget: status said the block held it
+    # whole, while Claude Code 2.1.332 got a block cut at 9,000 bytes (every harness's
+    # hook reply is), its last ~70 rules gone.
+    project = tmp_path / "app"
+    project.mkdir()
+    rules = "".join(f"- rule {i}: {'x' * 100}\n" for i in range(120))
+    Store.for_project(memory_root, project).write_memory(rules)
+    event = {"session_id": "s", "cwd": str(project), "hook_event_name": "SessionStart"}
+    hook = run_cli("hook", "--harness", "claude-code", input=json.dumps(event))
+    got = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    status = run_cli("status", cwd=project)
+
+    assert status.returncode == 0, status.stderr
+    assert "…[section truncated: MEMORY.md]" not in status.stdout.split("harness:")[0]
+    harness = status.stdout.split("\nharness: ")[1].splitlines()[0]
+    assert harness == (
+        f"Claude Code, Codex and Gemini CLI get {len(got.encode())} bytes of it "
+        "(at most 9000): …[section truncated: MEMORY.md]"
+    ), got[-300:]
+
+
 def test_write_read_round_trip_in_process(memory_root: Path) -> None:
     assert call(
         "write",
