@@ -5,13 +5,15 @@ imported only here and only when the command runs. Every tool calls the function
 CLI command calls (`hooks.commands`, `hooks.corrections`), so a tool and its command
 never disagree. A bad target or a refused name comes back as a tool result with
 ``isError: true`` and the same one-line message the CLI prints; arguments that do not
-fit a tool's schema, as one line naming each field and what it should be.
+fit a tool's schema, as one line naming each field and what it should be (and an
+argument the tool does not take, rather than dropped).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -172,8 +174,20 @@ def build_server(store: Store) -> Any:
     """
     server_cls, tool_error, annotations = _load_server()
 
+    takes: dict[str, list[str]] = {}  # each tool's arguments, in order
+
     class Server(server_cls):  # type: ignore[misc,valid-type]
         async def call_tool(self, name: str, *args: Any, **kwargs: Any) -> Any:
+            # An argument the tool does not take (`alias` for `aliases`) was dropped
+            # by the SDK without a word, and what it held with it.
+            given = args[0] if args else kwargs.get("arguments")
+            known = takes.get(name, [])
+            unknown = [str(k) for k in given or () if k not in known]
+            if known and isinstance(given, dict) and unknown:
+                raise tool_error(
+                    f"Error executing tool {name}: bad arguments: {', '.join(unknown)}: "
+                    f"no such argument (it takes {', '.join(known)}); nothing was done"
+                )
             # Arguments that do not fit the schema fail in the SDK, before our code,
             # as pydantic's report: several lines and a link. One line instead.
             try:
@@ -198,6 +212,7 @@ def build_server(store: Store) -> Any:
                 # The SDK's own error type: the message reaches the model (isError).
                 raise tool_error(" ".join(str(e).split())) from None
 
+        takes[fn.__name__] = list(inspect.signature(fn).parameters)
         server.add_tool(
             run,
             name=fn.__name__,

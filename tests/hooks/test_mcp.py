@@ -229,3 +229,26 @@ async def test_bad_arguments_are_one_line_naming_each_field(
     assert "text: Field required" in text and "mode: " in text
     assert "pydantic" not in text
     assert not [p async for p in anyio.Path(memory_root).rglob("*.md")]
+
+
+async def test_an_argument_the_tool_does_not_take_is_refused(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Claude Code 2.1.332 passed the model's arguments as they were: `alias` for
+    # `aliases`, `titel` for `title`. The SDK dropped them without a word and the write
+    # went ahead, the note without its aliases, the entry titled "note".
+    calls = [
+        ("memory_write", {"to": "note", "name": "pool", "text": "20.", "alias": "pg"}),
+        ("memory_write", {"to": "daily", "text": "resized", "titel": "pool"}),
+    ]
+    with anyio.fail_after(30):
+        async with _served(memory_root, tmp_path) as session:
+            results = [wire(await session.call_tool(n, a)) for n, a in calls]
+    for result, wrong in zip(results, ["alias", "titel"], strict=True):
+        assert result["isError"] is True
+        (content,) = result["content"]
+        assert content["text"] == (
+            f"Error executing tool memory_write: bad arguments: {wrong}: no such "
+            "argument (it takes to, text, name, title, aliases, mode); nothing was done"
+        )
+    assert not [p async for p in anyio.Path(memory_root).rglob("*.md")]
