@@ -57,7 +57,7 @@ def note(store: Store, session_id: str, ev: str, **fields: object) -> None:
     )
     path = activity_path(store.root, store.slug)
     try:
-        private_folder(path.parent)
+        private_folder(path.parent, gitignore=True)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(fd, "ab") as f:
             f.write(line.encode("utf-8", "replace") + b"\n")

@@ -231,7 +231,7 @@ def save(
     rel = state_rel(session_id)
     path = _path(store, rel)
     try:
-        private_folder(path.parent)
+        private_folder(path.parent, gitignore=True)
         write_atomic(path, state.to_json(), durable=durable)
     except OSError as e:
         raise StoreWriteError(rel, e) from e

@@ -271,7 +271,8 @@ def remove(path: Path) -> None:
 
 
 def private_folder(folder: Path, *, gitignore: bool = False) -> None:
-    """Create an owner-only folder (and its parents); with `gitignore`, one git skips whole.
+    """Create an owner-only folder (and its parents); with `gitignore`, one git skips whole
+    (its `.gitignore` written when missing, in a folder made before it had one too).
 
     A link at `folder` is refused: what we write there would land outside the root.
 
@@ -282,15 +283,16 @@ def private_folder(folder: Path, *, gitignore: bool = False) -> None:
         raise OSError(
             errno.ELOOP, "a symlink; refusing to write through it", str(folder)
         )
-    if folder.is_dir():
-        return
-    make_dirs(folder)
+    if not folder.is_dir():
+        make_dirs(folder)
     ignore = folder / ".gitignore"
     if gitignore and not ignore.exists():
-        # Owner-only whatever the umask, like every file we write.
-        fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-        with os.fdopen(fd, "wb") as f:
-            f.write(b"*\n")
+        # Owner-only whatever the umask, like every file we write; another process may
+        # have just written it.
+        with contextlib.suppress(FileExistsError):
+            fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            with os.fdopen(fd, "wb") as f:
+                f.write(b"*\n")
 
 
 def make_dirs(folder: Path) -> None:

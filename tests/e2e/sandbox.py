@@ -339,7 +339,11 @@ class Sandbox:
             found = Leftovers(
                 processes=list(self._processes()),
                 sockets=sorted(str(p) for p in self.runtime.rglob("*.sock")),
-                states=sorted(str(p) for p in (self.root / ".sessions").glob("*")),
+                states=sorted(
+                    str(p)
+                    for p in (self.root / ".sessions").glob("*")
+                    if p.name != ".gitignore"
+                ),
             )
             if not found or time.monotonic() > deadline:
                 return found

@@ -1,0 +1,64 @@
+"""A memory root kept in git, as a team shares one: real `git`, real hook processes.
+
+What a session leaves behind for `git add -A` is memory a person can read, not the
+caches and records of one machine that would conflict at every merge.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _hook(project: Path, event: str, **fields: object) -> None:
+    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": event}
+    proc = run_cli(
+        "hook", "--harness", "claude-code", input=json.dumps(payload | fields)
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_session_leaves_git_only_memory_files(
+    memory_root: Path, project: Path
+) -> None:
+    memory_root.mkdir()
+    _git(memory_root, "init", "-q")
+    # A root made before its machine-local folders ignored themselves.
+    (memory_root / ".activity").mkdir(mode=0o700)
+    proc = run_cli(
+        "write", "--to", "memory", "--text", "- deploy with make", cwd=project
+    )
+    assert proc.returncode == 0, proc.stderr
+    _hook(project, "SessionStart", source="startup")
+    _hook(project, "UserPromptSubmit", prompt="how do we deploy?")
+    assert list((memory_root / ".sessions").glob("*.json"))  # the session runs on
+    assert run_cli("search", "deploy", cwd=project).returncode == 0
+    during = _untracked(memory_root)
+    _hook(project, "SessionEnd", reason="exit")
+    after = _untracked(memory_root)
+    local = (".activity", ".sessions/", ".index")
+    assert [p for p in during + after if p.startswith(local)] == []
+    assert "MEMORY.md" in after
+    assert any(p.startswith("projects/") and "/daily/" in p for p in after)
+
+
+def _untracked(root: Path) -> list[str]:
+    status = _git(root, "status", "--porcelain", "--untracked-files=all")
+    return sorted(line[3:] for line in status.splitlines())
