@@ -35,7 +35,9 @@ from memhooks.memory.constants import (
     PROJECTS_DIR,
     SCRATCHPAD_FILE,
 )
+from memhooks.memory.file_bytes import decode
 from memhooks.memory.files import read_regular
+from memhooks.memory.note_format import conflict_line
 from memhooks.memory.paths import breaks_line, key_in, slug_for
 
 if TYPE_CHECKING:
@@ -134,6 +136,14 @@ def _blocked(path: str, is_dir: bool) -> str | None:
     return None
 
 
+def _conflict(path: str) -> int | None:
+    """The line where a merge conflict left in a memory file starts, or None."""
+    try:
+        return conflict_line(decode(read_regular(path).data))
+    except OSError:
+        return None
+
+
 def _not_a_file(path: str) -> str | None:
     """Why a memory file's name holds no file to read (search and injection leave it out
     without a word: a FIFO, socket or device, or a link in a loop), or None."""
@@ -223,6 +233,12 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
                     "whole and `read` shows 64 KiB of it; split it into notes",
                 )
             )
+        elif at := _conflict(entry.path):
+            found.append(
+                Finding("fix", f"{_shown(rel)}:{at}: an unresolved git merge conflict "
+                        "(<<<<<<< … >>>>>>>): both sides are injected and searched as "
+                        "they stand; keep what is right and delete the marker lines")
+            )  # fmt: skip
         if rel == MEMORY_FILE and budget and est.st_size > budget:
             found.append(
                 Finding(

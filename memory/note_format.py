@@ -3,7 +3,8 @@
 - a note's header lines: ``aliases: a, b``, ``forgotten: DATE — why``,
   ``superseded-by: notes/NAME.md (DATE) — why``;
 - a forgotten line: ``<!-- forgotten DATE — why -->~~original~~``;
-- a checklist item: ``- [ ] open`` / ``* [x] done``.
+- a checklist item: ``- [ ] open`` / ``* [x] done``;
+- git's merge conflict markers (``<<<<<<<``, ``=======``, ``>>>>>>>``), left by a merge.
 
 Pure: text in, values out. `memory.forget` writes the forget and supersede marks;
 search, injection and the store read them through this module.
@@ -157,6 +158,27 @@ def visible(kind: Kind, text: str) -> str | None:
     return "\n".join(p for p in text.split("\n") if parse_forgotten(p) is None)
 
 
+_OURS = re.compile(r"<{7}(?: .*)?")
+_THEIRS = re.compile(r">{7}(?: .*)?")
+
+
+def conflict_line(text: str) -> int | None:
+    """The line (1-based) where an unresolved git merge conflict starts: ``<<<<<<<``,
+    then ``=======``, then ``>>>>>>>``, each a line of its own; None when there is none."""
+    if "<<<<<<<" not in text:
+        return None
+    start, middle = 0, False
+    for i, line in enumerate(text.split("\n"), 1):
+        line = line.removesuffix("\r")
+        if _OURS.fullmatch(line):
+            start, middle = i, False
+        elif start and line == "=======":
+            middle = True
+        elif start and middle and _THEIRS.fullmatch(line):
+            return start
+    return None
+
+
 def is_aliases_line(line: str) -> bool:
     """Whether `line` is a note's ``aliases:`` line."""
     return line.lower().startswith(ALIASES)
@@ -224,6 +246,7 @@ __all__ = [
     "checklist",
     "checklist_item",
     "clean_reason",
+    "conflict_line",
     "core",
     "forgotten_lines",
     "header_lines",

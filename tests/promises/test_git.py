@@ -7,6 +7,7 @@ caches and records of one machine that would conflict at every merge.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from typing import TYPE_CHECKING
@@ -62,3 +63,53 @@ def test_a_session_leaves_git_only_memory_files(
 def _untracked(root: Path) -> list[str]:
     status = _git(root, "status", "--porcelain", "--untracked-files=all")
     return sorted(line[3:] for line in status.splitlines())
+
+
+def test_doctor_names_a_merge_conflict_left_in_memory(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Two clones write MEMORY.md and a note; the second merges and leaves the conflict.
+    def write(*args: str) -> None:
+        proc = run_cli("write", "--slug", "app-0123abcd", *args, cwd=project)
+        assert proc.returncode == 0, proc.stderr
+
+    write("--to", "memory", "--text", "- deploy with make")
+    write("--to", "note", "--name", "setup", "--text", "Title\n=======\nuse uv")
+    _git(memory_root, "init", "-q", "-b", "main")
+    _git(memory_root, "add", "-A")
+    _git(memory_root, "-c", "user.name=a", "-c", "user.email=a@x", "commit", "-qm", "a")
+    other = tmp_path / "other"
+    _git(tmp_path, "clone", "-q", str(memory_root), str(other))
+    for root, who in ((memory_root, "alice"), (other, "bob")):
+        env = {"MEMHOOKS_HOME": str(root)}
+        for to in ("memory", "note"):
+            args = ("--to", to, "--text", f"- {who} was here")
+            extra = ("--name", "setup") if to == "note" else ()
+            proc = run_cli("write", "--slug", "app-0123abcd", *args, *extra, env=env)
+            assert proc.returncode == 0, proc.stderr
+        _git(root, "add", "-A")
+        _git(
+            root, "-c", f"user.name={who}", "-c", "user.email=x@x", "commit", "-qm", who
+        )
+    merge = subprocess.run(
+        ["git", "pull", "-q", "--no-rebase", str(other), "main"],
+        cwd=memory_root,
+        capture_output=True,
+        text=True,
+        env={"GIT_AUTHOR_NAME": "a", "GIT_COMMITTER_NAME": "a", "EMAIL": "a@x"}
+        | {"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+        check=False,
+    )
+    assert "CONFLICT" in merge.stdout + merge.stderr
+
+    doctor = run_cli("doctor", "--project", str(project))
+    fixes = [ln for ln in doctor.stdout.splitlines() if "merge conflict" in ln]
+    assert doctor.returncode == 1
+    said = (
+        "an unresolved git merge conflict (<<<<<<< … >>>>>>>): both sides are injected"
+        " and searched as they stand; keep what is right and delete the marker lines"
+    )
+    assert fixes == [
+        f"fix: MEMORY.md:3: {said}",
+        f"fix: projects/app-0123abcd/notes/setup.md:5: {said}",
+    ]
