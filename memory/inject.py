@@ -13,7 +13,12 @@ from typing import NamedTuple
 
 from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.corpus import Doc, newest_dailies
-from memhooks.memory.note_format import OPEN_ITEM, header_lines, superseded_by
+from memhooks.memory.note_format import (
+    OPEN_ITEM,
+    front_matter,
+    header_lines,
+    superseded_by,
+)
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 #: The line the block ends with when the model reaches memory through the shell.
@@ -83,10 +88,15 @@ def _log_title(key: str, today: str) -> str:
 
 def first_line(doc: Doc) -> str:
     """A note's first meaningful line: not blank, not a header line (``aliases:``,
-    ``superseded-by:``), heading marks dropped.
+    ``superseded-by:``), heading marks dropped; for a note with YAML front matter, its
+    ``title:``, else the first such line after it.
     """
-    head = _head(doc)
-    for ln in head[header_lines(head) :]:
+    head = _head(doc, 40)
+    head = head[header_lines(head) :]
+    skip, title = front_matter(head)
+    if title:
+        return title[:120]
+    for ln in head[skip:]:
         s = ln.strip()
         if s:
             return s.lstrip("#").strip()[:120]

@@ -4,6 +4,7 @@
   ``superseded-by: notes/NAME.md (DATE) — why``;
 - a forgotten line: ``<!-- forgotten DATE — why -->~~original~~``;
 - a checklist item: ``- [ ] open`` / ``* [x] done``;
+- YAML front matter (``---`` … ``---``) heading a note brought from another tool;
 - git's merge conflict markers (``<<<<<<<``, ``=======``, ``>>>>>>>``), left by a merge.
 
 Pure: text in, values out. `memory.forget` writes the forget and supersede marks;
@@ -158,6 +159,25 @@ def visible(kind: Kind, text: str) -> str | None:
     return "\n".join(p for p in text.split("\n") if parse_forgotten(p) is None)
 
 
+_TITLE = re.compile(r"title:\s*(.*?)\s*", re.IGNORECASE)
+
+
+def front_matter(lines: Sequence[str]) -> tuple[int, str]:
+    """How many of `lines` a leading YAML front matter block takes (``---`` … ``---``
+    or ``...``, as Obsidian, Jekyll and Hugo write it; 0 without one), and its
+    ``title:`` ("" without one)."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0, ""
+    title = ""
+    for i, line in enumerate(lines[1:], 1):
+        bare = line.rstrip()
+        if bare in ("---", "..."):
+            return i + 1, title
+        if not title and (m := _TITLE.fullmatch(bare)):
+            title = m[1].strip("\"'")
+    return 0, ""
+
+
 _OURS = re.compile(r"<{7}(?: .*)?")
 _THEIRS = re.compile(r">{7}(?: .*)?")
 
@@ -249,6 +269,7 @@ __all__ = [
     "conflict_line",
     "core",
     "forgotten_lines",
+    "front_matter",
     "header_lines",
     "is_aliases_line",
     "is_forgotten_line",

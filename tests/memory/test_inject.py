@@ -253,3 +253,22 @@ def test_the_smallest_budget_shows_the_head_of_memory_md(memory_root: Path) -> N
     assert "…[section truncated: MEMORY.md]" in block
     assert "…[section omitted: Scratchpad (open items)]" in block
     assert block.count("…[section omitted:") == 3
+
+
+def test_a_note_with_yaml_front_matter_is_listed_by_its_title(
+    memory_root: Path,
+) -> None:
+    # Notes copied in from Obsidian or a static site begin with front matter: the
+    # block's index of notes listed each as "— ---".
+    store = Store(memory_root, SLUG)
+    notes = memory_root / f"projects/{SLUG}/notes"
+    store.write_note("plain", "# Plain\nbody")
+    (notes / "k8s.md").write_bytes(
+        b"---\r\ntitle: 'Kubernetes setup'\r\ntags: [k8s]\r\n---\r\n# Cluster\r\n"
+    )
+    (notes / "db.md").write_text("---\naliases: [pg]\n...\n\n## Postgres HA\npatroni\n")
+    block = build_block(store.corpus(), "2026-03-03")
+    assert "- notes/k8s.md — Kubernetes setup\n" in block
+    assert "- notes/db.md — Postgres HA\n" in block
+    assert "- notes/plain.md — Plain\n" in block
+    assert "— ---" not in block
