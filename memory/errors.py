@@ -6,6 +6,7 @@ MemoryStoreError
  ├── NotAFileError        (also OSError)
  ├── InvalidTargetError   (also ValueError)
  ├── EditError
+ ├── FrontMatterError     (also ValueError)
  ├── ConfigError
  ├── QueriesFileError     (also ValueError)
  ├── ForgetError
@@ -110,6 +111,18 @@ class EditError(MemoryStoreError):
         if count < 0:  # none was given: "not found" would send one looking for it
             where = "is empty: give the text to replace (it must occur once)"
         super().__init__(f"edit {rel}: old text {where}")
+
+
+class FrontMatterError(MemoryStoreError, ValueError):
+    """Raised by a note write with aliases to a note that has none and begins with YAML
+    front matter: an ``aliases:`` line above it would break it for the tools reading it."""
+
+    def __init__(self, rel: str) -> None:
+        self.rel = rel
+        super().__init__(
+            f"{rel} begins with YAML front matter, which an aliases: line above it "
+            "would break: write without aliases (the note's own words are searched)"
+        )
 
 
 class ConfigError(MemoryStoreError):

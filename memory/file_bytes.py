@@ -5,18 +5,25 @@ person's lines (a note's ``aliases:`` line). Pure: bytes and text in, bytes out.
 
 from __future__ import annotations
 
+from memhooks.memory.errors import FrontMatterError
 from memhooks.memory.note_format import (
     aliases_of,
+    front_matter,
     header_lines,
     is_aliases_line,
     split_bom,
 )
 
 
-def with_aliases(raw: bytes, header: str) -> bytes:
-    """`raw` with the aliases of `header` (an ``aliases:`` line) that its own ``aliases:``
-    line lacks added at that line's end, or with `header` inserted first if it has none.
-    What a person wrote keeps its bytes; a byte-order mark stays first."""
+def with_aliases(raw: bytes, header: str, rel: str) -> bytes:
+    """`raw` (the note `rel`) with the aliases of `header` (an ``aliases:`` line) that its
+    own ``aliases:`` line lacks added at that line's end, or with `header` inserted first
+    if it has none. What a person wrote keeps its bytes; a byte-order mark stays first.
+
+    Raises:
+        FrontMatterError: the note has no ``aliases:`` line and begins with YAML front
+            matter, which must stay first.
+    """
     bom, text = split_bom(decode(raw))
     lines = text.split("\n")
     # The aliases line may sit below a forgotten: header (memory.forget).
@@ -30,6 +37,8 @@ def with_aliases(raw: bytes, header: str) -> bytes:
             return raw
         sep = ", " if have else " "
         lines[at[0]] = line.rstrip() + sep + ", ".join(new) + cr
+    elif front_matter(lines)[0]:
+        raise FrontMatterError(rel)
     else:
         lines.insert(0, header + cr)
     return encode(bom + "\n".join(lines))

@@ -259,7 +259,7 @@ class Store(Scope):
                 return encode(fresh)
             raw = raw or b""
             if header is not None:
-                raw = with_aliases(raw, header)
+                raw = with_aliases(raw, header, rel)
             todo = text
             if dedupe:
                 # Imported here: a search, the most frequent command, writes nothing.

@@ -66,6 +66,28 @@ def test_an_append_keeps_every_byte_and_the_files_line_endings(
     assert re.search(rb"[^\r]\n", after) is None  # every line ends in CRLF
 
 
+def test_aliases_never_go_above_a_notes_yaml_front_matter(memory_root: Path) -> None:
+    # A note brought from Obsidian: an aliases: line above its "---" made the front
+    # matter text for every tool that reads it. Now refused, nothing written.
+    path = _note(memory_root, "k8s")
+    path.parent.mkdir(parents=True)
+    mine = (
+        b"---\r\ntitle: Cluster\r\naliases: [kube]\r\n---\r\nThe ingress is nginx.\r\n"
+    )
+    path.write_bytes(mine)
+    args = ("write", "--slug", SLUG, "--to", "note", "--name", "k8s", "--text", "more")
+    refused = run_cli(*args, "--aliases", "k8s")
+    assert refused.returncode == 1
+    assert refused.stderr == (
+        f"memhooks: error: projects/{SLUG}/notes/k8s.md begins with YAML front matter, "
+        "which an aliases: line above it would break: write without aliases (the "
+        "note's own words are searched)\n"
+    )
+    assert path.read_bytes() == mine
+    assert run_cli(*args).returncode == 0
+    assert path.read_bytes() == mine + b"\r\nmore\r\n"
+
+
 def test_daily_memory_and_scratchpad_appends_keep_every_byte(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     daily = memory_root / "projects" / SLUG / "daily" / "2026-03-01.md"
