@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.memory.note_format import header_lines, is_forgotten_line
+from memhooks.memory.note_format import (
+    front_matter,
+    header_lines,
+    is_forgotten_line,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -93,7 +97,8 @@ def find_duplicates(
 ) -> list[tuple[Occurrence, ...]]:
     """Groups of lines that are the same up to whitespace, case and punctuation.
 
-    Forgotten lines, note header lines (``aliases:`` …) and fenced code are skipped.
+    Forgotten lines, note header lines (``aliases:`` …), a note's YAML front matter and
+    fenced code are skipped.
 
     Args:
         files: root-relative path → exact text, in the order to report them.
@@ -105,7 +110,10 @@ def find_duplicates(
     groups: dict[str, list[Occurrence]] = {}
     for rel, text in files.items():
         lines = text.split("\n")
-        skip = header_lines(lines) if rel.rsplit("/", 2)[-2:-1] == ["notes"] else 0
+        skip = 0
+        if rel.rsplit("/", 2)[-2:-1] == ["notes"]:
+            skip = header_lines(lines)
+            skip += front_matter(lines[skip:])[0]
         for i, line in _outside_fences(lines):
             if i <= skip or is_forgotten_line(line):
                 continue

@@ -87,3 +87,22 @@ def test_find_duplicates_ignores_punctuation_and_skips_marks() -> None:
             ),
         )
     ]
+
+
+def test_find_duplicates_skips_the_yaml_front_matter_of_notes() -> None:
+    # Notes brought from Obsidian share their front matter's lines ("tags: [infra]"):
+    # `status --duplicates` told to forget all but one, which would break the others.
+    front = "---\ntitle: {}\ntags: [infra, k8s]\n---\n"
+    files = {
+        f"projects/p-0123abcd/notes/{n}.md": front.format(n) + "tags: [infra, k8s]\n"
+        for n in ("a", "b")
+    }
+
+    groups = find_duplicates(files)
+
+    assert groups == [
+        tuple(
+            Occurrence(f"projects/p-0123abcd/notes/{n}.md", 5, "tags: [infra, k8s]")
+            for n in ("a", "b")
+        )
+    ]
