@@ -48,6 +48,12 @@ if TYPE_CHECKING:
 OVERSIZE_BYTES = 1024 * 1024
 _SLUG = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}")
 _TEMP = re.compile(r"\..+\.tmp")
+#: Files a notes folder brought from Obsidian or a wiki holds beside its notes: renaming
+#: one NAME.md would not make it a note.
+_ATTACHMENT = re.compile(
+    r"\.(?:png|jpe?g|gif|svg|webp|bmp|ico|tiff?|pdf|mp[34]|wav|ogg|webm|mov|zip)$",
+    re.IGNORECASE,
+)
 
 
 # -- the memory root ------------------------------------------------------------------
@@ -114,6 +120,8 @@ def _stray(rel: str, is_dir: bool) -> str | None:
         return None
     if breaks_line(name):
         return "a name with a line break: never searched or injected; rename it"
+    if parts[2] == NOTES_DIR and _ATTACHMENT.search(name):
+        return "an attachment, not a note: never searched or injected (it may stay)"
     what = "YYYY-MM-DD.md for a real date" if parts[2] == DAILY_DIR else "NAME.md"
     return f"not named {what}: never searched or injected; rename it"
 

@@ -311,6 +311,7 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
     store.write_note("big", "y" * (1024 * 1024 + 1))
     notes = memory_root / "projects" / SLUG / "notes"
     (notes / "todo.txt").write_text("not a note")
+    (notes / "diagram.PNG").write_bytes(b"\x89PNG\r\n")  # beside notes from Obsidian
     (notes / ".big.md.123.0123abcd.tmp").write_text("")
     (memory_root / "stray.md").write_text("")
     (memory_root / "projects" / SLUG / "daily").mkdir(mode=0o700)
@@ -349,6 +350,10 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
             "interrupted write: delete it"
         ),
         (
+            f"projects/{SLUG}/notes/diagram.PNG: an attachment, not a note: never "
+            "searched or injected (it may stay)"
+        ),
+        (
             f"projects/{SLUG}/notes/todo.txt: not named NAME.md: never searched or "
             "injected; rename it"
         ),
@@ -363,7 +368,7 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
             "project` (or gemini) there"
         ),
     ]
-    assert summary(found) == "doctor: 4 problems to fix, 7 warnings"
+    assert summary(found) == "doctor: 4 problems to fix, 8 warnings"
 
 
 def test_invalid_config_and_missing_root(
