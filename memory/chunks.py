@@ -33,7 +33,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.digests import sha256
-from memhooks.memory.note_format import ALIASES
+from memhooks.memory.note_format import ALIASES, FENCE
 
 if TYPE_CHECKING:
     from memhooks.memory.corpus import Doc
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 MAX_CHARS = 700
 
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _CODE = re.compile(r"`([^`\n]*)`")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _MARKUP = re.compile(r"[_*#>|=`]+")
@@ -134,7 +133,7 @@ def _sections(lines: tuple[str, ...]) -> list[tuple[int, int]]:
     bounds = [0]
     fenced = False
     for i, line in enumerate(lines):
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
         elif not fenced and i and _HEADING.match(line):
             bounds.append(i)

@@ -16,14 +16,14 @@ from memhooks.memory.note_format import (
     front_matter,
     header_lines,
     is_forgotten_line,
+    outside_fences,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Mapping
 
 _WS = re.compile(r"\s+")
 _PUNCT = re.compile(r"[^\w\s]|_")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _WORDISH = re.compile(r"\w")
 #: A near-duplicate must keep at least this many characters once normalised, so that
 #: short headings and separators ("## Notes", "---") are not reported.
@@ -38,17 +38,6 @@ def same_key(line: str) -> str:
 def near_key(line: str) -> str:
     """The key `find_duplicates` compares: also without punctuation or list marks."""
     return " ".join(_PUNCT.sub(" ", line.casefold()).split())
-
-
-def _outside_fences(lines: Iterable[str]) -> Iterable[tuple[int, str]]:
-    """(1-based number, line) of lines outside fenced code blocks (fences excluded)."""
-    fenced = False
-    for i, line in enumerate(lines, 1):
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        if not fenced:
-            yield i, line
 
 
 def drop_repeats(current: str, text: str) -> tuple[str, list[str]]:
@@ -70,7 +59,7 @@ def drop_repeats(current: str, text: str) -> tuple[str, list[str]]:
     """
     seen = {same_key(ln) for ln in current.splitlines() if ln.strip()}
     lines = text.split("\n")
-    droppable = {i for i, ln in _outside_fences(lines) if _WORDISH.search(ln)}
+    droppable = {i for i, ln in outside_fences(lines) if _WORDISH.search(ln)}
     keep: list[str] = []
     dropped: list[str] = []
     for i, ln in enumerate(lines, 1):
@@ -114,7 +103,7 @@ def find_duplicates(
         if rel.rsplit("/", 2)[-2:-1] == ["notes"]:
             skip = header_lines(lines)
             skip += front_matter(lines[skip:])[0]
-        for i, line in _outside_fences(lines):
+        for i, line in outside_fences(lines):
             if i <= skip or is_forgotten_line(line):
                 continue
             key = near_key(line)

@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from memhooks.memory.corpus import Doc
     from memhooks.memory.paths import Kind
@@ -178,17 +178,33 @@ def front_matter(lines: Sequence[str]) -> tuple[int, str]:
     return 0, ""
 
 
+#: A line opening or closing a fenced code block.
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def outside_fences(lines: Iterable[str]) -> Iterable[tuple[int, str]]:
+    """(1-based number, line) of lines outside fenced code blocks (fences excluded)."""
+    fenced = False
+    for i, line in enumerate(lines, 1):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            yield i, line
+
+
 _OURS = re.compile(r"<{7}(?: .*)?")
 _THEIRS = re.compile(r">{7}(?: .*)?")
 
 
 def conflict_line(text: str) -> int | None:
     """The line (1-based) where an unresolved git merge conflict starts: ``<<<<<<<``,
-    then ``=======``, then ``>>>>>>>``, each a line of its own; None when there is none."""
+    then ``=======``, then ``>>>>>>>``, each a line of its own outside fenced code (a
+    note may show one); None when there is none."""
     if "<<<<<<<" not in text:
         return None
     start, middle = 0, False
-    for i, line in enumerate(text.split("\n"), 1):
+    for i, line in outside_fences(text.split("\n")):
         line = line.removesuffix("\r")
         if _OURS.fullmatch(line):
             start, middle = i, False
@@ -253,6 +269,7 @@ def may_be_superseded(doc: Doc) -> bool:
 __all__ = [
     "ALIASES",
     "BOM",
+    "FENCE",
     "FORGOTTEN_LINE",
     "FORGOTTEN_NOTE",
     "ITEM",
@@ -275,6 +292,7 @@ __all__ = [
     "is_forgotten_line",
     "may_be_superseded",
     "note_forgotten",
+    "outside_fences",
     "parse_forgotten",
     "split_bom",
     "superseded_by",

@@ -113,3 +113,24 @@ def test_doctor_names_a_merge_conflict_left_in_memory(
         f"fix: MEMORY.md:3: {said}",
         f"fix: projects/app-0123abcd/notes/setup.md:5: {said}",
     ]
+
+
+def test_a_note_that_shows_a_conflict_in_code_is_no_conflict(
+    memory_root: Path, project: Path
+) -> None:
+    # A note on resolving conflicts showed one in a fenced block: doctor called it a fix.
+    shown = "```\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n```"
+    proc = run_cli(
+        "write", "--to", "note", "--name", "git", "--text", shown, cwd=project
+    )
+    assert proc.returncode == 0, proc.stderr
+    doctor = run_cli("doctor", "--project", str(project))
+    assert "merge conflict" not in doctor.stdout
+    # The same lines outside a fence are one.
+    text = shown.strip("`\n")
+    proc = run_cli(
+        "write", "--to", "note", "--name", "left", "--text", text, cwd=project
+    )
+    assert proc.returncode == 0, proc.stderr
+    doctor = run_cli("doctor", "--project", str(project))
+    assert "notes/left.md:1: an unresolved git merge conflict" in doctor.stdout
