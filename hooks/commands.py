@@ -11,6 +11,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from memhooks.hooks.cautions import secret_warnings, write_warnings
 from memhooks.hooks.constants import EXIT_NOT_FOUND, EXIT_OK
 from memhooks.hooks.errors import UsageError, project_folder
 from memhooks.hooks.meaning import open_meaning
@@ -28,7 +29,6 @@ from memhooks.memory import (
 from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import checklist
-from memhooks.memory.paths import is_note
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -217,50 +217,6 @@ def write(
     return store.write_note(name, text, mode=mode, aliases=aliases)
 
 
-def write_warnings(
-    store: Store,
-    result: WriteResult,
-    text: str,
-    *,
-    title: str | None = None,
-    aliases: str | None = None,
-) -> list[str]:
-    """What a writer should be told after a write: lines dropped, secrets, forgotten notes."""
-    # Imported here: a search, the commonest command, needs neither.
-    from memhooks.memory.note_format import note_forgotten
-
-    notes = [f"dropped, already in {result.rel}: {ln.strip()}" for ln in result.dropped]
-    notes += secret_warnings(result.rel, title, aliases, text)
-    # Only a note's name is typed by the writer; the others are fixed or dated.
-    if is_note(result.rel) and (kinds := _secret_kinds(result.rel.rsplit("/", 1)[-1])):
-        notes.append(
-            f"warning: the name of {result.rel} may hold a secret ({kinds}); "
-            "stored as given: rename the file"
-        )
-    if is_note(result.rel) and note_forgotten(store.read_text(result.rel).split("\n")):
-        notes.append(
-            f"warning: {result.rel} is forgotten, so search will not find this; "
-            f"`memhooks restore {result.rel}` brings it back"
-        )
-    return notes
-
-
-def secret_warnings(rel: str, *texts: str | None) -> list[str]:
-    """Explicit writes and edits are stored as given (only automatic records are
-    redacted), so a secret in them is named to the writer."""
-    if not (what := _secret_kinds("\n".join(filter(None, texts)))):
-        return []
-    note = f"warning: {rel} may hold a secret ({what}); stored as given, remove it with"
-    return [f"{note} `memhooks edit`"]
-
-
-def _secret_kinds(text: str) -> str:
-    """The kinds of secret `text` may hold, comma-separated ("" for none)."""
-    from memhooks.memory.redact import find_secrets  # a search needs none of it
-
-    return ", ".join(find_secrets(text))
-
-
 def cmd_write(
     where: Where,
     to: str,
@@ -360,5 +316,4 @@ __all__ = [
     "edit",
     "open_store",
     "write",
-    "write_warnings",
 ]

@@ -21,15 +21,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field, ValidationError
 
 from memhooks.hooks import corrections
+from memhooks.hooks.cautions import secret_warnings, write_warnings
 from memhooks.hooks.commands import (
     edit,
     edited,
     root_exists,
     said,
     searchable,
-    secret_warnings,
     write,
-    write_warnings,
 )
 from memhooks.hooks.errors import HookError, project_folder
 from memhooks.hooks.targets import file_target

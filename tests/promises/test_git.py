@@ -134,3 +134,19 @@ def test_a_note_that_shows_a_conflict_in_code_is_no_conflict(
     assert proc.returncode == 0, proc.stderr
     doctor = run_cli("doctor", "--project", str(project))
     assert "notes/left.md:1: an unresolved git merge conflict" in doctor.stdout
+
+
+def test_a_write_into_a_file_left_in_conflict_says_so(
+    memory_root: Path, project: Path
+) -> None:
+    memory_root.mkdir()
+    conflict = "- a\n<<<<<<< HEAD\n- ours\n=======\n- theirs\n>>>>>>> 1a2b3c4\n"
+    (memory_root / "MEMORY.md").write_text(conflict)
+    args = ("write", "--to", "memory", "--text", "- a new rule")
+    proc = run_cli(*args, cwd=project)
+    assert proc.returncode == 0
+    assert proc.stderr == (
+        "memhooks: warning: MEMORY.md:2: an unresolved git merge conflict: keep what "
+        "is right and delete the marker lines\n"
+    )
+    assert (memory_root / "MEMORY.md").read_text() == conflict + "\n- a new rule\n"
