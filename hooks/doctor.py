@@ -299,12 +299,20 @@ def check_moved(root: Path, project: Path) -> list[Finding]:
         )
     except OSError:
         return []
+    # In a root kept in git, another clone's checkout may still use the folder.
+    git = (root / ".git").exists()
     return [
         Finding(
             "warn",
             f"no memory for {slug} yet, but projects/{other} holds that of another "
             f"folder named {name}: if this project was moved from there, `mv "
-            f"{projects / other} {projects / slug}` carries it over (or pass --slug {other})",
+            f"{projects / other} {projects / slug}` carries it over (or pass --slug {other})"
+            + (
+                f"; in this root kept in git, a clone elsewhere may still use "
+                f"projects/{other}, which mv takes from it"
+                if git
+                else ""
+            ),
         )
         for other in others
     ]

@@ -529,3 +529,21 @@ def test_a_moved_project_is_pointed_at_its_memory(
     Store(memory_root, new).write_memory("- now it has memory of its own")
     Store(memory_root, new).write_note("y", "its own note")
     assert "no memory for" not in run_cli("doctor", "--project", str(moved)).stdout
+
+
+def test_moved_project_advice_in_a_root_kept_in_git(
+    memory_root: Path, project: Path
+) -> None:
+    # A teammate's checkout at another path has another slug: in a shared root, the mv
+    # doctor offered took the folder from the clone that still used it.
+    from memhooks.hooks.doctor import check_moved
+
+    Store(memory_root, SLUG).write_memory("- rule")
+    (memory_root / "projects" / SLUG).mkdir(parents=True)
+    assert not check_moved(memory_root, project)[0].message.endswith("mv takes from it")
+    subprocess.run(["git", "init", "-q", str(memory_root)], check=True)
+    (found,) = check_moved(memory_root, project)
+    assert found.message.endswith(
+        f"(or pass --slug {SLUG}); in this root kept in git, a clone elsewhere may "
+        f"still use projects/{SLUG}, which mv takes from it"
+    )
