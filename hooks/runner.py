@@ -291,3 +291,10 @@ async def end_orphaned(
         await handle(event, sessions)
     except Exception as e:  # noqa: BLE001 - fail open: the process is leaving anyway
         logger.warning("session %s not ended: %s: %s", session_id, type(e).__name__, e)
+
+
+async def end_open(sessions: Sessions) -> None:
+    """Every session served here that sent no session end, ended as it would have: a
+    `memhooks session` whose input closed or whose harness died hears from none again."""
+    for session_id, last in list(sessions.last.items()):
+        await end_orphaned(sessions, session_id, last.cwd)

@@ -27,6 +27,8 @@ from memhooks.hooks.runner import (
     MAX_PAYLOAD,
     Sessions,
     decode,
+    end_open,
+    end_orphaned,
     handle,
     request_id_of,
 )
@@ -142,6 +144,10 @@ class _Process:
         catch_up(early, self.sessions)
         early.close()
 
+    def idled(self) -> bool:
+        idle = anyio.current_time() - self.last
+        return self.idle_timeout is not None and idle > self.idle_timeout
+
     async def answer(self, line: bytes | Dropped, harness: Harness | None) -> Answer:
         async with self._lock:  # handlers share the session's state
             await self.rereads.settle()  # an edit just made, not a 30 MB note
@@ -208,11 +214,7 @@ class _Process:
                 with anyio.move_on_after(CHECK_EVERY):
                     await self.stop.wait()
                 idle = anyio.current_time() - self.last
-                reason = leave() or (
-                    f"idle for {idle:.0f} s"
-                    if self.idle_timeout is not None and idle > self.idle_timeout
-                    else None
-                )
+                reason = leave() or (f"idle for {idle:.0f} s" if self.idled() else None)
                 if reason and not self.stop.is_set():
                     logger.info("%s; exiting", reason)
                     break
@@ -264,6 +266,8 @@ async def serve_pipe(
         return "parent process is gone" if os.getppid() != parent else None
 
     await process.run(requests, leave)
+    if not process.idled():  # input closed or the harness died: none of its sessions
+        await end_open(process.sessions)  # hears from it again, so each ends here
     return 0
 
 
@@ -372,8 +376,6 @@ async def serve_socket(
     # session start's hook (`timeout`, `uv run`), not the harness, which lives on.
     wrapped = bool(process.sessions.peers - {parent_pid})
     if killed and not wrapped and session_id is not None:
-        from memhooks.hooks.runner import end_orphaned
-
         await end_orphaned(process.sessions, session_id, project)
     return 0
 

@@ -149,6 +149,27 @@ def test_session_end_ends_the_process(memory_root: Path, project: Path) -> None:
         assert s.proc.wait(timeout=2) == 0
 
 
+def test_input_closed_before_session_end_still_records_the_session(
+    memory_root: Path, project: Path
+) -> None:
+    # A harness killed (or its pipe closed) before it sent session-end: the prompts the
+    # session held went nowhere and its state file stayed in .sessions/ for good, where
+    # a session process over a socket writes the record as it leaves (design.md).
+    store = Store(memory_root, slug_for(str(project)))
+    with Session(memory_root) as s:
+        s.send(event="session-start", session_id="s", cwd=str(project))
+        s.send(
+            event="pre-prompt", session_id="s", cwd=str(project), prompt="rotate keys"
+        )
+        assert list((memory_root / ".sessions").glob("*.json"))
+        s.close_stdin()
+        assert s.proc.returncode == 0
+    (log,) = (memory_root / "projects" / store.slug / "daily").glob("*.md")
+    text = log.read_text()
+    assert "— session end" in text and "- rotate keys" in text
+    assert not list((memory_root / ".sessions").glob("*.json"))
+
+
 def test_a_bad_line_gets_an_error_reply_and_the_session_goes_on(
     memory_root: Path, project: Path
 ) -> None:
