@@ -50,6 +50,7 @@ from memhooks.hooks.wire import (
 )
 from memhooks.memory.files import pid_alive
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.store import make_folder
 
 if TYPE_CHECKING:
     import socket
@@ -242,7 +243,7 @@ async def serve_pipe(
     # Noted before anything slow (the root made, the watcher started): a parent that dies
     # meanwhile would leave this process with pid 1 as its parent, and nothing to notice.
     parent = os.getppid()
-    await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
+    await anyio.to_thread.run_sync(make_folder, root)
     process = _Process(root, idle_timeout)
     send, receive = anyio.create_memory_object_stream[bytes | Dropped](16)
     pumped = (stdin, send, current_token(), MAX_PAYLOAD)
@@ -311,7 +312,7 @@ async def serve_socket(
         return 0
     ours = inode_of(path)
     killed = False  # the harness died: its session end never came
-    await anyio.Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
+    await anyio.to_thread.run_sync(make_folder, root)
     process = _Process(root, idle_timeout, started)
     if project is not None and started is None:
         # Read while answering: until the corpus is in memory, a prompt is answered from

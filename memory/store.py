@@ -222,7 +222,7 @@ class Store(Scope):
         Held on ``.memhooks.lock``, never on a memory file, so a person's editor replacing
         a file cannot drop it. A link or anything but a file at that name is refused.
         """
-        self._mkdir(self.root)
+        make_folder(self.root)
         flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
             fd = os.open(self.root / LOCK_FILE, flags, FILE_MODE)
@@ -368,7 +368,7 @@ class Store(Scope):
         """Write `data` to `rel` atomically: only where nothing exists yet (`create`),
         else over the file `over` if it is still there unchanged (or over anything)."""
         path = self._writable(rel)
-        self._mkdir(path.parent)
+        make_folder(path.parent)
         try:
             write_atomic(path, data, durable=True, replace=not create, over=over)
         except (ReplacedError, FileExistsError):
@@ -377,11 +377,13 @@ class Store(Scope):
             raise StoreWriteError(rel, e) from e
         sweep_stale_temps(path.parent)
 
-    def _mkdir(self, folder: Path) -> None:
-        try:
-            make_dirs(folder)
-        except OSError as e:
-            raise StoreWriteError(str(folder), e) from e
+
+def make_folder(folder: Path) -> None:
+    """`folder` and its missing parents, owner-only; StoreWriteError if the disk refuses."""
+    try:
+        make_dirs(folder)
+    except OSError as e:
+        raise StoreWriteError(str(folder), e) from e
 
 
 def _kept(path: Path, base: bytes, added: bytes) -> bool:

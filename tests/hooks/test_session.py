@@ -170,6 +170,22 @@ def test_input_closed_before_session_end_still_records_the_session(
     assert not list((memory_root / ".sessions").glob("*.json"))
 
 
+def test_a_root_that_cannot_be_made_is_one_line_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    # A HOME on a read-only disk, a file where the root's folder should be: the process
+    # died with "internal error: OSError" and a 40-line traceback (exit 3).
+    blocker = tmp_path / "data"
+    blocker.write_bytes(b"a person's file\n")
+    with Session(blocker / "memhooks") as s:
+        s.close_stdin()
+        assert s.proc.returncode == 1
+        err = s.stderr()
+    assert err.startswith(f"memhooks: error: cannot write {blocker / 'memhooks'}: ")
+    assert len(err.splitlines()) == 1, err
+    assert blocker.read_bytes() == b"a person's file\n"
+
+
 def test_a_bad_line_gets_an_error_reply_and_the_session_goes_on(
     memory_root: Path, project: Path
 ) -> None:
