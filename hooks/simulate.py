@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 #: Time a watcher gets to see an edit before the next event, as it would in a real session.
 SETTLE = 0.3
 REPLY_TIMEOUT = 30.0
+#: The longest pause a script may ask for: an hour is past any wait a CI job means.
+MAX_SLEEP = 3600.0
 
 
 def load_script(path: Path) -> list[dict[str, Any]]:
@@ -57,10 +59,8 @@ def load_script(path: Path) -> list[dict[str, Any]]:
 def _check(step: object) -> str | None:
     if not isinstance(step, dict) or not ({"event", "write", "sleep"} & step.keys()):
         return "expected an object with 'event', 'write' or 'sleep'"
-    if "sleep" in step and (
-        not isinstance(step["sleep"], int | float) or isinstance(step["sleep"], bool)
-    ):
-        return "'sleep' takes a number of seconds"
+    if "sleep" in step and not _seconds(step["sleep"]):
+        return f"'sleep' takes a number of seconds from 0 to {MAX_SLEEP:g}"
     spec = step.get("write")
     if "write" in step:
         if not isinstance(spec, dict) or spec.get("to") not in _TARGETS:
@@ -73,6 +73,14 @@ def _check(step: object) -> str | None:
 
 
 _TARGETS = ("note", "memory", "scratchpad", "daily")
+
+
+def _seconds(value: object) -> bool:
+    # Python's JSON reads NaN and Infinity too: NaN was a traceback, Infinity a run that
+    # never ended. NaN compares false with everything.
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    return 0 <= value <= MAX_SLEEP
 
 
 async def replay(script: Path, root: Path, out: TextIO) -> int:

@@ -65,6 +65,11 @@ def test_simulate_session_example(memory_root: Path) -> None:
         pytest.param('{"event": "pre-prompt", "prompt": "x"', id="not-json"),
         pytest.param('{"prompt": "no event"}', id="no-event-write-or-sleep"),
         pytest.param('["session-start"]', id="not-an-object"),
+        # NaN and -1 were a traceback (exit 3); Infinity and 1e308 hung the run for good.
+        *(
+            pytest.param(f'{{"sleep": {s}}}', id=f"sleep-{s}")
+            for s in ("NaN", "-1", "Infinity", "1e308", "true", '"1"')
+        ),
     ],
 )
 def test_simulate_broken_line_is_a_one_line_error(tmp_path: Path, line: str) -> None:
