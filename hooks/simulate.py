@@ -69,6 +69,9 @@ def _check(step: object) -> str | None:
             return "'write' to a note needs a 'name'"
         if spec.get("mode", "append") not in ("append", "overwrite"):
             return "'mode' is 'append' or 'overwrite'"
+        for key in ("text", "title", "aliases"):
+            if key in spec and not isinstance(spec[key], str):
+                return f"'write': '{key}' is text (a JSON string)"
     return None
 
 

@@ -70,6 +70,17 @@ def test_simulate_session_example(memory_root: Path) -> None:
             pytest.param(f'{{"sleep": {s}}}', id=f"sleep-{s}")
             for s in ("NaN", "-1", "Infinity", "1e308", "true", '"1"')
         ),
+        # A title or aliases that is no text was a traceback (exit 3) once the run was
+        # under way; a text that is none went into the note as Python's repr.
+        *(
+            pytest.param(f'{{"write": {{"to": "note", "name": "n", {f}}}}}', id=i)
+            for i, f in [
+                ("title-list", '"text": "x", "title": ["a"]'),
+                ("aliases-object", '"text": "x", "aliases": {"a": 1}'),
+                ("text-object", '"text": {"a": 1}'),
+                ("text-null", '"text": null'),  # was written as "None"
+            ]
+        ),
     ],
 )
 def test_simulate_broken_line_is_a_one_line_error(tmp_path: Path, line: str) -> None:
