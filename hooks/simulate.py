@@ -111,7 +111,7 @@ async def replay(script: Path, root: Path, out: TextIO) -> int:
             event.setdefault("session_id", "simulated")
             out.write(f"→ {event['event']}{_brief(event)}\n")
             await proc.stdin.send(
-                (json.dumps(event, ensure_ascii=False) + "\n").encode()
+                (json.dumps(event) + "\n").encode()  # a lone surrogate as \ud800
             )
             reply = await _reply(replies)
             failures += _report(reply, out)

@@ -97,6 +97,21 @@ def test_simulate_broken_line_is_a_one_line_error(tmp_path: Path, line: str) -> 
     assert message.startswith(f"memhooks: error: {script}:2: ")
 
 
+def test_simulate_sends_a_prompt_with_a_lone_surrogate(tmp_path: Path) -> None:
+    # JSON may spell one ("\ud800", as a cut emoji is spelt): simulate died sending it
+    # ("UnicodeEncodeError ... surrogates not allowed", exit 3); the session answers it.
+    script = tmp_path / "surrogate.jsonl"
+    prompt = '{"event": "pre-prompt", "prompt": "redis \\ud800 port"}'
+    script.write_text(f'{{"event": "session-start"}}\n{prompt}\n', "utf-8")
+
+    proc = run_cli("simulate", str(script), "--root", str(tmp_path / "root"))
+
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "→ pre-prompt: 'redis \\ud800 port'" in proc.stdout
+    assert proc.stdout.rstrip().endswith("2 passed, 0 failed")
+
+
 def test_harness_example(tmp_path: Path, memory_root: Path) -> None:
     rule = "- Integration tests need the dev Redis on port 6379."
     wrote = run_cli(
