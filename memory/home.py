@@ -24,7 +24,8 @@ def root_dir(
     env: Mapping[str, str] | None = None,
 ) -> str:
     """The memory root, absolute: `explicit`, else $MEMHOOKS_HOME, else
-    $XDG_DATA_HOME/memhooks, else ~/.local/share/memhooks.
+    $XDG_DATA_HOME/memhooks, else ~/.local/share/memhooks. A relative $XDG_DATA_HOME
+    is ignored, as the XDG Base Directory spec says (it is set for other programs too).
 
     Raises:
         EmptyRootError: `explicit` is given but empty.
@@ -34,10 +35,11 @@ def root_dir(
 
         raise EmptyRootError
     env = os.environ if env is None else env
+    xdg = env.get(ENV_XDG_DATA_HOME)
     for base, sub in (
         (explicit, ""),
         (env.get(ENV_HOME), ""),
-        (env.get(ENV_XDG_DATA_HOME), APP_DIR),
+        (xdg if xdg and os.path.isabs(os.path.expanduser(xdg)) else None, APP_DIR),
     ):
         if base:
             path = os.path.expanduser(os.fspath(base))

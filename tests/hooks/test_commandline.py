@@ -261,6 +261,30 @@ def test_relative_memhooks_home_is_refused(tmp_path: Path) -> None:
         assert os.listdir(tmp_path) == [], argv
 
 
+def test_a_relative_xdg_data_home_is_ignored_as_the_spec_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # XDG_DATA_HOME=data made a memory root in every folder a command ran in
+    # (./data/memhooks): a note written in one folder was not found from another, the
+    # split a relative $MEMHOOKS_HOME is refused for. The XDG Base Directory spec: a
+    # relative path there is invalid and is to be ignored.
+    home = tmp_path / "home"
+    monkeypatch.delenv("MEMHOOKS_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", "data")
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    note = ["--slug", SLUG, "--to", "note", "--name", "kiwi", "--text", "kiwi tart"]
+    assert run_cli("write", *note, cwd=one).returncode == 0
+    found = run_cli("search", "--slug", SLUG, "kiwi", cwd=two)
+    assert found.returncode == 0, found.stderr
+    assert f"projects/{SLUG}/notes/kiwi.md" in found.stdout
+    kept = home / ".local/share/memhooks/projects" / SLUG / "notes/kiwi.md"
+    assert kept.read_text() == "kiwi tart\n"
+    assert os.listdir(one) == []
+
+
 @pytest.mark.parametrize("to", ["memory", "scratchpad", "note", "daily"])
 def test_empty_text_is_refused(memory_root: Path, to: str) -> None:
     extra = ["--name", "n"] if to == "note" else []
