@@ -70,6 +70,8 @@ def validate(text: str, path: str) -> dict[str, dict[str, Any]]:
 def _problem(loc: tuple[int | str, ...], kind: str, msg: str) -> str:
     """One problem, named; an unknown key with the known key it most resembles."""
     name = ".".join(str(p) for p in loc)
+    if kind == "model_type":  # `inject = 4096`: pydantic would name our class
+        return f"{name}: should be a table: [{name}], then its keys"
     if kind != "extra_forbidden":
         return f"{name}: {msg}"
     model: type[BaseModel] = _File

@@ -122,6 +122,8 @@ def test_invalid_config_is_a_user_error(memory_root: Path) -> None:
             "search.budget: Input should be a valid integer",
         ),
         ("[inject]\nbudget = true\n", "inject.budget: Input should be a valid integer"),
+        # Was "Input should be a valid dictionary or instance of _Inject": our class.
+        ("inject = 4096\n", "inject: should be a table: [inject], then its keys"),
     ],
 )
 def test_a_value_of_the_wrong_type_is_named(
