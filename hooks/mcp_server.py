@@ -14,9 +14,13 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import json
 import os
+import re
+import sys
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, Literal
 
 from pydantic import Field, ValidationError
 
@@ -31,6 +35,7 @@ from memhooks.hooks.commands import (
     write,
 )
 from memhooks.hooks.errors import HookError, project_folder
+from memhooks.hooks.stdin_lines import lines
 from memhooks.hooks.targets import file_target
 from memhooks.memory import (
     Config,
@@ -300,8 +305,51 @@ def cmd_mcp(root: str | None, project: str | None, slug: str | None) -> int:
     )
     server = build_server(store)
     logger.debug("serving %s for %s", where, store.slug)
+    _mend_stdin()
     server.run("stdio")
     return 0
+
+
+#: A JSON escape of a surrogate (a pair's half or a lone one) in a line's bytes.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _mend_stdin() -> None:
+    """Make fd 0 a pipe fed from the real stdin, a line at a time, each lone surrogate
+    in it (JSON's "\\ud800", valid JSON) made U+FFFD: the SDK's parser refuses such a
+    line, and it dropped the request unanswered, the client waiting on it for good."""
+    real = os.fdopen(os.dup(0), "rb", buffering=0)
+    read_end, write_end = os.pipe()
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    threading.Thread(
+        target=_pump, args=(real, write_end), daemon=True, name="stdin"
+    ).start()
+
+
+def _pump(real: BinaryIO, out: int) -> None:
+    # Its end closed, the server sees the end of input the client gave.
+    try:
+        for line in lines(real, sys.maxsize):
+            if isinstance(line, bytes):
+                left = memoryview(_mended(line))
+                while left:
+                    left = left[os.write(out, left) :]
+    except OSError as e:  # the server stopped reading: it is leaving
+        logger.debug("stdin pump stopped: %s", e)
+    finally:
+        os.close(out)
+
+
+def _mended(line: bytes) -> bytes:
+    if not _SURROGATE_ESCAPE.search(line):
+        return line
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line  # not JSON: the SDK's to judge
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    return scrub_surrogates(text).encode() + b"\n"
 
 
 __all__ = ["MISSING_EXTRA", "MissingExtraError", "build_server", "cmd_mcp"]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import select
 import subprocess
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import anyio
 import pytest
@@ -252,3 +254,58 @@ async def test_an_argument_the_tool_does_not_take_is_refused(
             "argument (it takes to, text, name, title, aliases, mode); nothing was done"
         )
     assert not [p async for p in anyio.Path(memory_root).rglob("*.md")]
+
+
+def test_a_lone_surrogate_in_a_call_is_answered_not_dropped(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # "\ud800" is valid JSON (Node's JSON.stringify writes one for a string cut inside
+    # an emoji), but the SDK's parser refused the line and dropped it unanswered: the
+    # client waited on its call for good. Raw JSON lines, as no SDK client sends one.
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+    hello["clientInfo"] = {"name": "raw", "version": "1"}
+    call = {
+        "name": "memory_write",
+        "arguments": {"to": "memory", "text": "pie \ud800."},
+    }
+    argv = ["mcp", "--root", str(memory_root), "--slug", SLUG]
+    with (tmp_path / "err.log").open("w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memhooks.hooks", *argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            for message in (
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+            ):
+                proc.stdin.write(json.dumps(message).encode() + b"\n")  # "\ud800"
+            proc.stdin.flush()
+            replies = [_line_within(proc.stdout, 30) for _ in range(2)]
+            proc.stdin.close()
+            assert proc.wait(timeout=30) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+    assert replies[1] == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {
+            "content": [{"type": "text", "text": "wrote MEMORY.md"}],
+            "isError": False,
+        },
+    }
+    assert (memory_root / "MEMORY.md").read_text() == "pie \ufffd.\n"
+    assert "Traceback" not in (tmp_path / "err.log").read_text()
+
+
+def _line_within(stream: IO[bytes], seconds: float) -> Any:
+    ready, _, _ = select.select([stream], [], [], seconds)
+    assert ready, f"no reply within {seconds} s"
+    return json.loads(stream.readline())
