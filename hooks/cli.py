@@ -270,20 +270,22 @@ def _as_fffd(e: UnicodeError) -> tuple[bytes, int]:
     return ("\ufffd" * (e.end - e.start)).encode(e.encoding, "replace"), e.end
 
 
-def _stdout() -> TextIO:
-    """sys.stdout, printing U+FFFD for what it cannot encode.
+def _stdout(replies: bool) -> TextIO:
+    """sys.stdout, printing U+FFFD for what it cannot encode; UTF-8 for `replies`.
 
     A file name that is not UTF-8 (caf\\xe9.md) is held as surrogates: a UTF-8 locale's
     strict stdout failed every command that printed it, and the SessionStart hook
     injected nothing; the C locale's wrote the raw byte into --json. Its content's bad
-    bytes are shown as U+FFFD already (`memory.scope`).
+    bytes are shown as U+FFFD already (`memory.scope`). A hook's or a session's
+    replies are JSON their harness reads as UTF-8, whatever the locale (`hooks.client`).
     """
     import codecs
     import io
 
     codecs.register_error("memhooks.fffd", _as_fffd)
     if isinstance(sys.stdout, io.TextIOWrapper):
-        sys.stdout.reconfigure(errors="memhooks.fffd")
+        encoding = "utf-8" if replies else None
+        sys.stdout.reconfigure(encoding=encoding, errors="memhooks.fffd")
     return sys.stdout
 
 
@@ -305,7 +307,7 @@ def main(
     """
     capture(_warn)
     argv = list(sys.argv[1:] if argv is None else argv)
-    out = stdout or _stdout()
+    out = stdout or _stdout(argv[:1] in (["hook"], ["session"]))
     if not argv:
         from memhooks.hooks import parser
 

@@ -165,6 +165,9 @@ def main() -> int:
     else:
         code = 0
         if out:
+            # JSON its harness reads as UTF-8, whatever the locale (`cli._stdout`).
+            if reconfigure := getattr(sys.stdout, "reconfigure", None):
+                reconfigure(encoding="utf-8")
             sys.stdout.write(out + "\n")
     # A hook is paid on every prompt: its reply is out and its files are written and
     # closed, so the interpreter's teardown (10-20 ms with the core imported) is skipped.

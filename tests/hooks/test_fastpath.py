@@ -802,3 +802,52 @@ def test_an_event_the_session_process_fails_says_so_on_the_hooks_stderr(
     daily.unlink()
     _hook(_payload("SessionEnd", project, "fail-1", reason="other"), FAST)
     assert _wait(lambda: not _servers(memory_root))
+
+
+def test_replies_are_utf8_whatever_the_locale(memory_root: Path, project: Path) -> None:
+    # A harness reads its hooks' JSON as UTF-8. Under a Latin-1 locale (set here with
+    # PYTHONIOENCODING, as LANG=de_DE.ISO-8859-1 sets it) replies went out in Latin-1:
+    # é as the byte 0xe9, which no UTF-8 reader takes, and 東京 as "??"; in-process,
+    # through the session process and from `memhooks session` alike.
+    Store(memory_root, slug_for(str(project))).write_note("café", "Kiwi tart, 東京.")
+    latin1 = {**os.environ, **FAST, "PYTHONIOENCODING": "latin-1"}
+
+    def reply(event: str, session: str, **extra: object) -> str:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "memhooks.hooks",
+                "hook",
+                "--harness",
+                "claude-code",
+            ],
+            input=_payload(event, project, session, **extra).encode(),
+            capture_output=True,
+            env=latin1,
+            timeout=30,
+            check=False,
+        )
+        assert (proc.returncode, proc.stderr) == (0, b"")
+        data = json.loads(proc.stdout.decode("utf-8"))
+        return str(data["hookSpecificOutput"]["additionalContext"])
+
+    try:
+        assert "café" in reply("SessionStart", "enc-1", source="startup")
+        assert _wait(lambda: _servers(memory_root), timeout=30)
+        assert "Kiwi tart, 東京." in reply("UserPromptSubmit", "enc-1", prompt="kiwi")
+    finally:
+        _hook(_payload("SessionEnd", project, "enc-1", reason="other"), FAST)
+        assert _wait(lambda: not _servers(memory_root), timeout=30)
+    latin1["MEMHOOKS_SESSION_PROCESS"] = "0"
+    assert "Kiwi tart, 東京." in reply("UserPromptSubmit", "enc-2", prompt="kiwi")
+    event = {"event": "pre-prompt", "session_id": "enc-3", "cwd": str(project)}
+    session = subprocess.run(
+        [sys.executable, "-m", "memhooks.hooks", "session"],
+        input=json.dumps({**event, "prompt": "kiwi"}).encode() + b"\n",
+        capture_output=True,
+        env=latin1,
+        timeout=30,
+        check=False,
+    )
+    assert "Kiwi tart, 東京." in json.loads(session.stdout.decode("utf-8"))["context"]
