@@ -18,9 +18,9 @@ import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from memhooks.hooks.commands import write
-from memhooks.hooks.errors import UsageError, given_text
+from memhooks.hooks.errors import HookError, UsageError, given_text
 from memhooks.hooks.spawn import open_session
-from memhooks.memory import Store
+from memhooks.memory import MemoryStoreError, Store
 
 if TYPE_CHECKING:
     from anyio.abc import Process
@@ -34,8 +34,9 @@ REPLY_TIMEOUT = 30.0
 MAX_SLEEP = 3600.0
 
 
-def load_script(path: Path) -> list[dict[str, Any]]:
-    """Parse and check a session script; a bad line is a one-line usage error naming it."""
+def load_script(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The steps of a session script, each with its line number; a bad line is a
+    one-line usage error naming it."""
     missing = f"cannot read {path}: No such file or directory"
     lines = given_text(path, missing).splitlines()
     steps = []
@@ -49,8 +50,8 @@ def load_script(path: Path) -> list[dict[str, Any]]:
         problem = _check(step)
         if problem:
             raise UsageError(f"{path}:{n}: {problem}")
-        steps.append(step)
-    if not any("event" in step for step in steps):
+        steps.append((n, step))
+    if not any("event" in step for _, step in steps):
         # "0 passed, 0 failed" and exit 0 let a CI job pass on an emptied script.
         raise UsageError(f"{path}: no event to replay")
     return steps
@@ -95,14 +96,17 @@ async def replay(script: Path, root: Path, out: TextIO) -> int:
         assert proc.stdin is not None and proc.stdout is not None
         replies = BufferedByteReceiveStream(proc.stdout)
         cwd = str(base)
-        for step in steps:
+        for n, step in steps:
             if "sleep" in step:
                 await anyio.sleep(float(step["sleep"]))
                 continue
             if "write" in step:
                 cwd = _cwd(step, base, cwd)
                 out.write(f"~ write {json.dumps(step['write'], ensure_ascii=False)}\n")
-                _write(Store.for_project(root, cwd), step["write"])
+                try:
+                    _write(Store.for_project(root, cwd), step["write"])
+                except (MemoryStoreError, HookError) as e:  # said with where it stands
+                    raise UsageError(f"{script}:{n}: {e}") from None
                 await anyio.sleep(SETTLE)
                 continue
             event = dict(step)
@@ -122,7 +126,7 @@ async def replay(script: Path, root: Path, out: TextIO) -> int:
         failures += 1
     _show_logs(root, out)
     out.write(
-        f"{len([s for s in steps if 'event' in s]) - failures} passed, {failures} failed\n"
+        f"{len([s for _, s in steps if 'event' in s]) - failures} passed, {failures} failed\n"
     )
     return 1 if failures else 0
 

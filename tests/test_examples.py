@@ -81,6 +81,11 @@ def test_simulate_session_example(memory_root: Path) -> None:
                 ("text-null", '"text": null'),  # was written as "None"
             ]
         ),
+        # Refused as the run got there: the one line did not say which line of the
+        # script (the write says "refused name '../x'", and the script may hold many).
+        pytest.param(
+            '{"write": {"to": "note", "name": "../x", "text": "x"}}', id="write-refused"
+        ),
     ],
 )
 def test_simulate_broken_line_is_a_one_line_error(tmp_path: Path, line: str) -> None:
