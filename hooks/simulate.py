@@ -47,6 +47,8 @@ def load_script(path: Path) -> list[tuple[int, dict[str, Any]]]:
             step = json.loads(line)
         except json.JSONDecodeError as e:
             raise UsageError(f"{path}:{n}: not JSON: {e.msg}") from None
+        except RecursionError:  # Python's json recurses, a level a bracket
+            raise UsageError(f"{path}:{n}: nested too deeply") from None
         problem = _check(step)
         if problem:
             raise UsageError(f"{path}:{n}: {problem}")

@@ -64,6 +64,10 @@ def test_simulate_session_example(memory_root: Path) -> None:
     [
         pytest.param('{"event": "pre-prompt", "prompt": "x"', id="not-json"),
         pytest.param('{"prompt": "no event"}', id="no-event-write-or-sleep"),
+        # Python's json recurses: was "internal error: RecursionError" and a traceback.
+        pytest.param(
+            '{"event": "x", "a": ' + "[" * 100_000 + "]" * 100_000 + "}", id="deep"
+        ),
         pytest.param('["session-start"]', id="not-an-object"),
         # NaN and -1 were a traceback (exit 3); Infinity and 1e308 hung the run for good.
         *(
