@@ -346,8 +346,8 @@ def _mended(line: bytes) -> bytes:
         return line
     try:
         message = json.loads(line)
-    except ValueError:
-        return line  # not JSON: the SDK's to judge
+    except (ValueError, RecursionError):  # not JSON, or too deep: the SDK's to judge
+        return line
     text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
     return scrub_surrogates(text).encode() + b"\n"
 

@@ -262,12 +262,52 @@ def test_a_lone_surrogate_in_a_call_is_answered_not_dropped(
     # "\ud800" is valid JSON (Node's JSON.stringify writes one for a string cut inside
     # an emoji), but the SDK's parser refused the line and dropped it unanswered: the
     # client waited on its call for good. Raw JSON lines, as no SDK client sends one.
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
-    hello["clientInfo"] = {"name": "raw", "version": "1"}
     call = {
         "name": "memory_write",
         "arguments": {"to": "memory", "text": "pie \ud800."},
     }
+    (reply,) = _raw_session(memory_root, tmp_path, [_call(2, call)], replies=1)
+    assert reply == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {
+            "content": [{"type": "text", "text": "wrote MEMORY.md"}],
+            "isError": False,
+        },
+    }
+    assert (memory_root / "MEMORY.md").read_text() == "pie \ufffd.\n"
+
+
+def test_a_line_nested_too_deeply_leaves_the_server_serving(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # With a surrogate in it, mending such a line recursed past Python's limit: the
+    # thread feeding the server its input died, and the server with it.
+    deep = _call(2, {"name": "memory_search", "arguments": {"query": "\ud800"}})
+    deep = deep.replace(b'"}}}', b'", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}}")
+    ok = _call(3, {"name": "memory_write", "arguments": {"to": "memory", "text": "on"}})
+    (reply,) = _raw_session(memory_root, tmp_path, [deep, ok], replies=1)
+    assert (
+        reply["id"] == 3 and reply["result"]["content"][0]["text"] == "wrote MEMORY.md"
+    )
+
+
+def _call(n: int, params: dict[str, Any]) -> bytes:
+    message = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}
+    return json.dumps(message).encode()  # a lone surrogate spelt "\ud800"
+
+
+def _raw_session(
+    memory_root: Path, tmp_path: Path, lines: list[bytes], *, replies: int
+) -> list[Any]:
+    """The first `replies` replies of `memhooks mcp` to `lines`, sent as they are after
+    the handshake; its stderr must hold no traceback."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+    hello["clientInfo"] = {"name": "raw", "version": "1"}
+    start = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
     argv = ["mcp", "--root", str(memory_root), "--slug", SLUG]
     with (tmp_path / "err.log").open("w") as err:
         proc = subprocess.Popen(
@@ -278,14 +318,10 @@ def test_a_lone_surrogate_in_a_call_is_answered_not_dropped(
         )
         assert proc.stdin is not None and proc.stdout is not None
         try:
-            for message in (
-                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
-                {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
-            ):
-                proc.stdin.write(json.dumps(message).encode() + b"\n")  # "\ud800"
+            for line in [*(json.dumps(m).encode() for m in start), *lines]:
+                proc.stdin.write(line + b"\n")
             proc.stdin.flush()
-            replies = [_line_within(proc.stdout, 30) for _ in range(2)]
+            got = [_line_within(proc.stdout, 30) for _ in range(replies + 1)]
             proc.stdin.close()
             assert proc.wait(timeout=30) == 0
         finally:
@@ -293,16 +329,8 @@ def test_a_lone_surrogate_in_a_call_is_answered_not_dropped(
                 proc.kill()
                 proc.wait()
             proc.stdout.close()
-    assert replies[1] == {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "result": {
-            "content": [{"type": "text", "text": "wrote MEMORY.md"}],
-            "isError": False,
-        },
-    }
-    assert (memory_root / "MEMORY.md").read_text() == "pie \ufffd.\n"
     assert "Traceback" not in (tmp_path / "err.log").read_text()
+    return got[1:]
 
 
 def _line_within(stream: IO[bytes], seconds: float) -> Any:
