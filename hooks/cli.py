@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO, cast
 
 from memhooks.hooks.constants import (
+    ERROR_MAX_BYTES,
     EXIT_INTERNAL_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -200,7 +201,9 @@ def error_handler(
     try:
         yield
     except (MemoryStoreError, HookError) as e:
-        sys.stderr.write(f"{PROG}: error: {e}\n")
+        from memhooks.memory.text import abridge  # the rare path, as traceback below
+
+        sys.stderr.write(abridge(f"{PROG}: error: {e}", ERROR_MAX_BYTES) + "\n")
         result[0] = user_error
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")

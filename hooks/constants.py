@@ -23,6 +23,8 @@ WRITE_STDIN_MAX: Final = 64 << 20
 #: a byte budget below that keeps every character count under it (a character is ≥ 1 byte).
 #: Every Claude Code, Codex and Gemini CLI reply is built within it.
 HARNESS_CONTEXT_LIMIT: Final = 9000
+#: The most an error's one line takes (`memory.text.abridge`): it may quote an argument.
+ERROR_MAX_BYTES: Final = 1000
 #: The dialects `--harness` accepts.
 HARNESSES: Final = ("claude-code", "codex", "gemini", "generic")
 

@@ -34,6 +34,7 @@ from memhooks.hooks.commands import (
     searchable,
     write,
 )
+from memhooks.hooks.constants import ERROR_MAX_BYTES
 from memhooks.hooks.errors import HookError, project_folder
 from memhooks.hooks.stdin_lines import lines
 from memhooks.hooks.targets import file_target
@@ -49,7 +50,7 @@ from memhooks.memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
 from memhooks.memory.inject import USAGE_MCP
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.searching import search
-from memhooks.memory.text import scrub_surrogates
+from memhooks.memory.text import abridge, scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -214,7 +215,8 @@ def build_server(store: Store) -> Any:
                 return scrub_surrogates(fn(*args, **kwargs))
             except (MemoryStoreError, HookError) as e:
                 # The SDK's own error type: the message reaches the model (isError).
-                raise tool_error(" ".join(str(e).split())) from None
+                said = abridge(" ".join(str(e).split()), ERROR_MAX_BYTES)
+                raise tool_error(said) from None
 
         takes[fn.__name__] = list(inspect.signature(fn).parameters)
         server.add_tool(

@@ -74,6 +74,20 @@ def fit(
     return out
 
 
+def abridge(line: str, max_bytes: int) -> str:
+    """`line`, or when it takes more than `max_bytes` of UTF-8, its head and its tail
+    around ``…[N bytes left out]…``: an error quoting a 1 MB argument still says what is
+    wrong (at its end) in a line a person or a model can read."""
+    raw = line.encode("utf-8", "surrogatepass")
+    if len(raw) <= max_bytes:
+        return line
+    room = max_bytes - 40  # the marker, its count included
+    head = raw[: room * 2 // 3].decode("utf-8", "ignore")
+    tail = raw[len(raw) - (room - room * 2 // 3) :].decode("utf-8", "ignore")
+    left_out = len(raw) - nbytes(head) - nbytes(tail)
+    return f"{head} …[{left_out:,} bytes left out]… {tail}"
+
+
 # Text a note could carry to close our wrapper, open a fake one, or pose as a harness
 # message. A candidate is "<" (or a full-width look-alike), then spaces or a slash, then
 # a name that could start a forgeable one; invisible characters anywhere in it

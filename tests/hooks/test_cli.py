@@ -89,6 +89,21 @@ def test_search_errors_exit_2_as_grep_does(
     assert "memhooks: error: memhooks" not in line
 
 
+def test_an_error_quoting_a_huge_argument_keeps_to_a_readable_line(
+    memory_root: Path,
+) -> None:
+    # `memhooks read` of a 100 KB target (a variable holding a file's text) printed a
+    # 100 KB "line" quoting all of it; its head and the reason at its end are what help.
+    Store(memory_root, SLUG).write_memory("- a")
+    proc = run_cli("read", "--slug", SLUG, "x" * 100_000)
+    assert proc.returncode == 1
+    (line,) = proc.stderr.splitlines()
+    assert len(line.encode()) <= 1100
+    assert line.startswith("memhooks: error: unknown target 'xxxxxxxx")
+    assert " bytes left out]… " in line
+    assert line.endswith("notes/NAME or a path printed by search")
+
+
 def test_edit_error_names_the_count(memory_root: Path) -> None:
     Store(memory_root, SLUG).write_note("n", "a a")
     proc = run_cli("edit", "--slug", SLUG, "notes/n", "--old", "a", "--new", "b")

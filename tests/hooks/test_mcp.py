@@ -292,6 +292,20 @@ def test_a_line_nested_too_deeply_leaves_the_server_serving(
     )
 
 
+def test_an_error_quoting_a_huge_argument_stays_short(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # A 1 MB target came back as a 1 MB error quoting it, into the model's context.
+    (memory_root / "MEMORY.md").parent.mkdir(parents=True)
+    (memory_root / "MEMORY.md").write_text("- a\n")
+    read = {"name": "memory_read", "arguments": {"target": "x" * 1_000_000}}
+    (reply,) = _raw_session(memory_root, tmp_path, [_call(2, read)], replies=1)
+    text = reply["result"]["content"][0]["text"]
+    assert reply["result"]["isError"] is True and len(text.encode()) <= 1100
+    assert text.startswith("Error executing tool memory_read: unknown target 'xxx")
+    assert text.endswith("notes/NAME or a path printed by search")
+
+
 def _call(n: int, params: dict[str, Any]) -> bytes:
     message = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}
     return json.dumps(message).encode()  # a lone surrogate spelt "\ud800"
