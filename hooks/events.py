@@ -12,8 +12,9 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from memhooks.hooks.constants import ERROR_MAX_BYTES
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.text import scrub_surrogates
+from memhooks.memory.text import abridge, scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -34,8 +35,10 @@ class BadEventError(ValueError):
 
 def why(e: Exception) -> str:
     """An event's failure in one line: what was wrong with a `BadEventError`; for anything
-    else, which exception too (a bug: its name helps the report)."""
-    return str(e) if isinstance(e, BadEventError) else f"{type(e).__name__}: {e}"
+    else, which exception too (a bug: its name helps the report). At most
+    `ERROR_MAX_BYTES`: it may quote the event (an event name of 1 MB)."""
+    said = str(e) if isinstance(e, BadEventError) else f"{type(e).__name__}: {e}"
+    return abridge(said, ERROR_MAX_BYTES)
 
 
 # Named tuples rather than dataclasses here and in hooks/state.py: every hook process

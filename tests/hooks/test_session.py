@@ -186,6 +186,19 @@ def test_a_root_that_cannot_be_made_is_one_line_not_a_traceback(
     assert blocker.read_bytes() == b"a person's file\n"
 
 
+def test_an_error_quoting_a_huge_event_name_stays_short(memory_root: Path) -> None:
+    # The reply and the stderr line quoted a 1 MB event name whole.
+    with Session(memory_root) as s:
+        reply = s.send(event="x" * 1_000_000, id=7)
+        s.close_stdin()
+        err = s.stderr()
+    error = str(reply["error"])
+    assert reply["id"] == 7 and len(error.encode()) <= 1000
+    assert error.startswith("unknown event 'xxx") and error.endswith("session-end")
+    (line,) = err.splitlines()
+    assert len(line.encode()) <= 1100
+
+
 def test_a_bad_line_gets_an_error_reply_and_the_session_goes_on(
     memory_root: Path, project: Path
 ) -> None:
