@@ -34,7 +34,7 @@ from memhooks.hooks.runner import (
 )
 from memhooks.hooks.spawn import peer_harness
 from memhooks.hooks.state import state_rel
-from memhooks.hooks.stdin_lines import Dropped, pump
+from memhooks.hooks.stdin_lines import Dropped, closed_on_signal, pump
 from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import (
     LONGEST_DEADLINE,
@@ -248,12 +248,12 @@ async def serve_pipe(
     send, receive = anyio.create_memory_object_stream[bytes | Dropped](16)
     pumped = (stdin, send, current_token(), MAX_PAYLOAD)
     threading.Thread(target=pump, args=pumped, daemon=True, name="stdin").start()
-
     replying = True
 
     async def requests() -> None:
         nonlocal replying
-        async with receive:
+        async with receive, anyio.create_task_group() as signals:
+            signals.start_soon(closed_on_signal, send)
             async for line in receive:
                 if isinstance(line, bytes) and not line.strip():
                     continue
@@ -261,7 +261,8 @@ async def serve_pipe(
                 if replying:
                     replying = _reply(write, result.text or "{}")
                 if result.ended:
-                    return
+                    break
+            signals.cancel_scope.cancel()
 
     def leave() -> str | None:
         return "parent process is gone" if os.getppid() != parent else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import signal
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 import anyio
@@ -103,4 +104,17 @@ def pump(
             anyio.from_thread.run_sync(send.close, token=token)
 
 
-__all__ = ["lines", "pump"]
+async def closed_on_signal(send: MemoryObjectSendStream[bytes | Dropped]) -> None:
+    """Close `send` at SIGTERM or SIGHUP, as the end of input closes it: a harness that
+    stops its session process so (Node's `child.kill()`, a closed terminal) still has
+    its sessions recorded as the process leaves."""
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+        async for signum in signals:
+            logger.info(
+                "%s: ending as at the end of input", signal.Signals(signum).name
+            )
+            send.close()
+            return
+
+
+__all__ = ["closed_on_signal", "lines", "pump"]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from typing import IO, TYPE_CHECKING, Self, cast
+
+import pytest
 
 from memhooks.hooks.wire import MAX_REQUEST
 from memhooks.memory import Store, slug_for
@@ -167,6 +170,23 @@ def test_input_closed_before_session_end_still_records_the_session(
     (log,) = (memory_root / "projects" / store.slug / "daily").glob("*.md")
     text = log.read_text()
     assert "— session end" in text and "- rotate keys" in text
+    assert not list((memory_root / ".sessions").glob("*.json"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_session_process_stopped_by_a_signal_records_its_session(
+    memory_root: Path, project: Path, signum: int
+) -> None:
+    # Node's child.kill() sends SIGTERM; a closed terminal, SIGHUP. The process died on
+    # the spot: the session's prompts never reached the daily log, its state stayed.
+    store = Store(memory_root, slug_for(str(project)))
+    with Session(memory_root) as s:
+        s.send(event="session-start", session_id="s", cwd=str(project))
+        s.send(event="pre-prompt", session_id="s", cwd=str(project), prompt="ship it")
+        s.proc.send_signal(signum)
+        assert s.proc.wait(timeout=10) == 0
+    (log,) = (memory_root / "projects" / store.slug / "daily").glob("*.md")
+    assert "— session end" in log.read_text() and "- ship it" in log.read_text()
     assert not list((memory_root / ".sessions").glob("*.json"))
 
 
