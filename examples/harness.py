@@ -11,6 +11,7 @@ prints the context of each reply and checks that the process exits at session-en
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -46,7 +47,11 @@ def main() -> int:
         " Python running this script if it has memhooks, else memhooks session)",
     )
     args = parser.parse_args()
-    cmd = shlex.split(args.command) if args.command else default_command()
+    try:
+        cmd = shlex.split(args.command) if args.command else default_command()
+    except ValueError as e:  # an unbalanced quote
+        print(f"--command {args.command}: {e}", file=sys.stderr)
+        return 1
     if cmd is None:
         print(
             "memhooks is not installed for this Python nor on PATH: install it, or"
@@ -57,21 +62,31 @@ def main() -> int:
     cmd += ["--root", args.root] if args.root else []
 
     # stdout is the protocol (one reply line per event line); logs go to stderr.
-    proc = subprocess.Popen(
-        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8"
-    )
+    try:
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+    except OSError as e:
+        print(f"cannot start {cmd[0]}: {e.strerror}", file=sys.stderr)
+        return 1
     assert proc.stdin is not None and proc.stdout is not None
     failed = 0
     for n, step in enumerate(EVENTS, 1):
         event = {**step, "session_id": "harness-example", "cwd": os.getcwd(), "id": n}
-        proc.stdin.write(json.dumps(event) + "\n")
-        proc.stdin.flush()  # the session answers each line at once, so don't buffer
-        if event["event"] == "session-end":
-            proc.stdin.close()  # nothing follows: the process also sees end of input
-        line = proc.stdout.readline()
+        try:
+            proc.stdin.write(json.dumps(event) + "\n")
+            proc.stdin.flush()  # the session answers each line at once: don't buffer
+            if event["event"] == "session-end":
+                proc.stdin.close()  # nothing follows: the process sees end of input
+            line = proc.stdout.readline()
+        except BrokenPipeError:  # it exited before reading the event
+            line = ""
         if not line:
-            print(f"{event['event']}: the session process closed its output")
-            return 1
+            return gone(proc, event["event"])
         reply = json.loads(line)
         if not reply.get("ok") or reply.get("id") != n:
             print(f"{event['event']}: failed: {reply.get('error', reply)}")
@@ -89,6 +104,21 @@ def main() -> int:
         return 1
     print(f"session process exited with {code}")
     return 1 if failed or code else 0
+
+
+def gone(proc: subprocess.Popen[str], event: str) -> int:
+    """Say that the session process left before answering `event`, and how."""
+    if proc.stdin is not None:
+        with contextlib.suppress(OSError):  # an unsent line fails the close too
+            proc.stdin.close()
+    try:
+        code = proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        print(f"{event}: the session process closed its output")
+        return 1
+    print(f"{event}: the session process exited with {code}")
+    return 1
 
 
 if __name__ == "__main__":

@@ -155,6 +155,32 @@ def test_harness_example(tmp_path: Path, memory_root: Path) -> None:
     assert proc.stdout.rstrip().endswith("session process exited with 0")
 
 
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        # Both were a traceback: FileNotFoundError, and BrokenPipeError at the next event.
+        ("/nonexistent/memhooks session", "cannot start /nonexistent/memhooks: "),
+        ("false", "session-start: the session process exited with 1"),
+        ("'memhooks session", "--command 'memhooks session: No closing quotation"),
+    ],
+)
+def test_harness_example_says_what_went_wrong(
+    tmp_path: Path, command: str, said: str
+) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / "harness.py"), "--command", command],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    (line,) = (proc.stdout + proc.stderr).splitlines()
+    assert line.startswith(said), line
+
+
 def test_harness_example_runs_with_a_python_without_memhooks(
     tmp_path: Path, memory_root: Path
 ) -> None:
