@@ -223,12 +223,13 @@ _SOCKET_NAME = 24 + len(".sock")
 
 def socket_dir() -> str:
     """A private folder for session sockets: under $XDG_RUNTIME_DIR, or /tmp when that
-    is unset or so deep that a socket path there could not be bound (every prompt would
-    then start a session process that cannot listen).
+    is unset, not ours to write in, or so deep that a socket path there could not be
+    bound (every prompt would then start a session process that cannot listen).
     """
     name = f"memhooks-{os.getuid()}"
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isdir(runtime):
+    # Another user's (kept by `sudo -E`) or on a read-only disk: no socket there.
+    if runtime and os.path.isdir(runtime) and os.access(runtime, os.W_OK | os.X_OK):
         folder = os.path.join(runtime, name)
         if len(os.fsencode(folder)) + 1 + _SOCKET_NAME <= _SOCKET_PATH_MAX:
             return folder
@@ -268,7 +269,11 @@ def listen(path: str) -> socket.socket | None:
 
     logger = getLogger(__name__)
     folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError as e:  # a file there, a full disk: hooks answer in-process
+        logger.warning("cannot make %s (%s); no session process", folder, e.strerror)
+        return None
     if not private_dir_ok(folder):
         logger.warning("%s is not a private folder of ours; not listening", folder)
         return None
