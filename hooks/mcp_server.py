@@ -351,7 +351,8 @@ def _mended(line: bytes) -> bytes:
     except (ValueError, RecursionError):  # not JSON, or too deep: the SDK's to judge
         return line
     text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-    return scrub_surrogates(text).encode() + b"\n"
+    mended = scrub_surrogates(text)
+    return line if mended == text else mended.encode() + b"\n"  # pairs only: as sent
 
 
 __all__ = ["MISSING_EXTRA", "MissingExtraError", "build_server", "cmd_mcp"]

@@ -351,3 +351,14 @@ def _line_within(stream: IO[bytes], seconds: float) -> Any:
     ready, _, _ = select.select([stream], [], [], seconds)
     assert ready, f"no reply within {seconds} s"
     return json.loads(stream.readline())
+
+
+def test_a_line_whose_surrogates_all_pair_goes_to_the_sdk_as_sent() -> None:
+    # Python's json.dumps spells 😀 as a pair of escapes; such a line is valid for the SDK
+    # and was decoded and encoded again all the same (1e2 became 100.0, spacing went).
+    from memhooks.hooks.mcp_server import _mended
+
+    line = b'{"id": 1e2, "text": "\\ud83d\\ude00 ok"}\n'
+    assert _mended(line) == line
+    lone = b'{"id": 1, "text": "\\ud83d ok"}\n'
+    assert _mended(lone) == '{"id":1,"text":"\ufffd ok"}\n'.encode()
