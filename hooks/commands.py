@@ -278,7 +278,7 @@ def edit(store: Store, target: str, old: str, new: str) -> WriteResult:
             records, which condensing merges away (`write` refuses them too).
     """
     utf8("edit --new", new)
-    loc = store.locate(target)
+    loc = store.locate(target := file_target(store, target))  # PATH:LINE, as read takes
     if loc.kind == "daily" and old:
         from memhooks.hooks.records import makes_records  # a search needs none of it
 

@@ -104,6 +104,17 @@ def test_an_error_quoting_a_huge_argument_keeps_to_a_readable_line(
     assert line.endswith("notes/NAME or a path printed by search")
 
 
+def test_edit_takes_a_line_as_search_prints_it(memory_root: Path) -> None:
+    # memory_edit's target is "a path exactly as memory_search printed it", and search
+    # prints PATH:LINE: edit said "no such memory file: …/redis.md:1.md" (read took it).
+    Store(memory_root, SLUG).write_note("redis", "port 6380")
+    target = f"projects/{SLUG}/notes/redis.md:1"
+    proc = run_cli("edit", "--slug", SLUG, target, "--old", "6380", "--new", "6381")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout == f"edited projects/{SLUG}/notes/redis.md\n"
+    assert Store(memory_root, SLUG).read("notes/redis", 100)[1] == "port 6381\n"
+
+
 def test_edit_error_names_the_count(memory_root: Path) -> None:
     Store(memory_root, SLUG).write_note("n", "a a")
     proc = run_cli("edit", "--slug", SLUG, "notes/n", "--old", "a", "--new", "b")
