@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from memhooks.hooks.commands import root_exists
 from memhooks.hooks.constants import EXIT_OK
 from memhooks.hooks.errors import UsageError, given_text
 from memhooks.hooks.meaning import open_meaning
@@ -68,8 +69,7 @@ def cmd_eval(
         raise UsageError(str(e)) from None
     queries = parse_queries(text, str(path))
     where = eval_root(path, root)
-    if not where.is_dir():
-        raise UsageError(f"memory root {where} does not exist (check --root)")
+    root_exists(where)
     config = parse_config(
         Store(where, queries[0].project).config_text(), str(where / "config.toml")
     )

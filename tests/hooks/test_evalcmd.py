@@ -102,6 +102,12 @@ def test_eval_text_report(evalset: Path, tmp_path: Path) -> None:
             "--k wants positive integers",
             id="bad-k",
         ),
+        pytest.param(  # was "memory root /dev/null does not exist"
+            json.dumps(QUERIES[0]) + "\n",
+            ("--root", "/dev/null"),
+            "memory root /dev/null is not a folder",
+            id="root-a-file",
+        ),
     ],
 )
 def test_eval_errors_exit_1_with_one_line(
