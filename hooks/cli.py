@@ -203,7 +203,8 @@ def error_handler(
     except (MemoryStoreError, HookError) as e:
         from memhooks.memory.text import abridge  # the rare path, as traceback below
 
-        sys.stderr.write(abridge(f"{PROG}: error: {e}", ERROR_MAX_BYTES) + "\n")
+        said = " ".join(f"{PROG}: error: {e}".splitlines())  # a path may hold a break
+        sys.stderr.write(abridge(said, ERROR_MAX_BYTES) + "\n")
         result[0] = user_error
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")

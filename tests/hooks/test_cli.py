@@ -104,6 +104,16 @@ def test_an_error_quoting_a_huge_argument_keeps_to_a_readable_line(
     assert line.endswith("notes/NAME or a path printed by search")
 
 
+def test_an_error_naming_a_root_with_a_line_break_is_one_line(tmp_path: Path) -> None:
+    # MEMHOOKS_HOME=$'/x\ny' (a paste gone wrong): the error took two lines, the second
+    # looking like output of its own.
+    root = f"{tmp_path}/mem\nory"
+    proc = run_cli("status", env={"MEMHOOKS_HOME": root})
+    assert proc.returncode == 1
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"memhooks: error: memory root {tmp_path}/mem ory does not")
+
+
 def test_edit_takes_a_line_as_search_prints_it(memory_root: Path) -> None:
     # memory_edit's target is "a path exactly as memory_search printed it", and search
     # prints PATH:LINE: edit said "no such memory file: …/redis.md:1.md" (read took it).
