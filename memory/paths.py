@@ -116,8 +116,8 @@ def check_slug(slug: str) -> str:
 def check_name(name: str) -> str:
     """Return a note name if it cannot leave its folder, else raise UnsafeNameError.
 
-    Spaces and any Unicode are fine; separators, `..`, NUL, control characters and a
-    leading dot (hidden files are ours: locks, temp files) are not.
+    Spaces and any Unicode are fine; separators, `..`, NUL, control characters, line
+    breaks and a leading dot (hidden files are ours: locks, temp files) are not.
     """
     name = name.removeprefix(f"{NOTES_DIR}/").removesuffix(".md")  # as `read` takes it
     if not name or not name.strip():
@@ -133,6 +133,8 @@ def check_name(name: str) -> str:
         raise UnsafeNameError(name, "names may not start with '.'")
     if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in name):
         raise UnsafeNameError(name, "control character")
+    if breaks_line(name):  # U+2028, U+2029: such a note is left out (`key_in`)
+        raise UnsafeNameError(name, "line break")
     if any(c in _BIDI for c in name):
         # A right-to-left override makes "evil\u202egpj.md" read as "evilgpj.md"… backwards.
         raise UnsafeNameError(name, "bidirectional text control character")

@@ -285,6 +285,18 @@ def test_a_relative_xdg_data_home_is_ignored_as_the_spec_says(
     assert os.listdir(one) == []
 
 
+def test_a_note_named_with_a_unicode_line_break_is_refused(memory_root: Path) -> None:
+    # U+2028 is no control character, so the name passed; the note was written, and
+    # then left out of search, status and the block: saved, never to be found.
+    name = "tart\u2028pie"
+    proc = run_cli(
+        "write", "--slug", SLUG, "--to", "note", "--name", name, "--text", "x"
+    )
+    assert proc.returncode == 1
+    assert proc.stderr == f"memhooks: error: refused name {name!r}: line break\n"
+    assert not list(memory_root.rglob("*.md"))
+
+
 @pytest.mark.parametrize("to", ["memory", "scratchpad", "note", "daily"])
 def test_empty_text_is_refused(memory_root: Path, to: str) -> None:
     extra = ["--name", "n"] if to == "note" else []

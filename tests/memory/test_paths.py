@@ -95,6 +95,9 @@ def test_locate(target: str, rel: str) -> None:
         ("a\u2066b", "bidirectional"),
         ("del\x7fete", "control character"),
         ("c1\x85x", "control character"),
+        # Written, then left out of search, status and the block (paths.breaks_line).
+        ("tart\u2028pie", "line break"),
+        ("tart\u2029pie", "line break"),
     ],
 )
 def test_note_names_that_display_falsely_are_refused(name: str, why: str) -> None:
