@@ -167,10 +167,6 @@ def write(
     """
     if not text.strip() and not (to == "daily" and title):
         raise UsageError(f"write --to {to}: the text is empty; nothing was written")
-    if "\x00" in text:
-        raise UsageError(
-            f"write --to {to}: the text holds a NUL byte (binary data?); nothing was written"
-        )
     for flag, value, only in (
         ("--name", name, "note"),
         ("--aliases", aliases, "note"),
@@ -263,11 +259,14 @@ def _all_dropped(text: str, result: WriteResult) -> bool:
 
 def utf8(what: str, value: str | None) -> None:
     """Refuse a value to be written that is not UTF-8: bytes argv could not decode (a
-    Latin-1 terminal) or a lone surrogate, written as such (search shows "caf�")."""
+    Latin-1 terminal) or a lone surrogate, written as such (search shows "caf�"); or
+    that holds a NUL byte, which makes the file binary to grep, git and editors."""
     if value and value.encode("utf-8", "replace").decode("utf-8") != value:
         raise UsageError(
             f"{what} is not UTF-8 (set the terminal to UTF-8); nothing was written"
         )
+    if value and "\x00" in value:
+        raise UsageError(f"{what} holds a NUL byte (binary data?); nothing was written")
 
 
 def edit(store: Store, target: str, old: str, new: str) -> WriteResult:

@@ -147,7 +147,7 @@ async def test_client_session(memory_root: Path, tmp_path: Path) -> None:
             error, text = await call("memory_search", query="  ")
             assert error and "search needs a word to look for" in text
             error, text = await call("memory_write", to="memory", text="a\x00b")
-            assert error and "the text holds a NUL byte" in text
+            assert error and "write --text holds a NUL byte" in text
     assert "Traceback" not in log.read_text()
     assert (
         (memory_root / "projects" / SLUG / "notes" / "redis.md")
@@ -210,6 +210,31 @@ def test_without_the_extra_one_line_and_exit_1(memory_root: Path) -> None:
     assert "pip install 'memhooks" not in MISSING_EXTRA
     assert "`pipx inject memhooks mcp`" in MISSING_EXTRA
     assert proc.stdout == ""
+
+
+async def test_a_nul_byte_reaches_no_file_by_any_argument(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # memory_write refused a NUL in its text, but one in a title, the aliases, an edit's
+    # new text or a forget's reason went into the file: grep and git then call it binary.
+    note = memory_root / "projects" / SLUG / "notes" / "n.md"
+    note.parent.mkdir(parents=True)
+    note.write_bytes(b"alpha\n")
+    calls = [
+        ("memory_write", {"to": "daily", "text": "x", "title": "a\x00b"}),
+        ("memory_write", {"to": "note", "name": "m", "text": "x", "aliases": "a\x00b"}),
+        ("memory_edit", {"target": "notes/n", "old": "alpha", "new": "be\x00ta"}),
+        ("memory_forget", {"target": "notes/n", "reason": "r\x00x"}),
+    ]
+    with anyio.fail_after(30):
+        async with _served(memory_root, tmp_path) as session:
+            for name, args in calls:
+                result = wire(await session.call_tool(name, args))
+                assert result.get("isError") is True, (name, result)
+                assert "holds a NUL byte" in result["content"][0]["text"]
+    assert note.read_bytes() == b"alpha\n"
+    async for path in anyio.Path(memory_root).rglob("*.md"):
+        assert b"\0" not in await path.read_bytes(), path
 
 
 async def test_bad_arguments_are_one_line_naming_each_field(
