@@ -41,6 +41,9 @@ _warned: set[str] = set()
 def mode_of(configured: SemanticMode, flag: str | None = None) -> SemanticMode:
     """The mode in force: `flag`, else $MEMHOOKS_SEMANTIC (when valid), else `configured`."""
     env = os.environ.get(ENV_SEMANTIC, "").strip().lower()
+    if env and env not in _MODES and ENV_SEMANTIC not in _warned:
+        _warned.add(ENV_SEMANTIC)  # `true` meant on: say so, once a process
+        logger.warning("$%s is %r, not auto, on or off: ignored", ENV_SEMANTIC, env)
     chosen = flag or (env if env in _MODES else configured)
     return cast("SemanticMode", chosen)
 

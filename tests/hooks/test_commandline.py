@@ -285,6 +285,22 @@ def test_a_relative_xdg_data_home_is_ignored_as_the_spec_says(
     assert os.listdir(one) == []
 
 
+def test_a_semantic_mode_in_the_environment_that_is_none_is_named(
+    memory_root: Path,
+) -> None:
+    # MEMHOOKS_SEMANTIC=true (for "on") was dropped without a word: search ran by words
+    # alone, and nothing said why meaning never helped.
+    Store(memory_root, SLUG).write_note("tart", "kiwi tart")
+    for _ in range(2):  # said by each process that reads it, once
+        proc = run_cli(
+            "search", "--slug", SLUG, "kiwi", env={"MEMHOOKS_SEMANTIC": "true"}
+        )
+        assert proc.returncode == 0 and "notes/tart.md" in proc.stdout
+        assert proc.stderr == (
+            "memhooks: $MEMHOOKS_SEMANTIC is 'true', not auto, on or off: ignored\n"
+        )
+
+
 def test_a_note_named_with_a_unicode_line_break_is_refused(memory_root: Path) -> None:
     # U+2028 is no control character, so the name passed; the note was written, and
     # then left out of search, status and the block: saved, never to be found.
