@@ -29,6 +29,7 @@ from memhooks.hooks.wire import (
 )
 from memhooks.memory import Store, slug_for
 from tests.conftest import children_cpu_seconds
+from tests.hooks.test_hook import CLAUDE_HOOK
 from tests.processes import session_processes
 
 if TYPE_CHECKING:
@@ -814,14 +815,7 @@ def test_replies_are_utf8_whatever_the_locale(memory_root: Path, project: Path) 
 
     def reply(event: str, session: str, **extra: object) -> str:
         proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "memhooks.hooks",
-                "hook",
-                "--harness",
-                "claude-code",
-            ],
+            CLAUDE_HOOK,
             input=_payload(event, project, session, **extra).encode(),
             capture_output=True,
             env=latin1,

@@ -40,6 +40,15 @@ def _run(
     return done
 
 
+def _listening(path: str) -> None:
+    # The session process the SessionStart hook forked answers on `path` (within a
+    # minute, however busy the machine).
+    deadline = time.monotonic() + 60
+    while not answers(path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert answers(path), "the session process never listened"
+
+
 def test_a_runtime_dir_too_deep_for_a_socket_falls_back_to_tmp(
     memory_root: Path,
     project: Path,
@@ -53,10 +62,7 @@ def test_a_runtime_dir_too_deep_for_a_socket_falls_back_to_tmp(
     path = socket_path(str(memory_root), "deep")
     assert len(os.fsencode(path)) <= 107
     try:
-        deadline = time.monotonic() + 60
-        while not answers(path) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert answers(path), "the session process never listened"
+        _listening(path)
     finally:
         _hook("SessionEnd", project, reason="other")
 
@@ -106,10 +112,7 @@ def test_a_runtime_dir_we_cannot_write_falls_back_to_tmp(
     assert path.startswith("/tmp/")
     try:
         assert _run("SessionStart", project, source="startup").stderr == ""
-        deadline = time.monotonic() + 60
-        while not answers(path) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert answers(path), "the session process never listened"
+        _listening(path)
     finally:
         _hook("SessionEnd", project, reason="other")
         runtime.chmod(0o700)
