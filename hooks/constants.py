@@ -28,7 +28,8 @@ ERROR_MAX_BYTES: Final = 1000
 #: The dialects `--harness` accepts.
 HARNESSES: Final = ("claude-code", "codex", "gemini", "generic")
 
-#: Set to 0 to keep hook commands from starting a session process (every hook then runs in-process).
+#: Set to 0 (or false, no, off) to keep hook commands from starting a session process
+#: (every hook then runs in-process).
 ENV_SESSION_PROCESS: Final = "MEMHOOKS_SESSION_PROCESS"
 #: auto, on or off: overrides ``[search] semantic`` of config.toml (a command's --semantic wins).
 ENV_SEMANTIC: Final = "MEMHOOKS_SEMANTIC"

@@ -158,8 +158,12 @@ def _wants_server(event: Event) -> bool:
     return (
         event.harness != "generic"
         and event.kind in ("session-start", "pre-prompt", "post-compaction")
-        and os.environ.get(ENV_SESSION_PROCESS, "1") != "0"
+        and os.environ.get(ENV_SESSION_PROCESS, "1").strip().lower() not in _OFF
     )
+
+
+#: The values of `ENV_SESSION_PROCESS` that keep every hook in-process.
+_OFF = ("0", "false", "no", "off")
 
 
 def _began(value: str) -> int:

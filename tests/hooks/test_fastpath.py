@@ -174,6 +174,17 @@ def test_prompts_are_forwarded_and_answered_like_in_process(
     assert not os.path.exists(path)
 
 
+@pytest.mark.parametrize("value", ["0", "false", "no", "OFF"])
+def test_the_session_process_is_off_by_any_word_for_off(
+    memory_root: Path, project: Path, value: str
+) -> None:
+    # Before: only "0" turned it off; MEMHOOKS_SESSION_PROCESS=false forked one anyway.
+    start = _payload("SessionStart", project, f"off-{value}", source="startup")
+    assert "Run make test" in _hook(start, {"MEMHOOKS_SESSION_PROCESS": value}).stdout
+    assert not _wait(lambda: _servers(memory_root), timeout=2.0)
+    _hook(_payload("SessionEnd", project, f"off-{value}", reason="other"), {})
+
+
 #: What a thin client would pay for on every prompt: `json` brings `re` and `enum`, `socket`
 #: `enum` and `selectors`, `hashlib` OpenSSL (hooks/wire.py).
 COSTLY = ("json", "re", "enum", "socket", "hashlib", "typing", "logging")
