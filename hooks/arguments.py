@@ -133,17 +133,6 @@ def unknown_options(
             yield a
 
 
-__all__ = [
-    "Formatter",
-    "Parser",
-    "Version",
-    "at_least",
-    "dash_value",
-    "dashed_terms",
-    "unknown_options",
-]
-
-
 def stdin_text(stdin: TextIO) -> str:
     """The text `write` is given on `stdin` (a BOM there marks the encoding), refused
     whole if it is not UTF-8 or longer than `WRITE_STDIN_MAX` characters."""
@@ -159,3 +148,15 @@ def stdin_text(stdin: TextIO) -> str:
             " nothing was written"
         )
     return text.removeprefix("\ufeff")
+
+
+__all__ = [
+    "Formatter",
+    "Parser",
+    "Version",
+    "at_least",
+    "dash_value",
+    "dashed_terms",
+    "stdin_text",
+    "unknown_options",
+]

@@ -123,8 +123,9 @@ def _answer(
         done = sessions.with_rereads(handle_now(event, sessions))
         return reply(render(event, done) or ""), event.kind
     except Exception as e:  # noqa: BLE001 - fail open: the event loop serves the next one
-        logger.warning("event failed: %s", why(e))
-        return failed(why(e)), "failed"
+        error = why(e)
+        logger.warning("event failed: %s", error)
+        return failed(error), "failed"
 
 
 def _read_all(conn: socket.socket) -> bytes:

@@ -26,10 +26,7 @@ def claude_dir(home: Path) -> Path:
 
 def claude_state(home: Path) -> Path:
     """Claude Code's user state file (`mcpServers`, per project too)."""
-    folder = os.environ.get("CLAUDE_CONFIG_DIR")
-    return (
-        Path(folder).expanduser() / ".claude.json" if folder else home / ".claude.json"
-    )
+    return _moved("CLAUDE_CONFIG_DIR", home) / ".claude.json"
 
 
 def codex_dir(home: Path) -> Path:
