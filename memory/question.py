@@ -19,7 +19,8 @@ the frame are not what they look for. Two things are read from the frame (`read`
   session.
 - **Subject-less words.** Question words, auxiliaries, pronouns, articles and other
   function words (English: the Snowball stop list, plus a few hedges of questions such as
-  "likely", and the words of a request such as "using", "need" or "thing"; CJK:
+  "likely", the words of a request such as "using", "need" or "thing", and "happen" and
+  "going", which say that something went on, not what; CJK:
   particles, pronouns and question words, and every hiragana character, which in Japanese
   are endings and particles), and the words that told the time. They still count in the
   search summary (the user typed them), but `memory.rank` gives them a share (`FRAME`)
@@ -86,6 +87,9 @@ REQUEST_WORDS = _words(
 #: do I need before …"), but for two that in a question name a thing as often as they
 #: frame it ("the garden show", "why would Mateo like Kenji").
 _REQUEST_FRAME = REQUEST_WORDS - {"show", "like"}
+#: Words that say something went on, not what: "what happened to …", "how is … going",
+#: "is she going to …".
+_EVENT = _words("happen happens happened happening going")
 #: Months and weekdays: a daily log is dated by its file name, not by naming the month.
 _DATES = _words(
     """
@@ -222,7 +226,7 @@ def read(query: str) -> Reading:
         when = "present"
     frame: set[str] = set()
     for i, w in enumerate(words):
-        if w in STOP_WORDS or w in _REQUEST_FRAME or i in cue_words:
+        if w in STOP_WORDS or w in _REQUEST_FRAME or w in _EVENT or i in cue_words:
             frame.update(keys(w))
         elif "'" in w:  # Kenji's, Omar's: the "s" is no subject
             frame.update(keys(w.split("'", 1)[1]))
