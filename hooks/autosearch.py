@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from memhooks.memory.results import Hit
 
 MAX_TERMS = 12
+#: A prompt up to this long (characters) is read as a question (`memory.question`): its
+#: time words are no terms, and its frame ranks the hits. A longer one is mostly a paste.
+QUESTION_MAX = 1000
 #: A prompt longer than this is mostly a paste: its terms are read from its first and
 #: last `SCAN_MAX // 2` characters only.
 SCAN_MAX = 64 * 1024
@@ -55,8 +58,9 @@ def significant_terms(prompt: str) -> list[str]:
     names itself at one end of its trace (last in Python's, first in Java's or Go's);
     the middle is frames and noise.
     """
+    frame = question(prompt)
     first: dict[str, None] = {}
-    for word in _terms(prompt[: SCAN_MAX // 2]):
+    for word in _terms(prompt[: SCAN_MAX // 2], frame):
         first.setdefault(word, None)
         if len(first) > MAX_TERMS:
             break
@@ -70,7 +74,9 @@ def significant_terms(prompt: str) -> list[str]:
         if size < len(prompt):  # from a word's start
             tail = tail[next((i for i, c in enumerate(tail) if c.isspace()), 0) :]
         last = [
-            w for w in dict.fromkeys(reversed(list(_terms(tail)))) if w not in chosen
+            w
+            for w in dict.fromkeys(reversed(list(_terms(tail, frame))))
+            if w not in chosen
         ]
         if len(last) >= want or size >= min(len(prompt), SCAN_MAX // 2):
             break
@@ -81,11 +87,54 @@ def significant_terms(prompt: str) -> list[str]:
 _TAILS = (1024, 8 * 1024, SCAN_MAX // 2)
 
 
-def _terms(prompt: str) -> Iterator[str]:
-    # The prompt's significant words, casefolded, in order, with repeats.
+def question(prompt: str) -> str | None:
+    """The prompt, when it is short enough to be read as a question (`QUESTION_MAX`)."""
+    return prompt if len(prompt) <= QUESTION_MAX else None
+
+
+class Asked(NamedTuple):
+    """What auto-search looks for in a prompt, and how much of it a hit must hold."""
+
+    terms: list[str]  #: `significant_terms`
+    frame: str | None  #: the prompt read as a question (`question`), for the ranking
+    #: terms naming the kind of value a question asks for ("which django version", "how
+    #: big"): the answer states the value ("Django 5.2"), often not the word
+    valued: frozenset[str]
+
+    def need(self) -> int:
+        """How many of the other terms a hit must match (two, or all if fewer)."""
+        return min(2, sum(t not in self.valued for t in self.terms))
+
+    def counted(self, matched: Iterable[str]) -> list[str]:
+        """The terms of `matched` that count toward `need`."""
+        return [t for t in matched if t not in self.valued]
+
+
+def asked(prompt: str) -> Asked:
+    """The prompt's terms, its frame, and the terms an answer may lack (`Asked`)."""
+    from memhooks.memory.question import read
+    from memhooks.memory.terms import keys
+
+    terms, frame = significant_terms(prompt), question(prompt)
+    named = {k for a in read(frame).asks for k in a.named_by} if frame else set()
+    valued = frozenset(t for t in terms if (ks := keys(t)) and named.issuperset(ks))
+    if len(valued) == len(terms):  # nothing else to match: they count
+        valued = frozenset()
+    return Asked(terms, frame, valued)
+
+
+def _terms(prompt: str, frame: str | None) -> Iterator[str]:
+    # The prompt's significant words, casefolded, in order, with repeats; no word of a
+    # question's frame ("latest", "status of", "where did I leave").
+    from memhooks.memory.question import read
+    from memhooks.memory.terms import keys
+
+    subjectless = read(frame).subjectless if frame is not None else frozenset()
     for m in _WORD.finditer(prompt):
         word = m.group(0).strip(".-/:").casefold()
         if not word or word in _STOP or word.isdigit() and len(word) < 3:
+            continue
+        if subjectless and (ks := keys(word)) and subjectless.issuperset(ks):
             continue
         rest = _CONTRACTED.match(prompt, m.end())
         if rest and f"{word}'{rest[1].casefold()}" in _STOP:

@@ -31,6 +31,7 @@ from memhooks.memory.text import cut, nbytes, neutralise
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
+    from memhooks.hooks.autosearch import Asked
     from memhooks.hooks.view import View
     from memhooks.hooks.wire import Kind
     from memhooks.memory import Doc
@@ -188,18 +189,23 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     notice = _changes(state, docs, _budget(event, auto.budget) // 2, newest, gone)
     from memhooks.hooks import autosearch  # with the stemmer: not for SessionStart
 
-    terms = autosearch.significant_terms(prompt)
+    query = autosearch.asked(prompt)
     logs: dict[str, frozenset[str]] = {}
     hits = (
         _fresh_hits(
-            view.search(" ".join(terms), limit=_CONSIDERED, counted=False),
+            view.search(
+                " ".join(query.terms),
+                limit=_CONSIDERED,
+                counted=False,
+                frame=query.frame,
+            ),
             docs,
             state,
-            min(2, len(terms)),
+            query,
             prompt,
             logs,
         )
-        if terms
+        if query.terms
         else iter(())
     )
     context, shown = autosearch.render_hits(hits, _budget(event, auto.budget), notice)
@@ -229,7 +235,7 @@ def _fresh_hits(
     result: SearchResult,
     docs: Mapping[str, Doc],
     state: SessionState,
-    need: int,
+    query: Asked,
     prompt: str,
     logs: dict[str, frozenset[str]],
 ) -> Iterator[Hit]:
@@ -239,15 +245,18 @@ def _fresh_hits(
     records comes after every file a person wrote, one whose records only repeat the
     prompt is no hit, and one whose matching entries the session has seen already is
     not news because something else was appended to it: the entries it has not seen
-    must match on their own. `logs` receives the entries
-    each daily-log hit matched, for the caller to mark seen once shown.
+    must match on their own. A hit must match `query.need()` of the prompt's terms;
+    `logs` receives the entries each daily-log hit matched, for the caller to mark seen
+    once shown.
     """
     from memhooks.hooks.autosearch import judge_log
 
+    need = query.need()
     later: list[Hit] = []
     for hit in result.hits[:_CONSIDERED]:
+        matched = query.counted(hit.matched)
         # A file found by meaning ([semantic], session only) matched no term by design.
-        if hit.filename_only or (len(hit.matched) < need and not hit.by_meaning):
+        if hit.filename_only or (len(matched) < need and not hit.by_meaning):
             continue
         doc = docs[hit.rel]
         fp = fingerprint(doc)
@@ -256,7 +265,7 @@ def _fresh_hits(
         if doc.kind != "daily" or hit.by_meaning:
             yield hit
             continue
-        judged = judge_log(doc.text, hit.matched, prompt, need)
+        judged = judge_log(doc.text, matched, prompt, need)
         if judged is None:
             continue
         if not judged.news(state.seen_entries.get(hit.rel, ()), need):

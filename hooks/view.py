@@ -11,13 +11,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks.meaning import Warm, lexical, open_meaning
 from memhooks.hooks.ondisk import OnDisk, mtimes_of
-from memhooks.memory import (
-    Config,
-    MemoryStoreError,
-    Store,
-    default_root,
-    parse_config,
-)
+from memhooks.memory import Config, MemoryStoreError, Store, default_root, parse_config
 from memhooks.memory.corpus import log_order
 from memhooks.memory.index_file import has_index
 from memhooks.memory.inject import index_line
@@ -34,7 +28,6 @@ if TYPE_CHECKING:
     from memhooks.memory.layered import Layered
     from memhooks.memory.results import SearchResult
     from memhooks.memory.scope import Found
-    from memhooks.memory.semantic import SemanticIndex
 
 logger = getLogger(__name__)
 
@@ -49,9 +42,8 @@ class View:
     def __init__(self, store: Store, config: Config, *, indexed: bool = False) -> None:
         self.store = store
         self.config = config
-        self.indexed = (
-            indexed  #: keep an inverted index (a session process), not just the corpus
-        )
+        #: keep an inverted index (a session process), not just the corpus
+        self.indexed = indexed
         #: every document in scope: in a session process ranking by words, an `OnDisk`
         #: (paths and modification times; a text is read when asked for)
         self._docs: Mapping[str, Doc] | None = None
@@ -102,7 +94,10 @@ class View:
             return self._docs
 
     def _read_corpus(self) -> Mapping[str, Doc]:
-        meaning = self._open_meaning() if self.indexed else None
+        semantic, root = self.config.search.semantic, self.store.root
+        meaning = (
+            open_meaning(root, semantic, long_lived=True) if self.indexed else None
+        )
         if meaning is None and self.indexed and self.config.search.ranking == "default":
             mtimes = {f.rel: f.mtime_ns for f in self._files()}
             self.newest = max(mtimes.values(), default=0)
@@ -239,11 +234,6 @@ class View:
                     used += nbytes(index_line(d)) + 1
         return docs, max((f.mtime_ns for f in found), default=1)
 
-    def _open_meaning(self) -> SemanticIndex | None:
-        return open_meaning(
-            self.store.root, self.config.search.semantic, long_lived=True
-        )
-
     def index(self) -> Layered:
         """The corpus's inverted index: the index file, patched per re-read file."""
         from memhooks.memory.layered import open_index
@@ -256,11 +246,16 @@ class View:
             return self._index
 
     def search(
-        self, query: str, limit: int | None = None, *, counted: bool = True
+        self,
+        query: str,
+        limit: int | None = None,
+        *,
+        counted: bool = True,
+        frame: str | None = None,
     ) -> SearchResult:
         """`memory.searching.search` over what this view holds: the index and corpus in a
         session, else the index file (or, with none yet, the corpus); at most `limit` hits
-        (default: `memory.rank.MAX_HITS`); `counted`: as for `search`."""
+        (default: `memory.rank.MAX_HITS`); `counted` and `frame`: as for `search`."""
         # The search modules only here: a SessionStart hook never searches.
         from memhooks.memory.rank import MAX_HITS
         from memhooks.memory.searching import search
@@ -288,6 +283,7 @@ class View:
                     files=self._listed(),
                     counted=counted,
                     build=not self.warming,
+                    frame=frame,
                 )
         docs = self.corpus()
         semantic = self.meaning.usable() if self.meaning else None
@@ -302,6 +298,7 @@ class View:
                     docs=docs if semantic is not None else None,
                     limit=limit,
                     counted=counted,
+                    frame=frame,
                 )
             if index.damaged:
                 self._index = None  # its file was dropped: the next search rebuilds it
@@ -314,6 +311,7 @@ class View:
             semantic=semantic,
             limit=limit,
             counted=counted,
+            frame=frame,
         )
 
     def catch_up(self) -> None:

@@ -17,11 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from memhooks.memory.constants import (
-    FILENAME_PREVIEW_LINES,
-    SEARCH_CONTEXT_LINES,
-    SEARCH_MAX_TERMS,
-)
+from memhooks.memory.constants import FILENAME_PREVIEW_LINES, SEARCH_CONTEXT_LINES
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.glosses import widened
 from memhooks.memory.index import Index, prefilter
@@ -37,7 +33,7 @@ from memhooks.memory.rank import MAX_HITS, rank
 from memhooks.memory.results import Hit, Line, SearchResult
 from memhooks.memory.terms import scripts, stem_needles
 from memhooks.memory.timeline import LEADING
-from memhooks.memory.typed import query_of, query_terms
+from memhooks.memory.typed import bounded, query_of, query_terms, terms_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -55,26 +51,6 @@ logger = getLogger(__name__)
 PARTIAL_FOCUS = f"…[long file: snippet placed from the first {FOCUS_LINES:,} lines holding each term]"
 
 
-def terms_of(query: str) -> list[str]:
-    """Whitespace-split, case-folded, de-duplicated terms in query order."""
-    seen: dict[str, None] = {}
-    for t in query.split():
-        seen.setdefault(t.casefold(), None)
-    return list(seen)
-
-
-def bounded(query: str) -> tuple[str, int]:
-    """`query` kept to its first `SEARCH_MAX_TERMS` distinct terms, and how many distinct
-    terms were left out."""
-    first: dict[str, str] = {}  # each distinct term as first typed
-    for t in query.split():
-        first.setdefault(t.casefold(), t)
-    if len(first) <= SEARCH_MAX_TERMS:
-        return query, 0
-    kept = list(first.values())[:SEARCH_MAX_TERMS]
-    return " ".join(kept), len(first) - SEARCH_MAX_TERMS
-
-
 Ranking = Literal["default", "baseline"]
 
 
@@ -90,6 +66,7 @@ def search(
     files: list[Found] | None = None,
     counted: bool = True,
     build: bool = True,
+    frame: str | None = None,
 ) -> SearchResult:
     """Search a project's memory: what `memhooks search`, auto-search, MCP and eval all call.
 
@@ -113,6 +90,8 @@ def search(
             as auto-search: a CJK phrase's count reads every note holding a bigram).
         build: write the index file when it is missing or stale (seconds at ten
             thousand notes); False reads the files it lacks instead, for their words.
+        frame: the question the query's words were taken from (auto-search's prompt):
+            its frame, not the query's, says when, names and values (`memory.question`).
 
     Returns:
         Every matching file, best first, with the per-term line counts; a superseded note
@@ -145,6 +124,7 @@ def search(
                 docs=in_scope,
                 limit=limit,
                 counted=counted,
+                frame=frame,
             )
             marked = {
                 h.rel: d for h in result.hits if (d := index.marked(h.rel)) is not None
@@ -244,6 +224,7 @@ def search_index(
     docs: Sequence[Doc] | None = None,
     limit: int = MAX_HITS,
     counted: bool = True,
+    frame: str | None = None,
 ) -> SearchResult:
     """The default ranking over an index (see `memory.index`): what `search_docs` does, for
     callers that keep an index (a session) or build one of the files that can match.
@@ -260,7 +241,7 @@ def search_index(
     index, loose = with_literals(index, terms, None if counted else READ_MOST)
     if semantic is not None:
         limit = MAX_HITS
-    reading = read(asked)
+    reading = read(asked if frame is None else frame)
     ranked = [loose.get(t.text, t) for t in query_terms(asked)]
     scored, total, idf = rank(index, ranked, limit, reading=reading)
     hits = tuple(

@@ -19,6 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from memhooks.memory.constants import SEARCH_MAX_TERMS
 from memhooks.memory.index import Query, fold, line_keys
 from memhooks.memory.terms import keys, scripts, stem_needles
 
@@ -30,6 +31,26 @@ AROUND = "\"'`()[]{}«»“”‘’"
 STOPS = ".,;:!?"
 #: Between two letters or digits, these join one word.
 _JOINS = "-'’./:_@\\&,;"
+
+
+def terms_of(query: str) -> list[str]:
+    """Whitespace-split, case-folded, de-duplicated terms in query order."""
+    seen: dict[str, None] = {}
+    for t in query.split():
+        seen.setdefault(t.casefold(), None)
+    return list(seen)
+
+
+def bounded(query: str) -> tuple[str, int]:
+    """`query` kept to its first `SEARCH_MAX_TERMS` distinct terms, and how many distinct
+    terms were left out."""
+    first: dict[str, str] = {}  # each distinct term as first typed
+    for t in query.split():
+        first.setdefault(t.casefold(), t)
+    if len(first) <= SEARCH_MAX_TERMS:
+        return query, 0
+    kept = list(first.values())[:SEARCH_MAX_TERMS]
+    return " ".join(kept), len(first) - SEARCH_MAX_TERMS
 
 
 class Term(NamedTuple):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.autosearch import SCAN_MAX, judge_log, significant_terms
+from memhooks.hooks.autosearch import SCAN_MAX, asked, judge_log, significant_terms
 from memhooks.hooks.records import entry_ids
 from memhooks.memory import Store, slug_for
 from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
@@ -128,10 +128,10 @@ def test_the_words_search_reads_as_no_subject_are_no_prompt_terms() -> None:
 def test_a_word_of_one_or_two_cjk_characters_is_a_term_one_of_two_letters_is_not() -> (
     None
 ):
-    # Han, kana and Hangul carry a subject in one or two characters; "go" or "ok" none.
+    # Han, kana and Hangul carry a subject in one or two characters; "go" or "ok" none,
+    # and a hiragana particle ("の") none either (memory.question reads it as the frame).
     assert significant_terms("税 の 한국 go ok 部署 ab ヶ ｶﾅ") == [
         "税",
-        "の",
         "한국",
         "部署",
         "ヶ",
@@ -181,3 +181,84 @@ def test_a_long_prompt_gives_its_first_and_last_terms() -> None:
     # Past `SCAN_MAX` only the two ends are read.
     long = " ".join([*words[:20], "x" * SCAN_MAX, *words[20:]])
     assert significant_terms(long) == [*words[:6], *words[-6:]]
+
+
+def test_a_questions_time_words_are_no_terms() -> None:
+    # memory.question's frame: "status of", "where did I leave", "first" as an adverb
+    # ask when, not what; a hit needed to hold them as if they were the subject.
+    assert significant_terms("what's the status of the billing deploy?") == [
+        "billing",
+        "deploy",
+    ]
+    assert significant_terms("where did I leave the decoder leak?") == [
+        "decoder",
+        "leak",
+    ]
+    assert significant_terms("when did we first see the OOM kill?") == ["oom", "kill"]
+    # A paste is no question: its words are all terms.
+    paste = "still failing: " + "frame " * 200
+    assert "still" not in significant_terms(paste)  # a request word, as before
+    assert significant_terms("latest " + "x" * 1000) == ["latest", "x" * 1000]
+
+
+def test_the_kind_of_value_asked_for_need_not_be_matched() -> None:
+    query = asked("which django version are we on now?")
+    assert query.terms == ["django", "version"]
+    assert query.need() == 1 and query.counted(["django", "version"]) == ["django"]
+    # Nothing else to match: the word counts.
+    assert asked("which version?").need() == 1
+    assert asked("which version?").counted(["version"]) == ["version"]
+
+
+def _log(store: Store, day: str, text: str) -> str:
+    path = store.root / "projects" / store.slug / "daily" / f"{day}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return f"projects/{store.slug}/daily/{day}.md"
+
+
+def test_a_question_in_a_sentence_surfaces_what_holds_its_subject(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    _log(store, "2026-11-02", "### 10:00 — note\nNothing happened with the cache.\n")
+    store.write_note(
+        "warehouse", "# Warehouse\nOrders moved to Snowflake on the 3rd.\n"
+    )
+    note = f"projects/{store.slug}/notes/warehouse.md"
+    # Before: "happened" and "status" counted as subject words, and a hit had to hold
+    # two terms; the note holds one.
+    assert _ask(project, "what happened with the warehouse?", "s1") == [note]
+    assert _ask(project, "what's the status of the warehouse?", "s2") == [note]
+    assert _ask(project, "how is the warehouse going?", "s3") == [note]
+
+
+def test_a_value_asked_for_is_surfaced_without_its_kinds_word(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    bumped = _log(store, "2026-11-20", "### 10:00 — deps\nDjango 5.1.7 -> 5.2.2.\n")
+    _log(
+        store, "2026-11-21", "### 10:00 — app\nBumped the app version for the store.\n"
+    )
+    # Before: the log that answers lacks "version", the one that has it is no answer.
+    assert _ask(project, "which django version are we on now?") == [bumped]
+
+
+def test_a_latest_question_surfaces_the_newest_log_first(
+    memory_root: Path, project: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    old = _log(
+        store,
+        "2026-11-01",
+        "### 10:00 — decoder leak\nThe decoder leak grows 2 MB a minute; the decoder"
+        " leak shows in the frame pool. Decoder leak repro: play any stream.\n",
+    )
+    new = _log(
+        store,
+        "2026-11-20",
+        "### 16:00 — wip\nDecoder leak: stopped at the ring buffer, the pool next.\n",
+    )
+    # The prompt's own frame ("where did I leave") ranks its hits, not its terms'.
+    assert _ask(project, "where did I leave the decoder leak?") == [new, old]
