@@ -300,6 +300,23 @@ def test_continue_does_not_surface_a_note_the_conversation_holds(
         assert again.count(FACT) == 1, "the note was shown again after --continue"
 
 
+def test_a_question_in_a_sentence_gets_the_note_on_its_subject(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """ "What's the status of the wombat": the note names the wombat, not a status. The
+    prompt hook took "status" for a subject word, a hit had to hold two, and the model got
+    nothing; it reads the question's frame now, as `memhooks search` does."""
+    question = "What's the status of the wombat"
+    with sandbox(tmp_path_factory.mktemp("claude-question"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        done = sb.run(["claude", "-p", question], env=env)
+        assert done.returncode == 0, done.stderr
+        got = sb.turn(question).text
+        assert f"UserPromptSubmit hook additional context: {BLOCK_OPEN}" in got
+        assert got.count(FACT) == 1
+
+
 def test_fork_does_not_inject_the_block_again(
     tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:
