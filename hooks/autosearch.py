@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.hooks.records import entries, entry_id
-from memhooks.memory.question import REQUEST_WORDS, STOP_WORDS
+from memhooks.memory.question import REQUEST_WORDS, SCRIPTED_STOP_WORDS, STOP_WORDS
 from memhooks.memory.render import matched_label
 from memhooks.memory.terms import WORD_CHARS, scripts
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
@@ -35,7 +35,7 @@ _WORD = re.compile(
 # gets no search. And "remind", as typed ("Remind me when …"): a request to memory,
 # which no note need hold; not in that list, where its stem would make "reminders" a
 # question word too.
-_STOP = STOP_WORDS | REQUEST_WORDS | {"remind"}
+_STOP = STOP_WORDS | SCRIPTED_STOP_WORDS | REQUEST_WORDS | {"remind"}
 # The rest of a contraction ("didn't", "we're"): the list holds it whole.
 _CONTRACTED = re.compile(r"['\u2019]([a-z]+)", re.IGNORECASE)
 
@@ -127,12 +127,14 @@ def _terms(prompt: str, frame: str | None) -> Iterator[str]:
     # The prompt's significant words, casefolded, in order, with repeats; no word of a
     # question's frame ("latest", "status of", "where did I leave").
     from memhooks.memory.question import read
-    from memhooks.memory.terms import keys
+    from memhooks.memory.terms import bare, keys
 
     subjectless = read(frame).subjectless if frame is not None else frozenset()
     for m in _WORD.finditer(prompt):
         word = m.group(0).strip(".-/:").casefold()
         if not word or word in _STOP or word.isdigit() and len(word) < 3:
+            continue
+        if not word.isascii() and bare(word) in SCRIPTED_STOP_WORDS:  # "где", "τι"
             continue
         if subjectless and (ks := keys(word)) and subjectless.issuperset(ks):
             continue

@@ -20,7 +20,8 @@ the frame are not what they look for. Two things are read from the frame (`read`
 - **Subject-less words.** Question words, auxiliaries, pronouns, articles and other
   function words (English: the Snowball stop list, plus a few hedges of questions such as
   "likely", the words of a request such as "using", "need" or "thing", and "happen" and
-  "going", which say that something went on, not what; CJK:
+  "going", which say that something went on, not what; Russian and Greek: their function
+  words, in either's letters only; CJK:
   particles, pronouns and question words, and every hiragana character, which in Japanese
   are endings and particles), and the words that told the time. They still count in the
   search summary (the user typed them), but `memory.rank` gives them a share (`FRAME`)
@@ -40,7 +41,7 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from memhooks.memory.names import names
-from memhooks.memory.terms import keys
+from memhooks.memory.terms import bare, keys
 from memhooks.memory.values import Asked
 from memhooks.memory.values import read as read_values
 
@@ -71,6 +72,29 @@ STOP_WORDS = _words(
     """
 )
 
+#: The function words of the other languages whose words `memory.stems` stems by script,
+#: Russian and Greek: pronouns, articles, prepositions, conjunctions, particles,
+#: question words and forms of "to be" and "to have"; written as a query is compared,
+#: bare (`terms.bare`: no Greek accents, е for ё) and casefolded (Greek's final ς is σ).
+#: A word in Cyrillic or Greek letters is none of English's.
+SCRIPTED_STOP_WORDS = _words(
+    """
+    я ты он она оно мы вы они меня тебя его ее него нее нас вас их них мне тебе ему ей
+    нам вам им мной тобой ним ней нами вами ими мой моя мое мои твой твоя твое твои наш
+    наша наше наши ваш ваша ваше ваши свой своя свое свои себя себе собой этот эта это
+    эти этого этой этих этим тот та то те того той тех тем весь вся все всех всем что
+    кто где когда куда откуда почему зачем как какой какая какое какие каким сколько чей
+    чья чье чьи ли в во на с со к ко по о об обо от до из у за над под при про для без
+    через между перед после около и а но или да если чтобы потому так также тоже хотя ни
+    не нет же бы вот уже еще только даже быть был была было были будет будут буду будем
+    есть сейчас теперь можно нужно надо
+    ο η το οι τα του τησ των τον την τουσ τισ ενασ
+    μια ενα ενοσ μιασ εγω εσυ αυτοσ αυτη αυτο αυτοι αυτεσ αυτα μου σου μασ σασ τι ποιοσ
+    ποια ποιο ποιοι ποιεσ που ποτε πωσ γιατι ποσο ποσα ποσοι σε στο στη στην στον στα
+    στουσ στισ με απο για προσ χωρισ μεχρι και αλλα αν οτι να θα δεν μη μην οχι ναι
+    ειναι ηταν εχει εχουν ειχε εχω εχουμε τωρα τη
+    """
+)
 #: Words of a request to an agent that name no subject ("please show me", "thanks, now
 #: try", "can you tell me what we still need"): auto-search drops them from a prompt's
 #: terms, with `STOP_WORDS`. The time words among them ("now", "still", "yet") tell
@@ -178,6 +202,8 @@ _PAST = _words("did was were had")
 #: A word, with its clitic ("kenji's", "don't") or the apostrophe of a plural possessive
 #: ("the tides'").
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+|'(?![a-z]))?")
+#: A word in Cyrillic or Greek letters (accents off, `terms.bare`).
+_SCRIPTED_WORD = re.compile("[\u0370-\u03ff\u0400-\u04ff]+")
 
 
 class Reading(NamedTuple):
@@ -231,6 +257,9 @@ def read(query: str) -> Reading:
         elif "'" in w:  # Kenji's, Omar's: the "s" is no subject
             frame.update(keys(w.split("'", 1)[1]))
     frame.update(_cjk_frame(text, [*cjk_latest, *cjk_first]))
+    for w in _SCRIPTED_WORD.findall(bare(text)):
+        if w in SCRIPTED_STOP_WORDS:
+            frame.update(keys(w))
     asks = read_values(words, text, frame)
     return Reading(when, frozenset(frame), names(as_typed, _NOT_NAMES), asks)
 
@@ -284,4 +313,12 @@ def _cjk_frame(text: str, cues: list[str]) -> set[str]:
     return out
 
 
-__all__ = ["CJK_FRAME", "REQUEST_WORDS", "STOP_WORDS", "Reading", "When", "read"]
+__all__ = [
+    "CJK_FRAME",
+    "REQUEST_WORDS",
+    "SCRIPTED_STOP_WORDS",
+    "STOP_WORDS",
+    "Reading",
+    "When",
+    "read",
+]

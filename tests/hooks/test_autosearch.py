@@ -183,6 +183,19 @@ def test_a_long_prompt_gives_its_first_and_last_terms() -> None:
     assert significant_terms(long) == [*words[:6], *words[-6:]]
 
 
+def test_russian_and_greek_function_words_are_no_terms(
+    memory_root: Path, project: Path
+) -> None:
+    assert significant_terms("как это сделать?") == ["сделать"]
+    assert significant_terms("τι έγινε με τη βάση;") == ["έγινε", "βάση"]
+    # A paste too (read as no question): its function words are no terms either.
+    assert significant_terms("где " + "x" * 1000) == ["x" * 1000]
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("obzor", "# Обзор\nЭто как раз то, что нужно к релизу.\n")
+    # Before: the note "matched" как and это, two terms, and was shown.
+    assert _ask(project, "как это сделать?") == []
+
+
 def test_a_questions_time_words_are_no_terms() -> None:
     # memory.question's frame: "status of", "where did I leave", "first" as an adverb
     # ask when, not what; a hit needed to hold them as if they were the subject.

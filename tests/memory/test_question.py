@@ -126,6 +126,16 @@ def test_words_that_something_went_on_carry_no_subject() -> None:
     assert not set(keys("warehouse")) & read("how is the warehouse going?").subjectless
 
 
+def test_russian_and_greek_function_words_carry_no_subject() -> None:
+    frame = read("Где сейчас база данных?").subjectless
+    assert set(keys("где")) <= frame and not set(keys("база")) & frame
+    # Typed with or without accents, with a final ς.
+    for question in ("Ποιος είναι αυτός ο διακομιστής;", "ποιος ειναι αυτος"):
+        frame = read(question).subjectless
+        assert set(keys("ποιος")) | set(keys("αυτός")) <= frame, question
+    assert not set(keys("διακομιστής")) & read("ποιος διακομιστής;").subjectless
+
+
 def test_time_words_carry_no_subject_but_the_same_word_elsewhere_does() -> None:
     assert set(keys("status")) <= read("what's the status of the migration").subjectless
     assert not set(keys("status")) & read("status page colours").subjectless
