@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -U pip
-	$(BIN)/python -m pip install -q -e '.[mcp,semantic]' --group dev
+	$(BIN)/python -m pip install -q -e '.[semantic]' --group dev
 	touch $@
 
 install: $(VENV)/.installed

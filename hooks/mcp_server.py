@@ -1,7 +1,11 @@
-"""`memhooks mcp`: the memory tools as an MCP server over stdio.
+"""`memhooks mcp`: the memory tools as an MCP server over stdio (`hooks.mcp_stdio`).
 
-An optional extra (the ``[mcp]`` extra: ``pipx install '.[mcp]'`` from a clone) built on the official `mcp` package,
-imported only here and only when the command runs. Every tool calls the function the
+No SDK: the official `mcp` package took 0.5 s to import, answering a client's first
+message after 0.9 s, past the ~1.1 s Codex CLI waits for an optional server on a busy
+machine, and it left a line it could not parse unanswered, refused a lone surrogate and
+dropped an unknown argument without a word, each worked around here. Tools only: each
+tool's arguments are checked by a pydantic model made from its function's signature,
+which also gives the JSON schema the model reads. Every tool calls the function the
 CLI command calls (`hooks.commands`, `hooks.corrections`), so a tool and its command
 never disagree. A bad target or a refused name comes back as a tool result with
 ``isError: true`` and the same one-line message the CLI prints; arguments that do not
@@ -12,17 +16,13 @@ argument the tool does not take, rather than dropped).
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
-import json
 import os
-import re
 import sys
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, get_type_hints
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from memhooks.hooks import corrections
 from memhooks.hooks.cautions import secret_warnings, write_warnings
@@ -36,7 +36,12 @@ from memhooks.hooks.commands import (
 )
 from memhooks.hooks.constants import ERROR_MAX_BYTES
 from memhooks.hooks.errors import HookError, project_folder
-from memhooks.hooks.stdin_lines import lines
+from memhooks.hooks.mcp_stdio import (
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    RpcError,
+    serve,
+)
 from memhooks.hooks.targets import file_target
 from memhooks.memory import (
     Config,
@@ -58,19 +63,8 @@ if TYPE_CHECKING:
 logger = getLogger(__name__)
 
 NAME = "memhooks"
-MISSING_EXTRA = (
-    "memhooks mcp needs the mcp extra: add the mcp package to memhooks' environment "
-    "(`pipx inject memhooks mcp`), or reinstall from the clone with `.[mcp]`"
-)
 #: Claude Code sets this for stdio MCP servers too.
 ENV_PROJECT_DIR = "CLAUDE_PROJECT_DIR"
-
-
-class MissingExtraError(HookError):
-    """Raised by `memhooks mcp` when the `mcp` package is not installed."""
-
-    def __init__(self) -> None:
-        super().__init__(MISSING_EXTRA)
 
 
 # Argument types: the descriptions become the tools' JSON schemas, read by the model.
@@ -153,79 +147,50 @@ def _default_project(value: str | None) -> Path:
     return Path(os.environ.get(ENV_PROJECT_DIR) or Path.cwd())
 
 
-def _load_server() -> tuple[Any, type[Exception], Any]:
-    """(server class, its ToolError, ToolAnnotations) from mcp 2.x, else mcp 1.x."""
-    try:
-        types = importlib.import_module("mcp.types")
+#: The protocol versions this server speaks (its tools are the same in each); a client
+#: asking for another gets the newest, and decides.
+VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+class Tool(NamedTuple):
+    """One memory tool: what `tools/list` says of it, and how a call is checked and run."""
+
+    name: str
+    run: Callable[..., str]
+    arguments: type[BaseModel]  #: its arguments, from the function's signature
+    read_only: bool
+
+    def listed(self) -> dict[str, Any]:
+        """The tool as `tools/list` describes it to the model."""
+        return {
+            "name": self.name,
+            "description": _DESCRIPTIONS[self.name],
+            "inputSchema": self.arguments.model_json_schema(),
+            "annotations": {"readOnlyHint": self.read_only, "openWorldHint": False},
+        }
+
+    def call(self, given: dict[str, Any]) -> str:
+        """Check `given` against the tool's arguments and run it.
+
+        Raises:
+            MemoryStoreError, HookError: refused, with what to fix in one line.
+        """
+        known = list(self.arguments.model_fields)
+        if unknown := [str(k) for k in given if k not in known]:
+            # `alias` for `aliases`: what it held would be lost without a word.
+            raise HookError(
+                f"bad arguments: {', '.join(unknown)}: no such argument (it takes "
+                f"{', '.join(known)}); nothing was done"
+            )
         try:
-            from mcp.server.mcpserver import MCPServer
-            from mcp.server.mcpserver.exceptions import ToolError
-        except ImportError:  # mcp 1.x: the same API under its old name
-            fast = importlib.import_module("mcp.server.fastmcp")
-            errors = importlib.import_module("mcp.server.fastmcp.exceptions")
-            return fast.FastMCP, errors.ToolError, types.ToolAnnotations
-    except ImportError as e:
-        if (e.name or "").split(".")[0] == "mcp":
-            raise MissingExtraError from None
-        raise
-    return MCPServer, ToolError, types.ToolAnnotations
+            checked = self.arguments.model_validate(given)
+        except ValidationError as e:  # pydantic's report: several lines and a link
+            raise HookError(_bad_arguments(e)) from None
+        return self.run(**{k: getattr(checked, k) for k in known})
 
 
-def build_server(store: Store) -> Any:
-    """The MCP server with the five memory tools, over `store`.
-
-    Raises:
-        MissingExtraError: the `mcp` package is not installed.
-    """
-    server_cls, tool_error, annotations = _load_server()
-
-    takes: dict[str, list[str]] = {}  # each tool's arguments, in order
-
-    class Server(server_cls):  # type: ignore[misc,valid-type]
-        async def call_tool(self, name: str, *args: Any, **kwargs: Any) -> Any:
-            # An argument the tool does not take (`alias` for `aliases`) was dropped
-            # by the SDK without a word, and what it held with it.
-            given = args[0] if args else kwargs.get("arguments")
-            known = takes.get(name, [])
-            unknown = [str(k) for k in given or () if k not in known]
-            if known and isinstance(given, dict) and unknown:
-                raise tool_error(
-                    f"Error executing tool {name}: bad arguments: {', '.join(unknown)}: "
-                    f"no such argument (it takes {', '.join(known)}); nothing was done"
-                )
-            # Arguments that do not fit the schema fail in the SDK, before our code,
-            # as pydantic's report: several lines and a link. One line instead.
-            try:
-                return await super().call_tool(name, *args, **kwargs)
-            except tool_error as e:
-                if not isinstance(e.__cause__, ValidationError):
-                    raise
-                bad = _bad_arguments(e.__cause__)
-                raise tool_error(f"Error executing tool {name}: {bad}") from None
-
-    server = Server(NAME, instructions=USAGE_MCP, log_level="WARNING")
-
-    def tool(fn: Callable[..., str], *, read_only: bool) -> None:
-        # wraps() keeps fn's signature, which the SDK turns into the JSON schema.
-        @functools.wraps(fn)
-        def run(*args: Any, **kwargs: Any) -> str:
-            try:
-                # A file name that is not UTF-8 (caf\xe9.md) is held as surrogates,
-                # which the SDK cannot serialize: the server died on it.
-                return scrub_surrogates(fn(*args, **kwargs))
-            except (MemoryStoreError, HookError) as e:
-                # The SDK's own error type: the message reaches the model (isError).
-                said = abridge(" ".join(str(e).split()), ERROR_MAX_BYTES)
-                raise tool_error(said) from None
-
-        takes[fn.__name__] = list(inspect.signature(fn).parameters)
-        server.add_tool(
-            run,
-            name=fn.__name__,
-            description=_DESCRIPTIONS[fn.__name__],
-            annotations=annotations(readOnlyHint=read_only, openWorldHint=False),
-            structured_output=False,
-        )
+def tools(store: Store) -> dict[str, Tool]:
+    """The five memory tools, over `store`."""
 
     def config() -> Config:
         # Read per call, like the CLI: an edited config.toml counts at once.
@@ -267,12 +232,89 @@ def build_server(store: Store) -> Any:
             store, target, line=line, reason=reason or "", by=superseded_by
         )
 
-    tool(_reading(store, memory_search), read_only=True)
-    tool(_reading(store, memory_read), read_only=True)
-    tool(memory_write, read_only=False)  # creates the root, as `memhooks write` does
-    tool(_reading(store, memory_edit), read_only=False)
-    tool(_reading(store, memory_forget), read_only=False)
-    return server
+    def tool(fn: Callable[..., str], *, reading: bool, read_only: bool) -> Tool:
+        hints = get_type_hints(fn, include_extras=True)
+        fields: dict[str, Any] = {
+            name: (hints[name], ... if p.default is p.empty else p.default)
+            for name, p in inspect.signature(fn).parameters.items()
+        }
+        model = create_model(f"{fn.__name__}_arguments", **fields)
+        run = _reading(store, fn) if reading else fn
+        return Tool(fn.__name__, run, model, read_only)
+
+    found = [
+        tool(memory_search, reading=True, read_only=True),
+        tool(memory_read, reading=True, read_only=True),
+        # Creates the root, as `memhooks write` does.
+        tool(memory_write, reading=False, read_only=False),
+        tool(memory_edit, reading=True, read_only=False),
+        tool(memory_forget, reading=True, read_only=False),
+    ]
+    return {t.name: t for t in found}
+
+
+def handler(store: Store) -> Callable[[str, dict[str, Any]], Any]:
+    """What `memhooks mcp` answers to each MCP method (`mcp_stdio.serve`)."""
+    offered = tools(store)
+
+    def handle(method: str, params: dict[str, Any]) -> Any:
+        if method == "initialize":
+            asked = params.get("protocolVersion")
+            return {
+                "protocolVersion": asked if asked in VERSIONS else VERSIONS[-1],
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": NAME, "version": _version()},
+                "instructions": USAGE_MCP,
+            }
+        if method == "tools/list":
+            return {"tools": [t.listed() for t in offered.values()]}
+        if method == "tools/call":
+            return _called(offered, params)
+        if method == "ping":
+            return {}
+        if method in _EMPTY:  # asked by a client that lists everything: none here
+            return {_EMPTY[method]: []}
+        if method.startswith("notifications/"):
+            return None  # initialized, cancelled (a call is answered before the next)
+        raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    return handle
+
+
+_EMPTY = {
+    "prompts/list": "prompts",
+    "resources/list": "resources",
+    "resources/templates/list": "resourceTemplates",
+}
+
+
+def _called(offered: dict[str, Tool], params: dict[str, Any]) -> dict[str, Any]:
+    name, given = params.get("name"), params.get("arguments") or {}
+    tool = offered.get(name) if isinstance(name, str) else None
+    if tool is None:
+        raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+    if not isinstance(given, dict):
+        raise RpcError(INVALID_PARAMS, "Invalid params: arguments is not an object")
+    # A lone surrogate (Node writes one for a cut emoji) is U+FFFD in a file.
+    given = {
+        k: scrub_surrogates(v) if isinstance(v, str) else v for k, v in given.items()
+    }
+    try:
+        # A file name that is not UTF-8 (caf\xe9.md) is held as surrogates.
+        text, failed = scrub_surrogates(tool.call(given)), False
+    except (MemoryStoreError, HookError) as e:
+        said = abridge(" ".join(str(e).split()), ERROR_MAX_BYTES)
+        text, failed = f"Error executing tool {tool.name}: {said}", True
+    return {"content": [{"type": "text", "text": text}], "isError": failed}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(NAME)
+    except PackageNotFoundError:  # run from a source tree never installed
+        return "unknown"
 
 
 def _bad_arguments(error: ValidationError) -> str:
@@ -305,54 +347,9 @@ def cmd_mcp(root: str | None, project: str | None, slug: str | None) -> int:
         if slug is not None
         else Store.for_project(where, _default_project(project))
     )
-    server = build_server(store)
     logger.debug("serving %s for %s", where, store.slug)
-    _mend_stdin()
-    server.run("stdio")
+    serve(handler(store), sys.stdin.buffer, sys.stdout.buffer)
     return 0
 
 
-#: A JSON escape of a surrogate (a pair's half or a lone one) in a line's bytes.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
-def _mend_stdin() -> None:
-    """Make fd 0 a pipe fed from the real stdin, a line at a time, each lone surrogate
-    in it (JSON's "\\ud800", valid JSON) made U+FFFD: the SDK's parser refuses such a
-    line, and it dropped the request unanswered, the client waiting on it for good."""
-    real = os.fdopen(os.dup(0), "rb", buffering=0)
-    read_end, write_end = os.pipe()
-    os.dup2(read_end, 0)
-    os.close(read_end)
-    threading.Thread(
-        target=_pump, args=(real, write_end), daemon=True, name="stdin"
-    ).start()
-
-
-def _pump(real: BinaryIO, out: int) -> None:
-    # Its end closed, the server sees the end of input the client gave.
-    try:
-        for line in lines(real, sys.maxsize):
-            if isinstance(line, bytes):
-                left = memoryview(_mended(line))
-                while left:
-                    left = left[os.write(out, left) :]
-    except OSError as e:  # the server stopped reading: it is leaving
-        logger.debug("stdin pump stopped: %s", e)
-    finally:
-        os.close(out)
-
-
-def _mended(line: bytes) -> bytes:
-    if not _SURROGATE_ESCAPE.search(line):
-        return line
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):  # not JSON, or too deep: the SDK's to judge
-        return line
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-    mended = scrub_surrogates(text)
-    return line if mended == text else mended.encode() + b"\n"  # pairs only: as sent
-
-
-__all__ = ["MISSING_EXTRA", "MissingExtraError", "build_server", "cmd_mcp"]
+__all__ = ["VERSIONS", "Tool", "cmd_mcp", "handler", "tools"]

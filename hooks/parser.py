@@ -303,7 +303,7 @@ def _other_commands(sub: Any) -> None:
         sub,
         "mcp",
         read=False,
-        help="serve the memory tools over MCP on stdio (needs the mcp extra)",
+        help="serve the memory tools over MCP on stdio",
     )
     v = sub.add_parser(
         "eval", help="score search against labelled queries: recall@k, MRR, misses"

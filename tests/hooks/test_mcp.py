@@ -1,4 +1,6 @@
-"""`memhooks mcp` driven as a real MCP client drives it: a subprocess over stdio."""
+"""`memhooks mcp` driven as a real MCP client drives it: a subprocess over stdio, talked to
+by the official SDK's client (a test dependency; the server needs no package) and by raw
+JSON lines."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from typing import IO, TYPE_CHECKING, Any
 import anyio
 import pytest
 
-from memhooks.hooks.mcp_server import MISSING_EXTRA
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
@@ -188,28 +189,66 @@ async def test_a_note_file_named_in_latin1_is_found_and_the_server_lives_on(
     assert "Traceback" not in (tmp_path / "err.log").read_text()
 
 
-def test_without_the_extra_one_line_and_exit_1(memory_root: Path) -> None:
-    # An interpreter where `import mcp` fails exactly as it does when it is not installed.
+def test_serves_with_no_mcp_package(memory_root: Path) -> None:
+    # Before, `memhooks mcp` needed the [mcp] extra, whose imports alone took 0.5 s.
     code = (
         "import sys; sys.modules['mcp'] = None\n"
         "from memhooks.hooks.cli import main\n"
         f"raise SystemExit(main(['mcp', '--root', {str(memory_root)!r}]))\n"
     )
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
     proc = subprocess.run(
         [sys.executable, "-c", code],
+        input="".join(json.dumps(m) + "\n" for m in messages),
         capture_output=True,
         text=True,
         cwd=REPO,
         timeout=30,
         check=False,
     )
+    assert proc.returncode == 0, proc.stderr
+    init, listed = map(json.loads, proc.stdout.splitlines())
+    assert init["result"]["protocolVersion"] == "2025-06-18"
+    assert init["result"]["capabilities"] == {"tools": {"listChanged": False}}
+    assert [t["name"] for t in listed["result"]["tools"]] == TOOLS
 
-    assert proc.returncode == 1
-    assert proc.stderr == f"memhooks: error: {MISSING_EXTRA}\n"
-    # Never an install from the package index, where memhooks is not published.
-    assert "pip install 'memhooks" not in MISSING_EXTRA
-    assert "`pipx inject memhooks mcp`" in MISSING_EXTRA
-    assert proc.stdout == ""
+
+def test_every_request_is_answered_even_one_that_is_no_json(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # The SDK left a line it could not parse unanswered, its client waiting for good.
+    lines = [
+        b"{not json",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "no/such"}).encode(),
+        json.dumps([{"jsonrpc": "2.0", "id": 3, "method": "ping"}]).encode(),
+        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call"}).encode(),
+        _call(5, {"name": "memory_write", "arguments": {"to": "memory", "text": "ok"}}),
+    ]
+    bad, unknown, batch, nameless, ok = _raw_session(
+        memory_root, tmp_path, lines, replies=5
+    )
+    assert bad["id"] is None and bad["error"]["code"] == -32700
+    assert unknown["id"] == 2 and unknown["error"]["code"] == -32601
+    assert batch == [{"jsonrpc": "2.0", "id": 3, "result": {}}]
+    assert nameless["id"] == 4 and nameless["error"]["message"] == "Unknown tool: None"
+    assert ok["result"]["content"][0]["text"] == "wrote MEMORY.md"
+
+
+def test_a_version_the_server_does_not_speak_gets_its_newest(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    from memhooks.hooks.mcp_server import VERSIONS, handler
+    from memhooks.memory import Store
+
+    handle = handler(Store(memory_root, SLUG))
+    for asked, got in (("2024-11-05", "2024-11-05"), ("1999-01-01", VERSIONS[-1])):
+        reply = handle("initialize", {"protocolVersion": asked})
+        assert reply["protocolVersion"] == got
 
 
 async def test_a_nul_byte_reaches_no_file_by_any_argument(
@@ -307,11 +346,13 @@ def test_a_line_nested_too_deeply_leaves_the_server_serving(
     memory_root: Path, tmp_path: Path
 ) -> None:
     # With a surrogate in it, mending such a line recursed past Python's limit: the
-    # thread feeding the server its input died, and the server with it.
+    # thread feeding the server its input died, and the server with it. Now the line is
+    # answered as JSON the server cannot read.
     deep = _call(2, {"name": "memory_search", "arguments": {"query": "\ud800"}})
     deep = deep.replace(b'"}}}', b'", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}}")
     ok = _call(3, {"name": "memory_write", "arguments": {"to": "memory", "text": "on"}})
-    (reply,) = _raw_session(memory_root, tmp_path, [deep, ok], replies=1)
+    refused, reply = _raw_session(memory_root, tmp_path, [deep, ok], replies=2)
+    assert refused["id"] is None and refused["error"]["code"] == -32700
     assert (
         reply["id"] == 3 and reply["result"]["content"][0]["text"] == "wrote MEMORY.md"
     )
@@ -378,12 +419,12 @@ def _line_within(stream: IO[bytes], seconds: float) -> Any:
     return json.loads(stream.readline())
 
 
-def test_a_line_whose_surrogates_all_pair_goes_to_the_sdk_as_sent() -> None:
-    # Python's json.dumps spells 😀 as a pair of escapes; such a line is valid for the SDK
-    # and was decoded and encoded again all the same (1e2 became 100.0, spacing went).
-    from memhooks.hooks.mcp_server import _mended
-
-    line = b'{"id": 1e2, "text": "\\ud83d\\ude00 ok"}\n'
-    assert _mended(line) == line
-    lone = b'{"id": 1, "text": "\\ud83d ok"}\n'
-    assert _mended(lone) == '{"id":1,"text":"\ufffd ok"}\n'.encode()
+def test_a_surrogate_pair_is_the_character_it_spells(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Python's json.dumps spells 😀 as a pair of escapes: one character in the file.
+    call = {"name": "memory_write", "arguments": {"to": "memory", "text": "ok 😀"}}
+    assert b"\\ud83d\\ude00" in _call(2, call)
+    (reply,) = _raw_session(memory_root, tmp_path, [_call(2, call)], replies=1)
+    assert reply["result"]["isError"] is False
+    assert (memory_root / "MEMORY.md").read_text() == "ok 😀\n"
