@@ -333,7 +333,6 @@ def test_mcp_registration_examples_run_memhooks_mcp() -> None:
 def test_claude_code_mcp_json_starts_a_server(
     tmp_path: Path, memory_root: Path
 ) -> None:
-    pytest.importorskip("mcp", reason="the mcp extra is not installed")
     entry = json.loads((MCP / "claude-code.mcp.json").read_text("utf-8"))
     server = entry["mcpServers"]["memhooks"]
     # As a harness would run it, with this install's `memhooks` first on PATH.

@@ -23,7 +23,10 @@ if TYPE_CHECKING:
 
     from mcp import ClientSession
 
-mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
+# The SDK is a dev dependency: its client is the test's, the server uses none.
+mcp = pytest.importorskip(
+    "mcp", reason="the mcp SDK (a dev dependency) is not installed"
+)
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 SLUG = "proj-0123abcd"
