@@ -317,6 +317,28 @@ def test_a_question_in_a_sentence_gets_the_note_on_its_subject(
         assert got.count(FACT) == 1
 
 
+def test_the_model_calls_memory_search_through_memhooks_mcp(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """`memhooks mcp` added with `claude mcp add` as the README says, its tools allowed:
+    the model's `memory_search` call reaches the server, and its answer the model. The
+    server speaks MCP itself since 2026-12-05 (no SDK)."""
+    question = "Search memory for the wombat proxy."
+    tool = "mcp__memhooks__memory_search"
+    with sandbox(tmp_path_factory.mktemp("claude-mcp"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        add = ["claude", "mcp", "add", "memhooks", "--", "memhooks", "mcp"]
+        added = sb.run(add, env=env)
+        assert added.returncode == 0, added.stderr
+        sb.script([{"when": question, "tool": tool, "args": {"query": "wombat proxy"}}])
+        done = sb.run(["claude", "-p", question, "--allowedTools", tool], env=env)
+        assert done.returncode == 0, done.stderr
+        answered = [r.text for r in sb.requests() if "Searched 2 terms" in r.text]
+        assert answered, [r.text[-500:] for r in sb.requests()]
+        assert "wombat(1) proxy(1)" in answered[0]
+
+
 def test_fork_does_not_inject_the_block_again(
     tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:

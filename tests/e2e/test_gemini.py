@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -288,3 +289,29 @@ def test_worktree_runs_no_project_hook_and_install_says_so(
         done = sb.run(["gemini", "-p", RESUME], env=env, cwd=tree)
         assert done.returncode == 0, done.stderr
         assert BLOCK_OPEN in sb.turn(RESUME).text
+
+
+def test_the_model_calls_memory_search_through_memhooks_mcp(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """`memhooks mcp` registered as examples/mcp/README.md says (trusted, so that `gemini
+    -p` may call it unasked): the model's `memory_search` call reaches the server, and its
+    answer the model. The server speaks MCP itself since 2026-12-05 (no SDK)."""
+    question = "Search memory for the wombat proxy."
+    with sandbox(tmp_path_factory.mktemp("gemini-mcp"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        settings = sb.project / ".gemini" / "settings.json"
+        config = json.loads(settings.read_text())
+        server = {"command": "memhooks", "args": ["mcp"], "trust": True}
+        config["mcpServers"] = {"memhooks": server}
+        settings.write_text(json.dumps(config, indent=2))
+        args = {"query": "wombat proxy"}
+        sb.script(
+            [{"when": question, "tool": "mcp_memhooks_memory_search", "args": args}]
+        )
+        done = sb.run(["gemini", "-p", question], env=env)
+        assert done.returncode == 0, done.stderr
+        answered = [r.text for r in sb.requests() if "Searched 2 terms" in r.text]
+        assert answered, [r.text[-500:] for r in sb.requests()]
+        assert "wombat(1) proxy(1)" in answered[0] and FACT in answered[0]
