@@ -13,9 +13,8 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.note_format import (
-    front_matter,
-    header_lines,
     is_forgotten_line,
+    note_head,
     outside_fences,
 )
 
@@ -101,8 +100,7 @@ def find_duplicates(
         lines = text.split("\n")
         skip = 0
         if rel.rsplit("/", 2)[-2:-1] == ["notes"]:
-            skip = header_lines(lines)
-            skip += front_matter(lines[skip:])[0]
+            skip = note_head(lines).body
         for i, line in outside_fences(lines):
             if i <= skip or is_forgotten_line(line):
                 continue

@@ -10,7 +10,8 @@ A forgotten line keeps its text, struck through behind a comment that dates it::
 
 A forgotten note, or one superseded by a newer note, gets a header line; it goes above
 everything for a forgotten note, and below an ``aliases:`` first line for a superseded one
-(so the aliases still count in search)::
+(so the aliases still count in search); in a note that starts with YAML front matter, right
+below that, which must stay first for Obsidian and every YAML reader::
 
     forgotten: 2026-11-30 — wrong, the pool is per service
     superseded-by: notes/deploy-v2.md (2026-11-30) — ansible replaced fabric
@@ -29,8 +30,10 @@ from memhooks.memory.note_format import (
     SUPERSEDED_NOTE,
     clean_reason,
     core,
+    front_matter,
     header_lines,
     note_forgotten,
+    note_head,
     parse_forgotten,
     split_bom,
     superseded_by,
@@ -40,6 +43,14 @@ from memhooks.memory.note_format import (
 def _cr(lines: list[str]) -> str:
     """The end a header line added to a note needs before its "\\n": a CRLF note's "\\r"."""
     return "\r" if len(lines) > 1 and lines[0].endswith("\r") else ""
+
+
+def _below_front_matter(lines: list[str]) -> int:
+    """Where a note's header mark goes: right below its YAML front matter, which must stay
+    first for Obsidian and every YAML reader; 0 (the first line) without one."""
+    n = header_lines(lines)
+    fm = front_matter(lines[n:])[0]
+    return n + fm if fm else 0
 
 
 def _select(parts: list[str], select: int | str, *, forgotten: bool, rel: str) -> int:
@@ -148,7 +159,9 @@ def forget_note(text: str, *, date: str, reason: str = "", rel: str = "") -> str
     if note_forgotten(lines) is not None:
         raise ForgetError(rel, "the note is already forgotten")
     why = clean_reason(reason)
-    return f"{bom}forgotten: {date}{SEP + why if why else ''}{_cr(lines)}\n{body}"
+    line = f"forgotten: {date}{SEP + why if why else ''}{_cr(lines)}"
+    lines.insert(_below_front_matter(lines), line)
+    return bom + "\n".join(lines)
 
 
 def supersede_note(
@@ -170,7 +183,9 @@ def supersede_note(
     line = f"superseded-by: notes/{by}.md ({date}){SEP + why if why else ''}"
     # Below the aliases line only when that line ends in a newline: restoring must
     # remove exactly the bytes added.
-    at = 1 if len(lines) > 1 and lines[0].lower().startswith("aliases:") else 0
+    at = _below_front_matter(lines) or (
+        1 if len(lines) > 1 and lines[0].lower().startswith("aliases:") else 0
+    )
     lines.insert(at, line + _cr(lines))
     return bom + "\n".join(lines)
 
@@ -186,12 +201,12 @@ def restore_note(text: str, *, rel: str = "") -> tuple[str, str]:
     """
     bom, body = split_bom(text)
     lines = body.split("\n")
-    n = header_lines(lines)
+    rows = note_head(lines).rows
     for pattern, what in (
         (FORGOTTEN_NOTE, "forgotten"),
         (SUPERSEDED_NOTE, "superseded"),
     ):
-        for i in range(n):
+        for i in rows:
             if pattern.fullmatch(core(lines[i])[0]):
                 del lines[i]
                 return bom + "\n".join(lines), what

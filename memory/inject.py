@@ -15,8 +15,8 @@ from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, WRAPPER_CLOSE, WRAP
 from memhooks.memory.corpus import Doc, newest_dailies
 from memhooks.memory.note_format import (
     OPEN_ITEM,
-    front_matter,
-    header_lines,
+    note_head,
+    note_top,
     superseded_by,
 )
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
@@ -91,22 +91,21 @@ def first_line(doc: Doc) -> str:
     ``superseded-by:``), heading marks dropped; for a note with YAML front matter, its
     ``title:``, else the first such line after it.
     """
-    head = _head(doc, 40)
-    head = head[header_lines(head) :]
-    skip, title = front_matter(head)
-    if title:
-        return title[:120]
-    for ln in head[skip:]:
+    head = _head(doc)
+    top = note_head(head)
+    if top.title:
+        return top.title[:120]
+    for ln in head[top.body : top.body + 40]:
         s = ln.strip()
         if s:
             return s.lstrip("#").strip()[:120]
     return ""
 
 
-def _head(doc: Doc, lines: int = 12) -> list[str]:
+def _head(doc: Doc) -> list[str]:
     # The first lines only: the index is built over every note, and `Doc.lines` would keep
     # a split copy of each one in a session process for the rest of the session.
-    return doc.text.split("\n", lines)[:lines]
+    return note_top(doc.text).split("\n")
 
 
 def index_line(doc: Doc) -> str:

@@ -114,10 +114,42 @@ def header_lines(lines: Sequence[str]) -> int:
     return n
 
 
+class Head(NamedTuple):
+    """A note's head: its header lines (indices), where its body starts, and the
+    ``title:`` of its YAML front matter ("" without one)."""
+
+    rows: tuple[int, ...]
+    body: int
+    title: str
+
+
+def note_head(lines: Sequence[str]) -> Head:
+    """The head of a note: header lines first, then YAML front matter if any, then the
+    header lines below it (where `memory.forget` writes its marks in such a note, so
+    that the front matter stays first for Obsidian and every YAML reader)."""
+    n = header_lines(lines)
+    fm, title = front_matter(lines[n:])
+    m = header_lines(lines[n + fm :]) if fm else 0
+    return Head((*range(n), *range(n + fm, n + fm + m)), n + fm + m, title)
+
+
+_FM_END = re.compile(r"^(?:---|\.\.\.)[ \t\r]*$", re.MULTILINE)
+
+
+def note_top(text: str, size: int = 4096) -> str:
+    """The start of `text` that holds its head (`note_head`): `size` characters past the
+    end of a leading front matter block, however long that is."""
+    end = 0
+    if split_bom(text)[1].startswith("---"):
+        m = _FM_END.search(text, text.find("\n") + 1)
+        end = m.end() if m else 0
+    return text[: end + size]
+
+
 def note_forgotten(lines: Sequence[str]) -> tuple[str, str] | None:
     """(date, reason) if a note's header says it was forgotten, else None."""
-    for ln in lines[: header_lines(lines)]:
-        m = FORGOTTEN_NOTE.fullmatch(_bare(ln))
+    for i in note_head(lines).rows:
+        m = FORGOTTEN_NOTE.fullmatch(_bare(lines[i]))
         if m:
             return m[1], m[2] or ""
     return None
@@ -129,8 +161,8 @@ def superseded_by(lines: Sequence[str]) -> Superseded | None:
     Args:
         lines: the note's lines (`Doc.lines`, or the raw text split on newlines).
     """
-    for ln in lines[: header_lines(lines)]:
-        m = SUPERSEDED_NOTE.fullmatch(_bare(ln))
+    for i in note_head(lines).rows:
+        m = SUPERSEDED_NOTE.fullmatch(_bare(lines[i]))
         if m:
             return Superseded(m[1], m[2], m[3] or "")
     return None
@@ -147,10 +179,9 @@ def visible(kind: Kind, text: str) -> str | None:
     Returns:
         `text` itself when nothing in it is forgotten (the common case costs one scan).
     """
-    head = text[:4096]
     if (
         kind == "note"
-        and "forgotten:" in head.lower()
+        and "forgotten:" in (head := note_top(text)).lower()
         and note_forgotten(head.split("\n")) is not None
     ):
         return None
@@ -166,7 +197,7 @@ def front_matter(lines: Sequence[str]) -> tuple[int, str]:
     """How many of `lines` a leading YAML front matter block takes (``---`` … ``---``
     or ``...``, as Obsidian, Jekyll and Hugo write it; 0 without one), and its
     ``title:`` ("" without one)."""
-    if not lines or lines[0].rstrip() != "---":
+    if not lines or _bare(lines[0]).rstrip() != "---":
         return 0, ""
     title = ""
     for i, line in enumerate(lines[1:], 1):
@@ -277,6 +308,7 @@ __all__ = [
     "SEP",
     "SUPERSEDED_NOTE",
     "Forgotten",
+    "Head",
     "Superseded",
     "alias_line",
     "aliases_of",
@@ -292,6 +324,8 @@ __all__ = [
     "is_forgotten_line",
     "may_be_superseded",
     "note_forgotten",
+    "note_head",
+    "note_top",
     "outside_fences",
     "parse_forgotten",
     "split_bom",

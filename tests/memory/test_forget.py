@@ -72,6 +72,11 @@ def test_restore_is_byte_identical(text: str) -> None:
             "forgotten: 2026-01-01\n\ufeffx\n", "\ufeffx\n", id="note-before-bom"
         ),
         pytest.param("forgotten: 2026-01-01\nx\r\n", "x\r\n", id="lf-header-crlf-note"),
+        pytest.param(
+            "forgotten: 2026-01-01\n---\na: b\n---\nx\n",
+            "---\na: b\n---\nx\n",
+            id="note-above-front-matter",
+        ),
     ],
 )
 def test_marks_written_before_the_fix_still_restore(marked: str, text: str) -> None:
@@ -228,3 +233,60 @@ def test_aliases_of_a_forgotten_note_are_updated_in_place(memory_root: Path) -> 
     text = (memory_root / "projects" / SLUG / "notes" / "pool.md").read_text()
     assert text.startswith("forgotten: 2026-11-30\naliases: pool, pgbouncer\n")
     assert text.count("aliases:") == 1
+
+
+OBSIDIAN = "---\ntitle: Pool\ntags: [db]\n---\nPool size is 20.\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(OBSIDIAN, id="lf"),
+        pytest.param(OBSIDIAN.replace("\n", "\r\n"), id="crlf"),
+        pytest.param("\ufeff" + OBSIDIAN, id="bom"),
+        pytest.param(OBSIDIAN.rstrip("\n"), id="no-final-newline"),
+        pytest.param(OBSIDIAN.replace("tags", "x" * 5000 + "\ntags"), id="long"),
+    ],
+)
+def test_a_forgotten_note_keeps_its_front_matter_first(text: str) -> None:
+    # Obsidian and every YAML reader see front matter only on the first line: the mark
+    # used to go above it.
+    new = forget_note(text, date=DAY, reason="old")
+
+    lines = [ln.removeprefix("\ufeff").rstrip("\r") for ln in new.split("\n")]
+    closing = lines.index("---", 1)
+    assert lines[0] == "---"
+    assert lines[closing + 1] == "forgotten: 2026-11-30 — old"
+    assert visible("note", new) is None
+    assert restore_note(new) == (text, "forgotten")
+
+
+def test_a_superseded_note_keeps_its_front_matter_first() -> None:
+    new = supersede_note(OBSIDIAN, "v2", date=DAY)
+
+    assert new.startswith("---\ntitle: Pool\ntags: [db]\n---\nsuperseded-by: notes/v2")
+    assert superseded_by(new.split("\n")) == ("v2", DAY, "")
+    assert restore_note(new) == (OBSIDIAN, "superseded")
+
+
+def test_marks_below_front_matter_are_read_by_search_and_the_block(
+    memory_root: Path,
+) -> None:
+    store = Store(memory_root, SLUG)
+    store.write_note("pool", "Pool size is 20.")
+    store.write_note("deploy", "Deploy with fabric.")
+    notes = memory_root / "projects" / SLUG / "notes"
+    (notes / "pool.md").write_text(OBSIDIAN)
+    (notes / "deploy.md").write_text("---\ntags: [ops]\n---\nDeploy with fabric.\n")
+    store.rewrite("notes/pool", lambda t: forget_note(t, date=DAY))
+    store.rewrite("notes/deploy", lambda t: supersede_note(t, "v2", date=DAY))
+
+    docs = store.corpus()
+    block = build_block(docs, DAY)
+
+    assert f"projects/{SLUG}/notes/pool.md" not in docs
+    assert search_docs(docs.values(), "pool").hits == ()
+    assert "notes/pool.md" not in block
+    assert (
+        "- notes/deploy.md — (superseded by notes/v2.md) Deploy with fabric." in block
+    )
