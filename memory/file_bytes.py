@@ -44,6 +44,20 @@ def with_aliases(raw: bytes, header: str, rel: str) -> bytes:
     return encode(bom + "\n".join(lines))
 
 
+def kept_aliases(old: bytes | None, new: bytes, rel: str) -> bytes:
+    """`new` (an overwrite of the note `rel`, written without aliases) with the aliases of
+    `old`'s ``aliases:`` line (the note it replaces): rewriting the body keeps them. None
+    are kept when `new` begins with YAML front matter (which takes none)."""
+    lines = split_bom(decode(old or b""))[1].split("\n")
+    at = [i for i in range(header_lines(lines)) if is_aliases_line(lines[i])]
+    if not at:
+        return new
+    try:
+        return with_aliases(new, lines[at[0]].removesuffix("\r"), rel)
+    except FrontMatterError:
+        return new
+
+
 def places(text: str, part: str) -> int:
     """How many places `part` starts at in `text`, overlapping ones too: "8080" is not
     unique in "808080"."""
@@ -81,6 +95,7 @@ __all__ = [
     "decode",
     "encode",
     "ensure_nl",
+    "kept_aliases",
     "places",
     "uses_crlf",
     "with_aliases",

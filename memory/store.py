@@ -37,6 +37,7 @@ from memhooks.memory.file_bytes import (
     decode,
     encode,
     ensure_nl,
+    kept_aliases,
     places,
     uses_crlf,
     with_aliases,
@@ -97,7 +98,7 @@ class Store(Scope):
         """
         loc = paths.memory_file()
         if mode == "overwrite":
-            return self._replace(loc.rel, ensure_nl(text), backup=True)
+            return self._replace(loc.rel, ensure_nl(text))
         return self._append(loc.rel, text, dedupe=True)
 
     def write_scratchpad(self, text: str, *, mode: WriteMode = "append") -> WriteResult:
@@ -108,7 +109,7 @@ class Store(Scope):
         loc = paths.scratchpad(self.slug)
         items = checklist(text)
         if mode == "overwrite":
-            return self._replace(loc.rel, ensure_nl(items), backup=True)
+            return self._replace(loc.rel, ensure_nl(items))
         return self._append(loc.rel, items, dedupe=False, separate=False)
 
     def append_daily(
@@ -133,7 +134,8 @@ class Store(Scope):
         mode: WriteMode = "append",
         aliases: str | None = None,
     ) -> WriteResult:
-        """Create, append to or overwrite a named note; `aliases` becomes its first line.
+        """Create, append to or overwrite a named note; `aliases` becomes its first line
+        (an overwrite without them keeps the note's own; "" clears them).
 
         An append drops lines the note already holds, as MEMORY.md appends do. Whether
         the note exists is decided under the lock: writers creating it at once all land.
@@ -144,7 +146,7 @@ class Store(Scope):
         nl = "\r\n" if "\r\n" in body else "\n"  # text written with CRLF keeps it
         fresh = f"{header}{nl}{body}{nl}" if header else body + nl if body else ""
         if mode == "overwrite":
-            return self._replace(loc.rel, fresh, backup=True)
+            return self._replace(loc.rel, fresh, keep=aliases is None)
         return self._append(
             loc.rel, text, dedupe=True, fresh=fresh, header=header or None
         )
@@ -283,11 +285,12 @@ class Store(Scope):
         old = self._change(rel, change, added=lambda: added)
         return WriteResult(rel, tuple(dropped), created=old is None)
 
-    def _replace(self, rel: str, text: str, *, backup: bool = False) -> WriteResult:
+    def _replace(self, rel: str, text: str, *, keep: bool = False) -> WriteResult:
+        # The old bytes are kept as the .bak; with `keep`, a note's aliases line too.
         def change(raw: bytes | None) -> bytes:
-            if backup and raw is not None:
+            if raw is not None:
                 self._write(rel + BACKUP_SUFFIX, raw, create=False)
-            return encode(text)
+            return kept_aliases(raw, encode(text), rel) if keep else encode(text)
 
         old = self._change(rel, change)
         return WriteResult(rel, created=old is None)
@@ -334,13 +337,8 @@ class Store(Scope):
             base = b"" if before is None else before.data
             if added is None or not added() or _kept(path, base, added()):
                 return first[0]
-        raise StoreWriteError(
-            rel,
-            OSError(
-                errno.EAGAIN,
-                f"another program kept replacing it for {GIVE_UP_SECONDS:g} s",
-            ),
-        )
+        why = f"another program kept replacing it for {GIVE_UP_SECONDS:g} s"
+        raise StoreWriteError(rel, OSError(errno.EAGAIN, why))
 
     def _current(self, rel: str, path: Path) -> Read | None:
         try:

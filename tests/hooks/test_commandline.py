@@ -819,3 +819,16 @@ def test_endless_stdin_is_refused_not_read_into_memory(memory_root: Path) -> Non
     assert "over 64 Mi characters; nothing was written" in proc.stderr
     assert proc.stderr.count("\n") == 1
     assert {p: p.read_bytes() for p in (memory_root / "projects").rglob("*.md")} == kept
+
+
+def test_an_overwrite_without_aliases_keeps_the_notes_own(memory_root: Path) -> None:
+    # Before: rewriting a note's body dropped its aliases line (only the .bak kept it),
+    # so a search by those words no longer found the note.
+    write = ("write", "--slug", SLUG, "--to", "note", "--name", "db")
+    run_cli(*write, "--aliases", "pgbouncer", "--text", "Pool size is 20.")
+    proc = run_cli(*write, "--mode", "overwrite", "--text", "Pool size is 40.")
+    assert proc.returncode == 0, proc.stderr
+    assert run_cli("search", "--slug", SLUG, "pgbouncer").returncode == 0
+    run_cli(*write, "--mode", "overwrite", "--aliases", "", "--text", "Pool is 40.")
+    note = memory_root / f"projects/{SLUG}/notes/db.md"
+    assert note.read_text("utf-8") == "Pool is 40.\n"

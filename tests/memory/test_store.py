@@ -211,6 +211,60 @@ def test_an_append_with_aliases_adds_those_the_note_lacks(
     assert note.read_bytes() == after
 
 
+@pytest.mark.parametrize(
+    ("before", "aliases", "after"),
+    [
+        pytest.param(
+            b"aliases: kube, k8s\nold body\n",
+            None,
+            b"aliases: kube, k8s\nnew body\n",
+            id="kept",
+        ),
+        pytest.param(
+            b"Aliases: KUBE\r\nold\r\n",
+            None,
+            b"Aliases: KUBE\nnew body\n",  # the line ends of the text written
+            id="kept-crlf-by-hand",
+        ),
+        pytest.param(
+            b"forgotten: 2026-01-01\naliases: kube\nold\n",
+            None,
+            b"aliases: kube\nnew body\n",
+            id="kept-below-a-forgotten-mark",
+        ),
+        pytest.param(
+            b"aliases: kube\nold\n", "pods", b"aliases: pods\nnew body\n", id="given"
+        ),
+        pytest.param(b"aliases: kube\nold\n", "", b"new body\n", id="cleared"),
+        pytest.param(b"old\n", None, b"new body\n", id="none-to-keep"),
+    ],
+)
+def test_an_overwrite_keeps_the_notes_aliases_unless_given(
+    memory_root: Path, before: bytes, aliases: str | None, after: bytes
+) -> None:
+    # Before: an overwrite without aliases dropped the note's aliases line (only the
+    # .bak had it): the words the note was found by were gone.
+    note = memory_root / f"projects/{SLUG}/notes/k8s.md"
+    note.parent.mkdir(parents=True)
+    note.write_bytes(before)
+    Store(memory_root, SLUG).write_note(
+        "k8s", "new body", mode="overwrite", aliases=aliases
+    )
+    assert note.read_bytes() == after
+    assert note.with_name("k8s.md.bak").read_bytes() == before
+
+
+def test_an_overwrite_that_begins_with_front_matter_takes_no_aliases(
+    memory_root: Path,
+) -> None:
+    note = memory_root / f"projects/{SLUG}/notes/k8s.md"
+    note.parent.mkdir(parents=True)
+    note.write_bytes(b"aliases: kube\nold\n")
+    text = "---\ntitle: Cluster\n---\nnew body"
+    Store(memory_root, SLUG).write_note("k8s", text, mode="overwrite")
+    assert note.read_text() == text + "\n"
+
+
 def test_scratchpad_items(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_scratchpad("fix the flaky test\n- [x] done already")
