@@ -201,10 +201,9 @@ def error_handler(
     try:
         yield
     except (MemoryStoreError, HookError) as e:
-        from memhooks.memory.text import abridge  # the rare path, as traceback below
+        from memhooks.memory.text import one_line  # the rare path, as traceback below
 
-        said = " ".join(f"{PROG}: error: {e}".splitlines())  # a path may hold a break
-        sys.stderr.write(abridge(said, ERROR_MAX_BYTES) + "\n")
+        sys.stderr.write(one_line(f"{PROG}: error: {e}", ERROR_MAX_BYTES) + "\n")
         result[0] = user_error
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")

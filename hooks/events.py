@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from memhooks.hooks.constants import ERROR_MAX_BYTES
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.text import abridge, scrub_surrogates
+from memhooks.memory.text import one_line, scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -33,12 +33,12 @@ class BadEventError(ValueError):
     """Input that is no event: not JSON, too large, naming no event or an unknown one."""
 
 
-def why(e: Exception) -> str:
+def why(e: Exception, max_bytes: int = ERROR_MAX_BYTES) -> str:
     """An event's failure in one line: what was wrong with a `BadEventError`; for anything
-    else, which exception too (a bug: its name helps the report). At most
-    `ERROR_MAX_BYTES`: it may quote the event (an event name of 1 MB)."""
+    else, which exception too (a bug: its name helps the report). At most `max_bytes`,
+    its head and its tail (`one_line`): it may quote the event (an event name of 1 MB)."""
     said = str(e) if isinstance(e, BadEventError) else f"{type(e).__name__}: {e}"
-    return abridge(said, ERROR_MAX_BYTES)
+    return one_line(said, max_bytes)
 
 
 # Named tuples rather than dataclasses here and in hooks/state.py: every hook process

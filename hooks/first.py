@@ -26,6 +26,7 @@ from memhooks.hooks.notify import FolderWatch, watching
 from memhooks.hooks.runner import Sessions, decode, handle_now
 from memhooks.hooks.spawn import peer_harness
 from memhooks.hooks.wire import (
+    FAILURE_MAX,
     MAX_REQUEST,
     READ_WITHIN,
     ends_session,
@@ -123,7 +124,7 @@ def _answer(
         done = sessions.with_rereads(handle_now(event, sessions))
         return reply(render(event, done) or ""), event.kind
     except Exception as e:  # noqa: BLE001 - fail open: the event loop serves the next one
-        error = why(e)
+        error = why(e, FAILURE_MAX)  # all a hook prints of it
         logger.warning("event failed: %s", error)
         return failed(error), "failed"
 

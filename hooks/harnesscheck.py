@@ -1,9 +1,8 @@
 """Checks of a harness's settings for `memhooks doctor`: our hooks and our MCP server.
 
 Each expected event must run `memhooks hook` exactly once, with a command that exists
-and a timeout that makes sense in the harness's unit: Claude Code (timeouts in seconds),
-Codex (the same shape in ``hooks.json``) and Gemini CLI (timeouts in milliseconds). Pure
-but for reading the settings files.
+and a timeout that makes sense in the harness's unit: Claude Code (seconds), Codex (the
+same in ``hooks.json``) and Gemini CLI (milliseconds). Pure but for reading the settings.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 from memhooks.hooks import install
 from memhooks.hooks.harness_dirs import codex_dir
 from memhooks.hooks.mcp_config import registrations, root_problem
+from memhooks.memory.text import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -132,7 +132,7 @@ def _our_handlers(path: Path) -> tuple[list[_Handler], str | None]:
     except FileNotFoundError:
         return [], None
     except (OSError, ValueError) as e:
-        return [], f"cannot be read as JSON ({' '.join(str(e).split())})"
+        return [], f"cannot be read as JSON ({one_line(str(e))})"
     hooks = data.get("hooks", data) if isinstance(data, dict) else None
     out: list[_Handler] = []
     for event, groups in (hooks or {}).items() if isinstance(hooks, dict) else ():

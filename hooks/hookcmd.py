@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, TextIO
 from memhooks.hooks.constants import ENV_SESSION_PROCESS, EXIT_OK, PROG
 from memhooks.hooks.errors import UsageError, absolute_root
 from memhooks.hooks.events import why
-from memhooks.hooks.wire import fail_line
+from memhooks.hooks.wire import FAILURE_MAX, fail_line
 from memhooks.memory import default_root, lazylog
-from memhooks.memory.text import cut, nbytes
+from memhooks.memory.text import cut, nbytes, one_line
 
 if TYPE_CHECKING:
     import socket
@@ -99,7 +99,7 @@ def _hook(
         # The handler's thread was abandoned; don't let interpreter shutdown wait for it.
         os._exit(EXIT_OK)
     except Exception as e:  # noqa: BLE001 - fail open (docs/design.md): never block or crash the agent
-        problems.lead = fail_line(_one_line(why(e)))
+        problems.lead = fail_line(why(e, FAILURE_MAX))
     return EXIT_OK
 
 
@@ -127,7 +127,7 @@ class _Problems:
 
     def add(self, message: str) -> None:
         with contextlib.suppress(Exception):
-            text = " ".join(message.split())
+            text = one_line(message, FAILURE_MAX)
             if text not in self.seen:
                 self.count += 1
                 if len(self.seen) < _KEPT:
@@ -171,10 +171,6 @@ def _began(value: str) -> int:
     import time
 
     return int(value) if value.isdigit() else time.time_ns()
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())[:300]
 
 
 def run_session(

@@ -55,7 +55,7 @@ from memhooks.memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
 from memhooks.memory.inject import USAGE_MCP
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.searching import search
-from memhooks.memory.text import abridge, scrub_surrogates
+from memhooks.memory.text import one_line, scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -303,7 +303,7 @@ def _called(offered: dict[str, Tool], params: dict[str, Any]) -> dict[str, Any]:
         # A file name that is not UTF-8 (caf\xe9.md) is held as surrogates.
         text, failed = scrub_surrogates(tool.call(given)), False
     except (MemoryStoreError, HookError) as e:
-        said = abridge(" ".join(str(e).split()), ERROR_MAX_BYTES)
+        said = one_line(str(e), ERROR_MAX_BYTES)
         text, failed = f"Error executing tool {tool.name}: {said}", True
     return {"content": [{"type": "text", "text": text}], "isError": failed}
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from memhooks.hooks.stdin_lines import Dropped, lines
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.text import abridge, scrub_surrogates
+from memhooks.memory.text import abridge, one_line, scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -72,7 +72,7 @@ def answer(handle: Callable[[str, dict[str, Any]], Any], line: bytes) -> bytes |
     try:
         message = json.loads(line)
     except (ValueError, RecursionError) as e:
-        return _encode(_error(None, PARSE_ERROR, f"Parse error: {_squeezed(str(e))}"))
+        return _encode(_error(None, PARSE_ERROR, f"Parse error: {one_line(str(e))}"))
     if isinstance(message, list):
         if not message:
             return _encode(
@@ -103,15 +103,11 @@ def _one(
     except RpcError as e:
         reply = _error(ident, e.code, str(e))
     except Exception as e:  # noqa: BLE001 - a bug: one line for the client, serving goes on
-        logger.warning("%s failed: %s", method, _squeezed(repr(e)))
-        reply = _error(ident, INTERNAL_ERROR, f"Internal error: {_squeezed(str(e))}")
+        logger.warning("%s failed: %s", method, one_line(repr(e)))
+        reply = _error(ident, INTERNAL_ERROR, f"Internal error: {one_line(str(e))}")
     else:
         reply = {"jsonrpc": "2.0", "id": ident, "result": result}
     return None if "id" not in message else reply
-
-
-def _squeezed(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _error(ident: object, code: int, message: str) -> dict[str, Any]:

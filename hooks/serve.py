@@ -37,6 +37,7 @@ from memhooks.hooks.state import state_rel
 from memhooks.hooks.stdin_lines import Dropped, closed_on_signal, pump
 from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import (
+    FAILURE_MAX,
     LONGEST_DEADLINE,
     MAX_REQUEST,
     READ_WITHIN,
@@ -79,7 +80,7 @@ class Answer(NamedTuple):
 
     text: str | None
     ended: bool = False
-    error: str | None = None  #: why it failed (None: it did not)
+    error: str | None = None  #: why it failed, as a hook prints it (None: it did not)
 
 
 async def answer(
@@ -105,7 +106,8 @@ async def answer(
     except Exception as e:  # noqa: BLE001 - fail open: one bad event must not end the session
         error = why(e)
         logger.warning("event failed: %s", error)
-        return Answer(render_error(request_id_of(line, event), error), error=error)
+        said = render_error(request_id_of(line, event), error)
+        return Answer(said, error=why(e, FAILURE_MAX))
     reply = sessions.with_rereads(reply)
     return Answer(render(event, reply), event.kind == "session-end")
 
@@ -114,10 +116,7 @@ class _Process:
     """What both transports share: the views, the watcher, one event at a time, when to leave."""
 
     def __init__(
-        self,
-        root: Path,
-        idle_timeout: float | None,
-        started: Started | None = None,
+        self, root: Path, idle_timeout: float | None, started: Started | None = None
     ) -> None:
         self.root = root
         self.idle_timeout = idle_timeout

@@ -186,10 +186,9 @@ def reply(text: str) -> bytes:
 
 def failed(reason: str) -> bytes:
     """The bytes a session process answers with for an event it failed: why, one line."""
-    line = " ".join(reason.split())
-    if len(line) > FAILURE_MAX:
-        line = line[: FAILURE_MAX - 1] + "…"
-    return FAILED + line.encode("utf-8", "surrogatepass")
+    from memhooks.memory.text import one_line  # the session process's side only
+
+    return FAILED + one_line(reason, FAILURE_MAX).encode("utf-8", "surrogatepass")
 
 
 def respond(text: str | None, error: str | None) -> bytes:

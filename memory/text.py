@@ -88,6 +88,19 @@ def abridge(line: str, max_bytes: int) -> str:
     return f"{head} …[{left_out:,} bytes left out]… {tail}"
 
 
+def one_line(message: str, max_bytes: int | None = None) -> str:
+    """An error `message` on one line (its line breaks made spaces: a path may hold one)
+    and, with `max_bytes`, `abridge`d to fit, its tail kept: where the reason is.
+    The one way every error memhooks prints or replies gets onto one line.
+
+    Example:
+        >>> one_line("bad\\nnews", 100)
+        'bad news'
+    """
+    line = " ".join(message.splitlines())
+    return line if max_bytes is None else abridge(line, max_bytes)
+
+
 # Text a note could carry to close our wrapper, open a fake one, or pose as a harness
 # message. A candidate is "<" (or a full-width look-alike), then spaces or a slash, then
 # a name that could start a forgeable one; invisible characters anywhere in it

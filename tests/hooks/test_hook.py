@@ -552,6 +552,18 @@ def test_input_that_is_no_event_is_said_in_words(stdin: str, reason: str) -> Non
     assert (code, out, err) == (0, "", f"memhooks hook: {reason}; no context\n")
 
 
+def test_a_long_failure_keeps_its_reason_at_the_end() -> None:
+    # Before: cut to its first 300 characters, the line quoted the event name and lost
+    # what was wrong with it ("expected one of session-start, ...").
+    code, out, err = hook({"event": "x" * 2000}, "--harness", "generic")
+    assert (code, out) == (0, "")
+    (line,) = err.splitlines()
+    assert line.startswith("memhooks hook: unknown event 'xxx")
+    assert "bytes left out]…" in line
+    assert line.endswith("post-compaction, session-end; no context")
+    assert len(line.encode()) <= 500  # hookcmd.MAX_LINE
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -9,7 +9,7 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memhooks.hooks.wire import parse_object
+from memhooks.hooks.wire import FAILED, FAILURE_MAX, failed, failure, parse_object
 
 _TEXT = st.text(
     st.characters(exclude_categories=["Cs"])
@@ -73,3 +73,15 @@ def test_malformed_input_is_left_to_json_where_json_was_never_imported() -> None
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_a_failure_sent_to_a_hook_keeps_its_reason_at_the_end() -> None:
+    # Before: a session process sent a hook the first 400 characters of why it failed
+    # an event: a long one lost its reason, at its end.
+    raw = failed("unknown event 'xxx" + "x" * 5000 + "'\nexpected one of a, b")
+    assert raw.startswith(FAILED) and len(raw) <= FAILURE_MAX + len(FAILED)
+    said = failure(raw)
+    assert said is not None
+    assert said.startswith("unknown event 'xxx") and said.endswith(
+        "' expected one of a, b"
+    )

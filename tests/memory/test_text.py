@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memhooks.memory.text import neutralise, scrub_surrogates
+from memhooks.memory.text import neutralise, one_line, scrub_surrogates
 
 ZWJ = "\u200d"
 
@@ -89,3 +89,20 @@ def test_adversarial_input_is_fast(text: str) -> None:
 def test_lone_surrogates_become_replacement_characters() -> None:
     assert scrub_surrogates("a\ud800b\udcffc😀") == "a\ufffdb\ufffdc😀"
     scrub_surrogates("\ud800" * 10).encode("utf-8")  # encodable
+
+
+@pytest.mark.parametrize(
+    ("message", "max_bytes", "expected"),
+    [
+        pytest.param("a\nb\r\nc\u2028d", None, "a b c d", id="line-breaks"),
+        pytest.param("my  file.md\n", None, "my  file.md", id="spaces-kept"),
+        pytest.param("é" * 40 + " why", 70, None, id="abridged"),
+    ],
+)
+def test_one_line(message: str, max_bytes: int | None, expected: str | None) -> None:
+    line = one_line(message, max_bytes)
+    if expected is not None:
+        assert line == expected
+    else:
+        assert len(line.encode()) <= 70 and line.endswith("é why")
+        assert line.startswith("éé") and "bytes left out]…" in line
