@@ -10,6 +10,7 @@ on its own (~1 ms), and the package, when it is imported later, finds it loaded.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.machinery
 import importlib.util
 import os
@@ -80,12 +81,35 @@ def is_memory_file(path: str) -> bool:
 
 
 def relative(changes: set[tuple[int, str]], base: str) -> set[str]:
-    """The memory files among `changes`, as POSIX paths relative to `base` (a real path)."""
-    return {
-        os.path.relpath(os.path.realpath(p), base).replace(os.sep, "/")
-        for _, p in changes
-        if is_memory_file(p)
-    }
+    """The memory files among `changes`, as POSIX paths relative to `base` (the root's
+    real path); a file of a project folder that links to another folder of the root
+    (a project's memory kept elsewhere) also under the project's path, which the views
+    know it by: the watcher may name it by either path."""
+    reals = {os.path.realpath(p) for _, p in changes if is_memory_file(p)}
+    out = {os.path.relpath(r, base).replace(os.sep, "/") for r in reals}
+    for target, rel in _linked_projects(base) if reals else ():
+        out |= {
+            rel + r[len(target) :].replace(os.sep, "/")
+            for r in reals
+            if r.startswith(target + os.sep)
+        }
+    return out
+
+
+def _linked_projects(base: str) -> list[tuple[str, str]]:
+    # (real path, root-relative path) of each project folder that is a link to a folder
+    # in the root (one outside it is refused: `Scope.path`).
+    out = []
+    with (
+        contextlib.suppress(OSError),
+        os.scandir(os.path.join(base, PROJECTS_DIR)) as it,
+    ):
+        for entry in it:
+            if entry.is_symlink():
+                target = os.path.realpath(entry.path)
+                if target.startswith(base + os.sep):
+                    out.append((target, f"{PROJECTS_DIR}/{entry.name}"))
+    return out
 
 
 class FolderWatch:

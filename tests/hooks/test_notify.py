@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.first import catch_up
-from memhooks.hooks.notify import FolderWatch, rust_notify
+from memhooks.hooks.notify import FolderWatch, relative, rust_notify
 from memhooks.hooks.runner import Sessions
 from memhooks.memory import Store
 from tests.processes import session_processes
@@ -230,3 +230,24 @@ def test_a_first_note_written_right_after_session_start_is_found(
     while session_processes(memory_root) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not session_processes(memory_root)
+
+
+def test_a_file_of_a_project_folder_linked_in_the_root_is_named_by_its_project(
+    tmp_path: Path,
+) -> None:
+    # A project's memory kept in another folder of the root and linked in: the watcher
+    # names an edit there by the link's path or by its target's, whichever it met
+    # first. Before, both came out as "vault/notes/pump.md", a file of no project, and a
+    # session process never saw the note written mid-session.
+    root = tmp_path / "root"
+    (root / "vault" / "notes").mkdir(parents=True)
+    (root / "projects").mkdir()
+    (root / "projects" / "shop-0123abcd").symlink_to("../vault")
+    (root / "projects" / "out-0123abcd").symlink_to(tmp_path)  # outside: refused
+    want = "projects/shop-0123abcd/notes/pump.md"
+    for path in (
+        root / "vault" / "notes" / "pump.md",
+        root / "projects" / "shop-0123abcd" / "notes" / "pump.md",
+    ):
+        got = relative({(1, str(path))}, os.path.realpath(root))
+        assert want in got and not any(r.startswith("projects/out") for r in got)

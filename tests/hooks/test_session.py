@@ -363,3 +363,31 @@ def _peak_memory(pid: int) -> int:
     with open(f"/proc/{pid}/status") as status:
         kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
     return int(kb) * 1024
+
+
+def test_a_note_in_a_project_folder_linked_in_the_root_is_found_mid_session(
+    memory_root: Path, project: Path
+) -> None:
+    # A project's memory kept in another folder of the root, linked in: commands read
+    # it, but the session process named an edit there by the link's target
+    # ("elsewhere/notes/pump.md"), never a project file, and did not see it.
+    slug = slug_for(str(project))
+    (memory_root / "elsewhere" / "notes").mkdir(parents=True)
+    (memory_root / "projects").mkdir(parents=True, exist_ok=True)
+    (memory_root / "projects" / slug).symlink_to("../elsewhere")
+    (memory_root / "elsewhere" / "notes" / "tank.md").write_text("Tank holds 200 l.\n")
+    with Session(memory_root) as s:
+        start = s.send(event="session-start", session_id="s", cwd=str(project))
+        assert "notes/tank.md" in str(start["context"])
+        note = memory_root / "elsewhere" / "notes" / "pump.md"
+        note.write_text("The zebrafish tank pump is broken.\n")
+        time.sleep(0.5)  # the watcher's debounce is 30 ms
+        reply = s.send(
+            event="pre-prompt",
+            session_id="s",
+            cwd=str(project),
+            prompt="is the zebrafish tank pump broken",
+        )
+        assert reply["reread"] == [f"projects/{slug}/notes/pump.md"]
+        assert "tank pump is broken" in str(reply["context"])
+        s.close_stdin()
