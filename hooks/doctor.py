@@ -137,10 +137,10 @@ def _blocked(path: str, is_dir: bool) -> str | None:
     folder it cannot write fails)."""
     if is_dir:  # one that cannot be listed is named by `_walk`
         if os.access(path, os.R_OK | os.X_OK) and not os.access(path, os.W_OK):
-            return f"is read-only to you: writes there fail; chmod u+w {path}"
+            return f"is read-only to you: writes there fail; chmod u+w {_shown(path)}"
         return None
     if not os.access(path, os.R_OK):
-        return f"cannot be read: never searched or injected; chmod u+r {path}"
+        return f"cannot be read: never searched or injected; chmod u+r {_shown(path)}"
     return None
 
 
@@ -201,9 +201,9 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
     for rel, entry in _walk(root):
         if isinstance(entry, OSError):
             found.append(
-                Finding("fix", f"{rel or '.'}/ cannot be read "
+                Finding("fix", f"{_shown(rel or '.')}/ cannot be read "
                         f"({entry.strerror or entry}): its files are never searched "
-                        f"or injected; chmod u+rwx {root / rel}")
+                        f"or injected; chmod u+rwx {_shown(str(root / rel))}")
             )  # fmt: skip
             continue
         is_dir = entry.is_dir(follow_symlinks=False)
@@ -217,33 +217,35 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
             est = entry.stat(follow_symlinks=False)
         except OSError:
             continue
+        shown = _shown(rel)
         if stat.S_IMODE(est.st_mode) & 0o077 and not entry.is_symlink():
-            open_files.append(_shown(rel))
+            open_files.append(shown)
         if not entry.is_symlink() and (blocked := _blocked(entry.path, is_dir)):
-            found.append(Finding("fix", f"{rel}{'/' if is_dir else ''} {blocked}"))
+            found.append(Finding("fix", f"{shown}{'/' if is_dir else ''} {blocked}"))
         if is_dir or not rel.endswith(".md"):
             continue
         real = os.path.realpath(entry.path) if entry.is_symlink() else inside
         if os.path.commonpath([inside, real]) != inside:
             found.append(
-                Finding("fix", f"{rel} links outside the memory root (to {real}): never "
-                        "searched or injected; move the file into the root")
+                Finding("fix", f"{shown} links outside the memory root (to "
+                        f"{_shown(real)}): never searched or injected; move the file "
+                        "into the root")
             )  # fmt: skip
             continue
         if unreadable := _not_a_file(entry.path):
-            found.append(Finding("fix", f"{rel} {unreadable}"))
+            found.append(Finding("fix", f"{shown} {unreadable}"))
             continue
         if est.st_size > OVERSIZE_BYTES:
             found.append(
                 Finding(
                     "fix",
-                    f"{rel} is {est.st_size / 1024 / 1024:.1f} MB: every search reads it "
-                    "whole and `read` shows 64 KiB of it; split it into notes",
+                    f"{shown} is {est.st_size / 1024 / 1024:.1f} MB: every search reads "
+                    "it whole and `read` shows 64 KiB of it; split it into notes",
                 )
             )
         elif at := _conflict(entry.path):
             found.append(
-                Finding("fix", f"{_shown(rel)}:{at}: an unresolved git merge conflict "
+                Finding("fix", f"{shown}:{at}: an unresolved git merge conflict "
                         "(<<<<<<< … >>>>>>>): both sides are injected and searched as "
                         "they stand; keep what is right and delete the marker lines")
             )  # fmt: skip

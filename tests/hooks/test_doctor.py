@@ -305,6 +305,23 @@ def test_a_note_named_with_a_line_break_is_named_on_one_line(
     assert all("\n" not in f.message for f in found)
 
 
+def test_an_oversize_note_is_named_as_every_other_finding_names_it(
+    memory_root: Path, project: Path, home: Path
+) -> None:
+    # Before: a name holding a terminal escape (made outside memhooks) was printed raw
+    # in the oversize finding, where the other findings print it escaped.
+    notes = memory_root / "projects" / SLUG / "notes"
+    notes.mkdir(parents=True)
+    with open(notes / "big\x1b[2J.md", "wb") as f:
+        f.truncate(2 * 1024 * 1024)  # sparse: the size is what is checked
+    found = run_checks(memory_root, project, home, config_text=None)
+    assert (
+        f"projects/{SLUG}/notes/big\\x1b[2J.md is 2.0 MB: every search reads it whole "
+        "and `read` shows 64 KiB of it; split it into notes" in _levels(found, "fix")
+    )
+    assert all("\x1b" not in f.message for f in found)
+
+
 def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
     store = Store(memory_root, SLUG)
     store.write_memory("- rule " + "x" * 2000)
