@@ -144,9 +144,10 @@ class _Process:
         catch_up(early, self.sessions)
         early.close()
 
-    def idled(self) -> bool:
+    def idled(self) -> float:
+        # Seconds without an event once past the idle timeout; 0 before (or without one).
         idle = anyio.current_time() - self.last
-        return self.idle_timeout is not None and idle > self.idle_timeout
+        return idle if self.idle_timeout is not None and idle > self.idle_timeout else 0
 
     async def answer(self, line: bytes | Dropped, harness: Harness | None) -> Answer:
         async with self._lock:  # handlers share the session's state
@@ -213,8 +214,8 @@ class _Process:
             while not self.stop.is_set():
                 with anyio.move_on_after(CHECK_EVERY):
                     await self.stop.wait()
-                idle = anyio.current_time() - self.last
-                reason = leave() or (f"idle for {idle:.0f} s" if self.idled() else None)
+                idle = self.idled()
+                reason = leave() or (f"idle for {idle:.0f} s" if idle else None)
                 if reason and not self.stop.is_set():
                     logger.info("%s; exiting", reason)
                     break
