@@ -218,6 +218,8 @@ def _run_sync(event: Event, sessions: Sessions) -> Reply:
             return Reply(notes=("session already ended by another process",))
         sessions.seen(event.session_id)
         st = sessions.state(view, event.session_id)
+        if event.kind == "session-start":
+            state_io.began(view.store, event.session_id, st, again=not sessions.keep)
         if st.slug and st.slug != view.store.slug and event.harness != "generic":
             # The session's memory is the project it started in (Claude Code 2.1.332 sent
             # a nested repository's folder after a `cd` there; its record went there).

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from memhooks.memory.constants import STATE_DIR
@@ -49,6 +50,7 @@ _TYPES: dict[str, Any] = {
     "compaction_at": int,
     "block_at": int,
     "block_source": str,
+    "harness": int,
 }
 
 
@@ -79,6 +81,7 @@ class SessionState:
         compaction_at: int = -1,
         block_at: int = 0,
         block_source: str = "",
+        harness: int = 0,
     ) -> None:
         self.version = version
         self.slug = slug
@@ -107,6 +110,9 @@ class SessionState:
         #: is the same start run twice and says nothing (`handlers`).
         self.block_at = block_at
         self.block_source = block_source
+        #: The process id of the harness that runs the session (0: not known): while it
+        #: lives, the session may go on (`sweep`).
+        self.harness = harness
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _TYPES}
@@ -281,6 +287,72 @@ def delete(store: Store, session_id: str) -> None:
     """Remove a session's state file (at session end)."""
     with contextlib.suppress(MemoryStoreError):
         remove(store.path(state_rel(session_id)))
+
+
+#: A state file untouched this long whose harness is gone is left by a session that never
+#: ended (its session process and harness killed, SIGKILL, no SessionEnd): nothing will
+#: read it again but a session reusing its id, which would take its prompts for its own.
+#: A week: a hook run through a wrapper (`uv run`) notes the wrapper, gone at once, as
+#: the harness, and a session may pause for days.
+STALE_SECONDS = 7 * 24 * 3600
+#: ... and one that names no harness (a hook run by hand, or an older memhooks), this long.
+UNOWNED_STALE_SECONDS = 30 * 24 * 3600
+_STATE_NAME = re.compile(r"[0-9a-f]{24}\.json")
+
+
+def began(store: Store, session_id: str, state: SessionState, *, again: bool) -> None:
+    """At a session start: note the harness running the session (`again`: even over one
+    noted, as the hook of a resumed session does; a session process, whose parent is no
+    harness, only notes a missing one), then `sweep` the state of sessions that never
+    ended.
+    """
+    if again or not state.harness:
+        from memhooks.hooks.spawn import harness_pid
+
+        state.harness = harness_pid() or 0
+    sweep(store, keep=session_id)
+
+
+def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str]:
+    """Remove the state files of sessions that never ended (`STALE_SECONDS`): never one
+    whose harness lives, nor `keep`'s.
+
+    Returns:
+        The file names removed.
+    """
+    import os
+    import time
+
+    from memhooks.memory.files import pid_alive
+
+    now = time.time() if now is None else now
+    kept = state_rel(keep).rsplit("/", 1)[1] if keep else ""
+    removed: list[str] = []
+    with contextlib.suppress(OSError), os.scandir(store.root / STATE_DIR) as entries:
+        for entry in entries:
+            if entry.name == kept or not _STATE_NAME.fullmatch(entry.name):
+                continue
+            with contextlib.suppress(OSError):
+                age = now - entry.stat(follow_symlinks=False).st_mtime
+                if not entry.is_file(follow_symlinks=False) or age < STALE_SECONDS:
+                    continue
+                harness = _harness_of(read_regular(entry.path).data)
+                if (harness and pid_alive(harness)) or (
+                    not harness and age < UNOWNED_STALE_SECONDS
+                ):
+                    continue
+                os.unlink(entry.path)
+                removed.append(entry.name)
+    if removed:
+        logger.info("removed the state of %d sessions that never ended", len(removed))
+    return removed
+
+
+def _harness_of(raw: bytes) -> int:
+    try:
+        return SessionState.from_json(raw).harness
+    except (ValueError, TypeError, RecursionError):
+        return 0  # damaged: no session reads it (`load`)
 
 
 def _path(store: Store, rel: str) -> Path:

@@ -1,0 +1,98 @@
+"""Session state files: those of sessions that never ended are swept, never a live one's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from memhooks.hooks.state import state_rel
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+DAY = 24 * 3600
+
+# A harness that runs `memhooks session`, sends it a session start and a prompt, kills
+# it with SIGKILL (no session end, nothing written at its exit) and exits itself.
+_KILLED = """
+import json, os, signal, subprocess, sys
+root, cwd = sys.argv[1:]
+p = subprocess.Popen(
+    [sys.executable, "-m", "memhooks.hooks", "session", "--root", root],
+    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+)
+for event in ("session-start", "pre-prompt"):
+    line = {"event": event, "session_id": "ci", "cwd": cwd, "prompt": "deploy the pump"}
+    p.stdin.write(json.dumps(line) + "\\n")
+    p.stdin.flush()
+    p.stdout.readline()
+os.kill(p.pid, signal.SIGKILL)
+p.wait()
+"""
+
+
+def _start(root: Path, project: Path, session_id: str) -> None:
+    event = {"hook_event_name": "SessionStart", "session_id": session_id}
+    event |= {"cwd": str(project), "source": "startup"}
+    done = run_cli("hook", "--root", str(root), input=json.dumps(event))
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+
+
+def _state(root: Path, name: str, harness: int, age: float) -> Path:
+    path = root / state_rel(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"slug": "x", "harness": harness} if harness else {}))
+    os.utime(path, (time.time() - age, time.time() - age))
+    return path
+
+
+def test_the_state_of_a_session_that_never_ended_is_swept_at_the_next_start(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: a session killed with SIGKILL left its state (and the prompts it held)
+    # in .sessions/ for good, though the README says it goes at the session's end; a
+    # later session of the same id (a CI script's "ci") took those prompts for its own.
+    subprocess.run(
+        [sys.executable, "-c", _KILLED, str(memory_root), str(project)],
+        check=True,
+        timeout=60,
+    )
+    killed = memory_root / state_rel("ci")
+    assert "deploy the pump" in killed.read_text()
+    _start(memory_root, project, "other")
+    assert killed.exists()  # days may pass between two prompts of a session
+    os.utime(killed, (time.time() - 8 * DAY, time.time() - 8 * DAY))
+
+    _start(memory_root, project, "other")
+
+    assert not killed.exists()
+    assert (memory_root / state_rel("other")).exists()
+
+
+def test_a_live_harness_keeps_its_sessions_state_however_old(
+    memory_root: Path, project: Path
+) -> None:
+    live = _state(memory_root, "live", os.getpid(), 40 * DAY)  # this test lives
+    recent = _state(memory_root, "recent", 0, 8 * DAY)  # no harness noted: a month
+    unowned = _state(memory_root, "unowned", 0, 31 * DAY)
+    damaged = _state(memory_root, "damaged", 0, 31 * DAY)
+    damaged.write_text("{")
+    os.utime(damaged, (time.time() - 31 * DAY, time.time() - 31 * DAY))
+
+    _start(memory_root, project, "other")
+
+    assert live.exists() and recent.exists()
+    assert not unowned.exists() and not damaged.exists()
+
+
+def test_a_session_start_notes_the_harness_that_runs_it(
+    memory_root: Path, project: Path
+) -> None:
+    _start(memory_root, project, "s")
+    state = json.loads((memory_root / state_rel("s")).read_text())
+    assert state["harness"] == os.getpid()  # this test ran the hook, as a harness does
