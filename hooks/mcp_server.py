@@ -212,8 +212,10 @@ def tools(store: Store) -> dict[str, Tool]:
         aliases: Aliases = None,
         mode: Mode = "append",
     ) -> str:
+        # A client may send "" for an argument it does not use: no aliases given, so
+        # an overwrite keeps the note's own.
         result = write(
-            store, to, text, name=name, title=title, mode=mode, aliases=aliases
+            store, to, text, name=name, title=title, mode=mode, aliases=aliases or None
         )
         notes = write_warnings(store, result, text, title=title, aliases=aliases)
         return "\n".join([said(text, result), *notes])

@@ -192,6 +192,20 @@ async def test_a_note_file_named_in_latin1_is_found_and_the_server_lives_on(
     assert "Traceback" not in (tmp_path / "err.log").read_text()
 
 
+async def test_an_overwrite_from_a_client_sending_empty_aliases_keeps_them(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # A client may fill every argument it does not use with "": an overwrite of a
+    # note's body then dropped the aliases it is found by.
+    with anyio.fail_after(30):
+        async with _served(memory_root, tmp_path) as session:
+            for aliases, text in (("pgbouncer", "Pool size is 20."), ("", "Now 40.")):
+                args = {"to": "note", "name": "pool", "text": text, "aliases": aliases}
+                await session.call_tool("memory_write", args | {"mode": "overwrite"})
+    note = memory_root / f"projects/{SLUG}/notes/pool.md"
+    assert note.read_text() == "aliases: pgbouncer\nNow 40.\n"
+
+
 def test_serves_with_no_mcp_package(memory_root: Path) -> None:
     # Before, `memhooks mcp` needed the [mcp] extra, whose imports alone took 0.5 s.
     code = (
