@@ -255,8 +255,10 @@ def _fresh_hits(
     later: list[Hit] = []
     for hit in result.hits[:_CONSIDERED]:
         matched = query.counted(hit.matched)
-        # A file found by meaning ([semantic], session only) matched no term by design.
-        if hit.filename_only or (len(matched) < need and not hit.by_meaning):
+        # A file found by meaning ([semantic], session only) matched no term by design;
+        # one matched by its name only ("deploy checklist" for notes/deploy-checklist.md
+        # whose steps never say so) shows its first lines.
+        if len(matched) < need and not hit.by_meaning:
             continue
         doc = docs[hit.rel]
         fp = fingerprint(doc)

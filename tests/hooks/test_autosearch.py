@@ -275,3 +275,14 @@ def test_a_latest_question_surfaces_the_newest_log_first(
     )
     # The prompt's own frame ("where did I leave") ranks its hits, not its terms'.
     assert _ask(project, "where did I leave the decoder leak?") == [new, old]
+
+
+def test_a_note_found_by_its_name_alone_is_surfaced(
+    memory_root: Path, project: Path
+) -> None:
+    # A note is named for its topic, and its text need not repeat it; auto-search left
+    # out every file only its name matched.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("deploy-checklist", "1. Run the tests.\n2. Tag the release.\n")
+    note = f"projects/{store.slug}/notes/deploy-checklist.md"
+    assert _ask(project, "what's on the deploy checklist?") == [note]
