@@ -21,6 +21,7 @@ import fcntl
 import os
 import stat
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from memhooks.memory import paths
@@ -58,7 +59,6 @@ from memhooks.memory.scope import Scope
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from pathlib import Path
 
     from memhooks.memory.paths import Located
 
@@ -351,14 +351,19 @@ class Store(Scope):
             raise NotAFileError(rel, e.strerror or str(e)) from e
 
     def _writable(self, rel: str) -> Path:
-        path = self.path(rel)
+        """Where a write to `rel` lands: the file, or the file a link to one in the root
+        names (written there, as vim and VS Code save, so that the link stays a link)."""
+        path = self.path(rel)  # refuses a link out of the root
         try:
-            link = path.is_symlink()
+            if not path.is_symlink():
+                return path
+            real = Path(os.path.realpath(path))
+            loop = real.is_symlink()  # realpath stops at a link in a loop
         except OSError as e:  # a folder on the way that this user may not search
             raise StoreWriteError(rel, e) from e
-        if link:
-            raise UnsafeNameError(rel, "refusing to replace a symlink")
-        return path
+        if loop:
+            raise UnsafeNameError(rel, "a symlink in a loop")
+        return real
 
     def _write(
         self, rel: str, data: bytes, *, create: bool, over: Read | None = None

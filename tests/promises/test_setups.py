@@ -1,0 +1,91 @@
+"""Memory files as people keep them: behind a link, with their own permissions.
+
+Each test runs the real command on real files; each names what a person met before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tests.conftest import run_cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLUG = "proj-0123abcd"
+
+
+def _ok(*args: str) -> str:
+    done = run_cli(*args, "--slug", SLUG)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_link_inside_the_root_is_written_through_and_stays_a_link(
+    memory_root: Path,
+) -> None:
+    # Before: MEMORY.md linked to a file kept elsewhere in the root (a folder synced as
+    # a whole), or a note kept under a second name, was read and searched, but every
+    # write, edit, forget and restore refused it ("refusing to replace a symlink").
+    notes = memory_root / "projects" / SLUG / "notes"
+    kept = memory_root / "synced"
+    kept.mkdir(parents=True)
+    notes.mkdir(parents=True)
+    (kept / "MEMORY.md").write_bytes(b"- always run the linter\r\n")
+    (kept / "pool.md").write_bytes(b"pool size is 20\n")
+    (memory_root / "MEMORY.md").symlink_to("synced/MEMORY.md")
+    (notes / "db.md").symlink_to(kept / "pool.md")
+    _ok("write", "--to", "memory", "--text", "- squash before merge")
+    _ok("write", "--to", "note", "--name", "db", "--text", "pgbouncer in front")
+    _ok("edit", "notes/db", "--old", "20", "--new", "40")
+    _ok("forget", "MEMORY.md", "--line", "linter")
+    _ok("restore", "MEMORY.md", "--line", "linter")
+    for link in (memory_root / "MEMORY.md", notes / "db.md"):
+        assert link.is_symlink()
+    assert (kept / "MEMORY.md").read_bytes() == (
+        b"- always run the linter\r\n\r\n- squash before merge\r\n"
+    )
+    assert (kept / "pool.md").read_bytes() == b"pool size is 40\n\npgbouncer in front\n"
+    _ok("write", "--to", "memory", "--mode", "overwrite", "--text", "- one rule")
+    assert (memory_root / "MEMORY.md").is_symlink()
+    assert (kept / "MEMORY.md").read_bytes() == b"- one rule\n"
+    assert (memory_root / "MEMORY.md.bak").read_bytes() == (
+        b"- always run the linter\r\n\r\n- squash before merge\r\n"
+    )
+    assert sorted(p.name for p in kept.iterdir()) == ["MEMORY.md", "pool.md"]
+
+
+def test_a_dangling_link_inside_the_root_gets_its_file_and_a_loop_is_refused(
+    memory_root: Path,
+) -> None:
+    # A link whose file is not there yet (a synced folder before its first sync) is
+    # written as vim writes it: the file is made where the link points.
+    memory_root.mkdir(parents=True)
+    (memory_root / "MEMORY.md").symlink_to("synced/MEMORY.md")
+    _ok("write", "--to", "memory", "--text", "- first rule")
+    assert (memory_root / "MEMORY.md").is_symlink()
+    assert (memory_root / "synced" / "MEMORY.md").read_bytes() == b"- first rule\n"
+    (memory_root / "MEMORY.md").unlink()
+    (memory_root / "MEMORY.md").symlink_to("MEMORY.md")
+    done = run_cli("write", "--to", "memory", "--text", "- x", "--slug", SLUG)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "memhooks: error: refused name 'MEMORY.md': a symlink in a loop\n"
+    )
+    assert (memory_root / "MEMORY.md").is_symlink()
+
+
+def test_a_link_out_of_the_root_is_still_never_written_through(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Links out of the root stay refused (a memory folder shared in git could carry
+    # one to ~/.bashrc): the file they point at keeps its bytes.
+    memory_root.mkdir(parents=True)
+    outside = tmp_path / "dotfiles" / "MEMORY.md"
+    outside.parent.mkdir()
+    outside.write_bytes(b"- mine\n")
+    (memory_root / "MEMORY.md").symlink_to(outside)
+    done = run_cli("write", "--to", "memory", "--text", "- x", "--slug", SLUG)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "resolves outside the memory root" in done.stderr
+    assert outside.read_bytes() == b"- mine\n"
