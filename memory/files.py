@@ -64,6 +64,7 @@ class Read(NamedTuple):
     dev: int
     mtime_ns: int
     size: int = 0  #: the file's size when opened (more than `data` after a capped read)
+    mode: int = FILE_MODE  #: its permission bits
 
 
 def open_regular(path: str | Path) -> int:
@@ -100,7 +101,8 @@ def read_regular(path: str | Path, cap: int | None = None) -> Read:
             chunks.append(os.read(fd, _MORE))
             got += len(chunks[-1])
         data = b"".join(chunks)
-        return Read(data, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_size)
+        mode = stat.S_IMODE(st.st_mode)
+        return Read(data, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_size, mode)
     finally:
         os.close(fd)
 
@@ -159,6 +161,7 @@ def write_atomic(
             overwrites): FileExistsError otherwise.
         over: the file as it was read; if `path` no longer names it unchanged when the
             new bytes are ready (a person's editor saved meanwhile), nothing is replaced.
+            The new file gets its permissions (else owner-only).
 
     Raises:
         ReplacedError: `over` was given and the file changed; `path` is left as it is.
@@ -168,6 +171,8 @@ def write_atomic(
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
         with os.fdopen(fd, "wb") as f:
+            if over is not None and over.mode != FILE_MODE:
+                os.fchmod(fd, over.mode)  # a person's chmod 644 or 640 stays
             for piece in [data] if isinstance(data, bytes) else data:
                 f.write(piece)
             f.flush()

@@ -89,3 +89,24 @@ def test_a_link_out_of_the_root_is_still_never_written_through(
     assert (done.returncode, done.stdout) == (1, "")
     assert "resolves outside the memory root" in done.stderr
     assert outside.read_bytes() == b"- mine\n"
+
+
+def test_a_write_keeps_the_permissions_a_person_gave_the_file(
+    memory_root: Path,
+) -> None:
+    # Before: every write, edit and forget made the file owner-only (600): a MEMORY.md
+    # a person had made 640 for a group (or 644) silently stopped being readable to
+    # the others.
+    _ok("write", "--to", "memory", "--text", "- always run the linter")
+    _ok("write", "--to", "note", "--name", "pool", "--text", "pool size is 20")
+    mine = memory_root / "MEMORY.md"
+    note = memory_root / "projects" / SLUG / "notes" / "pool.md"
+    mine.chmod(0o640)
+    note.chmod(0o644)
+    _ok("write", "--to", "memory", "--text", "- squash before merge")
+    _ok("edit", "notes/pool", "--old", "20", "--new", "40")
+    _ok("forget", "MEMORY.md", "--line", "squash")
+    _ok("write", "--to", "note", "--name", "pool", "--mode", "overwrite", "--text", "x")
+    assert (mine.stat().st_mode & 0o777, note.stat().st_mode & 0o777) == (0o640, 0o644)
+    _ok("write", "--to", "note", "--name", "fresh", "--text", "new note")
+    assert (note.parent / "fresh.md").stat().st_mode & 0o777 == 0o600
