@@ -49,6 +49,7 @@ from memhooks.memory.files import (
     Read,
     ReplacedError,
     make_dirs,
+    read_only,
     read_regular,
     sweep_stale_temps,
     twin_name,
@@ -321,8 +322,7 @@ class Store(Scope):
             attempt += 1
             with self.lock():
                 before = self._current(rel, path)
-                if before is not None and not os.access(path, os.W_OK):
-                    # Replacing it through its folder would undo a person's chmod 444.
+                if before is not None and read_only(path, before):
                     why = f"it is read-only; chmod u+w {path} to allow writes"
                     raise StoreWriteError(rel, OSError(errno.EACCES, why))
                 new = change(None if before is None else before.data)

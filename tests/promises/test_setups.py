@@ -110,3 +110,25 @@ def test_a_write_keeps_the_permissions_a_person_gave_the_file(
     assert (mine.stat().st_mode & 0o777, note.stat().st_mode & 0o777) == (0o640, 0o644)
     _ok("write", "--to", "note", "--name", "fresh", "--text", "new note")
     assert (note.parent / "fresh.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_read_only_file_is_not_written_as_root_either(memory_root: Path) -> None:
+    # Before: as root (an agent in a container often is), MEMORY.md made read-only
+    # (chmod 444: "the model must not change this") was replaced all the same and left
+    # 600: os.access says root may write anything. (As another user this was refused.)
+    _ok("write", "--to", "memory", "--text", "- deploys need two approvals")
+    mine = memory_root / "MEMORY.md"
+    mine.chmod(0o444)
+    for args in (
+        ("write", "--to", "memory", "--text", "- one approval"),
+        ("edit", "MEMORY.md", "--old", "two", "--new", "one"),
+        ("forget", "MEMORY.md", "--line", "two"),
+    ):
+        done = run_cli(*args, "--slug", SLUG)
+        assert (done.returncode, done.stdout) == (1, ""), args
+        assert done.stderr == (
+            "memhooks: error: cannot write MEMORY.md: it is read-only; "
+            f"chmod u+w {mine} to allow writes\n"
+        ), args
+    assert mine.read_bytes() == b"- deploys need two approvals\n"
+    assert mine.stat().st_mode & 0o777 == 0o444
