@@ -168,7 +168,7 @@ def write_atomic(
             overwrites): FileExistsError otherwise.
         over: the file as it was read; if `path` no longer names it unchanged when the
             new bytes are ready (a person's editor saved meanwhile), nothing is replaced.
-            The new file gets its permissions (else owner-only).
+            The new file gets its permissions and extended attributes (ACLs, tags).
 
     Raises:
         ReplacedError: `over` was given and the file changed; `path` is left as it is.
@@ -178,8 +178,8 @@ def write_atomic(
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
         with os.fdopen(fd, "wb") as f:
-            if over is not None and over.mode != FILE_MODE:
-                os.fchmod(fd, over.mode)  # a person's chmod 644 or 640 stays
+            if over is not None:
+                _same_attributes(fd, path, over.mode)
             for piece in [data] if isinstance(data, bytes) else data:
                 f.write(piece)
             f.flush()
@@ -197,6 +197,19 @@ def write_atomic(
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+def _same_attributes(fd: int, path: Path, mode: int) -> None:
+    """Give the new file `fd` the mode (a person's chmod 640 stays) and the extended
+    attributes (an ACL, a tag) of the file `path` it replaces; one this user may not set
+    (a security label) is left as the new file has it."""
+    if mode != FILE_MODE:
+        os.fchmod(fd, mode)
+    listxattr = getattr(os, "listxattr", None)  # Linux only
+    with contextlib.suppress(OSError):
+        for name in listxattr(path) if listxattr else ():
+            with contextlib.suppress(OSError):
+                os.setxattr(fd, name, os.getxattr(path, name))
 
 
 def _replace_if_same(tmp: Path, path: Path, over: Read) -> None:

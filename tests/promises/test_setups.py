@@ -5,7 +5,11 @@ Each test runs the real command on real files; each names what a person met befo
 
 from __future__ import annotations
 
+import os
+import struct
 from typing import TYPE_CHECKING
+
+import pytest
 
 from tests.conftest import run_cli
 
@@ -132,3 +136,33 @@ def test_a_read_only_file_is_not_written_as_root_either(memory_root: Path) -> No
         ), args
     assert mine.read_bytes() == b"- deploys need two approvals\n"
     assert mine.stat().st_mode & 0o777 == 0o444
+
+
+def _acl(*entries: tuple[int, int, int]) -> bytes:
+    """A POSIX ACL as the kernel stores it (what `setfacl` writes): version 2, then
+    (tag, permissions, id) entries."""
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+
+
+def test_a_write_keeps_a_files_acl_and_extended_attributes(memory_root: Path) -> None:
+    # Before: a note shared with one colleague by an ACL (setfacl -m u:1234:r) lost it,
+    # and a tag a person set lost that, at memhooks' next write: the file that replaces
+    # it had neither.
+    if not hasattr(os, "setxattr"):
+        pytest.skip("no extended attributes here")
+    _ok("write", "--to", "note", "--name", "pool", "--text", "pool size is 20")
+    note = memory_root / "projects" / SLUG / "notes" / "pool.md"
+    nobody = 0xFFFFFFFF
+    acl = _acl(
+        (1, 6, nobody), (2, 4, 1234), (4, 0, nobody), (16, 4, nobody), (32, 0, nobody)
+    )
+    try:
+        os.setxattr(note, "user.tag", b"shared")
+        os.setxattr(note, "system.posix_acl_access", acl)
+    except OSError as e:
+        pytest.skip(f"this file system keeps no ACL or user attribute: {e}")
+    _ok("write", "--to", "note", "--name", "pool", "--text", "pgbouncer in front")
+    _ok("edit", "notes/pool", "--old", "20", "--new", "40")
+    assert note.read_bytes() == b"pool size is 40\n\npgbouncer in front\n"
+    assert os.getxattr(note, "user.tag") == b"shared"
+    assert os.getxattr(note, "system.posix_acl_access") == acl
