@@ -297,7 +297,7 @@ def remove(path: Path) -> None:
 
 def private_folder(folder: Path, *, gitignore: bool = False) -> None:
     """Create an owner-only folder (and its parents); with `gitignore`, one git skips whole
-    (its `.gitignore` written when missing, in a folder made before it had one too).
+    (its `.gitignore` written when missing or empty, in a folder made before it had one too).
 
     A link at `folder` is refused: what we write there would land outside the root.
 
@@ -311,13 +311,12 @@ def private_folder(folder: Path, *, gitignore: bool = False) -> None:
     if not folder.is_dir():
         make_dirs(folder)
     ignore = folder / ".gitignore"
-    if gitignore and not ignore.exists():
-        # Owner-only whatever the umask, like every file we write; another process may
-        # have just written it.
+    if gitignore and not (had := read_bytes(ignore)):
+        # Whole or not at all (a full disk once left one of 0 bytes, which git reads as
+        # ignoring nothing, and which is written again here); another process may have
+        # just written it.
         with contextlib.suppress(FileExistsError):
-            fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-            with os.fdopen(fd, "wb") as f:
-                f.write(b"*\n")
+            write_atomic(ignore, b"*\n", durable=False, replace=had == b"")
 
 
 def make_dirs(folder: Path) -> None:
