@@ -32,6 +32,9 @@ _MORE = 1 << 16
 #: by a killed process (no write takes a minute).
 _TMP_NAME = re.compile(r"\..+\.(\d+)\.[0-9a-f]{8}\.tmp")
 _STALE_TMP_SECONDS = 60.0
+#: How long an append waits before checking that no other program replaced the file it
+#: wrote (an editor's save that read the file before us): `grew`.
+SETTLE_SECONDS = 0.05
 
 
 class NotRegularFileError(OSError):
@@ -65,6 +68,7 @@ class Read(NamedTuple):
     mtime_ns: int
     size: int = 0  #: the file's size when opened (more than `data` after a capped read)
     mode: int = FILE_MODE  #: its permission bits
+    links: int = 1  #: its names (hard links)
 
 
 def open_regular(path: str | Path) -> int:
@@ -102,7 +106,8 @@ def read_regular(path: str | Path, cap: int | None = None) -> Read:
             got += len(chunks[-1])
         data = b"".join(chunks)
         mode = stat.S_IMODE(st.st_mode)
-        return Read(data, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_size, mode)
+        size, links = st.st_size, st.st_nlink
+        return Read(data, st.st_ino, st.st_dev, st.st_mtime_ns, size, mode, links)
     finally:
         os.close(fd)
 
@@ -147,6 +152,20 @@ def same_file(path: str | Path, read: Read) -> bool:
         read.mtime_ns,
         len(read.data),
     )
+
+
+def grew(path: Path, base: bytes, added: bytes) -> bool:
+    """Whether an append of `added` to `base` survived: after a moment (`SETTLE_SECONDS`),
+    the file holds `added` more often than `base` did.
+
+    Judged by the bytes, not by the inode number: a file system gives the number of a
+    file just replaced (ours, under an editor's save) to the next new file (its next save).
+    """
+    time.sleep(SETTLE_SECONDS)
+    try:
+        return read_regular(path).data.count(added) > base.count(added)
+    except OSError:
+        return False
 
 
 def write_atomic(

@@ -48,6 +48,7 @@ from memhooks.memory.files import (
     NotRegularFileError,
     Read,
     ReplacedError,
+    grew,
     make_dirs,
     read_only,
     read_regular,
@@ -55,6 +56,7 @@ from memhooks.memory.files import (
     twin_name,
     write_atomic,
 )
+from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import alias_line, checklist
 from memhooks.memory.scope import Scope
 
@@ -63,11 +65,10 @@ if TYPE_CHECKING:
 
     from memhooks.memory.paths import Located
 
+logger = getLogger(__name__)
+
 WriteMode = Literal["append", "overwrite"]
 
-#: How long an append, still holding the lock, waits before checking that no other
-#: program replaced the file it wrote (an editor's save that read the file before us).
-SETTLE_SECONDS = 0.05
 #: How long a write goes on making its change again on what another program saved
 #: meanwhile before it gives up (no person's editor saves that often for that long), and
 #: the pause before each new round (times the round's number, at most `_MAX_PAUSE`).
@@ -308,7 +309,7 @@ class Store(Scope):
         The write replaces the file only if it is still the one read; otherwise (another
         program saved it meanwhile) the change is made again on what is there. With
         `added` (an append: the bytes it adds), the file is checked once more after
-        `SETTLE_SECONDS`, and the append made again if they are gone.
+        `files.SETTLE_SECONDS`, and the append made again if they are gone.
 
         Returns:
             The file as it was before the write (None: it did not exist).
@@ -335,7 +336,7 @@ class Store(Scope):
             first[:] = first or [before]
             # Checked outside the lock: our own writers only ever add to what they read.
             base = b"" if before is None else before.data
-            if added is None or not added() or _kept(path, base, added()):
+            if added is None or not added() or grew(path, base, added()):
                 return first[0]
         why = f"another program kept replacing it for {GIVE_UP_SECONDS:g} s"
         raise StoreWriteError(rel, OSError(errno.EAGAIN, why))
@@ -378,6 +379,14 @@ class Store(Scope):
             raise
         except OSError as e:
             raise StoreWriteError(rel, e) from e
+        if (
+            over is not None and over.links > 1
+        ):  # a rename leaves the others as they were
+            logger.warning(
+                "%s had another name (a hard link), which keeps the text from before "
+                "this write",
+                rel,
+            )
         sweep_stale_temps(path.parent)
 
 
@@ -387,17 +396,3 @@ def make_folder(folder: Path) -> None:
         make_dirs(folder)
     except OSError as e:
         raise StoreWriteError(str(folder), e) from e
-
-
-def _kept(path: Path, base: bytes, added: bytes) -> bool:
-    """Whether an append to `base` survived: after a moment, the file holds `added` more
-    often than `base` did.
-
-    Judged by the bytes, not by the inode number: a file system gives the number of a
-    file just replaced (ours, under an editor's save) to the next new file (its next save).
-    """
-    time.sleep(SETTLE_SECONDS)
-    try:
-        return read_regular(path).data.count(added) > base.count(added)
-    except OSError:
-        return False

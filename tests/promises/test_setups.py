@@ -166,3 +166,30 @@ def test_a_write_keeps_a_files_acl_and_extended_attributes(memory_root: Path) ->
     assert note.read_bytes() == b"pool size is 40\n\npgbouncer in front\n"
     assert os.getxattr(note, "user.tag") == b"shared"
     assert os.getxattr(note, "system.posix_acl_access") == acl
+
+
+def test_a_write_to_a_hard_linked_note_says_its_other_name_keeps_the_old_text(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Before: a note hard-linked from a folder of the person's own (a link out of the
+    # root is never followed, so a hard link looks like the way) stopped being the same
+    # file at memhooks' first write, without a word: the person's copy kept the old
+    # text, and what they typed there from then on was never searched.
+    _ok("write", "--to", "note", "--name", "pool", "--text", "pool size is 20")
+    note = memory_root / "projects" / SLUG / "notes" / "pool.md"
+    mine = tmp_path / "pool.md"
+    os.link(note, mine)
+    done = run_cli(
+        "write", "--to", "note", "--name", "pool", "--text", "more", "--slug", SLUG
+    )
+    assert done.returncode == 0
+    assert done.stderr == (
+        f"memhooks: projects/{SLUG}/notes/pool.md had another name (a hard link), "
+        "which keeps the text from before this write\n"
+    )
+    assert mine.read_bytes() == b"pool size is 20\n"  # the person's text, kept
+    assert note.read_bytes() == b"pool size is 20\n\nmore\n"
+    again = run_cli(
+        "write", "--to", "note", "--name", "pool", "--text", "x", "--slug", SLUG
+    )
+    assert (again.returncode, again.stderr) == (0, "")  # one name now: nothing to say
