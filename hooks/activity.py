@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.memory.digests import sha256
-from memhooks.memory.files import private_folder, read_bytes, write_atomic
+from memhooks.memory.files import (
+    APPEND,
+    open_regular,
+    private_folder,
+    read_bytes,
+    write_atomic,
+)
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import kind_of
 
@@ -58,8 +64,7 @@ def note(store: Store, session_id: str, ev: str, **fields: object) -> None:
     path = activity_path(store.root, store.slug)
     try:
         private_folder(path.parent, gitignore=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        with os.fdopen(fd, "ab") as f:
+        with os.fdopen(open_regular(path, APPEND), "ab") as f:
             f.write(line.encode("utf-8", "replace") + b"\n")
             size = f.tell()
         if size > MAX_BYTES:

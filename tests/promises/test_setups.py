@@ -1,16 +1,19 @@
-"""Memory files as people keep them: behind a link, with their own permissions.
+"""Memory files as people keep them: behind a link, with their own permissions, beside
+odd files.
 
 Each test runs the real command on real files; each names what a person met before.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 from typing import TYPE_CHECKING
 
 import pytest
 
+from memhooks.memory.paths import slug_for
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
@@ -193,3 +196,33 @@ def test_a_write_to_a_hard_linked_note_says_its_other_name_keeps_the_old_text(
         "write", "--to", "note", "--name", "pool", "--text", "x", "--slug", SLUG
     )
     assert (again.returncode, again.stderr) == (0, "")  # one name now: nothing to say
+
+
+@pytest.mark.parametrize("in_process", ["0", "1"])
+def test_a_fifo_where_the_activity_record_goes_does_not_hold_up_the_hooks(
+    memory_root: Path, project: Path, in_process: str
+) -> None:
+    # Before: a FIFO at .activity/<slug>.jsonl (made to watch the record live, with no
+    # reader at the moment) held every hook in open() until its deadline: each session
+    # started with no memory ("deadline exceeded; no context"), each prompt too.
+    done = run_cli("write", "--to", "memory", "--text", "- pool size is 20")
+    assert done.returncode == 0, done.stderr
+    fifo = memory_root / ".activity" / f"{slug_for(str(project))}.jsonl"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    env = {"MEMHOOKS_SESSION_PROCESS": "0" if in_process == "0" else "1"}
+    for event in (
+        {"hook_event_name": "SessionStart", "source": "startup"},
+        {"hook_event_name": "UserPromptSubmit", "prompt": "pool size"},
+        {"hook_event_name": "SessionEnd", "reason": "exit"},
+    ):
+        payload = {"session_id": f"s{in_process}", "cwd": str(project), **event}
+        done = run_cli("hook", input=json.dumps(payload), env=env)
+        assert done.returncode == 0
+        assert "deadline" not in done.stderr, event
+        said = "memhooks: activity record not written: not a regular file\n"
+        assert done.stderr in ("", said), event
+        if event["hook_event_name"] == "SessionStart":
+            assert "pool size is 20" in done.stdout
+            assert done.stderr == said
+    assert fifo.is_fifo()
