@@ -153,7 +153,9 @@ def watch_mark(scope: Scope) -> str:
 def watched(scope: Scope) -> bool:
     """True while a session process watches this scope (`Watch`)."""
     try:
-        fd = os.open(_path(scope).with_suffix(".watch"), os.O_RDONLY | os.O_NOFOLLOW)
+        # Not blocking: a FIFO there would hold a search in open() until a writer came.
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+        fd = os.open(_path(scope).with_suffix(".watch"), flags)
     except OSError:
         return False
     try:

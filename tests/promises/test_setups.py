@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import struct
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -226,3 +228,30 @@ def test_a_fifo_where_the_activity_record_goes_does_not_hold_up_the_hooks(
             assert "pool size is 20" in done.stdout
             assert done.stderr == said
     assert fifo.is_fifo()
+
+
+def test_a_fifo_where_a_watchers_mark_goes_does_not_hold_up_a_search(
+    memory_root: Path,
+) -> None:
+    # Before: a FIFO at .index/<slug>.watch held `memhooks search` in open() for good
+    # (and a prompt's hook until its deadline) once the index had gone 10 s without a
+    # full check: asking whether a session process watches the files opened the mark
+    # to lock it, and a FIFO's open waits for a writer. Asked here directly, as the
+    # wait for the index to age would be a test of the clock.
+    _ok("write", "--to", "memory", "--text", "- pool size is 20")
+    _ok("search", "pool")  # the index and its folder
+    fifo = memory_root / ".index" / f"{SLUG}.watch"
+    os.mkfifo(fifo)
+    code = (
+        "import sys; from pathlib import Path; from memhooks.memory import Store; "
+        "from memhooks.memory.index_file import watched; "
+        "print(watched(Store(Path(sys.argv[1]), sys.argv[2])))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(memory_root), SLUG],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "False\n", "")
