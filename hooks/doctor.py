@@ -144,12 +144,16 @@ def _blocked(path: str, is_dir: bool) -> str | None:
     return None
 
 
-def _conflict(path: str) -> int | None:
-    """The line where a merge conflict left in a memory file starts, or None."""
+def _content(path: str) -> tuple[int | None, int | None]:
+    """(line where a merge conflict left in it starts, first line not UTF-8), or Nones."""
     try:
-        return conflict_line(decode(read_regular(path).data))
+        data = read_regular(path).data
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return conflict_line(decode(data)), data.count(b"\n", 0, e.start) + 1
     except OSError:
-        return None
+        return None, None
+    return conflict_line(decode(data)), None
 
 
 def _not_a_file(path: str) -> str | None:
@@ -235,6 +239,7 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
         if unreadable := _not_a_file(entry.path):
             found.append(Finding("fix", f"{shown} {unreadable}"))
             continue
+        at, bad = (None, None) if est.st_size > OVERSIZE_BYTES else _content(entry.path)
         if est.st_size > OVERSIZE_BYTES:
             found.append(
                 Finding(
@@ -243,11 +248,16 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
                     "it whole and `read` shows 64 KiB of it; split it into notes",
                 )
             )
-        elif at := _conflict(entry.path):
+        elif at:
             found.append(
                 Finding("fix", f"{shown}:{at}: an unresolved git merge conflict "
                         "(<<<<<<< … >>>>>>>): both sides are injected and searched as "
                         "they stand; keep what is right and delete the marker lines")
+            )  # fmt: skip
+        if bad:
+            found.append(
+                Finding("warn", f"{_shown(rel)}:{bad}: not UTF-8 (Latin-1?): its words "
+                        "with accents are never found; save it as UTF-8")
             )  # fmt: skip
         if rel == MEMORY_FILE and budget and est.st_size > budget:
             found.append(

@@ -255,3 +255,23 @@ def test_a_fifo_where_a_watchers_mark_goes_does_not_hold_up_a_search(
         check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "False\n", "")
+
+
+def test_doctor_names_a_note_that_is_not_utf8(memory_root: Path, project: Path) -> None:
+    # Before: a note copied from an old Windows folder (Latin-1) was searched by its
+    # plain words only: "crème brûlée" never found it, and nothing said why (search
+    # and read show its accents as U+FFFD). Its bytes stay as they are.
+    where = ("--project", str(project))
+    done = run_cli("write", "--to", "note", "--name", "pool", "--text", "x", *where)
+    assert done.returncode == 0, done.stderr
+    notes = memory_root / "projects" / slug_for(str(project)) / "notes"
+    latin = b"# Desserts\r\nCaf\xe9 recipe\r\ncr\xe8me br\xfbl\xe9e\r\n"
+    (notes / "dessert.md").write_bytes(latin)
+    done = run_cli("doctor", *where)
+    rel = f"projects/{slug_for(str(project))}/notes/dessert.md"
+    assert (
+        f"warn: {rel}:2: not UTF-8 (Latin-1?): its words with accents are never "
+        "found; save it as UTF-8\n"
+    ) in done.stdout
+    assert "pool.md" not in done.stdout
+    assert (notes / "dessert.md").read_bytes() == latin
