@@ -38,7 +38,7 @@ from memhooks.memory.constants import (
 from memhooks.memory.file_bytes import decode
 from memhooks.memory.files import read_regular
 from memhooks.memory.note_format import conflict_line
-from memhooks.memory.paths import breaks_line, key_in, slug_for
+from memhooks.memory.paths import breaks_line, key_in, slug_for, synced_copy_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -211,8 +211,11 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
             )  # fmt: skip
             continue
         is_dir = entry.is_dir(follow_symlinks=False)
-        why = _stray(rel, is_dir)
-        if why:
+        if (of := synced_copy_of(entry.name)) and not is_dir:
+            found.append(Finding("fix", f"{_shown(rel)}: a sync tool's copy of {of}, which "
+                         f"two machines changed: merge it into {of}, then delete it"))  # fmt: skip
+            continue
+        if why := _stray(rel, is_dir):
             found.append(
                 Finding("warn", f"{_shown(rel)}{'/' if is_dir else ''}: {why}")
             )
@@ -241,13 +244,9 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
             continue
         at, bad = (None, None) if est.st_size > OVERSIZE_BYTES else _content(entry.path)
         if est.st_size > OVERSIZE_BYTES:
-            found.append(
-                Finding(
-                    "fix",
-                    f"{shown} is {est.st_size / 1024 / 1024:.1f} MB: every search reads "
-                    "it whole and `read` shows 64 KiB of it; split it into notes",
-                )
-            )
+            found.append(Finding("fix", f"{shown} is {est.st_size / 1024 / 1024:.1f} MB: "
+                         "every search reads it whole and `read` shows 64 KiB of it; "
+                         "split it into notes"))  # fmt: skip
         elif at:
             found.append(
                 Finding("fix", f"{shown}:{at}: an unresolved git merge conflict "
@@ -256,7 +255,7 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
             )  # fmt: skip
         if bad:
             found.append(
-                Finding("warn", f"{_shown(rel)}:{bad}: not UTF-8 (Latin-1?): its words "
+                Finding("warn", f"{shown}:{bad}: not UTF-8 (Latin-1?): its words "
                         "with accents are never found; save it as UTF-8")
             )  # fmt: skip
         if rel == MEMORY_FILE and budget and est.st_size > budget:
@@ -268,13 +267,9 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
                 )
             )
         elif rel == MEMORY_FILE and est.st_size > HARNESS_CONTEXT_LIMIT:
-            found.append(
-                Finding(
-                    "warn",
-                    f"{rel} is {est.st_size} bytes: Claude Code, Codex and Gemini CLI "
-                    f"replies hold {HARNESS_CONTEXT_LIMIT}, so it is cut there",
-                )
-            )
+            found.append(Finding("warn", f"{rel} is {est.st_size} bytes: Claude Code, Codex "
+                         f"and Gemini CLI replies hold {HARNESS_CONTEXT_LIMIT}, so it is "
+                         "cut there"))  # fmt: skip
     if open_files:
         # Behind an owner-only root no one else reaches them (a config.toml or a note
         # made in an editor, with the usual umask): worth tightening, nothing to fix.

@@ -274,6 +274,21 @@ def in_folder(folder: str, name: str, rel: str) -> Located | None:
 _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
+#: The copy a sync tool keeps of a file two machines changed: Dropbox's and Nextcloud's
+#: "pool (conflicted copy 2026-12-01).md" (or "(Ana's conflicted copy …)"), Syncthing's
+#: "pool.sync-conflict-20261201-101010-ABCDEFG.md".
+_SYNC_COPY = re.compile(
+    r"(.+?)(?: \([^()]*conflicted copy[^()]*\)|\.sync-conflict-\d{8}-\d{6}(?:-\w+)?)(\.md)"
+)
+
+
+def synced_copy_of(name: str) -> str | None:
+    """The name of the file that the sync tool's conflict copy `name` was made of
+    ("pool.md"), or None when `name` is no such copy."""
+    m = _SYNC_COPY.fullmatch(name)
+    return None if m is None else m[1] + m[2]
+
+
 def breaks_line(name: str) -> bool:
     """Whether a file name holds a line break: such a note (made elsewhere, named
     "a\\n## MEMORY.md\\n…") would forge lines of the block and of search's output, so it

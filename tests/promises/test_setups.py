@@ -275,3 +275,33 @@ def test_doctor_names_a_note_that_is_not_utf8(memory_root: Path, project: Path) 
     ) in done.stdout
     assert "pool.md" not in done.stdout
     assert (notes / "dessert.md").read_bytes() == latin
+
+
+def test_doctor_names_a_sync_tools_conflict_copy(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: a root synced by Dropbox or Syncthing between two machines got a conflict
+    # copy of MEMORY.md, which doctor told the person to move out of the root (the
+    # other machine's rules, never injected, then left for good), and conflict copies
+    # of a note, searched beside it without a word while the two drifted apart.
+    where = ("--project", str(project))
+    done = run_cli("write", "--to", "note", "--name", "pool", "--text", "x", *where)
+    assert done.returncode == 0, done.stderr
+    notes = memory_root / "projects" / slug_for(str(project)) / "notes"
+    copies = {
+        memory_root / "MEMORY (conflicted copy 2026-12-01).md": "MEMORY.md",
+        notes / "pool (Ana's conflicted copy 2026-12-01).md": "pool.md",
+        notes / "pool.sync-conflict-20261201-101010-ABCDEFG.md": "pool.md",
+    }
+    for path in copies:
+        path.write_bytes(b"- pool size is 40\n")
+    done = run_cli("doctor", *where)
+    assert done.returncode == 1
+    for path, of in copies.items():
+        rel = path.relative_to(memory_root).as_posix()
+        assert (
+            f"fix: {rel}: a sync tool's copy of {of}, which two machines changed: "
+            f"merge it into {of}, then delete it\n"
+        ) in done.stdout
+    assert "move it out of the root" not in done.stdout
+    assert all(p.read_bytes() == b"- pool size is 40\n" for p in copies)
