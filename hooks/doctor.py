@@ -93,6 +93,8 @@ def _stray(rel: str, is_dir: bool) -> str | None:
         return "a temp file left by an interrupted write: delete it"
     if name.startswith("."):
         return None  # the lock, session state, caches
+    if not is_dir and (name.endswith("~") or name[:1] == name[-1:] == "#"):
+        return "an editor's backup: never searched or injected (it may stay)"
     if len(parts) == 1:
         ok_files = (MEMORY_FILE, MEMORY_FILE + BACKUP_SUFFIX, CONFIG_FILE)
         if (is_dir and name == PROJECTS_DIR) or (not is_dir and name in ok_files):
@@ -259,17 +261,13 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
                         "with accents are never found; save it as UTF-8")
             )  # fmt: skip
         if rel == MEMORY_FILE and budget and est.st_size > budget:
-            found.append(
-                Finding(
-                    "fix",
-                    f"{rel} is {est.st_size} bytes, more than the injection budget "
-                    f"({budget}): its end is never injected; move detail into notes",
-                )
-            )
+            found.append(Finding("fix", f"{rel} is {est.st_size} bytes, more than the "
+                         f"injection budget ({budget}): its end is never injected; "
+                         "move detail into notes"))  # fmt: skip
         elif rel == MEMORY_FILE and est.st_size > HARNESS_CONTEXT_LIMIT:
-            found.append(Finding("warn", f"{rel} is {est.st_size} bytes: Claude Code, Codex "
-                         f"and Gemini CLI replies hold {HARNESS_CONTEXT_LIMIT}, so it is "
-                         "cut there"))  # fmt: skip
+            found.append(Finding("warn", f"{rel} is {est.st_size} bytes: Claude Code, "
+                         f"Codex and Gemini CLI replies hold {HARNESS_CONTEXT_LIMIT}, so "
+                         "it is cut there"))  # fmt: skip
     if open_files:
         # Behind an owner-only root no one else reaches them (a config.toml or a note
         # made in an editor, with the usual umask): worth tightening, nothing to fix.

@@ -305,3 +305,21 @@ def test_doctor_names_a_sync_tools_conflict_copy(
         ) in done.stdout
     assert "move it out of the root" not in done.stdout
     assert all(p.read_bytes() == b"- pool size is 40\n" for p in copies)
+
+
+def test_doctor_leaves_an_editors_backups_be(memory_root: Path, project: Path) -> None:
+    # Before: Emacs's backup and autosave of a note (pool.md~, #pool.md#) were "not
+    # named NAME.md: ... rename it": renamed, each became a second copy of the note.
+    where = ("--project", str(project))
+    done = run_cli("write", "--to", "note", "--name", "pool", "--text", "x", *where)
+    assert done.returncode == 0, done.stderr
+    notes = memory_root / "projects" / slug_for(str(project)) / "notes"
+    for name in ("pool.md~", "#pool.md#"):
+        (notes / name).write_bytes(b"x\n")
+    (memory_root / "MEMORY.md~").write_bytes(b"- a rule\n")
+    done = run_cli("doctor", *where)
+    said = "an editor's backup: never searched or injected (it may stay)"
+    rel = f"projects/{slug_for(str(project))}/notes"
+    for shown in (f"{rel}/pool.md~", f"{rel}/#pool.md#", "MEMORY.md~"):
+        assert f"warn: {shown}: {said}\n" in done.stdout
+    assert "rename it" not in done.stdout and "move it out" not in done.stdout
