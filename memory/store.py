@@ -237,7 +237,11 @@ class Store(Scope):
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise StoreWriteError(LOCK_FILE, OSError(0, "not a regular file"))
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError as e:  # a file system without locks (NFS mounted nolock)
+                why = f"cannot lock it: {e.strerror or e}"
+                raise StoreWriteError(LOCK_FILE, OSError(e.errno, why)) from e
             yield
         finally:
             os.close(fd)

@@ -323,3 +323,41 @@ def test_doctor_leaves_an_editors_backups_be(memory_root: Path, project: Path) -
     for shown in (f"{rel}/pool.md~", f"{rel}/#pool.md#", "MEMORY.md~"):
         assert f"warn: {shown}: {said}\n" in done.stdout
     assert "rename it" not in done.stdout and "move it out" not in done.stdout
+
+
+_NO_LOCKS = """
+import errno, fcntl, sys
+def flock(fd, op):
+    raise OSError(errno.ENOLCK, "No locks available")
+fcntl.flock = flock  # as on NFS mounted nolock: the kernel refuses every flock
+from memhooks.hooks.cli import main
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def test_a_file_system_without_locks_is_one_line_not_a_traceback(
+    memory_root: Path,
+) -> None:
+    # Before: on a root where flock fails (NFS mounted nolock, some FUSE file systems)
+    # every write, edit and forget ended in "internal error" and a 20-line traceback
+    # (exit 3).
+    _ok("write", "--to", "memory", "--text", "- deploys need two approvals")
+    mine = memory_root / "MEMORY.md"
+    for args in (
+        ("write", "--to", "memory", "--text", "- one approval"),
+        ("edit", "MEMORY.md", "--old", "two", "--new", "one"),
+        ("forget", "MEMORY.md", "--line", "two"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", _NO_LOCKS, *args, "--slug", SLUG],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert (done.returncode, done.stdout) == (1, ""), args
+        assert done.stderr == (
+            "memhooks: error: cannot write .memhooks.lock: cannot lock it: "
+            "No locks available\n"
+        ), args
+    assert mine.read_bytes() == b"- deploys need two approvals\n"
