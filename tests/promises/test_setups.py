@@ -327,7 +327,7 @@ def test_doctor_leaves_an_editors_backups_be(memory_root: Path, project: Path) -
 
 _NO_LOCKS = """
 import errno, fcntl, sys
-def flock(fd, op):
+def flock(*_):
     raise OSError(errno.ENOLCK, "No locks available")
 fcntl.flock = flock  # as on NFS mounted nolock: the kernel refuses every flock
 from memhooks.hooks.cli import main
@@ -361,3 +361,25 @@ def test_a_file_system_without_locks_is_one_line_not_a_traceback(
             "No locks available\n"
         ), args
     assert mine.read_bytes() == b"- deploys need two approvals\n"
+
+
+def test_hooks_on_a_file_system_without_locks_still_inject_and_answer(
+    memory_root: Path, project: Path
+) -> None:
+    # Before: where lockf fails too (NFS mounted nolock), every hook, SessionStart
+    # first, answered "OSError: [Errno 37] No locks available; no context": the
+    # session's own lock, meant to be skipped where there is none, failed the event.
+    _ok("write", "--to", "memory", "--text", "- deploys need two approvals")
+    code = _NO_LOCKS.replace("fcntl.flock = flock", "fcntl.flock = fcntl.lockf = flock")
+    payload = {"session_id": "s", "cwd": str(project), "source": "startup"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, "hook"],
+        input=json.dumps({**payload, "hook_event_name": "SessionStart"}),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        env={**os.environ, "MEMHOOKS_SESSION_PROCESS": "0"},
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "deploys need two approvals" in done.stdout
