@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 #: A memory file larger than this is read whole by every search: split it.
 OVERSIZE_BYTES = 1024 * 1024
+#: Less free space than this under the root: a day's records and an index may not fit.
+_LOW_DISK_BYTES = 1024 * 1024
 _SLUG = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}")
 _TEMP = re.compile(r"\..+\.tmp")
 #: Files a notes folder brought from Obsidian or a wiki holds beside its notes: renaming
@@ -195,6 +197,10 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
         )
     if blocked := _blocked(str(root), True):
         found.append(Finding("fix", f"memory root {root} {blocked}"))
+    disk = os.statvfs(root)
+    if (free := disk.f_bavail * disk.f_frsize) < _LOW_DISK_BYTES:
+        found.append(Finding("fix", f"memory root {root}: its disk has {free // 1024} KiB "
+                     "free: writes and the hooks' records fail; free some space"))  # fmt: skip
     open_files: list[str] = []
     budget = 0
     try:

@@ -109,3 +109,34 @@ def test_hooks_on_a_full_disk_lose_nothing_and_leave_whole_gitignores(
     ignores = {str(p.relative_to(mem)): p.read_bytes() for p in mem.rglob(".gitignore")}
     assert {".sessions/.gitignore", ".activity/.gitignore"} <= set(ignores)
     assert ignores == dict.fromkeys(ignores, b"*\n")
+
+
+def test_doctor_names_a_full_disk(tmp_path: Path, project: Path) -> None:
+    # Before: with the root's disk full, every write and hook record failed, and
+    # doctor said "healthy".
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare here")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    script = """
+    mount -t tmpfs -o size=64k tmpfs "$DISK" || exit 77
+    export MEMHOOKS_HOME="$DISK/mem"
+    "$PY" -m memhooks.hooks write --to memory --text "- a rule" --project "$PROJECT"
+    head -c 1048576 /dev/zero > "$DISK/fill" 2>/dev/null
+    "$PY" -m memhooks.hooks doctor --project "$PROJECT"
+    """
+    env = {"DISK": str(disk), "PY": sys.executable, "PROJECT": str(project)}
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode == 77:
+        pytest.skip(f"no tmpfs in a mount namespace here: {done.stderr.strip()}")
+    assert done.returncode == 1, done.stderr
+    assert (
+        f"fix: memory root {disk / 'mem'}: its disk has 0 KiB free: writes and the "
+        "hooks' records fail; free some space\n"
+    ) in done.stdout
