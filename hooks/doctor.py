@@ -288,9 +288,8 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
             )
         )
     if not any(f.level == "fix" for f in found):
-        found.insert(
-            0, Finding("ok", f"memory root {root}: owner-only, layout as expected")
-        )
+        ok = Finding("ok", f"memory root {root}: owner-only, layout as expected")
+        found.insert(0, ok)
     return found
 
 

@@ -68,6 +68,9 @@ if TYPE_CHECKING:
 logger = getLogger(__name__)
 
 WriteMode = Literal["append", "overwrite"]
+_HARD_LINKED = (
+    "%s had another name (a hard link), which keeps the text from before this write"
+)
 
 #: How long a write goes on making its change again on what another program saved
 #: meanwhile before it gives up (no person's editor saves that often for that long), and
@@ -383,14 +386,8 @@ class Store(Scope):
             raise
         except OSError as e:
             raise StoreWriteError(rel, e) from e
-        if (
-            over is not None and over.links > 1
-        ):  # a rename leaves the others as they were
-            logger.warning(
-                "%s had another name (a hard link), which keeps the text from before "
-                "this write",
-                rel,
-            )
+        if over is not None and over.links > 1:  # the other names keep the old text
+            logger.warning(_HARD_LINKED, rel)
         sweep_stale_temps(path.parent)
 
 
