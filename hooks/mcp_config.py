@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhooks.hooks.harness_dirs import claude_dir, claude_state, codex_dir, gemini_dir
-from memhooks.memory.inject import USAGE, USAGE_MCP
+from memhooks.memory.inject import USAGE, usage_mcp
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import project_dir as _project_dir
 
@@ -37,6 +37,14 @@ _OURS = re.compile(
 #: variables of its environment (HOME, PATH, LANG…), and these only when its entry names
 #: them (`env_vars`, or `env`).
 ROOT_VARIABLES = ("MEMHOOKS_HOME", "XDG_DATA_HOME")
+
+#: How a harness names an MCP server's tool to the model, as the tool lists of its
+#: requests show: Claude Code 2.1.332 ``mcp__memhooks__memory_search`` (deferred: the
+#: model loads it by that name with ToolSearch), Gemini CLI 0.61.0
+#: ``mcp_memhooks_memory_search``. Codex CLI 0.171.0 offers them by their own names, in
+#: a namespace ``mcp__memhooks``. A server name's other characters become ``_``.
+_SPELLING = {"claude-code": "mcp__{server}__{tool}", "gemini": "mcp_{server}_{tool}"}
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 class Registration(NamedTuple):
@@ -187,8 +195,9 @@ def registrations(
 
 
 def usage_line(cwd: str | Path | None, harness: str | None = None) -> str:
-    """The block's last line: the MCP tool names when `memhooks mcp` is registered for
-    the project containing `cwd` (for this harness), else the shell commands.
+    """The block's last line: the MCP tools, named as `harness` names them to the model
+    (their own names for None), when `memhooks mcp` is registered for the project
+    containing `cwd` (for this harness), else the shell commands.
     """
     if cwd is None:
         return USAGE
@@ -197,8 +206,11 @@ def usage_line(cwd: str | Path | None, harness: str | None = None) -> str:
         home = Path.home()
     except (OSError, RuntimeError):  # RuntimeError: no home directory
         return USAGE
-    regs = registrations(project, home, harness)
-    return USAGE_MCP if any(r.ours for r in regs) else USAGE
+    ours = [r for r in registrations(project, home, harness) if r.ours]
+    if not ours:
+        return USAGE
+    spell = _SPELLING.get(harness or "", "{tool}")
+    return usage_mcp(_UNSAFE.sub("_", ours[0].name), spell)
 
 
 __all__ = [

@@ -26,11 +26,29 @@ USAGE = (
     "Memory tools: `memhooks search TERM...` finds files, `memhooks read PATH` reads one, "
     "`memhooks write --to daily|note|memory|scratchpad --text ...` saves."
 )
-#: The line when the project has the `memhooks mcp` server configured (hooks/ detects it).
-USAGE_MCP = (
-    "Memory tools (MCP server memhooks): `memory_search` finds files, `memory_read` reads "
-    "one, `memory_write` saves, `memory_edit` and `memory_forget` correct."
+#: The tools `memhooks mcp` serves, in the order the MCP line names them.
+MCP_TOOLS = (
+    "memory_search",
+    "memory_read",
+    "memory_write",
+    "memory_edit",
+    "memory_forget",
 )
+
+
+def usage_mcp(server: str = "memhooks", spell: str = "{tool}") -> str:
+    """The line when the project has the `memhooks mcp` server configured (hooks/ detects
+    it): each tool as the harness names it to the model, `spell` with `{server}` and
+    `{tool}` filled in (Claude Code's ``mcp__{server}__{tool}``)."""
+    s, r, w, e, f = (spell.format(server=server, tool=t) for t in MCP_TOOLS)
+    return (
+        f"Memory tools (MCP server {server}): `{s}` finds files, `{r}` reads one, "
+        f"`{w}` saves, `{e}` and `{f}` correct."
+    )
+
+
+#: The MCP line with the tools' own names (a harness unknown, or one that uses them).
+USAGE_MCP = usage_mcp()
 
 
 class Section(NamedTuple):
@@ -324,6 +342,7 @@ def build(
 
 
 __all__ = [
+    "MCP_TOOLS",
     "USAGE",
     "USAGE_MCP",
     "WEIGHTS",
@@ -336,4 +355,5 @@ __all__ = [
     "render",
     "render_shares",
     "sections",
+    "usage_mcp",
 ]

@@ -3,6 +3,7 @@ an interactive session in tmux."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory.inject import USAGE_MCP
+from memhooks.memory.inject import usage_mcp
 from tests.e2e.conftest import capture_dir, runs, sandbox
 from tests.e2e.harnesses import setup_claude
 from tests.e2e.memory_fixture import (
@@ -454,7 +455,13 @@ def test_claude_config_dir_gets_the_user_scope_hooks_and_mcp(
         assert blocks_in(got) == 1, (
             "no block: the hooks are not where Claude Code looks"
         )
-        assert USAGE_MCP in got.text
+        line = usage_mcp("memhooks", "mcp__{server}__{tool}")
+        assert line in got.text
+        # The names the block gives are those the request offers (deferred tools, which
+        # the model loads by name with ToolSearch).
+        offered = json.dumps(got.body).replace(json.dumps(line)[1:-1], "")
+        missing = [n for n in re.findall(r"`([^`]+)`", line) if n not in offered]
+        assert not missing, missing
         doctor = sb.run([str(MEMHOOKS), "doctor"], env=env).stdout
         assert "ok: Claude Code: memhooks on 5 events" in doctor, doctor
         assert str(config / "settings.json") in doctor, doctor

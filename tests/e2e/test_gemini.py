@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pytest
 
+from memhooks.memory.inject import usage_mcp
 from tests.e2e.conftest import capture_dir, sandbox
 from tests.e2e.harnesses import setup_gemini
 from tests.e2e.memory_fixture import (
@@ -289,6 +291,35 @@ def test_worktree_runs_no_project_hook_and_install_says_so(
         done = sb.run(["gemini", "-p", RESUME], env=env, cwd=tree)
         assert done.returncode == 0, done.stderr
         assert BLOCK_OPEN in sb.turn(RESUME).text
+
+
+def test_the_block_names_the_mcp_tools_as_gemini_offers_them(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """With `memhooks mcp` registered (trusted, so that `gemini -p` offers its tools),
+    Gemini CLI 0.61.0 gives the model `mcp_memhooks_memory_search` & co; the block told
+    it to call `memory_search`, a tool it did not have."""
+    with sandbox(tmp_path_factory.mktemp("gemini-mcp"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        settings = sb.project / ".gemini" / "settings.json"
+        data = json.loads(settings.read_text())
+        data["mcpServers"] = {
+            "memhooks": {"command": "memhooks", "args": ["mcp"], "trust": True}
+        }
+        settings.write_text(json.dumps(data, indent=2))
+        done = sb.run(["gemini", "-p", ASK], env=env)
+        assert done.returncode == 0, done.stderr
+        got = sb.turn(ASK)
+        line = usage_mcp("memhooks", "mcp_{server}_{tool}")
+        assert line in got.text
+        offered = {
+            f["name"]
+            for tool in got.body.get("tools") or []
+            for f in tool.get("functionDeclarations") or []
+        }
+        named = set(re.findall(r"`([^`]+)`", line))
+        assert named <= offered, sorted(offered)
 
 
 def test_the_model_calls_memory_search_through_memhooks_mcp(

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from memhooks.hooks.mcp_config import is_ours, registrations, usage_line
 from memhooks.memory import Store
-from memhooks.memory.inject import USAGE, USAGE_MCP
+from memhooks.memory.inject import USAGE, USAGE_MCP, usage_mcp
 from tests.conftest import run_cli
 
 
@@ -86,7 +87,7 @@ def test_session_start_hook_uses_the_mcp_line(project: Path) -> None:
 
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Prefer small commits" in context
-    assert context.endswith("\n" + USAGE_MCP)
+    assert context.endswith("\n" + usage_mcp("mem", "mcp__{server}__{tool}"))
 
 
 @pytest.mark.parametrize(
@@ -170,7 +171,7 @@ def test_registrations_in_every_harness_file(project: Path, home: Path) -> None:
         ("gemini", "memhooks", True),
     ]
     assert [r.name for r in registrations(project, home, "codex")] == ["memhooks"]
-    assert usage_line(project, "claude-code") == USAGE_MCP
+    assert usage_line(project, "claude-code") == usage_mcp("m", "mcp__{server}__{tool}")
 
 
 def test_unreadable_or_foreign_files_keep_the_cli_line(
@@ -183,3 +184,64 @@ def test_unreadable_or_foreign_files_keep_the_cli_line(
 
     assert usage_line(project, "claude-code") == USAGE
     assert usage_line(None) == USAGE
+
+
+#: The tool names each CLI gave the model once `memhooks mcp` was registered as
+#: "memhooks" (the request's tool list, logged by tests/e2e/mockapi.py).
+_SEEN = json.loads(
+    (Path(__file__).parents[1] / "data/harness/mcp-tool-names.json").read_text()
+)
+_REGISTER = {
+    "claude-code": ".mcp.json",
+    "gemini": ".gemini/settings.json",
+    "codex": ".codex/config.toml",
+}
+
+
+@pytest.mark.parametrize("harness", sorted(_REGISTER))
+def test_the_mcp_line_names_the_tools_as_the_harness_does(
+    project: Path, harness: str
+) -> None:
+    # Gemini CLI 0.61.0 offered the model mcp_memhooks_memory_search and Claude Code
+    # 2.1.332 mcp__memhooks__memory_search (behind its ToolSearch), while the block told
+    # the model to call `memory_search`, a tool it did not have by that name.
+    config = project / _REGISTER[harness]
+    config.parent.mkdir(exist_ok=True)
+    if harness == "codex":
+        config.write_text(
+            '[mcp_servers.memhooks]\ncommand = "memhooks"\nargs = ["mcp"]\n'
+        )
+    else:
+        server = {"memhooks": _server("memhooks", "mcp")}
+        config.write_text(json.dumps({"mcpServers": server}))
+    event = {
+        "session_id": "s1",
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+
+    proc = run_cli(
+        "hook",
+        "--harness",
+        harness,
+        input=json.dumps(event),
+        env={"MEMHOOKS_SESSION_PROCESS": "0"},
+    )
+
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    named = re.findall(r"`([^`]+)`", context.rsplit("\n", 1)[-1])
+    assert sorted(named) == _SEEN[harness]["names"], context
+
+
+def test_a_server_name_is_spelled_as_the_harness_spells_it(
+    project: Path, home: Path
+) -> None:
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"my memory": _server("memhooks", "mcp")}})
+    )
+    line = usage_line(project, "claude-code")
+    assert "`mcp__my_memory__memory_search`" in line
+    assert line.startswith("Memory tools (MCP server my_memory):")
+    assert usage_line(project) == usage_line(project, "generic")
+    assert "`memory_search`" in usage_line(project)
