@@ -3,7 +3,8 @@
 Every check returns findings — a level and one line naming the problem and the fix — and
 only `cmd_doctor` prints them. Levels: ``ok``; ``warn`` (worth knowing, nothing broken);
 ``fix`` (broken or unsafe: the exit code is 1). The memory root is checked here (read
-only: it is inspected, never written), the harnesses' settings in `hooks.harnesscheck`.
+only: it is inspected, never written), the harnesses' settings in `hooks.harnesscheck`,
+their registrations of `memhooks mcp` in `hooks.mcpcheck`.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from memhooks.hooks.errors import project_folder
 from memhooks.hooks.harnesscheck import (
     Finding,
     check_harness,
-    check_mcp,
     installed,
     started_in,
 )
+from memhooks.hooks.mcpcheck import check_mcp
 from memhooks.memory import ConfigError, default_root, parse_config, project_dir
 from memhooks.memory.constants import (
     BACKUP_SUFFIX,

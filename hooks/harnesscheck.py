@@ -1,4 +1,5 @@
-"""Checks of a harness's settings for `memhooks doctor`: our hooks and our MCP server.
+"""Checks of a harness's settings for `memhooks doctor`: our hooks (our MCP server's
+registrations: `hooks.mcpcheck`).
 
 Each expected event must run `memhooks hook` exactly once, with a command that exists
 and a timeout that makes sense in the harness's unit: Claude Code (seconds), Codex (the
@@ -14,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from memhooks.hooks import install
 from memhooks.hooks.harness_dirs import codex_dir
-from memhooks.hooks.mcp_config import registrations, root_problem
 from memhooks.memory.text import one_line
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 Level = Literal["ok", "warn", "fix"]
 
-_HARNESS_NAMES = {
+HARNESS_NAMES = {
     "claude-code": "Claude Code",
     "codex": "Codex",
     "gemini": "Gemini CLI",
@@ -115,7 +115,7 @@ def started_in(harness: str, here: Path, project: Path, home: Path) -> Finding |
         return None
     if ours("user", project) or ours(cast("install.Scope", other), project):
         return None
-    name = _HARNESS_NAMES[harness]
+    name = HARNESS_NAMES[harness]
     mine = install.settings_path(h, "project", project_dir=here, home=home)
     return Finding(
         "warn",
@@ -144,7 +144,7 @@ def _our_handlers(path: Path) -> tuple[list[_Handler], str | None]:
     return out, None
 
 
-def _executable_problem(
+def executable_problem(
     command: str, project: Path, which: Callable[[str], str | None]
 ) -> str | None:
     try:
@@ -182,7 +182,7 @@ def _timeout_problem(
     want = f"{int(lo * 1000)}-{int(hi * 1000)} ms" if ms else f"{lo:g}-{hi:g} s"
     hint = ""
     if not ms and value >= 1000:
-        hint = f" ({_HARNESS_NAMES[harness]} counts seconds)"
+        hint = f" ({HARNESS_NAMES[harness]} counts seconds)"
     elif ms and value < 1000:
         hint = " (Gemini CLI counts milliseconds)"
     return "fix", f"has timeout {value:g} {unit}{hint}; use {want}"
@@ -194,7 +194,7 @@ def check_harness(
     """Our hooks in one harness's settings: each expected event exactly once, a command
     that exists, sensible timeouts. Nothing installed is not a problem here.
     """
-    name = _HARNESS_NAMES[harness]
+    name = HARNESS_NAMES[harness]
     found: list[Finding] = []
     handlers: list[_Handler] = []
     scope_of: dict[Path, str] = {}
@@ -202,7 +202,7 @@ def check_harness(
         scope_of[path] = scope
         hs, error = _our_handlers(path)
         if error:
-            found.append(Finding("fix", f"{name}: {_short(path, home)} {error}"))
+            found.append(Finding("fix", f"{name}: {short_path(path, home)} {error}"))
         handlers += hs
     if not handlers:
         return found or [Finding("ok", f"{name}: no memhooks hooks for this project")]
@@ -228,7 +228,7 @@ def check_harness(
             doubled.setdefault(paths, []).append(event)
     for paths, events in doubled.items():
         files = list(dict.fromkeys(paths))
-        where = ", ".join(_short(p, home) for p in files)
+        where = ", ".join(short_path(p, home) for p in files)
         if len(files) == 1:
             how = f"{fix(files[0])} to keep one"
         elif harness == "codex":
@@ -254,7 +254,7 @@ def check_harness(
     reported: set[tuple[Path, str]] = set()
     for h in handlers:
         command = str(h.spec.get("command", ""))
-        problem = _executable_problem(command, project, which)
+        problem = executable_problem(command, project, which)
         if problem and (h.path, command) not in reported:
             reported.add((h.path, command))
             # A bare `memhooks` is what a shared settings file holds: the fix is to put
@@ -266,7 +266,8 @@ def check_harness(
             )
             found.append(
                 Finding(
-                    "fix", f"{name}: hook in {_short(h.path, home)} {problem}: {how}"
+                    "fix",
+                    f"{name}: hook in {short_path(h.path, home)} {problem}: {how}",
                 )
             )
         timeout = _timeout_problem(harness, h.event, h.spec.get("timeout"))
@@ -274,7 +275,8 @@ def check_harness(
             level, text = timeout
             found.append(
                 Finding(
-                    level, f"{name}: {h.event} hook in {_short(h.path, home)} {text}"
+                    level,
+                    f"{name}: {h.event} hook in {short_path(h.path, home)} {text}",
                 )
             )
     if harness == "codex":
@@ -282,7 +284,7 @@ def check_harness(
     if harness == "gemini":
         found += _gemini_environment(handlers)
     if not any(f.level != "ok" for f in found):
-        where = ", ".join(dict.fromkeys(_short(h.path, home) for h in handlers))
+        where = ", ".join(dict.fromkeys(short_path(h.path, home) for h in handlers))
         found.append(
             Finding(
                 "ok",
@@ -326,7 +328,7 @@ def _codex_trust(project: Path, home: Path, handlers: list[_Handler]) -> list[Fi
         found.append(
             Finding(
                 "warn",
-                f"Codex: {project} is not a trusted project in {_short(config, home)}, "
+                f"Codex: {project} is not a trusted project in {short_path(config, home)}, "
                 "so Codex ignores its .codex/hooks.json: trust it when Codex asks, or "
                 "run `memhooks install codex --scope user`",
             )
@@ -360,28 +362,7 @@ def _gemini_environment(handlers: list[_Handler]) -> list[Finding]:
     ]
 
 
-def check_mcp(
-    project: Path, home: Path, which: Callable[[str], str | None]
-) -> list[Finding]:
-    """Registrations of `memhooks mcp`: each one's command exists, on the hooks' root."""
-    found = []
-    for reg in registrations(project, home):
-        if not reg.ours:
-            continue
-        name = _HARNESS_NAMES.get(reg.harness, reg.harness)
-        problem = _executable_problem(shlex.join(reg.argv), project, which)
-        problem = problem or root_problem(reg, os.environ)
-        where = _short(reg.path, home)
-        if problem:
-            found.append(
-                Finding("fix", f"{name}: MCP server {reg.name!r} in {where} {problem}")
-            )
-        else:
-            found.append(Finding("ok", f"{name}: MCP server {reg.name!r} in {where}"))
-    return found
-
-
-def _short(path: Path, home: Path) -> str:
+def short_path(path: Path, home: Path) -> str:
     try:
         return "~/" + path.relative_to(home).as_posix()
     except ValueError:
@@ -397,4 +378,12 @@ def installed(project: Path, home: Path) -> bool:
     )
 
 
-__all__ = ["Finding", "Level", "check_harness", "check_mcp", "installed"]
+__all__ = [
+    "HARNESS_NAMES",
+    "Finding",
+    "Level",
+    "check_harness",
+    "executable_problem",
+    "installed",
+    "short_path",
+]

@@ -167,7 +167,10 @@ USER_FACING = [
     "examples",
     "pyproject.toml",
     *(f"hooks/{m}.py" for m in ("cli", "parser", "commands", "hookcmd", "installcmd")),
-    *(f"hooks/{m}.py" for m in ("install", "doctor", "harnesscheck", "evalcmd")),
+    *(
+        f"hooks/{m}.py"
+        for m in ("install", "doctor", "harnesscheck", "mcpcheck", "evalcmd")
+    ),
 ]
 
 
