@@ -84,6 +84,13 @@ def _read(path: Path) -> object:
         return None
 
 
+def codex_table(reg: Registration) -> dict[str, Any]:
+    """A Codex entry's ``[mcp_servers.NAME]`` table as its config.toml holds it now ({}
+    when it cannot be read)."""
+    table = _get(_read(reg.path), "mcp_servers", reg.name)
+    return table if isinstance(table, dict) else {}
+
+
 def root_problem(reg: Registration, environ: Mapping[str, str]) -> str | None:
     """What keeps the server of a Codex entry off the hooks' memory root: a variable that
     picks the root, set here, that the entry does not pass on; None when nothing does."""
@@ -216,6 +223,7 @@ def usage_line(cwd: str | Path | None, harness: str | None = None) -> str:
 __all__ = [
     "ROOT_VARIABLES",
     "Registration",
+    "codex_table",
     "is_ours",
     "registrations",
     "root_problem",

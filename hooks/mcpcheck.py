@@ -1,5 +1,6 @@
 """Checks of the registrations of `memhooks mcp` for `memhooks doctor`: each one's
-command exists, and its server works on the hooks' memory root.
+command exists, its server works on the hooks' memory root, and under Codex the tools
+that write may run without a person to approve them.
 """
 
 from __future__ import annotations
@@ -14,17 +15,23 @@ from memhooks.hooks.harnesscheck import (
     executable_problem,
     short_path,
 )
-from memhooks.hooks.mcp_config import registrations, root_problem
+from memhooks.hooks.mcp_config import codex_table, registrations, root_problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from memhooks.hooks.mcp_config import Registration
+
+#: The tools of `memhooks mcp` that write, which Codex asks a person to approve.
+_WRITERS = ("memory_write", "memory_edit", "memory_forget")
+
 
 def check_mcp(
     project: Path, home: Path, which: Callable[[str], str | None]
 ) -> list[Finding]:
-    """Registrations of `memhooks mcp`: each one's command exists, on the hooks' root."""
+    """Registrations of `memhooks mcp`: each one's command exists, on the hooks' root;
+    under Codex, its tools that write approved."""
     found = []
     for reg in registrations(project, home):
         if not reg.ours:
@@ -38,8 +45,41 @@ def check_mcp(
                 Finding("fix", f"{name}: MCP server {reg.name!r} in {where} {problem}")
             )
             continue
-        found.append(Finding("ok", f"{name}: MCP server {reg.name!r} in {where}"))
+        asks = _codex_asks(reg)
+        if asks:
+            found.append(
+                Finding(
+                    "warn",
+                    f"{name}: MCP server {reg.name!r} in {where}: Codex asks before "
+                    f"each call of {', '.join(asks)} and `codex exec`, which cannot "
+                    'ask, refuses them; add default_tools_approval_mode = "approve" '
+                    f"to [mcp_servers.{reg.name}]",
+                )
+            )
+        else:
+            found.append(Finding("ok", f"{name}: MCP server {reg.name!r} in {where}"))
     return found
+
+
+def _codex_asks(reg: Registration) -> list[str]:
+    """The writing tools a Codex entry leaves to a person's approval: those whose
+    `approval_mode` (`[mcp_servers.NAME.tools.TOOL]`), else the entry's
+    `default_tools_approval_mode`, is not "approve" (Codex CLI 0.171.0 runs a tool so
+    approved under `codex exec`, and answers any other call of it "MCP tool call
+    requires approval, but approval policy is never")."""
+    if reg.harness != "codex":
+        return []
+    table = codex_table(reg)
+    default = table.get("default_tools_approval_mode")
+    tools = table.get("tools")
+    tools = tools if isinstance(tools, dict) else {}
+
+    def mode(tool: str) -> object:
+        own = tools.get(tool)
+        own = own.get("approval_mode") if isinstance(own, dict) else None
+        return own if own is not None else default
+
+    return [t for t in _WRITERS if mode(t) != "approve"]
 
 
 __all__ = ["check_mcp"]

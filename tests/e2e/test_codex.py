@@ -24,7 +24,7 @@ from tests.e2e.memory_fixture import (
     edit_on_disk,
     seed,
 )
-from tests.e2e.sandbox import REPO
+from tests.e2e.sandbox import MEMHOOKS, REPO
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -227,20 +227,40 @@ def test_mcp_write_under_codex_exec_with_the_documented_config(
         # No `mcp_optional_startup_grace_ms`: `codex exec` waits ~1.1 s for an optional
         # server before its first request, which `memhooks mcp` took ~1 s to answer
         # with the mcp SDK (the tools missed on a busy machine); it takes ~0.15 s now.
-        config.write_text(config.read_text() + "\n" + table[1])
+        grace = ""
+        base = config.read_text()
         args = {"to": "note", "name": "wombat", "text": fact}
         sb.script([{"when": ASK, "tool": "mcp__memhooks/memory_write", "args": args}])
+
+        def outputs() -> list[str]:
+            return [
+                json.dumps(i)
+                for r in sb.requests()
+                for i in (r.body or {}).get("input") or []
+                if isinstance(i, dict) and i.get("type") == "function_call_output"
+            ]
+
+        def doctor() -> list[str]:
+            done = sb.run([str(MEMHOOKS), "doctor"], env=env)
+            return [ln for ln in done.stdout.splitlines() if "MCP server" in ln]
+
+        # Without the approval line the write is refused, and doctor says how to fix it.
+        unapproved = table[1].replace('default_tools_approval_mode = "approve"\n', "")
+        config.write_text(grace + base + "\n" + unapproved)
         done = sb.run(codex_exec(ASK), env=env)
         assert done.returncode == 0, done.stderr
-        outputs = [
-            json.dumps(i)
-            for r in sb.requests()
-            for i in (r.body or {}).get("input") or []
-            if isinstance(i, dict) and i.get("type") == "function_call_output"
-        ]
-        assert len(outputs) == 1 and "wrote projects/" in outputs[0], outputs
+        assert "requires approval" in outputs()[-1], outputs()
+        (said,) = doctor()
+        assert said.startswith("warn: Codex: MCP server 'memhooks'"), said
+        assert 'add default_tools_approval_mode = "approve"' in said, said
+
+        config.write_text(grace + base + "\n" + table[1])
+        done = sb.run(codex_exec(ASK), env=env)
+        assert done.returncode == 0, done.stderr
+        assert len(outputs()) == 2 and "wrote projects/" in outputs()[-1], outputs()
         notes = list(sb.root.glob("projects/*/notes/wombat.md"))
         assert [n.read_text() for n in notes] == [fact + "\n"]
+        assert [ln.split(":")[0] for ln in doctor()] == ["ok"], doctor()
 
 
 def test_worktree_runs_no_project_hook_and_install_says_so(

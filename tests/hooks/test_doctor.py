@@ -465,6 +465,7 @@ def test_a_codex_mcp_server_that_does_not_get_memhooks_home(
     config.write_text(
         f'[mcp_servers.memhooks]\ncommand = "{sys.executable}"\n'
         f'args = ["-m", "memhooks.hooks", "mcp"]\n{entry}'
+        'default_tools_approval_mode = "approve"\n'
     )
 
     found = run_checks(project / "root", project, home, config_text=None)
@@ -563,4 +564,68 @@ def test_moved_project_advice_in_a_root_kept_in_git(
     assert found.message.endswith(
         f"(or pass --slug {SLUG}); in this root kept in git, a clone elsewhere may "
         f"still use projects/{SLUG}, which mv takes from it"
+    )
+
+
+_APPROVE = '"approve"'
+
+
+@pytest.mark.parametrize(
+    ("tables", "asked"),
+    [
+        pytest.param("", "memory_write, memory_edit, memory_forget", id="none"),
+        pytest.param(f"default_tools_approval_mode = {_APPROVE}\n", "", id="default"),
+        pytest.param(
+            'default_tools_approval_mode = "prompt"\n',
+            "memory_write, memory_edit, memory_forget",
+            id="default-prompt",
+        ),
+        pytest.param(
+            f"[mcp_servers.memhooks.tools.memory_write]\napproval_mode = {_APPROVE}\n",
+            "memory_edit, memory_forget",
+            id="one-tool",
+        ),
+        pytest.param(
+            "".join(
+                f"[mcp_servers.memhooks.tools.{t}]\napproval_mode = {_APPROVE}\n"
+                for t in ("memory_write", "memory_edit", "memory_forget")
+            ),
+            "",
+            id="each-tool",
+        ),
+        pytest.param(
+            f"default_tools_approval_mode = {_APPROVE}\n"
+            '[mcp_servers.memhooks.tools.memory_forget]\napproval_mode = "prompt"\n',
+            "memory_forget",
+            id="default-but-one",
+        ),
+    ],
+)
+def test_codex_mcp_tools_that_codex_exec_refuses_are_warned_about(
+    project: Path, home: Path, tables: str, asked: str
+) -> None:
+    # Codex CLI 0.171.0 asks before each call of a tool that writes: `codex exec`
+    # answered the model's memory_write "MCP tool call requires approval, but approval
+    # policy is never" and nothing was written, while doctor said "ok" of the server.
+    # `default_tools_approval_mode = "approve"` in the table, or `approval_mode =
+    # "approve"` in a tool's own table, let the call run (both seen with the real CLI).
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'[mcp_servers.memhooks]\ncommand = "{sys.executable}"\n'
+        'args = ["-m", "memhooks.hooks", "mcp"]\nenv_vars = ["MEMHOOKS_HOME"]\n'
+        + tables
+    )
+
+    proc = run_cli("doctor", "--project", str(project))
+
+    lines = [ln for ln in proc.stdout.splitlines() if "MCP server 'memhooks'" in ln]
+    assert len(lines) == 1, proc.stdout
+    if not asked:
+        assert lines[0] == "ok: Codex: MCP server 'memhooks' in ~/.codex/config.toml"
+        return
+    assert lines[0] == (
+        "warn: Codex: MCP server 'memhooks' in ~/.codex/config.toml: Codex asks "
+        f"before each call of {asked} and `codex exec`, which cannot ask, refuses "
+        'them; add default_tools_approval_mode = "approve" to [mcp_servers.memhooks]'
     )
