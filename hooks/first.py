@@ -240,6 +240,25 @@ def start(
     return Started(sessions, watcher, answered, recursive)
 
 
+def build_index(sessions: Sessions) -> None:
+    """Build the index file a project lacks, before a process whose session ended here
+    leaves: the event loop builds it after its first answer (`serve`'s `_warm`), which a
+    session over in half a second never reached (`codex exec` with a model that answers
+    at once), and a project of more than `view.SCAN_MAX` files gets no auto-search hit
+    until one is built. The harness has had its reply; a session starting meanwhile
+    forks a process of its own."""
+    from memhooks.memory.index_file import has_index
+    from memhooks.memory.layered import open_index
+
+    for view in sessions.views():
+        if not view.warming or has_index(view.store):
+            continue
+        try:
+            open_index(view.store)  # writes the index file it finds missing
+        except Exception as e:  # noqa: BLE001 - the next session process tries again
+            logger.warning("index file not built: %s: %s", type(e).__name__, e)
+
+
 def _watch_root(root: Path) -> RustNotify | None:
     # The recursive watch the event loop keeps (`hooks.watch.start_watching`).
     try:

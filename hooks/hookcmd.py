@@ -197,13 +197,14 @@ def run_session(
     if listen and sock is not None:
         # Forked by a hook: the first prompt follows at once; answer it before the
         # event loop is started (`hooks.first`).
-        from memhooks.hooks.first import start
+        from memhooks.hooks.first import build_index, start
         from memhooks.hooks.wire import inode_of, release
 
         inode = inode_of(listen)
         started = start(sock, where, harness, project, warm)
         if started.answered == "session-end":
             release(listen, inode)
+            build_index(started.sessions)
             return 0
 
     import anyio

@@ -13,12 +13,13 @@ import socket
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import anyio
 import pytest
 
 from memhooks.hooks import serve as serve_module
+from memhooks.hooks.view import SCAN_MAX
 from memhooks.hooks.wire import (
     DEADLINES,
     HANDED_OVER_ENV,
@@ -31,9 +32,6 @@ from memhooks.memory import Store, slug_for
 from tests.conftest import children_cpu_seconds
 from tests.hooks.test_hook import CLAUDE_HOOK
 from tests.processes import session_processes
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 FAST = {"MEMHOOKS_SESSION_PROCESS": "1"}
 
@@ -856,3 +854,50 @@ def test_replies_are_utf8_whatever_the_locale(memory_root: Path, project: Path) 
         check=False,
     )
     assert "Kiwi tart, 東京." in json.loads(session.stdout.decode("utf-8"))["context"]
+
+
+_CODEX_EXEC = Path(__file__).parents[1] / "data" / "harness" / "codex" / "exec"
+
+
+def test_a_session_over_in_a_blink_leaves_the_index_file_built(
+    memory_root: Path, project: Path
+) -> None:
+    """`codex exec` (Codex CLI 0.171.0, a model that answers at once) sends SessionStart,
+    UserPromptSubmit and SessionEnd within half a second: the session process answered
+    them all before its event loop started, and left without building the index file the
+    loop builds after its first answer. A project of more than view.SCAN_MAX files has
+    its prompts searched from that file only: every later such session got no hit."""
+    store = Store(memory_root, slug_for(str(project)))
+    notes = memory_root / "projects" / store.slug / "notes"
+    for i in range(SCAN_MAX + 1):  # as a person's editor or a sync would
+        (notes / f"filler-{i}.md").write_text(
+            f"Filler {i} about nothing in particular.\n"
+        )
+    index = memory_root / ".index" / f"{store.slug}.mhix"
+    assert not index.exists()
+    ask = "Which vault path holds the Stripe webhook secret"
+
+    def replay(session: str) -> str:
+        context = ""
+        for name in ("01-SessionStart", "02-UserPromptSubmit", "03-SessionEnd"):
+            event = json.loads((_CODEX_EXEC / f"{name}.json").read_text())
+            event |= {"session_id": session, "cwd": str(project)}
+            event |= (
+                {"transcript_path": None, "prompt": ask} if "Prompt" in name else {}
+            )
+            done = _python(
+                ["-m", "memhooks.hooks", "hook", "--harness", "codex"],
+                json.dumps(event),
+                FAST,
+            )
+            assert done.returncode == 0, done.stderr
+            if "Prompt" in name and done.stdout:
+                context = json.loads(done.stdout)["hookSpecificOutput"][
+                    "additionalContext"
+                ]
+        return context
+
+    replay("blink-1")
+    assert _wait(lambda: not _servers(memory_root), timeout=60)
+    assert index.is_file(), "the index file was never built"
+    assert "kv/shop/stripe" in replay("blink-2")
