@@ -39,12 +39,15 @@ _OURS = re.compile(
 ROOT_VARIABLES = ("MEMHOOKS_HOME", "XDG_DATA_HOME")
 
 #: How a harness names an MCP server's tool to the model, as the tool lists of its
-#: requests show: Claude Code 2.1.332 ``mcp__memhooks__memory_search`` (deferred: the
-#: model loads it by that name with ToolSearch), Gemini CLI 0.61.0
-#: ``mcp_memhooks_memory_search``. Codex CLI 0.171.0 offers them by their own names, in
-#: a namespace ``mcp__memhooks``. A server name's other characters become ``_``.
-_SPELLING = {"claude-code": "mcp__{server}__{tool}", "gemini": "mcp_{server}_{tool}"}
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+#: requests show, and the characters of a server's name it keeps (others become ``_``):
+#: Claude Code 2.1.332 ``mcp__memhooks__memory_search`` (deferred: the model loads it by
+#: that name with ToolSearch; `claude mcp add` takes no other characters), Gemini CLI
+#: 0.61.0 ``mcp_memhooks_memory_search`` (``mem.hooks-x`` kept as it is). Codex CLI
+#: 0.171.0 offers them by their own names, in a namespace ``mcp__memhooks``.
+_SPELLING = {
+    "claude-code": ("mcp__{server}__{tool}", re.compile(r"[^A-Za-z0-9_-]")),
+    "gemini": ("mcp_{server}_{tool}", re.compile(r"[^A-Za-z0-9_.-]")),
+}
 
 
 class Registration(NamedTuple):
@@ -216,8 +219,9 @@ def usage_line(cwd: str | Path | None, harness: str | None = None) -> str:
     ours = [r for r in registrations(project, home, harness) if r.ours]
     if not ours:
         return USAGE
-    spell = _SPELLING.get(harness or "", "{tool}")
-    return usage_mcp(_UNSAFE.sub("_", ours[0].name), spell)
+    spell, unsafe = _SPELLING.get(harness or "", ("{tool}", None))
+    name = unsafe.sub("_", ours[0].name) if unsafe else ours[0].name
+    return usage_mcp(name, spell)
 
 
 __all__ = [

@@ -245,3 +245,9 @@ def test_a_server_name_is_spelled_as_the_harness_spells_it(
     assert line.startswith("Memory tools (MCP server my_memory):")
     assert usage_line(project) == usage_line(project, "generic")
     assert "`memory_search`" in usage_line(project)
+    # Gemini CLI 0.61.0 offered a server "mem.hooks-x" as mcp_mem.hooks-x_memory_search.
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text(
+        json.dumps({"mcpServers": {"mem.hooks-x": _server("memhooks", "mcp")}})
+    )
+    assert "`mcp_mem.hooks-x_memory_search`" in usage_line(project, "gemini")
