@@ -87,11 +87,13 @@ def _read(path: Path) -> object:
         return None
 
 
-def codex_table(reg: Registration) -> dict[str, Any]:
-    """A Codex entry's ``[mcp_servers.NAME]`` table as its config.toml holds it now ({}
-    when it cannot be read)."""
-    table = _get(_read(reg.path), "mcp_servers", reg.name)
-    return table if isinstance(table, dict) else {}
+def server_entry(reg: Registration) -> dict[str, Any]:
+    """A Codex or Gemini CLI entry as its file holds it now: Codex's
+    ``[mcp_servers.NAME]`` table, Gemini's ``mcpServers.NAME`` object ({} when it cannot
+    be read, and for Claude Code)."""
+    key = {"codex": "mcp_servers", "gemini": "mcpServers"}.get(reg.harness)
+    entry = _get(_read(reg.path), key, reg.name) if key else None
+    return entry if isinstance(entry, dict) else {}
 
 
 def root_problem(reg: Registration, environ: Mapping[str, str]) -> str | None:
@@ -227,9 +229,9 @@ def usage_line(cwd: str | Path | None, harness: str | None = None) -> str:
 __all__ = [
     "ROOT_VARIABLES",
     "Registration",
-    "codex_table",
     "is_ours",
     "registrations",
     "root_problem",
+    "server_entry",
     "usage_line",
 ]

@@ -1,6 +1,6 @@
 """Checks of the registrations of `memhooks mcp` for `memhooks doctor`: each one's
-command exists, its server works on the hooks' memory root, and under Codex the tools
-that write may run without a person to approve them.
+command exists, its server works on the hooks' memory root, and its tools may run where
+no person is there to approve them (`codex exec`, `gemini -p`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from memhooks.hooks.harnesscheck import (
     executable_problem,
     short_path,
 )
-from memhooks.hooks.mcp_config import codex_table, registrations, root_problem
+from memhooks.hooks.mcp_config import registrations, root_problem, server_entry
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -31,7 +31,7 @@ def check_mcp(
     project: Path, home: Path, which: Callable[[str], str | None]
 ) -> list[Finding]:
     """Registrations of `memhooks mcp`: each one's command exists, on the hooks' root;
-    under Codex, its tools that write approved."""
+    its tools run unattended (`_unattended`)."""
     found = []
     for reg in registrations(project, home):
         if not reg.ours:
@@ -40,25 +40,34 @@ def check_mcp(
         problem = executable_problem(shlex.join(reg.argv), project, which)
         problem = problem or root_problem(reg, os.environ)
         where = short_path(reg.path, home)
+        said = f"{name}: MCP server {reg.name!r} in {where}"
         if problem:
-            found.append(
-                Finding("fix", f"{name}: MCP server {reg.name!r} in {where} {problem}")
-            )
-            continue
-        asks = _codex_asks(reg)
-        if asks:
-            found.append(
-                Finding(
-                    "warn",
-                    f"{name}: MCP server {reg.name!r} in {where}: Codex asks before "
-                    f"each call of {', '.join(asks)} and `codex exec`, which cannot "
-                    'ask, refuses them; add default_tools_approval_mode = "approve" '
-                    f"to [mcp_servers.{reg.name}]",
-                )
-            )
+            found.append(Finding("fix", f"{said} {problem}"))
+        elif warning := _unattended(reg):
+            found.append(Finding("warn", f"{said}: {warning}"))
         else:
-            found.append(Finding("ok", f"{name}: MCP server {reg.name!r} in {where}"))
+            found.append(Finding("ok", said))
     return found
+
+
+def _unattended(reg: Registration) -> str | None:
+    """What a run with nobody to approve a tool call (`codex exec`, `gemini -p`) refuses
+    of the entry's tools, and the fix; None when they all run."""
+    if reg.harness == "gemini" and server_entry(reg).get("trust") is not True:
+        # Gemini CLI 0.61.0: `gemini -p` listed none of an untrusted server's tools.
+        return (
+            "`gemini -p` offers the model none of its tools (Gemini asks before a call "
+            'of an untrusted server\'s, and a headless run cannot ask); add "trust": '
+            "true to its entry to let them run unasked"
+        )
+    asks = _codex_asks(reg)
+    if not asks:
+        return None
+    return (
+        f"Codex asks before each call of {', '.join(asks)} and `codex exec`, which "
+        'cannot ask, refuses them; add default_tools_approval_mode = "approve" to '
+        f"[mcp_servers.{reg.name}]"
+    )
 
 
 def _codex_asks(reg: Registration) -> list[str]:
@@ -69,7 +78,7 @@ def _codex_asks(reg: Registration) -> list[str]:
     requires approval, but approval policy is never")."""
     if reg.harness != "codex":
         return []
-    table = codex_table(reg)
+    table = server_entry(reg)
     default = table.get("default_tools_approval_mode")
     tools = table.get("tools")
     tools = tools if isinstance(tools, dict) else {}

@@ -25,6 +25,7 @@ from tests.e2e.memory_fixture import (
     edit_on_disk,
     seed,
 )
+from tests.e2e.sandbox import MEMHOOKS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -296,30 +297,45 @@ def test_worktree_runs_no_project_hook_and_install_says_so(
 def test_the_block_names_the_mcp_tools_as_gemini_offers_them(
     tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:
-    """With `memhooks mcp` registered (trusted, so that `gemini -p` offers its tools),
-    Gemini CLI 0.61.0 gives the model `mcp_memhooks_memory_search` & co; the block told
-    it to call `memory_search`, a tool it did not have."""
+    """With `memhooks mcp` registered, Gemini CLI 0.61.0 gives the model
+    `mcp_memhooks_memory_search` & co; the block told it to call `memory_search`, a
+    tool it did not have. `gemini -p` offers none of them unless the entry says
+    "trust": true, and doctor said "ok" of the entry without it."""
     with sandbox(tmp_path_factory.mktemp("gemini-mcp"), cli_bins, netns) as sb:
         env = setup_gemini(sb)
         seed(sb)
         settings = sb.project / ".gemini" / "settings.json"
         data = json.loads(settings.read_text())
-        data["mcpServers"] = {
-            "memhooks": {"command": "memhooks", "args": ["mcp"], "trust": True}
-        }
-        settings.write_text(json.dumps(data, indent=2))
-        done = sb.run(["gemini", "-p", ASK], env=env)
-        assert done.returncode == 0, done.stderr
-        got = sb.turn(ASK)
         line = usage_mcp("memhooks", "mcp_{server}_{tool}")
-        assert line in got.text
-        offered = {
-            f["name"]
-            for tool in got.body.get("tools") or []
-            for f in tool.get("functionDeclarations") or []
-        }
         named = set(re.findall(r"`([^`]+)`", line))
-        assert named <= offered, sorted(offered)
+
+        def offered(prompt: str) -> set[str]:
+            return {
+                f["name"]
+                for tool in sb.turn(prompt).body.get("tools") or []
+                for f in tool.get("functionDeclarations") or []
+            }
+
+        def doctor() -> list[str]:
+            done = sb.run([str(MEMHOOKS), "doctor"], env=env)
+            return [ln for ln in done.stdout.splitlines() if "MCP server" in ln]
+
+        for trust, prompt in ((False, RESUME), (True, ASK)):
+            entry = {"command": "memhooks", "args": ["mcp"]}
+            data["mcpServers"] = {
+                "memhooks": entry | ({"trust": True} if trust else {})
+            }
+            settings.write_text(json.dumps(data, indent=2))
+            done = sb.run(["gemini", "-p", prompt], env=env)
+            assert done.returncode == 0, done.stderr
+            (said,) = doctor()
+            if not trust:
+                assert not named & offered(prompt), sorted(offered(prompt))
+                assert said.startswith("warn: ") and '"trust": true' in said, said
+                continue
+            assert line in sb.turn(prompt).text
+            assert named <= offered(prompt), sorted(offered(prompt))
+            assert said.startswith("ok: "), said
 
 
 def test_the_model_calls_memory_search_through_memhooks_mcp(

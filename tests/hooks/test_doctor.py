@@ -629,3 +629,37 @@ def test_codex_mcp_tools_that_codex_exec_refuses_are_warned_about(
         f"before each call of {asked} and `codex exec`, which cannot ask, refuses "
         'them; add default_tools_approval_mode = "approve" to [mcp_servers.memhooks]'
     )
+
+
+@pytest.mark.parametrize(
+    ("extra", "warned"),
+    [
+        pytest.param({}, True, id="as-examples-had-it"),
+        pytest.param({"trust": False}, True, id="trust-false"),
+        pytest.param({"trust": True}, False, id="trusted"),
+    ],
+)
+def test_a_gemini_mcp_server_gemini_p_does_not_offer_is_warned_about(
+    project: Path, home: Path, extra: dict[str, object], warned: bool
+) -> None:
+    # Gemini CLI 0.61.0: `gemini -p` listed none of the memhooks tools in its request
+    # unless the entry said "trust": true, while doctor said "ok" of the server (and
+    # the block told the model to call them).
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    entry = {"command": sys.executable, "args": ["-m", "memhooks.hooks", "mcp"]}
+    settings.write_text(json.dumps({"mcpServers": {"memhooks": entry | extra}}))
+
+    proc = run_cli("doctor", "--project", str(project))
+
+    lines = [ln for ln in proc.stdout.splitlines() if "MCP server 'memhooks'" in ln]
+    said = f"Gemini CLI: MCP server 'memhooks' in {settings}"
+    if not warned:
+        assert lines == [f"ok: {said}"], proc.stdout
+        return
+    warning = (
+        f"warn: {said}: `gemini -p` offers the model none of its tools (Gemini asks "
+        "before a call of an untrusted server's, and a headless run cannot ask); add "
+        '"trust": true to its entry to let them run unasked'
+    )
+    assert lines == [warning], proc.stdout
