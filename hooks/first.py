@@ -246,15 +246,17 @@ def build_index(sessions: Sessions) -> None:
     session over in half a second never reached (`codex exec` with a model that answers
     at once), and a project of more than `view.SCAN_MAX` files gets no auto-search hit
     until one is built. The harness has had its reply; a session starting meanwhile
-    forks a process of its own."""
-    from memhooks.memory.index_file import has_index
+    forks a process of its own, and such processes build one at a time (`building`)."""
+    from memhooks.memory.index_file import building, has_index
     from memhooks.memory.layered import open_index
 
     for view in sessions.views():
         if not view.warming or has_index(view.store):
             continue
         try:
-            open_index(view.store)  # writes the index file it finds missing
+            with building(view.store) as ours:
+                if ours and not has_index(view.store):  # not just built by another
+                    open_index(view.store)  # writes the index file it finds missing
         except Exception as e:  # noqa: BLE001 - the next session process tries again
             logger.warning("index file not built: %s: %s", type(e).__name__, e)
 

@@ -8,7 +8,8 @@ lock on the file, `Watch`) and holds a mark that process replaces each time its 
 reports a change there. What a one-shot search found of the files (`memory.changes.Seen`)
 is trusted only while the mark read before looking is still there; past
 `memory.layered.FULL_CHECK_NS`, only while a session process also still watches. Else the
-search stats every file again.
+search stats every file again. ``<slug>.building`` is locked by a process building the
+index file before it leaves (`building`), so that a burst of short sessions builds it once.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from memhooks.memory.lazylog import getLogger
 from memhooks.memory.segment import Segment
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
 
     from memhooks.memory.scope import Scope
@@ -167,6 +168,29 @@ def watched(scope: Scope) -> bool:
     finally:
         os.close(fd)  # and with it our lock, if we took it
     return False
+
+
+@contextlib.contextmanager
+def building(scope: Scope) -> Iterator[bool]:
+    """Whether this process is the one to build the scope's index file now: False while
+    another holds the ``<slug>.building`` lock (a process building it before it leaves;
+    a burst of short sessions started one each). The lock goes with the process.
+
+    Raises:
+        OSError: the lock file cannot be made (a read-only root).
+    """
+    path = _path(scope).with_suffix(".building")
+    private_folder(path.parent, gitignore=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+        else:
+            yield True
+    finally:
+        os.close(fd)
 
 
 def _path(scope: Scope) -> Path:
