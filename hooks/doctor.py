@@ -19,12 +19,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.errors import project_folder
-from memhooks.hooks.harnesscheck import (
-    Finding,
-    check_harness,
-    installed,
-    started_in,
-)
+from memhooks.hooks.harnesscheck import Finding, check_harness, installed, started_in
 from memhooks.hooks.mcpcheck import check_mcp
 from memhooks.memory import ConfigError, default_root, parse_config, project_dir
 from memhooks.memory.constants import (

@@ -227,7 +227,6 @@ def test_mcp_write_under_codex_exec_with_the_documented_config(
         # No `mcp_optional_startup_grace_ms`: `codex exec` waits ~1.1 s for an optional
         # server before its first request, which `memhooks mcp` took ~1 s to answer
         # with the mcp SDK (the tools missed on a busy machine); it takes ~0.15 s now.
-        grace = ""
         base = config.read_text()
         args = {"to": "note", "name": "wombat", "text": fact}
         sb.script([{"when": ASK, "tool": "mcp__memhooks/memory_write", "args": args}])
@@ -246,7 +245,7 @@ def test_mcp_write_under_codex_exec_with_the_documented_config(
 
         # Without the approval line the write is refused, and doctor says how to fix it.
         unapproved = table[1].replace('default_tools_approval_mode = "approve"\n', "")
-        config.write_text(grace + base + "\n" + unapproved)
+        config.write_text(base + "\n" + unapproved)
         done = sb.run(codex_exec(ASK), env=env)
         assert done.returncode == 0, done.stderr
         assert "requires approval" in outputs()[-1], outputs()
@@ -254,7 +253,7 @@ def test_mcp_write_under_codex_exec_with_the_documented_config(
         assert said.startswith("warn: Codex: MCP server 'memhooks'"), said
         assert 'add default_tools_approval_mode = "approve"' in said, said
 
-        config.write_text(grace + base + "\n" + table[1])
+        config.write_text(base + "\n" + table[1])
         done = sb.run(codex_exec(ASK), env=env)
         assert done.returncode == 0, done.stderr
         assert len(outputs()) == 2 and "wrote projects/" in outputs()[-1], outputs()
