@@ -35,6 +35,7 @@ from memhooks.memory.file_bytes import decode
 from memhooks.memory.files import read_regular
 from memhooks.memory.note_format import conflict_line
 from memhooks.memory.paths import breaks_line, key_in, slug_for, synced_copy_of
+from memhooks.memory.text import shell_word
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -135,12 +136,13 @@ def _blocked(path: str, is_dir: bool) -> str | None:
     """What this user cannot do with a memory file or folder that memhooks must, with
     the fix; None when nothing (a search leaves out a file it cannot read, a write in a
     folder it cannot write fails)."""
+    fix = shell_word(path)
     if is_dir:  # one that cannot be listed is named by `_walk`
         if os.access(path, os.R_OK | os.X_OK) and not os.access(path, os.W_OK):
-            return f"is read-only to you: writes there fail; chmod u+w {_shown(path)}"
+            return f"is read-only to you: writes there fail; chmod u+w {fix}"
         return None
     if not os.access(path, os.R_OK):
-        return f"cannot be read: never searched or injected; chmod u+r {_shown(path)}"
+        return f"cannot be read: never searched or injected; chmod u+r {fix}"
     return None
 
 
@@ -188,7 +190,9 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
     if stat.S_IMODE(st.st_mode) & 0o077:
         found.append(
             Finding(
-                "fix", f"memory root {root} is open to other users: chmod 700 {root}"
+                "fix",
+                f"memory root {root} is open to other users: "
+                f"chmod 700 {shell_word(root)}",
             )
         )
     if blocked := _blocked(str(root), True):
@@ -211,7 +215,7 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
             found.append(
                 Finding("fix", f"{_shown(rel or '.')}/ cannot be read "
                         f"({entry.strerror or entry}): its files are never searched "
-                        f"or injected; chmod u+rwx {_shown(str(root / rel))}")
+                        f"or injected; chmod u+rwx {shell_word(root / rel)}")
             )  # fmt: skip
             continue
         is_dir = entry.is_dir(follow_symlinks=False)
@@ -280,7 +284,7 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
                 "warn" if closed else "fix",
                 f"{n} item{'s' if n != 1 else ''} open to other users (e.g. "
                 f"{open_files[0]}{', behind the owner-only root' if closed else ''}): "
-                f"chmod -R go-rwx {root}",
+                f"chmod -R go-rwx {shell_word(root)}",
             )
         )
     if not any(f.level == "fix" for f in found):
@@ -307,21 +311,15 @@ def check_moved(root: Path, project: Path) -> list[Finding]:
         return []
     # In a root kept in git, another clone's checkout may still use the folder.
     git = (root / ".git").exists()
-    return [
-        Finding(
-            "warn",
-            f"no memory for {slug} yet, but projects/{other} holds that of another "
-            f"folder named {name}: if this project was moved from there, `mv "
-            f"{projects / other} {projects / slug}` carries it over (or pass --slug {other})"
-            + (
-                f"; in this root kept in git, a clone elsewhere may still use "
-                f"projects/{other}, which mv takes from it"
-                if git
-                else ""
-            ),
-        )
-        for other in others
-    ]
+    said = []
+    for other in others:
+        mv = f"mv {shell_word(projects / other)} {shell_word(projects / slug)}"
+        said.append(f"no memory for {slug} yet, but projects/{other} holds that of another "
+                    f"folder named {name}: if this project was moved from there, `{mv}` "
+                    f"carries it over (or pass --slug {other})" + (f"; in this root kept in "
+                    f"git, a clone elsewhere may still use projects/{other}, which mv takes "
+                    "from it" if git else ""))  # fmt: skip
+    return [Finding("warn", line) for line in said]
 
 
 def run_checks(

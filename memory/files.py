@@ -142,13 +142,6 @@ def read_text(path: Path) -> str | None:
         return None
 
 
-def read_only(path: str | Path, read: Read) -> bool:
-    """Whether a person made the file `read` came from read-only (chmod 444), which a
-    replacement through its folder would undo. The mode is asked as well as the system:
-    root may write any file, but a 444 file is not meant to change as root either."""
-    return not (read.mode & 0o222 and os.access(path, os.W_OK))
-
-
 def same_file(path: str | Path, read: Read) -> bool:
     """Whether `path` still names the very file `read` came from, unchanged."""
     try:

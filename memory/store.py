@@ -50,7 +50,6 @@ from memhooks.memory.files import (
     ReplacedError,
     grew,
     make_dirs,
-    read_only,
     read_regular,
     sweep_stale_temps,
     twin_name,
@@ -59,6 +58,7 @@ from memhooks.memory.files import (
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import alias_line, checklist
 from memhooks.memory.scope import Scope
+from memhooks.memory.writable import write_refused
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -330,9 +330,8 @@ class Store(Scope):
             attempt += 1
             with self.lock():
                 before = self._current(rel, path)
-                if before is not None and read_only(path, before):
-                    why = f"it is read-only; chmod u+w {path} to allow writes"
-                    raise StoreWriteError(rel, OSError(errno.EACCES, why))
+                if before is not None and (refused := write_refused(path, before)):
+                    raise StoreWriteError(rel, refused)
                 new = change(None if before is None else before.data)
                 if new is None or (before is not None and new == before.data):
                     return before if not first else first[0]

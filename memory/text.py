@@ -1,4 +1,5 @@
-"""Text helpers shared by injection, search and read: UTF-8-safe cuts and containment.
+"""Text helpers shared by injection, search and read: UTF-8-safe cuts and containment,
+and a path as a word of a shell command.
 
 zerostack routes every cap through one function so that no renderer can overrun a budget
 or split a character; `cut` is that function here.
@@ -6,7 +7,9 @@ or split a character; `cut` is that function here.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import unicodedata
 from typing import TYPE_CHECKING
 
@@ -122,6 +125,27 @@ _FORGEABLE = re.compile(
 )
 # C0/C1 controls except tab and newline, DEL, bidi overrides and isolates.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def shell_word(path: str | os.PathLike[str]) -> str:
+    """`path` as one word of a shell command a person can paste: quoted where it holds a
+    space or a quote (``'/tmp/my root'``), and where it holds a byte that is no UTF-8
+    (held as a surrogate, as `os.fsdecode` makes it) or a character that does not print,
+    in bash's ``$'…'``, those as ``\\xHH``."""
+    text = os.fspath(path)
+    if text.isprintable():
+        return shlex.quote(text)
+    return "$'" + "".join(map(_escaped, text)) + "'"
+
+
+def _escaped(c: str) -> str:
+    if "\udc80" <= c <= "\udcff":  # a byte os.fsdecode could not decode
+        return f"\\x{ord(c) - 0xDC00:02x}"
+    if c in "\\'":
+        return "\\" + c
+    if c.isprintable():
+        return c
+    return "".join(f"\\x{b:02x}" for b in c.encode("utf-8", "surrogatepass"))
 
 
 def _defuse(m: re.Match[str]) -> str:

@@ -663,3 +663,21 @@ def test_a_gemini_mcp_server_gemini_p_does_not_offer_is_warned_about(
         '"trust": true to its entry to let them run unasked'
     )
     assert lines == [warning], proc.stdout
+
+
+def test_a_fix_doctor_names_can_be_pasted_for_a_root_with_a_space(
+    tmp_path: Path, project: Path, home: Path
+) -> None:
+    # Before: "chmod 700 /…/my memory", which a shell reads as two files.
+    root = tmp_path / "my memory"
+    Store(root, SLUG).write_memory("- a rule")
+    os.chmod(root, 0o755)
+    (said,) = [
+        f.message
+        for f in run_checks(root, project, home, config_text=None)
+        if "open to other users" in f.message and "memory root" in f.message
+    ]
+    command = said.split(": ", 1)[1]
+    assert command == f"chmod 700 '{root}'"
+    subprocess.run(["bash", "-c", command], check=True)
+    assert root.stat().st_mode & 0o777 == 0o700

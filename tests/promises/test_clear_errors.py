@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -436,3 +437,50 @@ def test_links_in_a_loop_are_named_and_left_out_not_a_traceback(
         assert "pool" in done.stdout
     context, errors = _hook(project, "SessionStart", source="startup")
     assert "pool size is 20" in context and len(errors) == 1
+
+
+def test_the_fix_a_refusal_names_can_be_pasted(tmp_path: Path, project: Path) -> None:
+    # Before: "chmod u+w /…/caf\udce9 root/MEMORY.md", unquoted and escaped: pasted into
+    # a shell, it named two other files, neither of them there.
+    root = tmp_path / os.fsdecode(b"caf\xe9 root")
+    store = Store(root, slug_for(str(project)))
+    store.write_memory("- deploys need two approvals")
+    (root / "MEMORY.md").chmod(0o400)
+    argv = [*_as_a_user(), sys.executable, "-m", "memhooks.hooks", "write"]
+    argv += ["--root", str(root), "--to", "memory", "--text", "- one approval"]
+    refused = subprocess.run(argv, capture_output=True, check=False)
+    assert refused.returncode == 1
+    command = re.search(rb"; (chmod u\+w .*) to allow writes\n", refused.stderr)
+    assert command, refused.stderr
+    subprocess.run(["bash", "-c", command[1]], check=True)
+    done = subprocess.run(argv, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert (root / "MEMORY.md").read_text().endswith("- one approval\n")
+
+
+def test_an_immutable_file_is_not_called_read_only(
+    memory_root: Path, project: Path
+) -> None:
+    # `chattr +i`: "chmod u+w" was the advice, which changes nothing there.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- deploys need two approvals")
+    mine = memory_root / "MEMORY.md"
+    if (
+        shutil.which("chattr") is None
+        or subprocess.run(
+            ["chattr", "+i", str(mine)], capture_output=True, check=False
+        ).returncode
+    ):
+        pytest.skip("no chattr +i here (not root, or a file system without it)")
+    try:
+        argv = [sys.executable, "-m", "memhooks.hooks", "write", "--to", "memory"]
+        argv += ["--text", "- one approval", "--project", str(project)]
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    finally:
+        subprocess.run(["chattr", "-i", str(mine)], check=True)
+    assert done.returncode == 1
+    assert done.stderr == (
+        "memhooks: error: cannot write MEMORY.md: the system refuses writes to it "
+        f"(immutable? lsattr {mine})\n"
+    )
+    assert mine.read_text() == "- deploys need two approvals\n"
