@@ -72,12 +72,7 @@ def test_session_start_hook_uses_the_mcp_line(project: Path) -> None:
             {"mcpServers": {"mem": _server("python3", "-m", "memhooks.hooks", "mcp")}}
         )
     )
-    event = {
-        "session_id": "s1",
-        "cwd": str(project),
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-    }
+    event = _started(project)
 
     proc = run_cli(
         "hook",
@@ -214,12 +209,7 @@ def test_the_mcp_line_names_the_tools_as_the_harness_does(
     else:
         server = {"memhooks": _server("memhooks", "mcp")}
         config.write_text(json.dumps({"mcpServers": server}))
-    event = {
-        "session_id": "s1",
-        "cwd": str(project),
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-    }
+    event = _started(project)
 
     proc = run_cli(
         "hook",
@@ -251,3 +241,13 @@ def test_a_server_name_is_spelled_as_the_harness_spells_it(
         json.dumps({"mcpServers": {"mem.hooks-x": _server("memhooks", "mcp")}})
     )
     assert "`mcp_mem.hooks-x_memory_search`" in usage_line(project, "gemini")
+
+
+def _started(project: Path) -> dict[str, str]:
+    """A session's SessionStart event in `project`, as Claude Code sends it."""
+    return {
+        "session_id": "s1",
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }

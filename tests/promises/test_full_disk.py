@@ -66,13 +66,7 @@ def _on_a_full_disk(
     }
     for name in freed:
         shutil.copy(out / f"{name}.json", out / f"{name}-again.json")
-    done = subprocess.run(
-        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", _SCRIPT],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _unshared(_SCRIPT, env)
     if done.returncode != 0:
         pytest.skip(f"no tmpfs in a mount namespace here: {done.stderr.strip()}")
     return out
@@ -126,13 +120,7 @@ def test_doctor_names_a_full_disk(tmp_path: Path, project: Path) -> None:
     "$PY" -m memhooks.hooks doctor --project "$PROJECT"
     """
     env = {"DISK": str(disk), "PY": sys.executable, "PROJECT": str(project)}
-    done = subprocess.run(
-        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _unshared(script, env)
     if done.returncode == 77:
         pytest.skip(f"no tmpfs in a mount namespace here: {done.stderr.strip()}")
     assert done.returncode == 1, done.stderr
@@ -140,3 +128,15 @@ def test_doctor_names_a_full_disk(tmp_path: Path, project: Path) -> None:
         f"fix: memory root {disk / 'mem'}: its disk has 0 KiB free: writes and the "
         "hooks' records fail; free some space\n"
     ) in done.stdout
+
+
+def _unshared(script: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`script` run by sh as root of a user and mount namespace of its own, where it may
+    mount a small tmpfs: the real commands, on a disk that fills."""
+    return subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
