@@ -95,7 +95,7 @@ def _one(
         if "result" in message or "error" in message:
             return None  # a response: this server sends no request to be answered
         return _error(ident, INVALID_REQUEST, "Invalid Request: no method")
-    params = message.get("params", {})
+    params = message.get("params") or {}  # left out, or null as some clients send
     try:
         if not isinstance(params, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: not an object")
