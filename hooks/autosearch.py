@@ -35,7 +35,7 @@ _WORD = re.compile(
 # gets no search. And "remind", as typed ("Remind me when …"): a request to memory,
 # which no note need hold; not in that list, where its stem would make "reminders" a
 # question word too.
-_STOP = STOP_WORDS | SCRIPTED_STOP_WORDS | REQUEST_WORDS | {"remind"}
+_STOP = STOP_WORDS | REQUEST_WORDS | {"remind"}
 # The rest of a contraction ("didn't", "we're"): the list holds it whole.
 _CONTRACTED = re.compile(r"['\u2019]([a-z]+)", re.IGNORECASE)
 
