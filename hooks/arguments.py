@@ -79,14 +79,18 @@ class Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            number = version(PROG)
-        except PackageNotFoundError:  # run from a source tree that was never installed
-            number = "unknown"
-        sys.stdout.write(f"{PROG} {number}\n")
+        sys.stdout.write(f"{PROG} {installed_version()}\n")
         parser.exit(0)
+
+
+def installed_version() -> str:
+    """memhooks' version as installed; "unknown" in a source tree never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(PROG)
+    except PackageNotFoundError:
+        return "unknown"
 
 
 #: What can be an option (``--json``, ``-h``, ``--budget=9000``).

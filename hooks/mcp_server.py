@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, get_type_
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from memhooks.hooks import corrections
+from memhooks.hooks.arguments import installed_version
 from memhooks.hooks.cautions import secret_warnings, write_warnings
 from memhooks.hooks.commands import (
     edit,
@@ -265,7 +266,7 @@ def handler(store: Store) -> Callable[[str, dict[str, Any]], Any]:
             return {
                 "protocolVersion": asked if asked in VERSIONS else VERSIONS[-1],
                 "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": {"name": NAME, "version": _version()},
+                "serverInfo": {"name": NAME, "version": installed_version()},
                 "instructions": USAGE_MCP,
             }
         if method == "tools/list":
@@ -310,21 +311,12 @@ def _called(offered: dict[str, Tool], params: dict[str, Any]) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": failed}
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(NAME)
-    except PackageNotFoundError:  # run from a source tree never installed
-        return "unknown"
-
-
 def _bad_arguments(error: ValidationError) -> str:
     """Each argument a call got wrong, with what it should be, on one line."""
     said = []
     for e in error.errors(include_url=False):
         field = ".".join(str(part) for part in e["loc"]) or "arguments"
-        said.append(f"{field}: {' '.join(str(e['msg']).split())}")
+        said.append(f"{field}: {one_line(str(e['msg']))}")
     return "bad arguments: " + "; ".join(said)
 
 

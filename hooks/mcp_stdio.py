@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from memhooks.hooks.constants import ERROR_MAX_BYTES
+from memhooks.hooks.events import why
 from memhooks.hooks.stdin_lines import Dropped, lines
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.text import abridge, one_line, scrub_surrogates
+from memhooks.memory.text import one_line, scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,8 +37,6 @@ INTERNAL_ERROR = -32603
 #: A message longer than this (bytes) is refused unread: a tool's text is at most 64 Mi
 #: characters (`memhooks write`'s stdin cap), which JSON escapes can make longer.
 LINE_MAX = 256 * 1024 * 1024
-#: How much of an error a reply quotes.
-QUOTED_MAX = 1000
 
 
 class RpcError(Exception):
@@ -72,7 +72,7 @@ def answer(handle: Callable[[str, dict[str, Any]], Any], line: bytes) -> bytes |
     try:
         message = json.loads(line)
     except (ValueError, RecursionError) as e:
-        return _encode(_error(None, PARSE_ERROR, f"Parse error: {one_line(str(e))}"))
+        return _encode(_error(None, PARSE_ERROR, f"Parse error: {e}"))
     if isinstance(message, list):
         if not message:
             return _encode(
@@ -103,15 +103,16 @@ def _one(
     except RpcError as e:
         reply = _error(ident, e.code, str(e))
     except Exception as e:  # noqa: BLE001 - a bug: one line for the client, serving goes on
-        logger.warning("%s failed: %s", method, one_line(repr(e)))
-        reply = _error(ident, INTERNAL_ERROR, f"Internal error: {one_line(str(e))}")
+        said = why(e)
+        logger.warning("%s failed: %s", method, said)
+        reply = _error(ident, INTERNAL_ERROR, f"Internal error: {said}")
     else:
         reply = {"jsonrpc": "2.0", "id": ident, "result": result}
     return None if "id" not in message else reply
 
 
 def _error(ident: object, code: int, message: str) -> dict[str, Any]:
-    said = abridge(message, QUOTED_MAX)
+    said = one_line(message, ERROR_MAX_BYTES)  # it may quote what the client sent
     return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": said}}
 
 
