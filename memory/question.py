@@ -53,7 +53,8 @@ def _words(text: str) -> frozenset[str]:
 
 
 #: The Snowball project's English stop word list (snowballstem.org, BSD), which the
-#: Snowball stemmer is meant to be used with, and a few words that frame questions.
+#: Snowball stemmer is meant to be used with, and a few words that frame questions; and
+#: its contractions as often typed without the apostrophe (`_UNMARKED`).
 STOP_WORDS = _words(
     """
     i me my myself we our ours ourselves you your yours yourself yourselves he him his
@@ -71,6 +72,12 @@ STOP_WORDS = _words(
     will shall can may might must likely probably possibly perhaps maybe ever also
     """
 )
+#: "whats", "dont", "im": a contraction typed without its apostrophe, as prompts often
+#: are; not those that spell another word ("well", "shell", "id", "ill", "wont").
+_UNMARKED = frozenset(w.replace("'", "") for w in STOP_WORDS if "'" in w) - _words(
+    "hell id ill shed shell wed well cant wont lets"
+)
+STOP_WORDS |= _UNMARKED
 
 #: The function words of the other languages whose words `memory.stems` stems by script,
 #: Russian and Greek: pronouns, articles, prepositions, conjunctions, particles,

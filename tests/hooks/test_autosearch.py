@@ -243,6 +243,8 @@ def test_a_question_in_a_sentence_surfaces_what_holds_its_subject(
     # two terms; the note holds one.
     assert _ask(project, "what happened with the warehouse?", "s1") == [note]
     assert _ask(project, "what's the status of the warehouse?", "s2") == [note]
+    # Typed as prompts often are, without the apostrophe.
+    assert _ask(project, "whats the status of the warehouse", "s4") == [note]
     assert _ask(project, "how is the warehouse going?", "s3") == [note]
 
 

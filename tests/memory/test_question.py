@@ -126,6 +126,19 @@ def test_words_that_something_went_on_carry_no_subject() -> None:
     assert not set(keys("warehouse")) & read("how is the warehouse going?").subjectless
 
 
+def test_contractions_typed_without_the_apostrophe_carry_no_subject() -> None:
+    frame = read(
+        "whats the status of the warehouse, and why dont the tests pass"
+    ).subjectless
+    for word in ("whats", "dont"):
+        assert set(keys(word)) <= frame, word
+    # Not those that spell another word.
+    for question in ("which user id is well known", "is the shell script ill formed"):
+        frame = read(question).subjectless
+        for word in ("id", "shell", "ill"):
+            assert not set(keys(word)) & frame, (question, word)
+
+
 def test_russian_and_greek_function_words_carry_no_subject() -> None:
     frame = read("Где сейчас база данных?").subjectless
     assert set(keys("где")) <= frame and not set(keys("база")) & frame
