@@ -15,7 +15,7 @@ import operator
 import re
 import unicodedata
 from functools import lru_cache
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from memhooks.memory.stems import stem, stem_scripted, stem_words
 
@@ -70,11 +70,8 @@ _FLAG = "[\U0001f1e6-\U0001f1ff]{2}"
 #: The characters of words and of CJK runs, as a character class's ranges: Python's
 #: ``\w`` without the marks that most scripts but Latin write their vowels with.
 WORD_CHARS = f"{_CJK}{_WORD}"
-#: A CJK character, and a word of letters of an alphabetic script (`scripts`).
-_SCRIPTS = {"cjk": re.compile(f"[{_CJK}]"), "alphabetic": re.compile(f"[{_LETTERS}]+")}
-#: A run of CJK characters, a run of letters and digits of an alphabetic script, or one
-#: symbol (a flag's two).
-_TOKEN = re.compile(f"([{_CJK}]+)|([{_WORD}]+)|{_FLAG}|[{_SYMBOLS}]")
+#: A word, and a letter, of an ASCII text: all `_unicode`'s classes hold of ASCII.
+_ASCII_WORD, _ASCII_LETTER = re.compile("[0-9A-Za-z]+"), re.compile("[A-Za-z]")
 #: ASCII letters lowered, digits and newlines kept, any other byte a space.
 _LOWER_RUNS = bytes(
     c | 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 or c == 10 else 32
@@ -111,9 +108,6 @@ _STEMMER_MARKED = (
 #: One of `_MARKED`, `_STEMMER_MARKED` or a combining diacritical mark: what `bare` takes
 #: a mark off.
 _ACCENTED = re.compile(f"[{_MARKED}{_STEMMER_MARKED}\u0300-\u036f]")
-#: A word holding one of `_MARKED`.
-_ACCENTED_WORD = re.compile(f"(?<![{_WORD}])[{_WORD}]*[{_MARKED}][{_WORD}]*")
-_OPTIONAL = re.compile(f"[{_POINTS}]")
 #: Snowball's exceptional stems that are no prefix of a word they stand for.
 _IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
 
@@ -135,7 +129,7 @@ def _unaccented() -> dict[int, str | None]:
     points = [
         c
         for c in range(0x591, 0x6EE)
-        if _OPTIONAL.match(chr(c))
+        if _unicode().points.match(chr(c))
         and (unicodedata.category(chr(c)) == "Mn" or c == 0x640)
     ]
     table: dict[int, str | None] = dict.fromkeys([*range(0x300, 0x370), *points])
@@ -156,11 +150,12 @@ def filed_keys(text: str) -> list[str]:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         if _ACCENTED.search(text):
-            for m in _ACCENTED_WORD.finditer(text):
+            accented_word = _unicode().accented_word
+            for m in accented_word.finditer(text):
                 # The whole word and each camel-case part holding one of `_MARKED`, as
                 # `line_tokens` files them.
                 parts = _camel_parts(m).split()
-                plain = [(w, bare(w)) for w in parts if _ACCENTED_WORD.search(w)]
+                plain = [(w, bare(w)) for w in parts if accented_word.search(w)]
                 out.extend(stem(b.casefold()) for w, b in plain if b != w)
     return out
 
@@ -185,7 +180,11 @@ def keys(text: str) -> list[str]:
         # the plain forms a query is typed in.
         text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
-    for m in _TOKEN.finditer(text):
+    if text.isascii():  # no pattern outside ASCII compiled for it
+        for word in _ASCII_WORD.findall(text):
+            out.extend(_word_keys(word))
+        return out
+    for m in _unicode().token.finditer(text):
         run, word = m.groups()
         if word:
             out.extend(_word_keys(word))
@@ -217,7 +216,7 @@ def line_tokens(text: str) -> Sequence[Sequence[Token]]:
     if b"lU" in classes or b"dU" in classes or b"UUl" in classes:
         text = camel_word.sub(_camel_parts, text)
     if _ACCENTED.search(text):
-        text = _ACCENTED_WORD.sub(_bare_parts, text)
+        text = _unicode().accented_word.sub(_bare_parts, text)
     text = cjk_run.sub(_cjk_parts, text)
     text = symbol.sub(r" \g<0> ", text)
     return list(map(str.split, between.sub(" ", text).casefold().split("\n")))
@@ -234,6 +233,27 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         re.compile(f"[{_CJK}]+"),
         re.compile(f"[^{_CJK}{_WORD}{_SYMBOLS}\n]+"),
         re.compile(f"{_FLAG}|[{_SYMBOLS}]"),
+    )
+
+
+class _Unicode(NamedTuple):
+    token: re.Pattern[str]  #: a CJK run, a word (letters, digits) or a symbol
+    accented_word: re.Pattern[str]  #: a word holding one of `_MARKED`
+    points: re.Pattern[str]  #: one of `_POINTS`
+    cjk: re.Pattern[str]  #: a CJK character (`scripts`)
+    alphabetic: re.Pattern[str]  #: a word of letters of an alphabetic script
+
+
+@lru_cache(maxsize=1)
+def _unicode() -> _Unicode:
+    # What a query or a text outside ASCII is read with, compiled when first needed
+    # (~4 ms: the classes are long), and so never for a search of ASCII words.
+    return _Unicode(
+        re.compile(f"([{_CJK}]+)|([{_WORD}]+)|{_FLAG}|[{_SYMBOLS}]"),
+        re.compile(f"(?<![{_WORD}])[{_WORD}]*[{_MARKED}][{_WORD}]*"),
+        re.compile(f"[{_POINTS}]"),
+        re.compile(f"[{_CJK}]"),
+        re.compile(f"[{_LETTERS}]+"),
     )
 
 
@@ -317,20 +337,27 @@ def cjk_chars(text: str) -> list[str]:
     if text.isascii():
         return []
     text = unicodedata.normalize("NFKC", text)
-    return [c for run, _ in _TOKEN.findall(text) if run and len(run) > 1 for c in run]
+    found = _unicode().token.findall(text)
+    return [c for run, _ in found if run and len(run) > 1 for c in run]
 
 
 def scripts(text: str) -> set[str]:
     """The scripts `text` uses: ``"cjk"`` (Chinese, Japanese and Korean characters) and
     ``"alphabetic"`` (words of letters), e.g. both for ``现在 Airflow 跑在哪``."""
-    return {s for s, pattern in _SCRIPTS.items() if pattern.search(text)}
+    if text.isascii():
+        return {"alphabetic"} if _ASCII_LETTER.search(text) else set()
+    patterns = _unicode()
+    return {s for s in ("cjk", "alphabetic") if getattr(patterns, s).search(text)}
 
 
 def script(text: str) -> str:
     """The script `text` is mainly written in (`scripts`): CJK when it has more CJK
     characters than alphabetic words (a Chinese note that names `pnpm` and `Redis`),
     else alphabetic; ``""`` for a text with neither."""
-    cjk, words = (len(p.findall(text)) for p in _SCRIPTS.values())
+    if text.isascii():
+        return "alphabetic" if _ASCII_LETTER.search(text) else ""
+    patterns = _unicode()
+    cjk, words = len(patterns.cjk.findall(text)), len(patterns.alphabetic.findall(text))
     return "cjk" if cjk > words else "alphabetic" if words else ""
 
 
