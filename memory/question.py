@@ -6,8 +6,9 @@ in us-central1?", "原始数据现在保留多久", "when did we first see it?" 
 the frame are not what they look for. Two things are read from the frame (`read`):
 
 - **When.** A question about the current state ("latest", "most recent", "current",
-  "now", "still", "last time", "these days", "at this point", "where did I leave",
-  "what's the status of", 最新/最近/上次/目前/现在/还…吗, 最新/現在/前回/まだ) asks for
+  "now", "right now", "still", "last time", "these days", "at this point", "to date",
+  "where did I leave", "what's the status of", 最新/最近/上次/目前/现在/还…吗,
+  最新/現在/前回/まだ) asks for
   the newest file that mentions its subject; one about a first or original state ("when
   did we first", "originally", "initially", "at first", "did we start with",
   最初/第一次/一开始/当初, 初めて) for the oldest. "first" counts only as an adverb ("did
@@ -149,6 +150,12 @@ _LATEST = [
     ("current",),
     ("currently",),
     ("now",),
+    ("right", "now"),
+    ("as", "of", "today"),
+    ("for", "the", "time", "being"),
+    ("as", "things", "stand"),
+    ("as", "it", "stands"),
+    ("to", "date"),
     ("nowadays",),
     ("presently",),
     ("lately",),
