@@ -128,7 +128,7 @@ def _memory_commands(sub: Any) -> None:
         default="append",
         help="append, or replace the whole file (not for daily logs)",
     )
-    w.add_argument("--aliases", help='other words to find a note by: "a, b, c"')
+    w.add_argument("--aliases", help='other names: "a, b" (overwrite: "" clears)')
     w.add_argument("--text", help="content; - or none: read from stdin")
 
     e = _where(sub, "edit", read=True, help="replace text that occurs exactly once")
