@@ -32,6 +32,7 @@ from memhooks.memory.note_format import (
     core,
     front_matter,
     header_lines,
+    is_aliases_line,
     note_forgotten,
     note_head,
     parse_forgotten,
@@ -183,9 +184,7 @@ def supersede_note(
     line = f"superseded-by: notes/{by}.md ({date}){SEP + why if why else ''}"
     # Below the aliases line only when that line ends in a newline: restoring must
     # remove exactly the bytes added.
-    at = _below_front_matter(lines) or (
-        1 if len(lines) > 1 and lines[0].lower().startswith("aliases:") else 0
-    )
+    at = _below_front_matter(lines) or int(len(lines) > 1 and is_aliases_line(lines[0]))
     lines.insert(at, line + _cr(lines))
     return bom + "\n".join(lines)
 
