@@ -163,7 +163,7 @@ def _check(
 def _build(store: Store, now: int) -> bool:
     # Write the index file anew; False when the disk refused (the notes are read then).
     try:
-        index_file.save_index(store, encode(store.entries(), now))
+        index_file.rebuild(store, lambda: encode(store.entries(), now))
     except OSError as e:
         logger.info("search index not written (%s); reading the notes", e)
         return False

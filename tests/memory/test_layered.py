@@ -273,6 +273,97 @@ def test_a_watcher_vouches_for_what_a_search_found_until_it_reports_a_change(
     assert walks == [1, 1, 1, 1, 1]  # nobody watches: a full check again
 
 
+#: Another process building the scope's index file: it holds the ``.building`` lock from
+#: "held" on, and writes the file and lets go when a line comes on stdin.
+BUILDER = """
+import os, sys
+from memhooks.memory import Store
+from memhooks.memory.index_file import building
+from memhooks.memory.layered import open_index
+store = Store(sys.argv[1], sys.argv[2])
+with building(store) as ours:
+    print("held" if ours else "not ours", flush=True)
+    sys.stdin.readline()
+    open_index(store)
+    print(os.stat(sys.argv[3]).st_ino, flush=True)
+"""
+
+
+def test_a_search_waits_for_the_index_file_another_process_is_building(
+    memory_root: Path,
+) -> None:
+    """A session process builds the index file it finds missing, and so does a one-shot
+    search the model runs meanwhile: two builds at once, both cores busy for as long
+    (seconds at ten thousand notes). The search waits for the other build and reads
+    the file it wrote."""
+    import subprocess
+    import sys
+    import threading
+
+    store = _random_root(memory_root, random.Random(5))
+    path = memory_root / ".index" / f"{SLUG}.mhix"
+    builder = subprocess.Popen(
+        [sys.executable, "-c", BUILDER, str(memory_root), SLUG, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert builder.stdin and builder.stdout
+    found: list[object] = []
+    searching = threading.Thread(target=lambda: found.append(search(store, "deploy")))
+    try:
+        assert builder.stdout.readline() == "held\n"
+        searching.start()
+        searching.join(timeout=3)  # long enough to build this root several times over
+        assert searching.is_alive()
+        assert not path.exists()  # the search built none of its own
+        builder.stdin.write("build\n")
+        builder.stdin.flush()
+        built = int(builder.stdout.readline())
+        searching.join(timeout=60)
+        assert not searching.is_alive()
+    finally:
+        builder.stdin.close()
+        builder.wait(timeout=60)
+        builder.stdout.close()
+    assert path.stat().st_ino == built  # read, not written again
+    expected = search_docs(store.corpus().values(), "deploy")
+    assert [_answer(r) for r in found] == [_answer(expected)]
+
+
+def test_a_search_builds_the_index_file_when_another_build_holds_on_too_long(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-shot search stopped with ^Z while it builds holds the lock for good: the
+    next search builds the file itself after `index_file.WAIT_MOST`."""
+    import subprocess
+    import sys
+
+    from memhooks.memory import index_file
+
+    monkeypatch.setattr(index_file, "WAIT_MOST", 0.3)
+    store = _random_root(memory_root, random.Random(5))
+    path = memory_root / ".index" / f"{SLUG}.mhix"
+    builder = subprocess.Popen(
+        [sys.executable, "-c", BUILDER, str(memory_root), SLUG, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert builder.stdin and builder.stdout
+    try:
+        assert builder.stdout.readline() == "held\n"
+        found = search(store, "deploy")
+        assert path.is_file()
+    finally:
+        builder.kill()
+        builder.wait(timeout=60)
+        builder.stdin.close()
+        builder.stdout.close()
+    expected = search_docs(store.corpus().values(), "deploy")
+    assert _answer(found) == _answer(expected)
+
+
 @pytest.mark.parametrize(
     "note", [b"", b"MHSEEN1 x", b"\xff\xfe", b"MHSEEN1 1 2 3\n9 9\n"]
 )
