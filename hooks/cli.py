@@ -244,10 +244,10 @@ _WHERE_FLAGS = frozenset({"--root", "--project", "--slug"})
 
 
 def _plain_search(argv: Sequence[str]) -> tuple[dict[str, str], list[str]] | None:
-    """(--root/--project/--slug values, terms) of `search [FLAG VALUE]… TERM…`; None for
-    any other form (the parser then reads it, and explains what is wrong): another flag,
-    ``--flag=value``, a flag twice, --project with --slug, or a term or value that starts
-    with ``-``.
+    """(--root/--project/--slug values, terms) of `search [FLAG VALUE]… [--] TERM…`; None
+    for any other form (the parser then reads it, and explains what is wrong): another
+    flag, ``--flag=value``, a flag twice, --project with --slug, or a value, or a term
+    not after ``--``, that starts with ``-``.
     """
     if argv[:1] != ["search"]:
         return None
@@ -256,10 +256,12 @@ def _plain_search(argv: Sequence[str]) -> tuple[dict[str, str], list[str]] | Non
     while at + 1 < len(argv) and argv[at] in _WHERE_FLAGS and argv[at] not in flags:
         flags[argv[at]] = argv[at + 1]
         at += 2
-    terms = list(argv[at:])
+    ended = argv[at : at + 1] == ["--"]  # `search -- ->`: options end, terms follow
+    terms = list(argv[at + ended :])
+    dashed = (*flags.values(), *([] if ended else terms))
     if (
         not terms
-        or any(a.startswith("-") for a in (*flags.values(), *terms))
+        or any(a.startswith("-") for a in dashed)
         or flags.keys() >= {"--project", "--slug"}
     ):
         return None

@@ -101,6 +101,11 @@ def test_search_exit_codes_follow_grep(memory_root: Path) -> None:
         (["search", "--slug", "p", "--slug", "q", "redis"], False),
         (["search", "--slug", "-p", "redis"], False),
         (["search", "--slug", "p", "-5"], False),
+        (["search", "--slug", "p", "--", "->"], True),
+        (["search", "--", "--cap", "-1.", "x"], True),
+        (["search", "--root", "/r", "--", "--", "x"], True),
+        (["search", "--slug", "p", "--"], False),
+        (["search", "--", "--slug", "p"], True),
         (["search", "--slug", "p"], False),
         (["search", "--slug"], False),
         (["search", "--project", "/w", "--slug", "p", "redis"], False),
@@ -122,7 +127,14 @@ def test_the_plain_search_form_reads_as_the_parser_does(
         return
     flags, terms = read
     parsed = parser.parse(argv)
-    assert (parsed.root, parsed.project, parsed.slug, parsed.terms) == (
+    # A term argparse could take for an option comes from it with a space before it
+    # (`arguments.dashed_terms`), which the search splits off.
+    assert (
+        parsed.root,
+        parsed.project,
+        parsed.slug,
+        [*map(str.strip, parsed.terms)],
+    ) == (
         flags.get("--root"),
         flags.get("--project"),
         flags.get("--slug"),
