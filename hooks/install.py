@@ -150,7 +150,7 @@ def hook_command(harness: Harness, executable: str | os.PathLike[str]) -> str:
 
     Args:
         harness: Harness name passed to ``--harness``.
-        executable: Path of the `memhooks` script (`hooks/memhooks`); it is shell-quoted.
+        executable: Path of the `memhooks` command; it is shell-quoted.
 
     Returns:
         The command string to pass to :func:`install`.

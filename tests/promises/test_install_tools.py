@@ -120,6 +120,14 @@ def test_wheel_and_sdist_install_in_fresh_venvs(clone: Path, tmp_path: Path) -> 
         probe = "import importlib.util as u; print(u.find_spec('hooks'), u.find_spec('memory'))"
         names = _run([str(venv / "bin/python"), "-c", probe], cwd=tmp_path)
         assert names.stdout.split() == ["None", "None"]
+    # pip into a venv under a path with a space (a HOME with one): the script memhooks
+    # was got `#!/…/with space/venv/bin/python` from pip, which no system runs (127).
+    spaced = tmp_path / "with space" / "venv"
+    _run([sys.executable, "-m", "venv", str(spaced)])
+    pip = [str(spaced / "bin/python"), "-m", "pip", "install", "-q", "--no-deps"]
+    _run([*pip, str(wheel)])
+    version = _run([str(spaced / "bin" / "memhooks"), "--version"])
+    assert version.stdout.startswith("memhooks ")
 
 
 def _installed(tool: str, clone: Path, tmp: Path) -> Path:
