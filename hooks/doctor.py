@@ -3,8 +3,8 @@
 Every check returns findings — a level and one line naming the problem and the fix — and
 only `cmd_doctor` prints them. Levels: ``ok``; ``warn`` (worth knowing, nothing broken);
 ``fix`` (broken or unsafe: the exit code is 1). The memory root is checked here (read
-only: it is inspected, never written), the harnesses' settings in `hooks.harnesscheck`,
-their registrations of `memhooks mcp` in `hooks.mcpcheck`.
+only: it is inspected, never written), the harnesses' settings in `hooks.harnesscheck`
+(and what turns their hooks off in `hooks.hooksoff`), `memhooks mcp` in `hooks.mcpcheck`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.errors import project_folder
 from memhooks.hooks.harnesscheck import Finding, check_harness, installed, started_in
+from memhooks.hooks.hooksoff import switched_off
 from memhooks.hooks.mcpcheck import check_mcp
 from memhooks.memory import ConfigError, default_root, parse_config, project_dir
 from memhooks.memory.constants import (
@@ -335,6 +336,7 @@ def run_checks(
     found = check_root(root, config_text=config_text) + check_moved(root, project)
     for harness in ("claude-code", "codex", "gemini"):
         found += check_harness(harness, project, home, which)
+        found += switched_off(harness, project, home)
         start = started_in(harness, here, project, home) if here else None
         found += [start] if start else []
     if not installed(project, home):

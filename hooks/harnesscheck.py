@@ -369,6 +369,12 @@ def short_path(path: Path, home: Path) -> str:
         return str(path)
 
 
+def our_handlers(harness: str, project: Path, home: Path) -> list[dict[str, Any]]:
+    """Each of our handlers (its settings entry) the harness reads for `project`."""
+    files = _settings_files(harness, project, home)
+    return [h.spec for _, path in files for h in _our_handlers(path)[0]]
+
+
 def installed(project: Path, home: Path) -> bool:
     """Whether any harness has a memhooks hook for `project`."""
     return any(
@@ -385,5 +391,6 @@ __all__ = [
     "check_harness",
     "executable_problem",
     "installed",
+    "our_handlers",
     "short_path",
 ]

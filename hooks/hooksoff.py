@@ -1,0 +1,142 @@
+"""Settings that turn a harness's hooks off, memhooks' with them, for `memhooks doctor`.
+
+Each harness has a switch a person (or another tool) may have set: Claude Code's
+`"disableAllHooks": true`, Codex CLI's `[features] hooks = false` in `config.toml`, Gemini
+CLI's `"hooksConfig": {"enabled": false}` or our hook's name in `hooksConfig.disabled`
+(what its `/hooks disable memhooks` writes). With one set, Claude Code 2.1.332, Codex CLI
+0.171.0 and Gemini CLI 0.61.0 ran no memhooks hook: the model got no block, and doctor,
+which reads only the `hooks` entries, said they were fine (tests/hooks/test_hooksoff.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memhooks.hooks import install
+from memhooks.hooks.harness_dirs import claude_dir, codex_dir, gemini_dir
+from memhooks.hooks.harnesscheck import HARNESS_NAMES, Finding, our_handlers, short_path
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+#: Claude Code's managed settings on Linux: a setting there binds every user.
+CLAUDE_MANAGED = Path("/etc/claude-code/managed-settings.json")
+
+
+def switched_off(harness: str, project: Path, home: Path) -> list[Finding]:
+    """A `fix` (or a `warn`, when files disagree) for each setting that keeps the
+    harness from running memhooks' hooks; nothing when none is installed for `project`."""
+    handlers = our_handlers(harness, project, home)
+    if not handlers:
+        return []
+    if harness == "claude-code":
+        return _claude(project, home)
+    if harness == "codex":
+        return _codex(project, home)
+    names = {str(h.get("name") or h.get("command", "")) for h in handlers}
+    return _gemini(project, home, names)
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = install.read_jsonc(path.read_text("utf-8-sig") or "{}")
+    except (OSError, ValueError):
+        return {}  # doctor names a file it cannot read elsewhere (harnesscheck)
+    return data if isinstance(data, dict) else {}
+
+
+def _claude(project: Path, home: Path) -> list[Finding]:
+    files = (
+        claude_dir(home) / "settings.json",
+        project / ".claude" / "settings.json",
+        project / ".claude" / "settings.local.json",
+        CLAUDE_MANAGED,
+    )
+    said = {
+        p: v for p in files if isinstance(v := _json(p).get("disableAllHooks"), bool)
+    }
+    on = [short_path(p, home) for p, v in said.items() if v]
+    if not on:
+        return []
+    off = [short_path(p, home) for p, v in said.items() if not v]
+    where = f"disableAllHooks is true in {', '.join(on)}"
+    if off:
+        # Which file wins is Claude Code's to decide (2.1.332 let some mixes run hooks
+        # and not others): say what is there.
+        return [
+            Finding(
+                "warn",
+                f"Claude Code: {where} (false in {', '.join(off)}): Claude Code may run "
+                "no hook, memhooks' neither; remove the true one to be sure",
+            )
+        ]
+    return [
+        Finding(
+            "fix",
+            f"Claude Code: {where}, so Claude Code runs no hook, memhooks' neither: "
+            "remove it",
+        )
+    ]
+
+
+def _codex(project: Path, home: Path) -> list[Finding]:
+    import tomllib
+
+    # A project's config.toml (read in a trusted project) wins over the user's.
+    value, where = None, None
+    for path in (codex_dir(home) / "config.toml", project / ".codex" / "config.toml"):
+        try:
+            features = tomllib.loads(path.read_text("utf-8")).get("features")
+        except (OSError, ValueError):
+            continue
+        if isinstance(features, dict) and isinstance(features.get("hooks"), bool):
+            value, where = features["hooks"], path
+    if value is not False or where is None:
+        return []
+    return [
+        Finding(
+            "fix",
+            f"Codex: [features] hooks = false in {short_path(where, home)}, so Codex runs "
+            "no hook, memhooks' neither: remove that line",
+        )
+    ]
+
+
+def _gemini(project: Path, home: Path, names: set[str]) -> list[Finding]:
+    # Either file turns them off: Gemini CLI 0.61.0 ran none with `enabled` false in the
+    # user's settings and true in the workspace's; `disabled` lists add up.
+    user = gemini_dir(home) / "settings.json"
+    found: list[Finding] = []
+    for path, config in _hooks_configs((user, project / ".gemini" / "settings.json")):
+        where = short_path(path, home)
+        if config.get("enabled") is False:
+            found.append(
+                Finding(
+                    "fix",
+                    f"{HARNESS_NAMES['gemini']}: hooksConfig.enabled is false in {where}, "
+                    "so Gemini CLI runs no hook, memhooks' neither: remove it",
+                )
+            )
+        listed = config.get("disabled")
+        ours = sorted(n for n in names if isinstance(listed, list) and n in listed)
+        if ours:
+            found.append(
+                Finding(
+                    "fix",
+                    f"{HARNESS_NAMES['gemini']}: hooksConfig.disabled in {where} lists "
+                    f"{', '.join(map(repr, ours))}, so Gemini CLI skips memhooks' hooks: "
+                    f"take it out (or `/hooks enable {ours[0]}` in Gemini CLI)",
+                )
+            )
+    return found
+
+
+def _hooks_configs(paths: tuple[Path, ...]) -> Iterator[tuple[Path, dict[str, Any]]]:
+    for path in paths:
+        config = _json(path).get("hooksConfig")
+        if isinstance(config, dict):
+            yield path, config
+
+
+__all__ = ["switched_off"]
