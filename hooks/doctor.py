@@ -4,7 +4,8 @@ Every check returns findings — a level and one line naming the problem and the
 only `cmd_doctor` prints them. Levels: ``ok``; ``warn`` (worth knowing, nothing broken);
 ``fix`` (broken or unsafe: the exit code is 1). The memory root is checked here (read
 only: it is inspected, never written), the harnesses' settings in `hooks.harnesscheck`
-(and what turns their hooks off in `hooks.hooksoff`), `memhooks mcp` in `hooks.mcpcheck`.
+(what turns their hooks off: `hooks.hooksoff`), `memhooks mcp` in `hooks.mcpcheck`, what
+Codex's sandbox lets the model's commands write in `hooks.sandboxcheck`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from memhooks.hooks.errors import project_folder
 from memhooks.hooks.harnesscheck import Finding, check_harness, installed, started_in
 from memhooks.hooks.hooksoff import switched_off
 from memhooks.hooks.mcpcheck import check_mcp
+from memhooks.hooks.sandboxcheck import codex_sandbox
 from memhooks.memory import ConfigError, default_root, parse_config, project_dir
 from memhooks.memory.constants import (
     BACKUP_SUFFIX,
@@ -347,7 +349,7 @@ def run_checks(
                 "`memhooks install claude-code --scope project` (or gemini) there",
             )
         )
-    return found + check_mcp(project, home, which)
+    return found + check_mcp(project, home, which) + codex_sandbox(root, project, home)
 
 
 def summary(findings: list[Finding]) -> str:
