@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import activity, compaction, records, resumes
+from memhooks.hooks import activity, blocked, compaction, records, resumes
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
@@ -155,6 +155,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     from memhooks.hooks.transcript import harness_wrote
 
     prompt = event.prompt or ""
+    blocked.undo_if_blocked(event, state)
     # Gemini has no post-compression event: the prompt after one is where it is recorded
     # and where the block comes back.
     if compaction.compressed(event, state):
@@ -214,6 +215,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if hit.rel in logs:
             seen = state.seen_entries.get(hit.rel, [])
             state.seen_entries[hit.rel] = [*seen, *sorted(logs[hit.rel])][-200:]
+    blocked.remember(event, state, {h.rel: len(logs.get(h.rel, ())) for h in shown})
     if shown:
         activity.note(
             view.store, event.session_id, "surfaced", rels=[h.rel for h in shown]

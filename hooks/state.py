@@ -51,6 +51,8 @@ _TYPES: dict[str, Any] = {
     "block_at": int,
     "block_source": str,
     "harness": int,
+    "pending": (dict, int),
+    "pending_at": int,
 }
 
 
@@ -82,6 +84,8 @@ class SessionState:
         block_at: int = 0,
         block_source: str = "",
         harness: int = 0,
+        pending: dict[str, int] | None = None,
+        pending_at: int = -1,
     ) -> None:
         self.version = version
         self.slug = slug
@@ -113,6 +117,11 @@ class SessionState:
         #: The process id of the harness that runs the session (0: not known): while it
         #: lives, the session may go on (`sweep`).
         self.harness = harness
+        #: What auto-search surfaced for the last prompt (path → daily-log entry ids it
+        #: marked seen) and the transcript's size then (-1: none): undone if another
+        #: hook blocked that prompt (`blocked`).
+        self.pending = pending or {}
+        self.pending_at = pending_at
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _TYPES}
