@@ -3,9 +3,9 @@
 Every check returns findings — a level and one line naming the problem and the fix — and
 only `cmd_doctor` prints them. Levels: ``ok``; ``warn`` (worth knowing, nothing broken);
 ``fix`` (broken or unsafe: the exit code is 1). The memory root is checked here (read
-only: it is inspected, never written), the harnesses' settings in `hooks.harnesscheck`
-(what turns their hooks off: `hooks.hooksoff`), `memhooks mcp` in `hooks.mcpcheck`, what
-Codex's sandbox lets the model's commands write in `hooks.sandboxcheck`.
+only: it is inspected, never written), each harness's settings in `hooks.harnesscheck` (our
+hooks), `hooks.hooksoff` (what turns them off), `hooks.hookenv` (the root they get),
+`hooks.sandboxcheck` (what the model's commands may write) and `hooks.mcpcheck` (`memhooks mcp`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.errors import project_folder
 from memhooks.hooks.harnesscheck import Finding, check_harness, installed, started_in
+from memhooks.hooks.hookenv import claude_root
 from memhooks.hooks.hooksoff import switched_off
 from memhooks.hooks.mcpcheck import check_mcp
 from memhooks.hooks.sandboxcheck import codex_sandbox
@@ -349,7 +350,8 @@ def run_checks(
                 "`memhooks install claude-code --scope project` (or gemini) there",
             )
         )
-    return found + check_mcp(project, home, which) + codex_sandbox(root, project, home)
+    found += claude_root(root, project, home) + codex_sandbox(root, project, home)
+    return found + check_mcp(project, home, which)
 
 
 def summary(findings: list[Finding]) -> str:

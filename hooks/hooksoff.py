@@ -38,7 +38,8 @@ def switched_off(harness: str, project: Path, home: Path) -> list[Finding]:
     return _gemini(project, home, names)
 
 
-def _json(path: Path) -> dict[str, Any]:
+def read_settings(path: Path) -> dict[str, Any]:
+    """A harness's JSON settings file as an object ({} when missing or unreadable)."""
     try:
         data = install.read_jsonc(path.read_text("utf-8-sig") or "{}")
     except (OSError, ValueError):
@@ -54,7 +55,9 @@ def _claude(project: Path, home: Path) -> list[Finding]:
         CLAUDE_MANAGED,
     )
     said = {
-        p: v for p in files if isinstance(v := _json(p).get("disableAllHooks"), bool)
+        p: v
+        for p in files
+        if isinstance(v := read_settings(p).get("disableAllHooks"), bool)
     }
     on = [short_path(p, home) for p, v in said.items() if v]
     if not on:
@@ -134,9 +137,9 @@ def _gemini(project: Path, home: Path, names: set[str]) -> list[Finding]:
 
 def _hooks_configs(paths: tuple[Path, ...]) -> Iterator[tuple[Path, dict[str, Any]]]:
     for path in paths:
-        config = _json(path).get("hooksConfig")
+        config = read_settings(path).get("hooksConfig")
         if isinstance(config, dict):
             yield path, config
 
 
-__all__ = ["switched_off"]
+__all__ = ["CLAUDE_MANAGED", "read_settings", "switched_off"]
