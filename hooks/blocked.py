@@ -7,8 +7,9 @@ operation blocked by hook: …", then "Original prompt: …"). The prompt goes b
 box. Auto-search had marked its hits shown, so when the person sent it again (reworded, or
 the same) the model got none of them. So the hits of each prompt wait here until the next
 one: if the transcript says meanwhile that the prompt was blocked, they were never shown.
-Codex CLI 0.171.0 keeps a blocked prompt's hook context for the next turn; Gemini CLI
-0.61.0 writes nothing of a blocked prompt to its chat file, so it is left as it is.
+Gemini CLI 0.61.0 does the same when a BeforeAgent hook exits 2, and writes a `warning`
+record ("Agent execution blocked: …") to its chat file. Codex CLI 0.171.0 keeps a blocked
+prompt's hook context for the next turn: nothing to take back there.
 """
 
 from __future__ import annotations
@@ -22,18 +23,19 @@ if TYPE_CHECKING:
     from memhooks.hooks.events import Event
     from memhooks.hooks.state import SessionState
 
-#: The transcript line Claude Code writes for a blocked prompt, as written: its quotes
+#: The transcript line each harness writes for a blocked prompt, as written: its quotes
 #: unescaped, so that no prompt or reply quoting the phrase can match.
-_BLOCKED = (
-    b'"subtype":"informational","content":"UserPromptSubmit operation blocked by hook'
-)
+_BLOCKED = {
+    "claude-code": b'"subtype":"informational","content":"UserPromptSubmit operation blocked by hook',
+    "gemini": b'"type":"warning","content":"Agent execution blocked',
+}
 #: A turn whose tool output is larger than this is read from its end only.
 _MAX_READ = 16 * 1024 * 1024
 
 
 def _transcript(event: Event) -> Path | None:
     path = event.transcript_path
-    return Path(path) if event.harness == "claude-code" and path else None
+    return Path(path) if event.harness in _BLOCKED and path else None
 
 
 def _size(path: Path) -> int:
@@ -59,7 +61,7 @@ def undo_if_blocked(event: Event, state: SessionState) -> None:
             tail = f.read(_MAX_READ)
     except OSError:
         return
-    if _BLOCKED not in tail:
+    if _BLOCKED[event.harness] not in tail:
         return
     for rel, entries in pending.items():
         state.surfaced.pop(rel, None)
