@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from memhooks.hooks import install
+from memhooks.hooks import codexreview, install
 from memhooks.hooks.constants import EXIT_OK, PROG
 from memhooks.hooks.errors import UsageError, project_folder
 from memhooks.hooks.harnesscheck import started_in
@@ -68,10 +68,11 @@ def cmd_install(
     root = project_dir(here)
     path = _settings(harness, scope, root)
     bare = scope == "project" and not absolute
+    before = _bytes(path)
     result = install.install(
         harness, path, hook_command(harness, absolute=not bare), dry_run=dry_run
     )
-    lines = [result.describe()]
+    lines = [result.describe(), *_moved(harness, path, before, dry_run)]
     if install.TRUST_STEPS[harness]:
         lines.append(install.TRUST_STEPS[harness])
     if dry_run:
@@ -110,8 +111,28 @@ def cmd_uninstall(
     """Remove every hook of ours from the settings file of `scope`."""
     root = project_dir(project_folder(project))
     path = _settings(harness, scope, root)
-    out.write(install.uninstall(harness, path, dry_run=dry_run).describe() + "\n")
+    before = _bytes(path)
+    result = install.uninstall(harness, path, dry_run=dry_run)
+    lines = [result.describe(), *_moved(harness, path, before, dry_run)]
+    out.write("\n".join(lines) + "\n")
     return EXIT_OK
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _moved(
+    harness: install.Harness, path: Path, before: bytes | None, dry_run: bool
+) -> list[str]:
+    """Other tools' Codex hooks that changed place, which Codex must be told to trust."""
+    if harness != "codex" or dry_run:
+        return []
+    events = codexreview.moved(before, _bytes(path))
+    return [f"warning: {codexreview.review_again(path, events)}"] if events else []
 
 
 __all__ = ["cmd_install", "cmd_uninstall", "hook_command"]
