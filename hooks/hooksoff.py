@@ -10,6 +10,7 @@ which reads only the `hooks` entries, said they were fine (tests/hooks/test_hook
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -132,7 +133,51 @@ def _gemini(project: Path, home: Path, names: set[str]) -> list[Finding]:
                     f"take it out (or `/hooks enable {ours[0]}` in Gemini CLI)",
                 )
             )
-    return found
+    return found + _gemini_distrusted(project, home)
+
+
+def _gemini_distrusted(project: Path, home: Path) -> list[Finding]:
+    """A project Gemini CLI was told not to trust: its settings, our hooks in them, are
+    not read (0.61.0 said so when it started, and ran none; doctor said ok)."""
+    settings = project / ".gemini" / "settings.json"
+    hooks = read_settings(settings).get("hooks")
+    groups = hooks.values() if isinstance(hooks, dict) else ()
+    if not any(
+        isinstance(h, dict) and install.is_ours(str(h.get("command", "")))
+        for g in groups
+        if isinstance(g, list)
+        for group in g
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for h in group["hooks"]
+    ):
+        return []
+    if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+        return []
+    trust = read_settings(gemini_dir(home) / "settings.json").get("security")
+    folder_trust = trust.get("folderTrust") if isinstance(trust, dict) else None
+    if isinstance(folder_trust, dict) and folder_trust.get("enabled") is False:
+        return []
+    moved = os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+    rules = Path(moved) if moved else gemini_dir(home) / "trustedFolders.json"
+    # As Gemini CLI decides: the longest rule whose folder holds the project wins (a
+    # TRUST_PARENT rule names a folder in the one it trusts).
+    real, best = os.path.realpath(project), ("", "")
+    for rule, level in read_settings(rules).items():
+        folder = os.path.dirname(rule) if level == "TRUST_PARENT" else rule
+        inside = Path(real).is_relative_to(os.path.realpath(folder))
+        if inside and len(rule) > len(best[0]):
+            best = (rule, str(level))
+    if best[1] != "DO_NOT_TRUST":
+        return []
+    return [
+        Finding(
+            "fix",
+            f"{HARNESS_NAMES['gemini']}: {short_path(rules, home)} marks {best[0]} "
+            f"DO_NOT_TRUST, so Gemini CLI reads none of {project}'s settings, memhooks' "
+            "hooks in .gemini/settings.json neither: trust it (/permissions in Gemini CLI), "
+            "or run `memhooks install gemini --scope user`",
+        )
+    ]
 
 
 def _hooks_configs(paths: tuple[Path, ...]) -> Iterator[tuple[Path, dict[str, Any]]]:

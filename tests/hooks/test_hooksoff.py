@@ -120,6 +120,32 @@ def test_gemini_with_hooks_disabled(
     assert _doctor(project) == [expected]
 
 
+def test_gemini_in_a_folder_it_does_not_trust(project: Path, home: Path) -> None:
+    # Gemini CLI 0.61.0 started there said "project settings … will not be applied"
+    # and ran none of memhooks' hooks; doctor said ok.
+    _installed("gemini", project, home)
+    rules = home / ".gemini" / "trustedFolders.json"
+    _merge(rules, {str(project): "DO_NOT_TRUST"})
+
+    assert _doctor(project) == [
+        (
+            f"fix: Gemini CLI: ~/.gemini/trustedFolders.json marks {project} DO_NOT_TRUST, "
+            f"so Gemini CLI reads none of {project}'s settings, memhooks' hooks in "
+            ".gemini/settings.json neither: trust it (/permissions in Gemini CLI), or run "
+            "`memhooks install gemini --scope user`"
+        )
+    ]
+    proc = run_cli(
+        "doctor", "--project", str(project), env={"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    )
+    assert "DO_NOT_TRUST" not in proc.stdout
+    # The longest rule wins: the project trusted in a folder that is not.
+    rules.write_text(
+        json.dumps({str(project.parent): "DO_NOT_TRUST", str(project): "TRUST_FOLDER"})
+    )
+    assert _doctor(project) == []
+
+
 def test_a_switch_without_memhooks_installed_is_not_ours_to_report(
     project: Path, home: Path
 ) -> None:
