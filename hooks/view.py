@@ -105,7 +105,7 @@ class View:
         docs = self.store.corpus()
         self.newest = max((d.mtime_ns for d in docs.values()), default=0)
         if meaning is not None:
-            self.meaning = Warm(meaning)
+            self.meaning = Warm(meaning, root)
             self.meaning.start(list(docs.values()))
         return docs
 

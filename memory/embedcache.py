@@ -20,13 +20,21 @@ replace is still atomic, so a reader sees the old file or the new one, never hal
 from __future__ import annotations
 
 import json
+import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.digests import sha256
-from memhooks.memory.files import private_folder, read_bytes, remove, write_atomic
+from memhooks.memory.files import (
+    private_folder,
+    read_bytes,
+    remove,
+    sweep_stale_temps,
+    write_atomic,
+)
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 logger = getLogger(__name__)
@@ -103,6 +111,38 @@ class EmbeddingCache:
     def drop(self, rel: str) -> None:
         """Remove the record of `rel` (its file was deleted)."""
         remove(self._path(rel))
+
+    def prune(self, keep: Callable[[str], bool]) -> int:
+        """Remove every record whose file `keep` says is gone, and any unreadable one.
+
+        A file renamed, deleted or whose project folder was removed while no session
+        watched it leaves its record behind, which nothing reads again: without this the
+        folder only grows.
+
+        Args:
+            keep: whether the memory file of a record's ``rel`` still exists.
+
+        Returns:
+            How many records were removed.
+        """
+        removed = 0
+        try:
+            with os.scandir(self._dir) as listed:
+                names = [e.name for e in listed if e.name.endswith(_SUFFIX)]
+        except OSError:
+            return 0
+        for name in names:
+            path = self._dir / name
+            head = (read_bytes(path) or b"").partition(b"\n")[0]
+            try:
+                rel = json.loads(head)["rel"]
+            except (ValueError, KeyError, TypeError):
+                rel = None
+            if not isinstance(rel, str) or self._path(rel) != path or not keep(rel):
+                remove(path)
+                removed += 1
+        sweep_stale_temps(self._dir)
+        return removed
 
     def _mkdirs(self) -> None:
         # A root kept in git must not commit a cache that any machine can rebuild.

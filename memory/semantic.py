@@ -179,6 +179,16 @@ class SemanticIndex:
             if self._cache is not None:
                 self._cache.drop(rel)
 
+    def prune(self, root: Path) -> int:
+        """Remove the cached records of files no longer under `root`; how many.
+
+        Only a cache in ``<root>/.embeddings``: one moved by $MEMHOOKS_EMBEDDINGS may also
+        hold the records of another root.
+        """
+        if self._cache is None or self._cache.folder != Path(root) / EMBEDDINGS_DIR:
+            return 0
+        return self._cache.prune(lambda rel: (Path(root) / rel).is_file())
+
     def _current(self, doc: Doc) -> bool:
         entry = self._entries.get(doc.rel)
         return (

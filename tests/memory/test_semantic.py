@@ -136,6 +136,44 @@ def test_a_deleted_file_loses_its_record(memory_root: Path) -> None:
     assert len(os.listdir(folder)) == 2
 
 
+def test_records_of_files_gone_by_hand_are_pruned(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = _root(memory_root)
+    Store(memory_root, "other-0a1b2c3d").write_note("gone", "# Gone\n\nold project\n")
+    _index(memory_root).similar("prod", list(store.corpus().values()))
+    _index(memory_root).similar(
+        "prod", list(Store(memory_root, "other-0a1b2c3d").corpus().values())
+    )
+    folder = memory_root / ".embeddings" / "fake-1"
+    assert len(os.listdir(folder)) == 4
+    notes = memory_root / "projects" / SLUG / "notes"
+    (notes / "deploy.md").rename(notes / "shipping.md")  # renamed, in no session
+    (notes / "tests.md").unlink()
+    shutil.rmtree(memory_root / "projects" / "other-0a1b2c3d")
+    (folder / "junk.vec").write_bytes(b"not a record")
+    index = _index(memory_root)
+    index.similar("prod", list(store.corpus().values()))  # shipping.md embedded anew
+    assert index.embedded == 2
+    # Before: 7 records, 3 of them of files that no longer exist, for ever.
+    assert index.prune(memory_root) == 4
+    kept = {
+        json.loads(p.read_bytes().partition(b"\n")[0])["rel"] for p in folder.iterdir()
+    }
+    assert kept == {f"projects/{SLUG}/notes/{n}.md" for n in ("queue", "shipping")}
+    again = _index(memory_root)
+    again.similar("prod", list(store.corpus().values()))
+    assert again.embedded == 0  # what was kept is still used
+    # A cache moved by $MEMHOOKS_EMBEDDINGS may serve other roots too: never pruned.
+    moved = memory_root.parent / "moved"
+    monkeypatch.setenv("MEMHOOKS_EMBEDDINGS", str(moved))
+    elsewhere = SemanticIndex(default_cache(memory_root), BagOfWords())
+    elsewhere.similar("prod", list(store.corpus().values()))
+    (moved / "fake-1" / "x.vec").write_bytes(b"")
+    assert elsewhere.prune(memory_root) == 0
+    assert len(os.listdir(moved / "fake-1")) == 3
+
+
 def test_a_torn_record_is_ignored(memory_root: Path) -> None:
     docs = list(_root(memory_root).corpus().values())
     _index(memory_root).similar("prod", docs)
