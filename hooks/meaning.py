@@ -21,7 +21,7 @@ from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     from memhooks.memory import Doc
@@ -100,9 +100,11 @@ class Warm:
 
     Until every document has its vectors (about a minute for 1,000 notes the first time,
     a fraction of a second from the cache), searches stay lexical rather than wait: a
-    prompt must not stall. After that, an edited file is re-embedded as soon as the
-    watcher reports it (in the background), or at the next search, whichever is first;
-    only its chunks whose text changed go to the encoder.
+    prompt must not stall. After that, an edited file is re-embedded in the background as
+    soon as the watcher reports it, or the first search that finds it without its vectors
+    starts that; only its chunks whose text changed go to the encoder, and searches stay
+    lexical until they are in (a note of 1 MB is seconds of encoder: a prompt that waited
+    for it missed its 8 s deadline and got nothing).
     """
 
     def __init__(self, index: SemanticIndex, root: Path | None = None) -> None:
@@ -112,14 +114,22 @@ class Warm:
         #: once warm, the records of files gone from this root leave the cache
         self.root = root
         self.ready = threading.Event()
+        self._behind: threading.Thread | None = None  #: embedding what a search lacked
 
     def start(self, docs: Sequence[Doc]) -> None:
         """Embed `docs` in a daemon thread (it never keeps a finished session alive)."""
         self._spawn(list(docs), done=self.ready, first=True)
 
-    def usable(self) -> SemanticIndex | None:
-        """The index once warm, else None (search by words meanwhile)."""
-        return self.index if self.ready.is_set() else None
+    def usable(self, docs: Sequence[Doc]) -> SemanticIndex | None:
+        """The index once warm and holding the vectors of all of `docs`, else None:
+        search by words meanwhile, while what it lacks is embedded in the background."""
+        if not self.ready.is_set():
+            return None
+        if not self.index.covers(docs):
+            if self._behind is None or not self._behind.is_alive():
+                self._behind = self._spawn(list(docs))
+            return None
+        return self.index
 
     def changed(self, rel: str, doc: Doc | None) -> None:
         """A file was edited (`doc`) or deleted (None)."""
@@ -130,7 +140,7 @@ class Warm:
 
     def _spawn(
         self, docs: list[Doc], done: threading.Event | None = None, first: bool = False
-    ) -> None:
+    ) -> threading.Thread:
         def run() -> None:
             try:
                 self.index.prepare(docs)
@@ -151,9 +161,16 @@ class Warm:
                 except Exception as e:  # noqa: BLE001 - a cache left untidy
                     logger.warning("embedding cache: %s: %s", type(e).__name__, e)
 
-        import threading
+        return _thread(run)
 
-        threading.Thread(target=run, daemon=True, name="embed").start()
+
+def _thread(run: Callable[[], None]) -> threading.Thread:
+    # A daemon: it never keeps a finished session alive.
+    import threading
+
+    thread = threading.Thread(target=run, daemon=True, name="embed")
+    thread.start()
+    return thread
 
 
 __all__ = ["INSTALL", "Warm", "mode_of", "open_meaning"]

@@ -286,7 +286,7 @@ class View:
                     frame=frame,
                 )
         docs = self.corpus()
-        semantic = self.meaning.usable() if self.meaning else None
+        semantic = self.meaning.usable(list(docs.values())) if self.meaning else None
         if self.indexed and ranking == "default":
             with self._patching:  # not while the watcher patches the index
                 index = self.index()

@@ -164,9 +164,12 @@ class SemanticIndex:
     # -- keeping vectors --------------------------------------------------------------
 
     def covers(self, docs: Iterable[Doc]) -> bool:
-        """True when every document already has its vectors in memory."""
-        with self._lock:
-            return all(self._current(d) for d in docs)
+        """True when every document already has its vectors in memory.
+
+        Without the lock, which an embedding holds while the encoder runs: a session
+        asks this before each search, to search by words rather than wait.
+        """
+        return all(self._current(d) for d in docs)
 
     def prepare(self, docs: Iterable[Doc]) -> None:
         """Give every document its vectors: from memory, else the cache, else the encoder.

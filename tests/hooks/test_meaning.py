@@ -103,3 +103,34 @@ def test_a_session_prunes_records_of_files_renamed_while_none_ran(
 
 def _rel_of(record: Path) -> str:
     return str(json.loads(record.read_bytes().partition(b"\n")[0])["rel"])
+
+
+def test_a_search_never_waits_for_a_large_edit_to_be_embedded(
+    memory_root: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMHOOKS_SEMANTIC", "auto")
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note(
+        "proration", "# 方案變更\n\n- 降級：不退款，下個計費週期才生效。\n"
+    )
+    store.write_note("deploy", "# Deploy\n\n## Steps\nhelm upgrade after CI passes\n")
+    store.write_note("pool", "# Pool\n\npgbouncer default_pool_size is 20\n")
+    view = View.open(memory_root, project, indexed=True)
+    view.corpus()
+    assert view.meaning is not None and view.meaning.ready.wait(60)
+    index = view.meaning.index
+    query = "refund when moving to a cheaper plan"
+    assert view.search(query).hits[0].by_meaning
+
+    # A long paste: 400 sections, seconds of encoder (1 MB: 8 s to a minute).
+    sections = (
+        f"## Part {i}\nthe pgbouncer pool {i} holds {i} clients\n" for i in range(400)
+    )
+    rel = store.write_note("paste", "# Paste\n\n" + "\n".join(sections)).rel
+    view.refresh([rel])  # what the watcher does: embedding starts in the background
+    hits = view.search(query).hits
+    # Before: the search waited for all of it (a session's prompt missed its deadline).
+    assert not index.covers(view.corpus().values())
+    assert hits == () or not any(h.by_meaning for h in hits)  # by words meanwhile
+    _wait(lambda: index.covers(view.corpus().values()), 120)
+    assert view.search(query).hits[0].by_meaning
