@@ -134,7 +134,9 @@ class Warm:
     def changed(self, rel: str, doc: Doc | None) -> None:
         """A file was edited (`doc`) or deleted (None)."""
         if doc is None:
-            self.index.forget(rel)
+            # Not here: the watcher (and the prompts waiting for what it re-reads) would
+            # wait while an embedding holds the index, seconds for a long note.
+            _thread(lambda: self.index.forget(rel))
         elif self.ready.is_set():
             self._spawn([doc])
 

