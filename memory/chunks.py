@@ -4,7 +4,8 @@ document in, chunks out.
 A sentence encoder averages over its input, so one vector for a whole daily log would
 blur its five entries into none of them. Chunks follow the structure the files already
 have: a daily log's ``### HH:MM — title`` entries, a note's ``##`` sections, and any
-section too long for one vector is packed line by line into pieces of about `MAX_CHARS`.
+section too long for one vector is packed line by line into pieces of about `MAX_CHARS`
+(a single line longer than `MAX_EMBED` is embedded by its beginning).
 
 What is embedded is not quite the Markdown. Each chunk of a note, MEMORY.md or the
 scratchpad starts with the file's title (its ``# `` heading), and a note's chunks also
@@ -40,6 +41,11 @@ if TYPE_CHECKING:
 
 #: A section longer than this (in characters) is packed into several chunks.
 MAX_CHARS = 700
+#: At most this much of a chunk goes to the encoder. Chunks are packed by lines, so one
+#: line is one chunk however long: a note of one 1 MB line (a pasted log, minified JSON)
+#: took the encoder 20 s and 3.2 GB of RSS, 128 KB 0.5 GB; no chunk of the eval sets
+#: comes near this (their longest line is 369 characters), so none is cut.
+MAX_EMBED = 4 * MAX_CHARS
 
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
 _CODE = re.compile(r"`([^`\n]*)`")
@@ -83,7 +89,7 @@ def chunks(doc: Doc) -> list[Chunk]:
         head = [label] if label else []
         if title and not own:
             head.append(title)
-        spans.append((start, end, embed_text("\n".join([*head, body]))))
+        spans.append((start, end, embed_text("\n".join([*head, body]))[:MAX_EMBED]))
     # The title alone, as its writer's one-line summary of the file: beside passages
     # thick with identifiers it is the one vector that says what the file is about.
     heading = embed_text(title) if title else ""
@@ -173,4 +179,4 @@ def _pieces(lines: tuple[str, ...]) -> list[tuple[int, int]]:
     return out
 
 
-__all__ = ["MAX_CHARS", "Chunk", "chunks", "embed_text"]
+__all__ = ["MAX_CHARS", "MAX_EMBED", "Chunk", "chunks", "embed_text"]

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from memhooks.memory.chunks import MAX_CHARS, chunks, embed_text
+from memhooks.memory.chunks import MAX_CHARS, MAX_EMBED, chunks, embed_text
 from memhooks.memory.corpus import make_doc
 from memhooks.memory.paths import Located
 
@@ -90,6 +90,19 @@ def test_a_long_section_is_packed_into_pieces() -> None:
     assert all(len(c.text) < MAX_CHARS + 200 for c in got)
     assert got[0].start == 0 and got[-1].end == 41
     assert all(a.end == b.start for a, b in itertools.pairwise(got))
+
+
+def test_a_line_of_a_megabyte_gives_the_encoder_its_beginning() -> None:
+    # A pasted log or minified JSON: one line, which packing by lines cannot split.
+    line = " ".join(f"word{i}" for i in range(150_000))
+    text = f"# Paste\n\n## Log\n{line}\nafter it\n"
+    got = chunks(_note(text, "paste"))
+    # Before: a chunk of 1 MB, 20 s and 3.2 GB of RSS in the encoder.
+    assert len(line) > 1_000_000 and max(len(c.text) for c in got) == MAX_EMBED
+    long = next(c for c in got if len(c.text) == MAX_EMBED)
+    assert long.text.startswith("paste\nPaste\nword0 word1 ")
+    assert (long.start, long.end) == (3, 4)  # its line as before: shown, numbered
+    assert got[-1].text == "paste\nPaste\nafter it"  # and the next line its own
 
 
 def test_an_empty_file_has_no_chunks() -> None:
