@@ -99,7 +99,8 @@ def cmd_search(
     store, config = open_store(where, must_exist=True)
     budget = budget or config.search.budget
     meaning = open_meaning(store.root, config.search.semantic, flag=semantic)
-    with _first_search(store):
+    # By meaning, every file is read and no index file is built.
+    with _first_search(store) if meaning is None else _embedding():
         result = search(
             store, query, ranking=ranking or config.search.ranking, semantic=meaning
         )
@@ -121,6 +122,14 @@ def _first_search(store: Store) -> contextlib.AbstractContextManager[None]:
     from memhooks.hooks.progress import status
 
     return status(f"building the search index of {store.slug} (first search only)")
+
+
+def _embedding() -> contextlib.AbstractContextManager[None]:
+    # The first search by meaning embeds every file: a minute for a thousand notes, and
+    # not a word on the terminal meanwhile looked like a hang.
+    from memhooks.hooks.progress import status
+
+    return status("ranking by meaning: embedding the files its cache lacks")
 
 
 def cmd_read(

