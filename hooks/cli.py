@@ -25,6 +25,7 @@ from memhooks.hooks.constants import (
 )
 from memhooks.hooks.errors import HookError, UsageError, absolute_root
 from memhooks.memory import MemoryStoreError
+from memhooks.memory.constants import ENV_EMBEDDINGS
 from memhooks.memory.home import ENV_HOME
 from memhooks.memory.lazylog import capture, getLogger
 
@@ -39,8 +40,11 @@ logger = getLogger(__name__)
 
 
 def check_env() -> None:
-    """A relative $MEMHOOKS_HOME would name another root in every folder a hook runs in."""
+    """A relative $MEMHOOKS_HOME (or $MEMHOOKS_EMBEDDINGS) would name another root (or
+    cache) in every folder a hook runs in."""
     absolute_root(os.environ.get(ENV_HOME, ""), f"${ENV_HOME}")
+    cache = os.environ.get(ENV_EMBEDDINGS, "")
+    absolute_root(cache, f"${ENV_EMBEDDINGS}", "embedding cache")
 
 
 def _where(a: argparse.Namespace) -> Where:

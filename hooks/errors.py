@@ -24,9 +24,9 @@ class UsageError(HookError):
         super().__init__(message)
 
 
-def absolute_root(root: str, given_as: str) -> None:
-    """Refuse a relative memory root where it names another root in every folder (a hook
-    runs in whatever folder its harness is in).
+def absolute_root(root: str, given_as: str, what: str = "memory root") -> None:
+    """Refuse a relative memory root (or another folder: `what`) where it names another
+    in every folder (a hook runs in whatever folder its harness is in).
 
     Raises:
         UsageError: `root` (`given_as`: ``$MEMHOOKS_HOME``, ``--root``) is relative.
@@ -34,7 +34,7 @@ def absolute_root(root: str, given_as: str) -> None:
     if root and not os.path.isabs(os.path.expanduser(root)):
         raise UsageError(
             f"{given_as} must be an absolute path, not {root!r} (a relative one "
-            "names another memory root in every folder)"
+            f"names another {what} in every folder)"
         )
 
 

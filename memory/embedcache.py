@@ -23,6 +23,7 @@ import json
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
+from memhooks.memory.constants import EMBEDDINGS_DIR
 from memhooks.memory.digests import sha256
 from memhooks.memory.files import (
     private_folder,
@@ -60,6 +61,9 @@ class EmbeddingCache:
 
     def __init__(self, folder: Path, model: str) -> None:
         self.folder = folder
+        # A `.gitignore` of "*" goes only into a folder made for the cache: the one
+        # $MEMHOOKS_EMBEDDINGS names may hold a person's files (a git checkout).
+        self._ours = folder.name == EMBEDDINGS_DIR or not folder.exists()
         self.model = model
         self._dir = folder / _safe(model)
         self._unwritable = False  #: a write failed, and was said so
@@ -157,7 +161,7 @@ class EmbeddingCache:
 
     def _mkdirs(self) -> None:
         # A root kept in git must not commit a cache that any machine can rebuild.
-        private_folder(self.folder, gitignore=True)
+        private_folder(self.folder, gitignore=self._ours)
         private_folder(self._dir)
 
 

