@@ -14,19 +14,24 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.hooks.transcript import TRUNCATED, TranscriptDigest, render_digest
+from memhooks.hooks.transcript import TranscriptDigest, render_digest
 from memhooks.memory.digests import blake2b
 from memhooks.memory.file_bytes import crlf
+from memhooks.memory.log_entries import (
+    CONDENSED,
+    COUNT,
+    FLUSH,
+    HARNESS_SUMMARY,
+    HEADING,
+    SECTIONS,
+    SESSION_END,
+    TITLES,
+    Entry,
+    entries,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
-
-#: Titles of the entries memhooks writes on its own (`### HH:MM — <title>`).
-FLUSH = "compaction summary"
-HARNESS_SUMMARY = "compaction summary (from the harness)"
-SESSION_END = "session end"
-CONDENSED = "automatic records, condensed"
-TITLES = frozenset({FLUSH, HARNESS_SUMMARY, SESSION_END, CONDENSED})
 
 #: Size caps of one record's body, in characters (a record is mostly ASCII).
 FLUSH_MAX = 3000
@@ -38,8 +43,6 @@ CONDENSE_AT = 24 * 1024
 CONDENSED_SUMMARY = 500
 CONDENSED_SUMMARIES_MAX = 16 * 1024
 
-_HEADING = re.compile(r"^### (\d\d:\d\d) — (.*)$", re.MULTILINE)
-_COUNT = re.compile(r"^_(\d+) records from ", re.MULTILINE)
 # A prompt that is only a slash command line: `/compact`, `/model opus`, `/mcp:tool x`.
 _SLASH = re.compile(r"/[A-Za-z][\w:.-]*(?:[ \t][^\n]*)?")
 _SUMMARY = re.compile(
@@ -64,67 +67,6 @@ _TRAILER = re.compile(
     r"|If you need specific details from before compaction)[^\n]*(?=\n|\Z)"
 )
 _KEY_CHARS = 150
-_SECTIONS = {
-    "Prompts": "prompt",
-    "Files edited": "file",
-    "Commands": "command",
-    "Compaction summary": "summary",
-    "Compaction summaries": "summary",
-    "Last assistant message": "assistant",
-}
-
-
-class Entry(NamedTuple):
-    """One stretch of a daily log: an entry from its heading, or the text before any."""
-
-    text: str  #: exactly as in the file, trailing newlines included
-    time: str  #: "HH:MM", "" before the first heading
-    title: str
-
-    @property
-    def automatic(self) -> bool:
-        """Written by memhooks on its own, not by a person or the model."""
-        return self.title in TITLES
-
-
-def entries(log: str) -> list[Entry]:
-    """Split a daily log into entries; joined back they give the text byte for byte."""
-    marks = list(_HEADING.finditer(log))
-    out: list[Entry] = []
-    if not marks or marks[0].start() > 0:
-        out.append(Entry(log[: marks[0].start() if marks else len(log)], "", ""))
-    for i, m in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(log)
-        text, title = log[m.start() : end], m[2].strip()
-        # What a person typed under a record (`echo … >>` lands under the last entry) is
-        # theirs: an entry of its own, with no heading, that condensing keeps.
-        cut = _record_end(text) if title in TITLES - {HARNESS_SUMMARY} else len(text)
-        out.append(Entry(text[:cut], m[1], title))
-        out.append(Entry(text[cut:], "", ""))
-    return [e for e in out if e.text]
-
-
-#: The section titles of a record whose lines are quotes (the others list items).
-_QUOTED = frozenset({"Compaction summary", "Last assistant message"})
-
-
-def _record_end(text: str) -> int:
-    """Where the lines a record is written with (`render_digest`, `_condensed`) end in
-    `text`, an entry with such a title: at the first line of another shape."""
-    at = text.index("\n") + 1 if "\n" in text else len(text)
-    kind, blank = None, True  # the section the lines are in; a blank line just before
-    for line in text[at:].splitlines(keepends=True):
-        s = line.rstrip("\r\n")
-        if not s:
-            blank = True
-        elif blank and s[:2] == s[-2:] == "**" and s.strip("*") in _SECTIONS:
-            kind, blank = s.strip("*"), False
-        elif (kind is None and _COUNT.match(s)) or s == TRUNCATED:
-            blank = False
-        elif blank or kind is None or s[:2] != ("> " if kind in _QUOTED else "- "):
-            break
-        at += len(line)
-    return at
 
 
 def posing_as_record(title: str, body: str) -> str | None:
@@ -133,7 +75,7 @@ def posing_as_record(title: str, body: str) -> str | None:
     the body; None when nothing would."""
     if " ".join(title.split()) in TITLES:
         return title
-    for m in _HEADING.finditer(body):
+    for m in HEADING.finditer(body):
         if m[2].strip() in TITLES:
             return m[0]
     return None
@@ -231,7 +173,7 @@ def _body_items(body: str) -> Iterator[tuple[str, str]]:
     for line in body.split("\n"):
         s = line.strip()
         if s.startswith("**") and s.endswith("**"):
-            kind = _SECTIONS.get(s.strip("*"))
+            kind = SECTIONS.get(s.strip("*"))
         elif kind and s.startswith("- ") and not s.startswith("- …("):
             value = s[2:]
             if kind in ("file", "command") and value[:1] == value[-1:] == "`":
@@ -320,7 +262,7 @@ def condense(log: str) -> str:
 
 def _records_in(entry: Entry) -> int:
     # A record condensed before counts the records it merged.
-    m = _COUNT.search(entry.text) if entry.title == CONDENSED else None
+    m = COUNT.search(entry.text) if entry.title == CONDENSED else None
     return int(m[1]) if m else 1
 
 

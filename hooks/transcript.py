@@ -25,6 +25,7 @@ from memhooks.hooks.transcript_shapes import (
     is_gemini,
 )
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.log_entries import TRUNCATED
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -46,7 +47,6 @@ _BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
 TranscriptEvent = Literal[
     "prompt", "file", "command", "assistant", "summary", "read", "search"
 ]
-TRUNCATED = "…[digest truncated]"
 _SKIP_CHUNK = 64 * 1024
 
 
