@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.corpus import Doc, newest_dailies
+from memhooks.memory.log_entries import entries
 from memhooks.memory.note_format import (
     OPEN_ITEM,
     note_head,
@@ -223,8 +224,11 @@ def render_shares(
         if got >= n:
             piece, state = text, "whole"
         elif got > nbytes(marker) + LEAST_SHOWN:
-            tail = part.role in ("today", "older")
-            piece = _cut_tail(text, got, marker) if tail else cut(text, got, marker)
+            if part.role in ("today", "older"):
+                room = got - nbytes(marker) - nbytes(_PART) - 2
+                piece = _cut_tail(_people_first(text, room), got, marker)
+            else:
+                piece = cut(text, got, marker)
             state = "truncated"
         else:
             piece, state = gone, "omitted"
@@ -281,12 +285,37 @@ def _fill(wants: list[int], weights: list[int], room: int) -> list[int]:
     return got
 
 
+def _people_first(log: str, room: int) -> str:
+    """A log too long for `room` bytes, its person's entries kept before the hooks'
+    records (`log_entries.TITLES`): the records get what those leave, newest first, the
+    one that does not fit whole cut to its head, older ones left out. With no room left
+    by a person's entries, those alone (then cut by their tail, `_cut_tail`)."""
+    parts = entries(log)
+    left = room - sum(nbytes(e.text) for e in parts if not e.automatic)
+    out = [e.text for e in parts]
+    for i in reversed(range(len(parts))):
+        if not parts[i].automatic:
+            continue
+        text = out[i].rstrip("\n")
+        end = out[i][len(text) :]
+        if nbytes(out[i]) <= left:
+            left -= nbytes(out[i])
+        else:
+            more = left - nbytes(end) - nbytes(_PART) - 1
+            head = cut(text, more, _PART) if more > LEAST_SHOWN else ""
+            out[i], left = (head + end if head else ""), 0
+    return "".join(out)
+
+
 def _cut_tail(text: str, max_bytes: int, marker: str) -> str:
     """A log cut to its newest lines: heading, marker, then the tail from a line start,
     or from a word's start after ``…`` when no line starts near the cut; a tail that
-    begins within an entry is headed by that entry's ``###`` line (its time and title)."""
+    begins within an entry is headed by that entry's ``###`` line (its time and title).
+    A log that fits once its records were left out (`_people_first`) is kept whole."""
     heading, _, body = text.partition("\n")
     room = max_bytes - nbytes(heading) - nbytes(marker) - nbytes(_PART) - 2
+    if nbytes(body) <= room:
+        return f"{heading}\n{marker}\n{body}"
     tail, start = _tail(body, room)
     entry = _entry_heading(body, start, tail)
     if entry and nbytes(entry) + 1 <= room // 2:

@@ -280,3 +280,54 @@ def test_a_record_alone_is_one_entry() -> None:
         "session end",
         "session end",
     ]
+
+
+def test_a_days_records_never_push_the_persons_entry_out_of_the_block(
+    project: Path,
+) -> None:
+    # Months in: MEMORY.md and the open items fill their shares of the 9,000 bytes a
+    # Claude Code reply holds; a person's decision in this morning's log, then a session
+    # of long prompts flushed at a compaction (a ~3 KB record, over the log's share).
+    rules = "\n".join(
+        f"- Rule {i}: check the deploy queue of worker {i}." for i in range(150)
+    )
+    items = "\n".join(f"- finish the billing export of customer {i}" for i in range(80))
+    for to, text in (("memory", rules), ("scratchpad", items)):
+        assert run_cli("write", "--to", to, "--text", text, cwd=project).returncode == 0
+    decision = "We chose pgbouncer with a pool of 20 (ZEBRA-7)."
+    wrote = run_cli(
+        "write", "--to", "daily", "--title", "decision", "--text", decision, cwd=project
+    )
+    assert wrote.returncode == 0, wrote.stderr
+
+    def hook(event: str, session: str, **fields: object) -> str:
+        payload = {"session_id": session, "cwd": str(project), "hook_event_name": event}
+        done = run_cli(
+            "hook", "--harness", "claude-code", input=json.dumps({**payload, **fields})
+        )
+        assert done.returncode == 0 and not done.stderr, done.stderr
+        return done.stdout
+
+    hook("SessionStart", "s1", source="startup")
+    for i in range(16):
+        prompt = f"Refactor invoice module {i} so that its retries back off" + (
+            ", and log the request id, the customer and the attempt of each failure" * 2
+        )
+        hook("UserPromptSubmit", "s1", prompt=prompt)
+    for event in ("PreCompact", "PostCompact"):
+        hook(event, "s1", trigger="manual")
+    hook("SessionEnd", "s1", reason="other")
+    log = next((project.parent / "root" / "projects").glob("*/daily/*.md")).read_text()
+    assert log.index(decision) < log.index(
+        f"— {records.FLUSH}\n"
+    )  # the record came after
+
+    block = json.loads(hook("SessionStart", "s2", source="startup"))
+    context = block["hookSpecificOutput"]["additionalContext"]
+    assert "…[section truncated: Daily log" in context  # the log did not fit whole
+    assert decision in context
+    assert "Refactor invoice module 6" in context  # the record's head, after it
+    assert (
+        "- Rule 0:" in context and "finish the billing export of customer 0" in context
+    )
+    hook("SessionEnd", "s2", reason="other")

@@ -177,7 +177,8 @@ def _automatic_day(store: Store, date: str, sessions: int) -> None:
     for i in range(sessions):
         store.append_daily(
             "session end",
-            f"**Prompts**\n- how do we deploy the billing service, take {i}\n"
+            # As `hooks.records` writes one: a blank line before each part's title.
+            f"**Prompts**\n- how do we deploy the billing service, take {i}\n\n"
             + "**Last assistant message**\n> "
             + "w" * 900,
             now=dt.datetime(y, m, d, 9, i % 60).astimezone(),
