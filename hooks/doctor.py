@@ -298,18 +298,25 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
 
 
 def check_moved(root: Path, project: Path) -> list[Finding]:
-    """A warning when the project has no memory folder but one of the same name has: the
-    slug holds a hash of the project's path, so a moved or renamed project starts anew."""
+    """A warning when the project has no memory folder but one of its name has, or of a
+    folder beside it now gone: a slug holds a hash of the path, so a project moved or
+    renamed starts anew."""
     slug = slug_for(str(project))
     projects = root / PROJECTS_DIR
     name = slug.rsplit("-", 1)[0]
+
+    def renamed(other: str) -> bool:
+        was = project.parent / other.rsplit("-", 1)[0]
+        return slug_for(str(was)) == other and not os.path.lexists(was)
+
     try:
         if (projects / slug).exists():
             return []
         others = sorted(
             p.name
             for p in projects.iterdir()
-            if _SLUG.fullmatch(p.name) and p.name.rsplit("-", 1)[0] == name
+            if _SLUG.fullmatch(p.name)
+            and (p.name.rsplit("-", 1)[0] == name or renamed(p.name))
         )
     except OSError:
         return []
@@ -318,8 +325,10 @@ def check_moved(root: Path, project: Path) -> list[Finding]:
     said = []
     for other in others:
         mv = f"mv {shell_word(projects / other)} {shell_word(projects / slug)}"
+        was = other.rsplit("-", 1)[0]
+        how = "moved" if was == name else "renamed"
         said.append(f"no memory for {slug} yet, but projects/{other} holds that of another "
-                    f"folder named {name}: if this project was moved from there, `{mv}` "
+                    f"folder named {was}: if this project was {how} from there, `{mv}` "
                     f"carries it over (or pass --slug {other})" + (f"; in this root kept in "
                     f"git, a clone elsewhere may still use projects/{other}, which mv takes "
                     "from it" if git else ""))  # fmt: skip
@@ -343,13 +352,8 @@ def run_checks(
         start = started_in(harness, here, project, home) if here else None
         found += [start] if start else []
     if not installed(project, home):
-        found.append(
-            Finding(
-                "warn",
-                f"no hooks installed for {project}: run "
-                "`memhooks install claude-code --scope project` (or gemini) there",
-            )
-        )
+        hint = "`memhooks install claude-code --scope project` (or gemini) there"
+        found.append(Finding("warn", f"no hooks installed for {project}: run {hint}"))
     found += claude_root(root, project, home) + codex_sandbox(root, project, home)
     return found + check_mcp(project, home, which)
 

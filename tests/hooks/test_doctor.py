@@ -19,7 +19,7 @@ from memhooks.hooks.install import (
     install,
     settings_path,
 )
-from memhooks.memory import Store
+from memhooks.memory import Store, slug_for
 from tests.conftest import run_cli
 
 SLUG = "proj-0123abcd"
@@ -547,6 +547,36 @@ def test_a_moved_project_is_pointed_at_its_memory(
     Store(memory_root, new).write_memory("- now it has memory of its own")
     Store(memory_root, new).write_note("y", "its own note")
     assert "no memory for" not in run_cli("doctor", "--project", str(moved)).stdout
+
+
+def test_a_renamed_project_is_told_how_to_carry_its_memory_over(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # A checkout renamed in place (mv shop shop-legacy): the README says doctor there
+    # prints the mv; it looked only for a folder of the same name.
+    old = tmp_path / "work" / "shop"
+    (old / ".git").mkdir(parents=True)
+    assert (
+        run_cli("write", "--to", "scratchpad", "--text", "x", cwd=old).returncode == 0
+    )
+    new = old.rename(old.parent / "shop-legacy")
+    (new.parent / "other").mkdir()  # and a project beside it that is still there
+    assert (
+        run_cli(
+            "write", "--to", "daily", "--text", "y", cwd=new.parent / "other"
+        ).returncode
+        == 0
+    )
+    proc = run_cli("doctor", cwd=new)
+    was, now = slug_for(str(old)), slug_for(str(new))
+    mv = f"mv {memory_root}/projects/{was} {memory_root}/projects/{now}"
+    assert (
+        f"warn: no memory for {now} yet, but projects/{was} holds that of another folder"
+        f" named shop: if this project was renamed from there, `{mv}` carries it over"
+    ) in proc.stdout
+    assert proc.stdout.count("no memory for") == 1  # not the one of other/
+    subprocess.run(mv.split(), check=True)
+    assert "no memory for" not in run_cli("doctor", cwd=new).stdout
 
 
 def test_moved_project_advice_in_a_root_kept_in_git(
