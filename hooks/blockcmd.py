@@ -10,6 +10,7 @@ from memhooks.hooks.commands import open_store
 from memhooks.hooks.constants import EXIT_OK, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.memory import build_block, today
+from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -34,7 +35,24 @@ def cmd_status(where: Where, out: TextIO) -> int:
         f"project: {store.slug}",
         f"files:   {len(docs)}",
     ]
-    lines += [f"  {nbytes(d.text):>8} B  {rel}" for rel, d in sorted(docs.items())]
+    # A log a day for months: the two the block reads, and one line for the others.
+    shown = {id(d) for d in newest_dailies(docs, 2, today())}
+    older = {r: d for r, d in docs.items() if d.kind == "daily" and id(d) not in shown}
+    fold = sorted(older) if len(older) > 1 else []
+    for rel, d in sorted(docs.items()):
+        if fold and rel in older:
+            if rel == fold[0]:
+                size = sum(nbytes(o.text) for o in older.values())
+                folder, first, last = (
+                    rel.rsplit("/", 1)[0],
+                    rel[-13:-3],
+                    fold[-1][-13:-3],
+                )
+                lines.append(
+                    f"  {size:>8} B  {len(fold)} older logs in {folder}/, {first} … {last}"
+                )
+            continue
+        lines.append(f"  {nbytes(d.text):>8} B  {rel}")
     sections = [ln[3:] for ln in block.splitlines() if ln.startswith("## ")]
     marks = [ln for ln in block.splitlines() if ln.startswith("…[")]
     lines.append(f"block:   {nbytes(block)} of {config.inject.budget} bytes")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import os
@@ -204,6 +205,38 @@ def test_status_says_what_the_harnesses_get_of_a_long_block(
         f"Claude Code, Codex and Gemini CLI get {len(got.encode())} bytes of it "
         "(at most 9000): …[section truncated: MEMORY.md]"
     ), got[-300:]
+
+
+def test_status_of_months_of_logs_lists_the_two_the_block_reads(
+    memory_root: Path,
+) -> None:
+    # A log a working day for nine months: status listed each, a line per log to scroll
+    # past to see what the block holds.
+    from tests.longuse import build
+
+    (project,) = build(
+        memory_root, projects=1, months=9, big=0, today=dt.date(2026, 12, 4)
+    )
+    logs = sorted(memory_root.glob("projects/*/daily/*.md"))
+    assert len(logs) > 60
+
+    status = run_cli("status", cwd=project)
+
+    assert status.returncode == 0, status.stderr
+    listed = [ln for ln in status.stdout.splitlines() if "/daily/" in ln]
+    folder = logs[0].parent.relative_to(memory_root)
+    size = sum(len(p.read_bytes()) for p in logs[:-2])
+    assert listed == [
+        (
+            f"  {size:>8} B  {len(logs) - 2} older logs in {folder}/,"
+            f" {logs[0].stem} … {logs[-3].stem}"
+        ),
+        *(
+            f"  {len(p.read_bytes()):>8} B  {p.relative_to(memory_root)}"
+            for p in logs[-2:]
+        ),
+    ]
+    assert f"section: Daily log {logs[-1].stem}" in status.stdout
 
 
 def test_write_read_round_trip_in_process(memory_root: Path) -> None:
