@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 
 MAGIC = b"MHIX"
 #: Bump when the layout or what `memory.index.analyze` or `memory.punctuated` files
-#: changes.
-VERSION = 10
+#: changes (tests/memory/test_index.py keeps a digest of what each version files).
+VERSION = 11
 #: Documents per run: what building holds in memory at once (~4 MB at 2 KB a note).
 BATCH = 1024
 #: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.

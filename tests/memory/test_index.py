@@ -163,3 +163,34 @@ def test_analysis_counts_each_key_as_its_lines_hold_it(seed: int) -> None:
         lines.update(set(ks))
     got = analyze(make_doc(Located("note", "notes/a.md", "a"), text))
     assert (dict(got.tf), dict(got.lines)) == (dict(tf), dict(lines))
+
+
+#: Text of every script and kind of term the index files keys for.
+KEYS_PROBE = (
+    "Our office moved to Łódź; the café in Málaga, Ørsted, Đức, Ærø, Tromsø.\n"
+    "deploys deployed deployment getUserName snake_case node.js it's %s c++ C# .env #123\n"
+    "база данных Базы; Ευρωπαϊκή ένωση; हिन्दी भाषा; مرحبا بالعالم; שלום עולם\n"
+    "数据库迁移 データベース 데이터베이스 ภาษาไทย 🚀 ✓ → --cap -> straße ﬁle Ⅻ ½"
+)
+#: What the index file holds of `KEYS_PROBE` (`count_keys`, `punctuated`), by its VERSION.
+KEYS_OF_VERSION = {10: "97717db6b6618a57", 11: "658e654533b509e9"}
+
+
+def test_what_an_index_file_holds_changes_with_its_version() -> None:
+    # 6e4cce7 filed plain keys for letters with no decomposition ("lodz" finds "Łódź")
+    # and kept VERSION 10: an index file an older memhooks had built was trusted, and
+    # "lodz" found nothing in it until the file was deleted. Keys that change need a
+    # new VERSION (memory/segment.py), and a new line here.
+    from memhooks.memory import segment
+    from memhooks.memory.digests import blake2b
+    from memhooks.memory.index import count_keys
+    from memhooks.memory.punctuated import punctuated
+
+    tf, lines = count_keys(KEYS_PROBE)
+    held = (
+        sorted(tf.items()),
+        sorted(lines.items()),
+        sorted(punctuated(KEYS_PROBE).items()),
+    )
+    digest = blake2b(repr(held).encode()).hexdigest()[:16]
+    assert KEYS_OF_VERSION.get(segment.VERSION) == digest, (segment.VERSION, digest)
