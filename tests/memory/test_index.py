@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, search, search_docs
+from memhooks.memory import Store, search, search_docs, slug_for
 from memhooks.memory.index import Index
 from memhooks.memory.render import to_json
 from memhooks.memory.searching import search_index
@@ -194,3 +194,44 @@ def test_what_an_index_file_holds_changes_with_its_version() -> None:
     )
     digest = blake2b(repr(held).encode()).hexdigest()[:16]
     assert KEYS_OF_VERSION.get(segment.VERSION) == digest, (segment.VERSION, digest)
+
+
+def test_index_files_of_projects_gone_for_a_month_are_removed(
+    memory_root: Path, project: Path
+) -> None:
+    # Months of use: every project renamed or deleted by hand left its index file in
+    # .index for good (1.6 MB for one project of the root of tests/longuse.py). Writing
+    # an index file now removes those of projects gone a month; a watch mark (a session
+    # process may hold it) and a newer one stay.
+    import os
+    import time
+
+    from tests.conftest import run_cli
+
+    here = run_cli(
+        "write", "--to", "note", "--name", "pool", "--text", "pool 20", cwd=project
+    )
+    assert here.returncode == 0, here.stderr
+    index = memory_root / ".index"
+    index.mkdir()
+    month = time.time() - 31 * 24 * 3600
+    names = ["gone-0123abcd.mhix", "gone-0123abcd.seen", "gone-0123abcd.watch"]
+    names += ["renamed-4567cdef.mhix", "moved-89abcdef.mhix"]
+    for name in names:
+        (index / name).write_bytes(b"MHIX old")
+        if not name.startswith("moved"):
+            os.utime(index / name, (month, month))
+    kept = memory_root / "projects" / "renamed-4567cdef"  # its folder is back
+    kept.mkdir(parents=True)
+
+    found = run_cli("search", "pool", cwd=project)  # writes this project's index file
+
+    assert found.returncode == 0, found.stderr
+    assert sorted(os.listdir(index)) == sorted(
+        [
+            ".gitignore",
+            f"{slug_for(str(project))}.mhix",
+            f"{slug_for(str(project))}.seen",
+        ]
+        + ["gone-0123abcd.watch", "renamed-4567cdef.mhix", "moved-89abcdef.mhix"]
+    )
