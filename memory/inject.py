@@ -288,8 +288,9 @@ def _fill(wants: list[int], weights: list[int], room: int) -> list[int]:
 def _people_first(log: str, room: int) -> str:
     """A log too long for `room` bytes, its person's entries kept before the hooks'
     records (`log_entries.TITLES`): the records get what those leave, newest first, the
-    one that does not fit whole cut to its head, older ones left out. With no room left
-    by a person's entries, those alone (then cut by their tail, `_cut_tail`)."""
+    one that does not fit whole cut to its heading and newest lines (as a log is: a
+    condensed record's last summaries and answer), older ones left out. With no room
+    left by a person's entries, those alone (then cut by their tail, `_cut_tail`)."""
     parts = entries(log)
     left = room - sum(nbytes(e.text) for e in parts if not e.automatic)
     out = [e.text for e in parts]
@@ -301,10 +302,11 @@ def _people_first(log: str, room: int) -> str:
         if nbytes(out[i]) <= left:
             left -= nbytes(out[i])
         else:
-            more = left - nbytes(end) - nbytes(_PART) - 1
-            head = cut(text, more, _PART) if more > LEAST_SHOWN else ""
-            out[i], left = (head + end if head else ""), 0
-    return "".join(out)
+            heading, _, body = text.partition("\n")
+            more = left - nbytes(end) - nbytes(heading) - nbytes(_PART) - 1
+            tail = _tail(body, more)[0] if more > LEAST_SHOWN else ""
+            out[i], left = (f"{heading}\n{tail}{end}" if tail else ""), 0
+    return "".join(out).rstrip("\n")  # as the log's text is (`sections`)
 
 
 def _cut_tail(text: str, max_bytes: int, marker: str) -> str:

@@ -326,7 +326,7 @@ def test_a_days_records_never_push_the_persons_entry_out_of_the_block(
     context = block["hookSpecificOutput"]["additionalContext"]
     assert "…[section truncated: Daily log" in context  # the log did not fit whole
     assert decision in context
-    assert "Refactor invoice module 6" in context  # the record's head, after it
+    assert "Refactor invoice module 15" in context  # the record's newest lines, after
     assert (
         "- Rule 0:" in context and "finish the billing export of customer 0" in context
     )

@@ -273,3 +273,34 @@ def test_a_note_with_yaml_front_matter_is_listed_by_its_title(
     assert "- notes/db.md — Postgres HA\n" in block
     assert "- notes/plain.md — Plain\n" in block
     assert "— ---" not in block
+
+
+def test_a_log_cut_for_a_persons_entries_shows_a_records_newest_lines(
+    memory_root: Path,
+) -> None:
+    # A person's entries come before the hooks' records in a cut log; the record that
+    # does not fit whole showed its head, for a condensed one the day's first prompts,
+    # not its last summaries and answer; and a record left out at the log's end left
+    # two blank lines before the next section.
+    store = Store(memory_root, SLUG)
+    store.write_memory("- rule " + "m" * 20_000)
+    at = dt.datetime(2026, 3, 3, 9, 0).astimezone()
+    store.append_daily("decision", "We chose pgbouncer (ZEBRA-7).", now=at)
+    prompts = "\n".join(f"- prompt {i} " + "p" * 80 for i in range(60))
+    body = f"**Prompts**\n{prompts}\n\n**Last assistant message**\n> the last answer"
+    store.append_daily("session end", body, now=at.replace(hour=10))
+    store.append_daily("decision", "Then we chose a pool of 20 (ZEBRA-8).", now=at)
+    store.append_daily("session end", body, now=at.replace(hour=11))
+    block = build_block(store.corpus(), "2026-03-03", 4000)
+    log = block.split("## Daily log 2026-03-03 (today)\n")[1].split("\n## ")[0]
+    assert "ZEBRA-7" in log and "ZEBRA-8" in log
+    assert "### 11:00 — session end" in log and "> the last answer" in log
+    assert "prompt 0 " not in log and "### 10:00" not in log
+    # A person's entries filling the share: the record after them is left out.
+    other = Store(memory_root, "other-0123abcd")
+    other.write_memory("- rule " + "m" * 20_000)
+    other.append_daily("notes", "A long day. " * 400, now=at)
+    other.append_daily("session end", body, now=at.replace(hour=10))
+    block = build_block(other.corpus(), "2026-03-03", 4000)
+    assert "### 10:00" not in block and "A long day." in block
+    assert "\n\n\n" not in block
