@@ -8,9 +8,13 @@ from typing import TYPE_CHECKING, TextIO
 
 from memhooks.hooks.commands import open_store
 from memhooks.hooks.constants import EXIT_OK, HARNESS_CONTEXT_LIMIT
+from memhooks.hooks.harnesscheck import Finding
 from memhooks.hooks.mcp_config import usage_line
-from memhooks.memory import build_block, today
+from memhooks.memory import ConfigError, Store, build_block, parse_config, today
+from memhooks.memory.constants import MEMORY_FILE
 from memhooks.memory.corpus import newest_dailies
+from memhooks.memory.errors import MemoryStoreError
+from memhooks.memory.inject import render_shares, sections
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -69,4 +73,27 @@ def cmd_status(where: Where, out: TextIO) -> int:
     return EXIT_OK
 
 
-__all__ = ["cmd_inject", "cmd_status"]
+def check_block(root: Path, project: Path, config_text: str | None) -> list[Finding]:
+    """`memhooks doctor`: a warning when the block the harnesses get in this project
+    cuts MEMORY.md, though it is shorter than the budget and their replies (else
+    `doctor.check_root` says so): the open items and logs, grown over months, take the
+    rest, and the rules at its end, the newest, never reach the model."""
+    try:
+        budget = min(parse_config(config_text).inject.budget, HARNESS_CONTEXT_LIMIT)
+        docs = Store.for_project(root, project).corpus()
+    except (ConfigError, MemoryStoreError, OSError):
+        return []  # doctor says why elsewhere
+    memory = docs.get(MEMORY_FILE)
+    if memory is None or nbytes(memory.text) > budget:
+        return []
+    shares = render_shares(sections(docs, today()), budget)[1]
+    cut = [s for s in shares if s.title == MEMORY_FILE and s.state != "whole"]
+    return [
+        Finding("warn", f"{MEMORY_FILE}: Claude Code, Codex and Gemini CLI get {s.used} "
+                f"of its {nbytes(memory.text)} bytes in the block here (the open items and logs take "
+                "the rest): its last lines never reach the model; move detail into notes")
+        for s in cut
+    ]  # fmt: skip
+
+
+__all__ = ["check_block", "cmd_inject", "cmd_status"]

@@ -18,6 +18,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memhooks.hooks.blockcmd import check_block
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.errors import project_folder
 from memhooks.hooks.harnesscheck import Finding, check_harness, installed, started_in
@@ -346,6 +347,7 @@ def run_checks(
 ) -> list[Finding]:
     """Every check, in report order; `here`: where the harnesses would be started."""
     found = check_root(root, config_text=config_text) + check_moved(root, project)
+    found += check_block(root, project, config_text)
     for harness in ("claude-code", "codex", "gemini"):
         found += check_harness(harness, project, home, which)
         found += switched_off(harness, project, home)

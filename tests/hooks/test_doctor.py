@@ -549,6 +549,53 @@ def test_a_moved_project_is_pointed_at_its_memory(
     assert "no memory for" not in run_cli("doctor", "--project", str(moved)).stdout
 
 
+def test_memory_md_cut_in_the_block_of_a_project_grown_over_months(
+    memory_root: Path, project: Path
+) -> None:
+    # A 7 KB MEMORY.md, under the 9,000 bytes of a hook reply, so doctor was silent;
+    # but a project's open items and logs take their shares of the block, and the
+    # harnesses got its first ~3.8 KB: the rules added last never reached the model.
+    rules = "\n".join(
+        f"- Rule {i}: check the deploy queue of worker {i}." for i in range(130)
+    )
+    items = "\n".join(f"- finish the billing export of customer {i}" for i in range(30))
+    for to, text in (("memory", rules), ("scratchpad", items)):
+        assert run_cli("write", "--to", to, "--text", text, cwd=project).returncode == 0
+    size = (memory_root / "MEMORY.md").stat().st_size
+    assert 6000 < size < 9000
+    assert "MEMORY.md:" not in run_cli("doctor", cwd=project).stdout  # it fits yet
+    for i in range(30):
+        text = "did a lot of things today. " * 20
+        run_cli(
+            "write",
+            "--to",
+            "daily",
+            "--title",
+            f"work {i}",
+            "--text",
+            text,
+            cwd=project,
+        )
+    event = {"session_id": "s", "cwd": str(project), "hook_event_name": "SessionStart"}
+    hook = run_cli("hook", "--harness", "claude-code", input=json.dumps(event))
+    got = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "- Rule 0:" in got and "- Rule 129:" not in got
+
+    said = [
+        ln
+        for ln in run_cli("doctor", cwd=project).stdout.splitlines()
+        if "MEMORY.md" in ln
+    ]
+
+    assert len(said) == 1 and said[0].startswith(
+        "warn: MEMORY.md: Claude Code, Codex and Gemini CLI get "
+    ), said
+    assert said[0].endswith(
+        f"of its {size} bytes in the block here (the open items and logs take the rest): "
+        "its last lines never reach the model; move detail into notes"
+    )
+
+
 def test_a_renamed_project_is_told_how_to_carry_its_memory_over(
     memory_root: Path, tmp_path: Path
 ) -> None:
