@@ -4,7 +4,7 @@ not a test (pytest collects ``test_*.py``).
     TMPDIR=/tmp .venv/bin/python -m tests.benchmarks.bench_longuse [--runs 5] [--busy 2]
 
 `tests.longuse.build` writes a root of 30 projects over nine months (a log each working
-day a project was worked on, 2-40 KB, three of 1-5 MB; ~42 MB in ~2,900 files) into
+day a project was worked on, 2-40 KB, three of 1-5 MB; 35 MB in ~2,900 files) into
 ``$TMPDIR/memhooks-bench-longuse``. For two projects, the one holding the 3 MB log (its
 newest log a 3 MB one, as a chatty agent leaves it) and an ordinary one, each round
 times a session's hooks as Claude Code runs them, from the captured payloads in
