@@ -13,6 +13,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from memhooks.hooks.activity import ACTIVITY_DIR
+from memhooks.memory import gone
 from memhooks.memory.constants import STATE_DIR
 from memhooks.memory.digests import blake2b, sha256
 from memhooks.memory.errors import MemoryStoreError, StoreWriteError
@@ -322,6 +324,7 @@ def began(store: Store, session_id: str, state: SessionState, *, again: bool) ->
 
         state.harness = harness_pid() or 0
     sweep(store, keep=session_id)
+    gone.sweep(store.root, ACTIVITY_DIR, (".jsonl",))  # renamed or deleted projects'
 
 
 def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str]:

@@ -19,11 +19,11 @@ import _thread  # threading's get_ident, without importing threading (~4 ms)
 import contextlib
 import fcntl
 import os
-import stat
 import time
 from typing import TYPE_CHECKING
 
-from memhooks.memory.constants import INDEX_DIR, PROJECTS_DIR
+from memhooks.memory import gone
+from memhooks.memory.constants import INDEX_DIR
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.files import (
     open_regular,
@@ -98,40 +98,8 @@ def save_index(scope: Scope, chunks: Iterable[bytes]) -> None:
         with contextlib.suppress(OSError):
             path.rmdir()
     write_atomic(path, chunks, durable=False)
-    sweep(scope.root)
-
-
-#: The index files of a project whose folder is gone (renamed or deleted by hand) are
-#: removed once they were last written this long ago (`sweep`).
-GONE_SECONDS = 30 * 24 * 3600
-
-
-def sweep(root: Path, now: float | None = None) -> list[str]:
-    """Remove the index files (``.mhix``, ``.seen``) of projects with no folder under
-    ``projects/`` any more, untouched for `GONE_SECONDS`: a renamed or deleted project's,
-    which nothing reads again (a project's is rebuilt if it comes back). Run as an index
-    file is written, so ``.index`` holds no more than the projects there are.
-
-    Returns:
-        The names removed.
-    """
-    now = time.time() if now is None else now
-    removed: list[str] = []
-    with contextlib.suppress(OSError), os.scandir(root / INDEX_DIR) as entries:
-        for entry in entries:
-            slug, _, ext = entry.name.rpartition(".")
-            if ext not in ("mhix", "seen") or os.path.lexists(
-                root / PROJECTS_DIR / slug
-            ):
-                continue
-            with contextlib.suppress(OSError):
-                st = entry.stat(follow_symlinks=False)
-                if stat.S_ISREG(st.st_mode) and now - st.st_mtime >= GONE_SECONDS:
-                    os.unlink(entry.path)
-                    removed.append(entry.name)
-    if removed:
-        logger.info("removed %d index files of projects gone", len(removed))
-    return removed
+    # So that .index holds no more than the projects there are.
+    gone.sweep(scope.root, INDEX_DIR, (".mhix", ".seen"))
 
 
 def rebuild(scope: Scope, chunks: Callable[[], Iterable[bytes]]) -> None:

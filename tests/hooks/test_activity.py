@@ -59,3 +59,36 @@ def test_damaged_lines_are_skipped(store: Store, memory_root: Path) -> None:
         f.write('{"half": \n[1, 2]\n')
     activity.note(store, "b", "end", log="x", log_bytes=5)
     assert [f["log_bytes"] for f in activity.read(memory_root, SLUG)] == [3, 5]
+
+
+def test_activity_files_of_projects_gone_for_a_month_are_removed(
+    memory_root: Path, project: Path
+) -> None:
+    # Each project renamed or deleted by hand left its .activity file (up to 1 MB) for
+    # good. A session start now removes those of projects gone a month; a newer one,
+    # and that of a project whose folder is there, stay.
+    import json
+    import os
+    import time
+
+    from tests.conftest import run_cli
+
+    folder = memory_root / ".activity"
+    folder.mkdir(parents=True)
+    (memory_root / "projects" / "here-4567cdef").mkdir(parents=True)
+    month = time.time() - 31 * 24 * 3600
+    for name in ("gone-0123abcd.jsonl", "here-4567cdef.jsonl", "recent-89abcdef.jsonl"):
+        (folder / name).write_text('{"old": true}\n')
+        if not name.startswith("recent"):
+            os.utime(folder / name, (month, month))
+    event = {"session_id": "s", "cwd": str(project), "hook_event_name": "SessionStart"}
+
+    done = run_cli("hook", "--harness", "claude-code", input=json.dumps(event))
+
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert sorted(p.name for p in folder.glob("*.jsonl")) == [
+        "here-4567cdef.jsonl",
+        "recent-89abcdef.jsonl",
+    ]
+    end = {**event, "hook_event_name": "SessionEnd", "reason": "other"}
+    run_cli("hook", "--harness", "claude-code", input=json.dumps(end))
