@@ -40,8 +40,13 @@ def cmd_status(where: Where, out: TextIO) -> int:
         f"files:   {len(docs)}",
     ]
     # A log a day for months: the two the block reads, and one line for the others.
-    shown = {id(d) for d in newest_dailies(docs, 2, today())}
-    older = {r: d for r, d in docs.items() if d.kind == "daily" and id(d) not in shown}
+    day = today()
+    shown = {id(d) for d in newest_dailies(docs, 2, day)}
+    older = {
+        r: d
+        for r, d in docs.items()
+        if d.kind == "daily" and id(d) not in shown and d.key <= day  # not a typo's
+    }
     fold = sorted(older) if len(older) > 1 else []
     for rel, d in sorted(docs.items()):
         if fold and rel in older:

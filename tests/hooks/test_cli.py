@@ -219,6 +219,8 @@ def test_status_of_months_of_logs_lists_the_two_the_block_reads(
     )
     logs = sorted(memory_root.glob("projects/*/daily/*.md"))
     assert len(logs) > 60
+    typo = logs[0].parent / "2062-11-30.md"  # a log dated after today is no older one
+    typo.write_text("### 09:00 — note\ntyped 2062 for 2026\n")
 
     status = run_cli("status", cwd=project)
 
@@ -233,7 +235,7 @@ def test_status_of_months_of_logs_lists_the_two_the_block_reads(
         ),
         *(
             f"  {len(p.read_bytes()):>8} B  {p.relative_to(memory_root)}"
-            for p in logs[-2:]
+            for p in [*logs[-2:], typo]
         ),
     ]
     assert f"section: Daily log {logs[-1].stem}" in status.stdout
