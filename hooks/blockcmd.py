@@ -11,10 +11,11 @@ from memhooks.hooks.constants import EXIT_OK, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.harnesscheck import Finding
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.memory import ConfigError, Store, build_block, parse_config, today
-from memhooks.memory.constants import MEMORY_FILE
+from memhooks.memory.constants import MEMORY_FILE, SCRATCHPAD_FILE
 from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.errors import MemoryStoreError
 from memhooks.memory.inject import render_shares, sections
+from memhooks.memory.paths import project_rel
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -81,24 +82,33 @@ def cmd_status(where: Where, out: TextIO) -> int:
 def check_block(root: Path, project: Path, config_text: str | None) -> list[Finding]:
     """`memhooks doctor`: a warning when the block the harnesses get in this project
     cuts MEMORY.md, though it is shorter than the budget and their replies (else
-    `doctor.check_root` says so): the open items and logs, grown over months, take the
-    rest, and the rules at its end, the newest, never reach the model."""
+    `doctor.check_root` says so), or the open items: the sections share the block, and
+    as the logs and items grow over months, what was added last, at the end of each,
+    never reaches the model."""
     try:
         budget = min(parse_config(config_text).inject.budget, HARNESS_CONTEXT_LIMIT)
-        docs = Store.for_project(root, project).corpus()
+        store = Store.for_project(root, project)
+        docs = store.corpus()
     except (ConfigError, MemoryStoreError, OSError):
         return []  # doctor says why elsewhere
     memory = docs.get(MEMORY_FILE)
-    if memory is None or nbytes(memory.text) > budget:
-        return []
-    shares = render_shares(sections(docs, today()), budget)[1]
-    cut = [s for s in shares if s.title == MEMORY_FILE and s.state != "whole"]
-    return [
-        Finding("warn", f"{MEMORY_FILE}: Claude Code, Codex and Gemini CLI get {s.used} "
-                f"of its {nbytes(memory.text)} bytes in the block here (the open items and logs take "
-                "the rest): its last lines never reach the model; move detail into notes")
-        for s in cut
-    ]  # fmt: skip
+    whole = memory is None or nbytes(memory.text) > budget  # or check_root's to say
+    get = "Claude Code, Codex and Gemini CLI get"
+    said = []
+    for s in render_shares(sections(docs, today()), budget)[1]:
+        if s.state == "whole":
+            continue
+        if s.title == MEMORY_FILE and memory is not None and not whole:
+            said.append(f"{MEMORY_FILE}: {get} {s.used} of its {nbytes(memory.text)} "
+                        "bytes in the block here (the open items and logs take the "
+                        "rest): its last lines never reach the model; move detail into "
+                        "notes")  # fmt: skip
+        elif s.title.startswith("Scratchpad"):
+            said.append(f"{project_rel(store.slug)}/{SCRATCHPAD_FILE}: {get} {s.used} "
+                        f"of the {s.need} bytes of its open items in the block here: "
+                        "the last ones never reach the model; tick off what is done "
+                        "(memhooks edit scratchpad --old '[ ] …' --new '[x] …')")  # fmt: skip
+    return [Finding("warn", line) for line in said]
 
 
 __all__ = ["check_block", "cmd_inject", "cmd_status"]

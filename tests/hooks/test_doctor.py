@@ -594,6 +594,23 @@ def test_memory_md_cut_in_the_block_of_a_project_grown_over_months(
         f"of its {size} bytes in the block here (the open items and logs take the rest): "
         "its last lines never reach the model; move detail into notes"
     )
+    # The open items, as they pile up: those added last are the ones left out.
+    assert "SCRATCHPAD.md:" not in run_cli("doctor", cwd=project).stdout
+    more = "\n".join(f"- call the vendor about invoice {i}" for i in range(150))
+    run_cli("write", "--to", "scratchpad", "--text", more, cwd=project)
+    said = [
+        ln
+        for ln in run_cli("doctor", cwd=project).stdout.splitlines()
+        if "SCRATCH" in ln
+    ]
+    slug = slug_for(str(project))
+    assert len(said) == 1 and said[0].startswith(
+        f"warn: projects/{slug}/SCRATCHPAD.md: Claude Code, Codex and Gemini CLI get "
+    ), said
+    assert said[0].endswith(
+        "bytes of its open items in the block here: the last ones never reach the model; "
+        "tick off what is done (memhooks edit scratchpad --old '[ ] …' --new '[x] …')"
+    )
 
 
 def test_a_renamed_project_is_told_how_to_carry_its_memory_over(
