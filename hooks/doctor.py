@@ -25,6 +25,7 @@ from memhooks.hooks.harnesscheck import Finding, check_harness, installed, start
 from memhooks.hooks.hookenv import claude_root
 from memhooks.hooks.hooksoff import switched_off
 from memhooks.hooks.mcpcheck import check_mcp
+from memhooks.hooks.movedcheck import check_moved
 from memhooks.hooks.sandboxcheck import codex_sandbox
 from memhooks.memory import ConfigError, default_root, parse_config, project_dir
 from memhooks.memory.constants import (
@@ -39,7 +40,7 @@ from memhooks.memory.constants import (
 from memhooks.memory.file_bytes import decode
 from memhooks.memory.files import read_regular
 from memhooks.memory.note_format import conflict_line
-from memhooks.memory.paths import breaks_line, key_in, slug_for, synced_copy_of
+from memhooks.memory.paths import breaks_line, is_slug, key_in, synced_copy_of
 from memhooks.memory.text import shell_word
 
 if TYPE_CHECKING:
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
 OVERSIZE_BYTES = 1024 * 1024
 #: Less free space than this under the root: a day's records and an index may not fit.
 _LOW_DISK_BYTES = 1024 * 1024
-_SLUG = re.compile(r"[A-Za-z0-9_-]{1,40}-[0-9a-f]{8}")
 _TEMP = re.compile(r"\..+\.tmp")
 #: Files a notes folder brought from Obsidian or a wiki holds beside its notes: renaming
 #: one NAME.md would not make it a note.
@@ -105,7 +105,7 @@ def _stray(rel: str, is_dir: bool) -> str | None:
             return None
         return "not part of the memory layout: move it out of the root"
     if len(parts) == 2:
-        if is_dir and _SLUG.fullmatch(name):
+        if is_dir and is_slug(name):
             return None
         return "not a project folder (<name>-<8 hex digits>): never read"
     if len(parts) == 3:
@@ -298,44 +298,6 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
     return found
 
 
-def check_moved(root: Path, project: Path) -> list[Finding]:
-    """A warning when the project has no memory folder but one of its name has, or of a
-    folder beside it now gone: a slug holds a hash of the path, so a project moved or
-    renamed starts anew."""
-    slug = slug_for(str(project))
-    projects = root / PROJECTS_DIR
-    name = slug.rsplit("-", 1)[0]
-
-    def renamed(other: str) -> bool:
-        was = project.parent / other.rsplit("-", 1)[0]
-        return slug_for(str(was)) == other and not os.path.lexists(was)
-
-    try:
-        if (projects / slug).exists():
-            return []
-        others = sorted(
-            p.name
-            for p in projects.iterdir()
-            if _SLUG.fullmatch(p.name)
-            and (p.name.rsplit("-", 1)[0] == name or renamed(p.name))
-        )
-    except OSError:
-        return []
-    # In a root kept in git, another clone's checkout may still use the folder.
-    git = (root / ".git").exists()
-    said = []
-    for other in others:
-        mv = f"mv {shell_word(projects / other)} {shell_word(projects / slug)}"
-        was = other.rsplit("-", 1)[0]
-        how = "moved" if was == name else "renamed"
-        said.append(f"no memory for {slug} yet, but projects/{other} holds that of another "
-                    f"folder named {was}: if this project was {how} from there, `{mv}` "
-                    f"carries it over (or pass --slug {other})" + (f"; in this root kept in "
-                    f"git, a clone elsewhere may still use projects/{other}, which mv takes "
-                    "from it" if git else ""))  # fmt: skip
-    return [Finding("warn", line) for line in said]
-
-
 def run_checks(
     root: Path,
     project: Path,
@@ -398,7 +360,6 @@ __all__ = [
     "Finding",
     "check_harness",
     "check_mcp",
-    "check_moved",
     "check_root",
     "cmd_doctor",
     "run_checks",

@@ -106,6 +106,11 @@ def slug_for(project_dir: str) -> str:
     return f"{base}-{digest[:8]}"
 
 
+def is_slug(name: str) -> bool:
+    """Whether `name` is a well-formed project folder name (`slug_for`'s shape)."""
+    return _SLUG.match(name) is not None
+
+
 def check_slug(slug: str) -> str:
     """Return `slug` if it is a well-formed project folder name, else raise UnsafeNameError."""
     if not _SLUG.match(slug):

@@ -648,7 +648,7 @@ def test_moved_project_advice_in_a_root_kept_in_git(
 ) -> None:
     # A teammate's checkout at another path has another slug: in a shared root, the mv
     # doctor offered took the folder from the clone that still used it.
-    from memhooks.hooks.doctor import check_moved
+    from memhooks.hooks.movedcheck import check_moved
 
     Store(memory_root, SLUG).write_memory("- rule")
     (memory_root / "projects" / SLUG).mkdir(parents=True)
