@@ -26,9 +26,10 @@ from memhooks.memory import (
     search,
     to_json,
 )
-from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR
+from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR, PROJECTS_DIR
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import checklist
+from memhooks.memory.paths import is_slug
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -77,6 +78,26 @@ def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config
     return store, parse_config(store.config_text(), str(root / "config.toml"))
 
 
+def unknown_slug(where: Where, root: Path, *, writing: bool = False) -> str | None:
+    """What to say when --slug names no project of `root` (typed by hand: a slug
+    mistyped searched MEMORY.md alone, or wrote a new project's files, without a word);
+    for a write, only when it is a letter or two from a project's (a new one may be
+    meant)."""
+    if where.slug is None or (root / PROJECTS_DIR / where.slug).is_dir():
+        return None
+    import difflib
+
+    try:
+        known = [p.name for p in (root / PROJECTS_DIR).iterdir() if is_slug(p.name)]
+    except OSError:
+        known = []
+    near = difflib.get_close_matches(where.slug, known, n=1, cutoff=0.8)
+    if not near and writing:
+        return None
+    hint = f"; did you mean --slug {near[0]}?" if near else ""
+    return f"--slug {where.slug}: no project of that name in {root}{hint}"
+
+
 def searchable(query: str) -> str:
     """`query`, unless it is blank: `memhooks search` and MCP `memory_search` refuse it."""
     if not query.strip():
@@ -97,6 +118,8 @@ def cmd_search(
     """Exit 0 when a file matched, 1 when none did (as grep does)."""
     query = searchable(" ".join(terms))
     store, config = open_store(where, must_exist=True)
+    if unknown := unknown_slug(where, store.root):
+        logger.warning("%s", unknown)
     budget = budget or config.search.budget
     meaning = open_meaning(store.root, config.search.semantic, flag=semantic)
     # By meaning, every file is read and no index file is built.
@@ -240,13 +263,15 @@ def cmd_write(
 
         text = stdin_text(stdin)
     store, _ = open_store(where)
+    unknown = unknown_slug(where, store.root, writing=True)
     with writing(to, text):
         result = write(
             store, to, text, name=name, title=title, mode=mode, aliases=aliases
         )
         notes = write_warnings(store, result, text, title=title, aliases=aliases)
         done = said(text, result)
-    for note in notes:
+    # The slug's line once written: a write that fails says one line, its error.
+    for note in [unknown, *notes] if unknown else notes:
         logger.warning("%s", note)
     out.write(done + "\n")
     return EXIT_OK

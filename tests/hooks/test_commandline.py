@@ -844,3 +844,27 @@ def test_an_overwrite_without_aliases_keeps_the_notes_own(memory_root: Path) -> 
     run_cli(*write, "--mode", "overwrite", "--aliases", "", "--text", "Pool is 40.")
     note = memory_root / f"projects/{SLUG}/notes/db.md"
     assert note.read_text("utf-8") == "Pool is 40.\n"
+
+
+def test_a_mistyped_slug_is_said_with_the_project_it_was_likely_meant_for(
+    memory_root: Path,
+) -> None:
+    Store(memory_root, SLUG).write_note("vacuum", "autovacuum scale factor 0.05")
+    typo = SLUG.replace("-", "x-", 1)  # one letter more in its name
+    # Before: MEMORY.md alone searched, exit 1 or 0, and not a word of the slug.
+    found = run_cli("search", "--slug", typo, "vacuum")
+    assert found.stderr == (
+        f"memhooks: --slug {typo}: no project of that name in {memory_root}; "
+        f"did you mean --slug {SLUG}?\n"
+    )
+    # A write to it is made (a new project may be meant), and said; to a slug far from
+    # any project's, nothing is said.
+    wrote = run_cli(
+        "write", "--slug", typo, "--to", "note", "--name", "a", "--text", "b"
+    )
+    assert wrote.returncode == 0 and f"did you mean --slug {SLUG}?" in wrote.stderr
+    new = run_cli(
+        *("write", "--slug", "other-0123abcd", "--to", "note", "--name", "a"),
+        *("--text", "b"),
+    )
+    assert new.returncode == 0 and new.stderr == ""
