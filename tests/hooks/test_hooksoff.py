@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,9 @@ def home() -> Path:
 
 def _doctor(project: Path) -> list[str]:
     """Doctor's lines that are neither ok nor the memory root's."""
-    proc = run_cli("doctor", "--project", str(project))
+    # The hooks run `memhooks` from PATH: this install's, as a harness would find it.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    proc = run_cli("doctor", "--project", str(project), env={"PATH": path})
     return [
         ln
         for ln in proc.stdout.splitlines()[:-1]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -226,9 +228,6 @@ def test_a_watcher_vouches_for_what_a_search_found_until_it_reports_a_change(
 ) -> None:
     """The model running `memhooks search` minutes apart in a session: the session
     process's watcher saw no change, so no search stats every file again."""
-    import subprocess
-    import sys
-
     store = _random_root(memory_root, random.Random(5))
     search(store, "deploy")  # builds the index file
     walks.clear()
@@ -289,19 +288,8 @@ with building(store) as ours:
 """
 
 
-def test_a_search_waits_for_the_index_file_another_process_is_building(
-    memory_root: Path,
-) -> None:
-    """A session process builds the index file it finds missing, and so does a one-shot
-    search the model runs meanwhile: two builds at once, both cores busy for as long
-    (seconds at ten thousand notes). The search waits for the other build and reads
-    the file it wrote."""
-    import subprocess
-    import sys
-    import threading
-
-    store = _random_root(memory_root, random.Random(5))
-    path = memory_root / ".index" / f"{SLUG}.mhix"
+def _builder(memory_root: Path, path: Path) -> subprocess.Popen[str]:
+    """`BUILDER` started, once it holds the lock."""
     builder = subprocess.Popen(
         [sys.executable, "-c", BUILDER, str(memory_root), SLUG, str(path)],
         stdin=subprocess.PIPE,
@@ -309,10 +297,26 @@ def test_a_search_waits_for_the_index_file_another_process_is_building(
         text=True,
     )
     assert builder.stdin and builder.stdout
+    assert builder.stdout.readline() == "held\n"
+    return builder
+
+
+def test_a_search_waits_for_the_index_file_another_process_is_building(
+    memory_root: Path,
+) -> None:
+    """A session process builds the index file it finds missing, and so does a one-shot
+    search the model runs meanwhile: two builds at once, both cores busy for as long
+    (seconds at ten thousand notes). The search waits for the other build and reads
+    the file it wrote."""
+    import threading
+
+    store = _random_root(memory_root, random.Random(5))
+    path = memory_root / ".index" / f"{SLUG}.mhix"
+    builder = _builder(memory_root, path)
+    assert builder.stdin and builder.stdout
     found: list[object] = []
     searching = threading.Thread(target=lambda: found.append(search(store, "deploy")))
     try:
-        assert builder.stdout.readline() == "held\n"
         searching.start()
         searching.join(timeout=3)  # long enough to build this root several times over
         assert searching.is_alive()
@@ -336,23 +340,14 @@ def test_a_search_builds_the_index_file_when_another_build_holds_on_too_long(
 ) -> None:
     """A one-shot search stopped with ^Z while it builds holds the lock for good: the
     next search builds the file itself after `index_file.WAIT_MOST`."""
-    import subprocess
-    import sys
-
     from memhooks.memory import index_file
 
     monkeypatch.setattr(index_file, "WAIT_MOST", 0.3)
     store = _random_root(memory_root, random.Random(5))
     path = memory_root / ".index" / f"{SLUG}.mhix"
-    builder = subprocess.Popen(
-        [sys.executable, "-c", BUILDER, str(memory_root), SLUG, str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    builder = _builder(memory_root, path)
     assert builder.stdin and builder.stdout
     try:
-        assert builder.stdout.readline() == "held\n"
         found = search(store, "deploy")
         assert path.is_file()
     finally:
