@@ -99,7 +99,7 @@ def save_index(scope: Scope, chunks: Iterable[bytes]) -> None:
             path.rmdir()
     write_atomic(path, chunks, durable=False)
     # So that .index holds no more than the projects there are.
-    gone.sweep(scope.root, INDEX_DIR, (".mhix", ".seen"))
+    gone.sweep(scope.root, INDEX_DIR, (".mhix", ".seen", ".building"))
 
 
 def rebuild(scope: Scope, chunks: Callable[[], Iterable[bytes]]) -> None:

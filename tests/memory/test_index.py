@@ -216,6 +216,7 @@ def test_index_files_of_projects_gone_for_a_month_are_removed(
     index.mkdir()
     month = time.time() - 31 * 24 * 3600
     names = ["gone-0123abcd.mhix", "gone-0123abcd.seen", "gone-0123abcd.watch"]
+    names += ["gone-0123abcd.building"]
     names += ["renamed-4567cdef.mhix", "moved-89abcdef.mhix"]
     for name in names:
         (index / name).write_bytes(b"MHIX old")
@@ -230,6 +231,7 @@ def test_index_files_of_projects_gone_for_a_month_are_removed(
     assert sorted(os.listdir(index)) == sorted(
         [
             ".gitignore",
+            f"{slug_for(str(project))}.building",  # the lock a build takes, kept
             f"{slug_for(str(project))}.mhix",
             f"{slug_for(str(project))}.seen",
         ]
