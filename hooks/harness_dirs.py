@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 
 def _moved(variable: str, default: Path) -> Path:
@@ -34,9 +35,20 @@ def codex_dir(home: Path) -> Path:
     return _moved("CODEX_HOME", home / ".codex")
 
 
+def codex_config(path: Path) -> dict[str, Any]:
+    """A Codex `config.toml` (the user's in `codex_dir`, or a project's
+    ``.codex/config.toml``) as its table: {} when missing or unreadable."""
+    import tomllib  # only where a config.toml is read
+
+    try:
+        return tomllib.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):  # ValueError: bad TOML or UTF-8
+        return {}
+
+
 def gemini_dir(home: Path) -> Path:
     """Gemini CLI's user folder (`settings.json`)."""
     return _moved("GEMINI_CLI_HOME", home) / ".gemini"
 
 
-__all__ = ["claude_dir", "claude_state", "codex_dir", "gemini_dir"]
+__all__ = ["claude_dir", "claude_state", "codex_config", "codex_dir", "gemini_dir"]

@@ -14,7 +14,7 @@ import shlex
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from memhooks.hooks import install
-from memhooks.hooks.harness_dirs import codex_dir
+from memhooks.hooks.harness_dirs import codex_config, codex_dir
 from memhooks.memory.text import one_line
 
 if TYPE_CHECKING:
@@ -298,13 +298,8 @@ def check_harness(
 def _codex_trust(project: Path, home: Path, handlers: list[_Handler]) -> list[Finding]:
     """Codex runs hooks only once reviewed (a hash per file in its config.toml), and reads
     a project's hooks.json only in a trusted project."""
-    import tomllib
-
     config = codex_dir(home) / "config.toml"
-    try:
-        data = tomllib.loads(config.read_text("utf-8"))
-    except (OSError, ValueError):
-        data = {}
+    data = codex_config(config)
     found = []
     hooks = data.get("hooks")
     state = hooks.get("state") if isinstance(hooks, dict) else None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhooks.hooks import install
-from memhooks.hooks.harness_dirs import claude_dir, codex_dir, gemini_dir
+from memhooks.hooks.harness_dirs import claude_dir, codex_config, codex_dir, gemini_dir
 from memhooks.hooks.harnesscheck import HARNESS_NAMES, Finding, our_handlers, short_path
 
 if TYPE_CHECKING:
@@ -85,15 +85,10 @@ def _claude(project: Path, home: Path) -> list[Finding]:
 
 
 def _codex(project: Path, home: Path) -> list[Finding]:
-    import tomllib
-
     # A project's config.toml (read in a trusted project) wins over the user's.
     value, where = None, None
     for path in (codex_dir(home) / "config.toml", project / ".codex" / "config.toml"):
-        try:
-            features = tomllib.loads(path.read_text("utf-8")).get("features")
-        except (OSError, ValueError):
-            continue
+        features = codex_config(path).get("features")
         if isinstance(features, dict) and isinstance(features.get("hooks"), bool):
             value, where = features["hooks"], path
     if value is not False or where is None:

@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
-from memhooks.hooks.harness_dirs import codex_dir
+from memhooks.hooks.harness_dirs import codex_config, codex_dir
 from memhooks.hooks.harnesscheck import Finding, our_handlers, short_path
 from memhooks.hooks.mcp_config import registrations
 
@@ -34,7 +33,7 @@ def codex_sandbox(root: Path, project: Path, home: Path) -> list[Finding]:
     writable = [project]
     # The project's config.toml (read in a trusted project) wins over the user's.
     for path in (config, project / ".codex" / "config.toml"):
-        data = _toml(path)
+        data = codex_config(path)
         mode = data.get("sandbox_mode", mode)
         extra = data.get("sandbox_workspace_write")
         roots = extra.get("writable_roots") if isinstance(extra, dict) else None
@@ -58,15 +57,6 @@ def codex_sandbox(root: Path, project: Path, home: Path) -> list[Finding]:
             'sandbox_mode = "read-only"), or register `memhooks mcp` (examples/mcp)',
         )
     ]
-
-
-def _toml(path: Path) -> dict[str, Any]:
-    import tomllib
-
-    try:
-        return tomllib.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
 
 
 __all__ = ["codex_sandbox"]
