@@ -29,16 +29,23 @@ def _wait(check: Callable[[], bool], seconds: float = 30.0) -> None:
         time.sleep(0.02)
 
 
-def test_a_session_view_ranks_by_meaning_and_re_embeds_only_edits(
-    memory_root: Path, project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MEMHOOKS_SEMANTIC", "auto")
+def _three_notes(memory_root: Path, project: Path) -> Store:
+    """The project's memory: a note in Chinese on proration, one on deploys, one on
+    the pool."""
     store = Store(memory_root, slug_for(str(project)))
     store.write_note(
         "proration", "# 方案變更\n\n- 降級：不退款，下個計費週期才生效。\n"
     )
     store.write_note("deploy", "# Deploy\n\n## Steps\nhelm upgrade after CI passes\n")
     store.write_note("pool", "# Pool\n\npgbouncer default_pool_size is 20\n")
+    return store
+
+
+def test_a_session_view_ranks_by_meaning_and_re_embeds_only_edits(
+    memory_root: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMHOOKS_SEMANTIC", "auto")
+    store = _three_notes(memory_root, project)
 
     one_shot = View.open(memory_root, project)
     assert one_shot.search("refund cheaper plan").hits == ()
@@ -109,12 +116,7 @@ def test_a_search_never_waits_for_a_large_edit_to_be_embedded(
     memory_root: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMHOOKS_SEMANTIC", "auto")
-    store = Store(memory_root, slug_for(str(project)))
-    store.write_note(
-        "proration", "# 方案變更\n\n- 降級：不退款，下個計費週期才生效。\n"
-    )
-    store.write_note("deploy", "# Deploy\n\n## Steps\nhelm upgrade after CI passes\n")
-    store.write_note("pool", "# Pool\n\npgbouncer default_pool_size is 20\n")
+    store = _three_notes(memory_root, project)
     view = View.open(memory_root, project, indexed=True)
     view.corpus()
     assert view.meaning is not None and view.meaning.ready.wait(60)
