@@ -53,13 +53,9 @@ def cmd_status(where: Where, out: TextIO) -> int:
         if fold and rel in older:
             if rel == fold[0]:
                 size = sum(nbytes(o.text) for o in older.values())
-                folder, first, last = (
-                    rel.rsplit("/", 1)[0],
-                    rel[-13:-3],
-                    fold[-1][-13:-3],
-                )
+                folder, last = rel.rsplit("/", 1)[0], older[fold[-1]].key
                 lines.append(
-                    f"  {size:>8} B  {len(fold)} older logs in {folder}/, {first} … {last}"
+                    f"  {size:>8} B  {len(fold)} older logs in {folder}/, {d.key} … {last}"
                 )
             continue
         lines.append(f"  {nbytes(d.text):>8} B  {rel}")
