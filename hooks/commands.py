@@ -29,7 +29,7 @@ from memhooks.memory import (
 from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR, PROJECTS_DIR
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import checklist
-from memhooks.memory.paths import is_slug
+from memhooks.memory.paths import project_slugs
 from memhooks.memory.text import nbytes
 
 if TYPE_CHECKING:
@@ -87,11 +87,7 @@ def unknown_slug(where: Where, root: Path, *, writing: bool = False) -> str | No
         return None
     import difflib
 
-    try:
-        known = [p.name for p in (root / PROJECTS_DIR).iterdir() if is_slug(p.name)]
-    except OSError:
-        known = []
-    near = difflib.get_close_matches(where.slug, known, n=1, cutoff=0.8)
+    near = difflib.get_close_matches(where.slug, project_slugs(root), n=1, cutoff=0.8)
     if not near and writing:
         return None
     hint = f"; did you mean --slug {near[0]}?" if near else ""

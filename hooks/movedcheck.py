@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks.harnesscheck import Finding
 from memhooks.memory.constants import PROJECTS_DIR
-from memhooks.memory.paths import is_slug, slug_for
+from memhooks.memory.paths import project_slugs, slug_for
 from memhooks.memory.text import shell_word
 
 if TYPE_CHECKING:
@@ -31,16 +31,11 @@ def check_moved(root: Path, project: Path) -> list[Finding]:
         was = project.parent / other.rsplit("-", 1)[0]
         return slug_for(str(was)) == other and not os.path.lexists(was)
 
-    try:
-        if (projects / slug).exists():
-            return []
-        others = sorted(
-            p.name
-            for p in projects.iterdir()
-            if is_slug(p.name) and (p.name.rsplit("-", 1)[0] == name or renamed(p.name))
-        )
-    except OSError:
+    if os.path.exists(projects / slug):  # an unreadable root: False, and no slugs
         return []
+    others = [
+        s for s in project_slugs(root) if s.rsplit("-", 1)[0] == name or renamed(s)
+    ]
     # In a root kept in git, another clone's checkout may still use the folder.
     git = (root / ".git").exists()
     said = []

@@ -111,6 +111,16 @@ def is_slug(name: str) -> bool:
     return _SLUG.match(name) is not None
 
 
+def project_slugs(root: Path) -> list[str]:
+    """The slugs under ``<root>/projects/``, sorted ([] when it cannot be listed)."""
+    try:
+        return sorted(
+            p.name for p in (root / PROJECTS_DIR).iterdir() if is_slug(p.name)
+        )
+    except OSError:
+        return []
+
+
 def check_slug(slug: str) -> str:
     """Return `slug` if it is a well-formed project folder name, else raise UnsafeNameError."""
     if not _SLUG.match(slug):
