@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, search, search_docs, today
+from memhooks.memory import Store, keytable, search, search_docs, today
 from memhooks.memory import layered as layered_mod
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.layered import open_index
@@ -434,6 +434,25 @@ def test_a_damaged_index_file_changes_no_answer(
     index_file.write_bytes(damage(index_file.read_bytes()))  # type: ignore[operator]
     assert [_answer(search(store, q)) for q in queries] == expected
     Segment(Bytes(index_file.read_bytes()))  # rebuilt whole, or never trusted again
+
+
+def test_a_damaged_block_of_a_key_table_is_caught_when_a_word_falls_in_it(
+    memory_root: Path, trusting: None
+) -> None:
+    # A search reads the fence of each run of words and the block each of its keys falls
+    # in, not the whole table: damage there is caught by the block's CRC-32 when a word
+    # is looked up, and the file is built anew.
+    store = _random_root(memory_root, random.Random(11))
+    expected = {w: _answer(search_docs(store.corpus().values(), w)) for w in WORDS}
+    search(store, WORDS[0])
+    index_file = memory_root / ".index" / f"{SLUG}.mhix"
+    data = bytearray(index_file.read_bytes())
+    n, name_bytes = keytable._RUN.unpack_from(data, 0)[:2]  # the first run: of words
+    names = keytable._RUN.size + 16 * (n + 1) - 4
+    data[names : names + name_bytes] = data[names : names + name_bytes].upper()
+    index_file.write_bytes(bytes(data))
+    assert {w: _answer(search(store, w)) for w in WORDS} == expected
+    assert index_file.read_bytes() != bytes(data)  # built anew
 
 
 def test_segment_refuses_what_it_did_not_write() -> None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import itertools
 import random
+from array import array
 from collections import Counter
 
 import pytest
 
-from memhooks.memory import index, postings, segment
+from memhooks.memory import index, keytable, postings, segment
 from memhooks.memory.corpus import make_doc
 from memhooks.memory.index import Index
 from memhooks.memory.paths import Located
@@ -124,8 +125,10 @@ def test_the_index_file_holds_what_an_index_holds(
     # Small runs, a small table of tokens and short "long" logs: every path of a build
     # (a new run, the table forgotten between runs, a log counted in parts) is taken;
     # and `wide`, documents of more than 2 tokens in runs of their own, their text
-    # tokenized in pieces of a few characters.
+    # tokenized in pieces of a few characters. Blocks of 1-5 keys: a lookup falls on
+    # every kind of block boundary of the key tables' fences.
     monkeypatch.setattr(segment, "BATCH", 3)
+    monkeypatch.setattr(keytable, "BLOCK", 1 + seed % 5)
     monkeypatch.setattr(postings, "TOKENS_KEPT", 8)
     monkeypatch.setattr(postings, "ROWS_AT_ONCE", 4)
     monkeypatch.setattr(index, "ROWS_AT_ONCE", 4)
@@ -149,3 +152,13 @@ def test_the_index_file_holds_what_an_index_holds(
         post, named = seg.read(key)
         assert list(post) == list(full.postings(key)), key
         assert set(named) == full.field_ids(key), key
+    # Keys no document holds, before, between and after those held, read as absent.
+    for key in (
+        "",
+        "\0",
+        "\U0010ffff",
+        *(k + "\0" for k in every),
+        *(k[:-1] for k in every),
+    ):
+        if key not in every:
+            assert seg.read(key) == (array("I"), array("I")), key
