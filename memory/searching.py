@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Literal
 
 from memhooks.memory.constants import FILENAME_PREVIEW_LINES, SEARCH_CONTEXT_LINES
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.glosses import widened
 from memhooks.memory.index import Index, prefilter
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
@@ -114,7 +113,7 @@ def search(
                     )
 
                 index = opened(query)
-                if (asked := widened(query, index)) != query:
+                if (asked := _widened(query, index)) != query:
                     index = opened(asked)  # with the files its glosses reach
             in_scope = None if docs is None else list(docs.values())
             result = search_index(
@@ -236,7 +235,7 @@ def search_index(
     words (`memory.literals.with_literals`). A question
     asked only in Chinese is ranked with its words' English glosses too (`memory.glosses`).
     """
-    terms, asked = query_terms(query), widened(query, index)  # typed, and glossed
+    terms, asked = query_terms(query), _widened(query, index)  # typed, and glossed
     # "%s" is found as typed, not as "s" (only hits shown: within READ_MOST notes read)
     index, loose = with_literals(index, terms, None if counted else READ_MOST)
     if semantic is not None:
@@ -379,3 +378,13 @@ def mark_superseded(result: SearchResult, docs: Mapping[str, Doc]) -> SearchResu
         if later:
             hits.insert(later[0], hits.pop(at))
     return result._replace(hits=tuple(hits)) if marked else result
+
+
+def _widened(query: str, index: Searchable) -> str:
+    # `memory.glosses.widened`, whose module is loaded only for a query that may hold
+    # Chinese: most are ASCII, and a one-shot search pays for every module it imports.
+    if query.isascii():
+        return query
+    from memhooks.memory.glosses import widened
+
+    return widened(query, index)
