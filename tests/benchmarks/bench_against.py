@@ -7,8 +7,9 @@ a script, not a test (pytest collects ``test_*.py``).
 The other version runs from that folder (put first on ``PYTHONPATH``, same interpreter and
 packages), on the corpora and query mixes of `tests.benchmarks.bench_queries`; the three
 commands alternate run by run, so a load that comes and goes weighs on each alike. Both
-versions must read the same index file (the same `memory.segment.VERSION`): it is built
-once, before the first run. With ``--build``, it times instead the search that builds the
+versions read one index file, built once before the first run, when they file it alike (the
+same `memory.segment.VERSION`); else the other searches a root of its own, its notes hard
+links to the corpus', its index file its own. With ``--build``, it times instead the search that builds the
 index file (none there) with each version: wall time, CPU time and peak RSS. With
 ``--session``, it times instead a pre-prompt event per mix in a session process of each
 version (both running, events sent to each in turn, `3 * runs` per mix): the wall time
@@ -64,14 +65,21 @@ def main() -> None:
     if args.hooks:
         _hooks(c, {"other": other, "this": env}, args.runs)
         return
-    subprocess.run([*search, "anything"], env=env, capture_output=True, check=False)
+    theirs = [*search]
+    if _version(other) != _version(env):
+        theirs[theirs.index("--root") + 1] = str(_linked_root(c))
+    for cmd, where in ((search, env), (theirs, other)):
+        subprocess.run([*cmd, "anything"], env=where, capture_output=True, check=False)
     print(f"{args.notes:,} notes, medians of {args.runs} interleaved runs")
     print("| mix | other | this | grep -ril | other / grep | this / grep |")
     print("|---|---|---|---|---|---|")
     for mix, query in c.mixes().items():
         terms = _terms(query)
-        grep = ["grep", "-ril", "-E", "|".join(terms), *c.files()]
-        cmds = [([*search, *terms], other), ([*search, *terms], env), (grep, env)]
+        # A literal is looked for as typed (-F), words as alternatives.
+        fixed = "-F" if "literal" in mix else "-E"
+        grep = ["grep", "-ril", fixed, "-e", "|".join(terms), *c.files()]
+        words = ["--", *terms]
+        cmds = [([*theirs, *words], other), ([*search, *words], env), (grep, env)]
         times: list[list[float]] = [[], [], []]
         for _ in range(args.runs):
             for (cmd, where), out in zip(cmds, times, strict=True):
@@ -81,6 +89,24 @@ def main() -> None:
             f"| {mix} | {o:.0f} ms | {t:.0f} ms | {g:.0f} ms | {o / g:.2f}× | {t / g:.2f}× |"
         )
     sys.stdout.flush()
+
+
+def _version(env: dict[str, str]) -> str:
+    """The index file's VERSION of the memhooks that `env` runs."""
+    code = "from memhooks.memory import segment; print(segment.VERSION)"
+    return subprocess.run(
+        [PY, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def _linked_root(c: Corpus) -> Path:
+    """A copy of the corpus' root beside it, its notes hard links, without the index."""
+    root = c.root.with_name("root-other")
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(
+        c.root, root, copy_function=os.link, ignore=shutil.ignore_patterns(".index")
+    )
+    return root
 
 
 def _builds(
