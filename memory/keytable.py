@@ -1,18 +1,20 @@
-"""The key table of a run of the index file (`memory.segment`): the run's keys, sorted,
-with where each one's postings and field ids lie and their CRC-32s, and a fence, so that
-looking up a word reads a block of the table instead of all of it. Pure.
+"""The key table of a run of the index file (`memory.segment`): the run's keys, with where
+each one's postings and field ids lie and their CRC-32s, and a fence, so that a search
+reads the blocks of the table it needs instead of all of it. Pure.
 
 A run (little-endian) is a header (`_RUN`), the table, the fence, then the postings and the
 field ids. The table: ``key_at`` (n + 1 offsets into the names), ``post_at`` and
 ``field_at`` (n + 1 each, in 4-byte units), ``sums`` (n: the CRC-32 of each key's postings
-and field ids) and the names; the header holds its CRC-32. The fence: per block of `BLOCK`
-keys, the CRC-32 of the block's part of each of those five, then the offsets of the name of
-each block's first key and those names; the header holds its CRC-32 too.
+and field ids) and the names. The fence, per block of `BLOCK` keys: the CRC-32 of the
+block's part of each of those five; the ASCII punctuation marks its names hold (`marks`);
+and the name of its first key. The header holds the fence's CRC-32.
 
-A literal is looked for in every name of a run of punctuated strings, so `Whole` reads
-and checks the whole table. A word is looked up in every run of words, hundreds of
-thousands of keys in ten runs at 10,000 notes: `Fenced` reads the fence when the run is
-opened, and a block when a key falls in it, each checked before it is trusted.
+`Run.open` reads and checks the fence; a block is read, and checked, when a search needs
+it. A word is looked up in a run of words, whose keys are sorted by name, in the block it
+falls in (`Run.find`). A literal (``->``, ``.env``) is looked for in the names of a run of
+punctuated strings, whose keys are sorted by their marks and then by name: only the blocks
+whose names hold every mark the literal holds are read (`Run.holding`), for ``->`` a few
+of the thousands of blocks of ten runs at 10,000 notes.
 """
 
 from __future__ import annotations
@@ -21,21 +23,46 @@ import bisect
 import struct
 import zlib
 from array import array
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memhooks.memory.errors import CorruptSegment
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from memhooks.memory.postings import Run
+    from memhooks.memory import postings
 
-#: Keys a block of the fence covers: a lookup reads ~1.5 KB of the table, the fence
-#: holds one name per block (~15 KB for a run of 1,024 notes).
-BLOCK = 64
-# keys, bytes of the key names, postings and field ids (in 4-byte units), CRC-32 of the
-# table, bytes of the fence's names, CRC-32 of the fence
-_RUN = struct.Struct("<IIIIIII")
+#: Keys a block of the fence covers: a word's lookup reads ~3 KB of the table; the fence
+#: holds ~25 bytes a block.
+BLOCK = 128
+# keys, bytes of the key names, postings and field ids (in 4-byte units), bytes of the
+# fence's names, CRC-32 of the fence
+_RUN = struct.Struct("<IIIIII")
+#: The 32 ASCII punctuation marks, a bit each in `marks`.
+_BIT = {c: 1 << i for i, c in enumerate(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")}
+_NOT_MARKS = bytes(c for c in range(256) if c not in _BIT)
+_MARKS_OF: dict[bytes, int] = {}
+
+
+def marks(name: bytes) -> int:
+    """The ASCII punctuation marks `name` holds, a bit each: a string holds a literal only
+    if it holds every mark the literal holds."""
+    held = name.translate(None, _NOT_MARKS)
+    out = _MARKS_OF.get(held)
+    if out is None:
+        out = 0
+        for c in set(held):
+            out |= _BIT[c]
+        if len(_MARKS_OF) < 4096:  # a build sees the same few again and again
+            _MARKS_OF[held] = out
+    return out
+
+
+def by_marks(string: str) -> tuple[int, str]:
+    """The order of the keys of a run of punctuated strings: by the `marks` they hold,
+    then by name, so that the strings that may hold a literal (for ``->``, those with
+    both ``-`` and ``>``) lie in a few blocks of the run's table."""
+    return marks(string.encode("utf-8", "surrogatepass")), string
 
 
 class Source(Protocol):
@@ -46,148 +73,86 @@ class Source(Protocol):
     def read(self, at: int, n: int) -> bytes: ...
 
 
-def encode(run: Run) -> Iterator[bytes]:
+def encode(run: postings.Run) -> Iterator[bytes]:
     """The bytes of a run: header, table, fence, each key's postings and field ids."""
-    key_at, post_at, field_at, sums = run.key_at, run.post_at, run.field_at, run.sums
-    parts = [a.tobytes() for a in (key_at, post_at, field_at, sums)]
-    table = b"".join([*parts, run.names])
+    key_at, names = run.key_at, run.names
+    parts = [a.tobytes() for a in (key_at, run.post_at, run.field_at, run.sums)]
     n = len(key_at) - 1
-    crcs, firsts = array("I"), list[bytes]()
+    crcs, held, firsts = array("I"), array("I"), list[bytes]()
     for lo in range(0, n, BLOCK):
         hi = min(lo + BLOCK, n)
-        crcs.append(_block_crc(parts, run.names, key_at, lo, hi))
-        firsts.append(run.names[key_at[lo] : key_at[lo + 1]])
+        crc = 0
+        for part, upto in zip(parts, (1, 1, 1, 0), strict=True):
+            crc = zlib.crc32(part[4 * lo : 4 * (hi + upto)], crc)
+        crcs.append(zlib.crc32(names[key_at[lo] : key_at[hi]], crc))
+        held.append(marks(names[key_at[lo] : key_at[hi]]))
+        firsts.append(names[key_at[lo] : key_at[lo + 1]])
     first_at = array("I", [0])
     for name in firsts:
         first_at.append(first_at[-1] + len(name))
-    fence = b"".join([crcs.tobytes(), first_at.tobytes(), *firsts])
+    fence = b"".join([crcs.tobytes(), held.tobytes(), first_at.tobytes(), *firsts])
     header = _RUN.pack(
         n,
         key_at[-1],
-        post_at[-1],
-        field_at[-1],
-        zlib.crc32(table),
+        run.post_at[-1],
+        run.field_at[-1],
         first_at[-1],
         zlib.crc32(fence),
     )
-    yield from (header, table, fence, run.posts, run.fields)
+    yield from (header, *parts, names, fence, run.posts, run.fields)
 
 
-def _block_crc(
-    parts: list[bytes], names: bytes, key_at: array[int], lo: int, hi: int
-) -> int:
-    # Of keys lo..hi: their offsets into the names, postings and field ids (each with
-    # the next key's), their sums, and their names, in the order `Fenced` reads them.
-    crc = 0
-    for part, upto in zip(parts, (1, 1, 1, 0), strict=True):
-        crc = zlib.crc32(part[4 * lo : 4 * (hi + upto)], crc)
-    return zlib.crc32(names[key_at[lo] : key_at[hi]], crc)
+class _Blocks(NamedTuple):
+    """Blocks of a run's table, read and checked: ``key_at`` (absolute offsets into the
+    names, of which ``names`` starts at ``start``), ``post_at``, ``field_at``, ``sums``."""
+
+    key_at: memoryview
+    post_at: memoryview
+    field_at: memoryview
+    sums: memoryview
+    names: bytes
+    start: int
+
+    def name(self, i: int) -> bytes:
+        """The name of the `i`-th key of these blocks."""
+        return self.names[self.key_at[i] - self.start : self.key_at[i + 1] - self.start]
 
 
-class _Table:
-    """What a run's header says, checked against where the run ends."""
+class Run:
+    """A run of the index file, its fence read and checked; its table read by blocks."""
 
     def __init__(self, src: Source, at: int, end: int) -> None:
         try:
             head = _RUN.unpack(exactly(src, at, _RUN.size))
         except struct.error as e:
             raise CorruptSegment("run header") from e
-        n, name_bytes, n_post, n_field, self._crc, first_bytes, self._fence_crc = head
+        n, self._name_bytes, n_post, n_field, first_bytes, fence_crc = head
         at += _RUN.size
-        self.blocks = -(-n // BLOCK)
+        m = self.blocks = -(-n // BLOCK)
         tables = 16 * (n + 1) - 4
-        fence = 8 * self.blocks + 4 + first_bytes
-        # Before anything is read: a damaged count would ask for 16 bytes a key it
-        # claims, gigabytes (MemoryError), where the run's end (checked) bounds it.
-        if at + tables + name_bytes + fence + 4 * (n_post + n_field) != end:
+        fence_at = at + tables + self._name_bytes
+        size = 12 * m + 4 + first_bytes
+        # Before anything is read: a damaged count would ask for gigabytes
+        # (MemoryError), where the run's end (checked) bounds it.
+        if fence_at + size + 4 * (n_post + n_field) != end:
             raise CorruptSegment("run sizes do not add up")
-        self.n, self._src, self._at = n, src, at
-        self._names_at, self._name_bytes = tables, name_bytes
-        self._fence_at, self._fence_bytes = at + tables + name_bytes, fence
-        self.post_base = self._fence_at + fence
-        self.field_base = self.post_base + 4 * n_post
-        self._n_post, self._n_field = n_post, n_field
-
-
-class Whole(_Table):
-    """A run's table read whole and checked, to look for a substring in every name."""
-
-    def __init__(self, src: Source, at: int, end: int) -> None:
-        super().__init__(src, at, end)
-        n = self.n
-        table = exactly(src, self._at, self._names_at + self._name_bytes)
-        if zlib.crc32(table) != self._crc:
-            raise CorruptSegment("key table checksum")
-        # Views of the table, not copies.
-        view = memoryview(table)
-        self.key_at = view[: 4 * (n + 1)].cast("I")
-        self.post_at = view[4 * (n + 1) : 8 * (n + 1)].cast("I")
-        self.field_at = view[8 * (n + 1) : 12 * (n + 1)].cast("I")
-        self.sums = view[12 * (n + 1) : self._names_at].cast("I")
-        self._table = table
-        if (
-            self.key_at[-1] != self._name_bytes
-            or self.post_at[-1] != self._n_post
-            or self.field_at[-1] != self._n_field
-        ):
-            raise CorruptSegment("run sizes do not add up")
-
-    def containing(self, needle: bytes) -> Iterator[int]:
-        """The positions of the keys holding `needle` (a run of punctuated strings is
-        searched so, `memory.punctuated`)."""
-        names, at, key_at = self._table, self._names_at, self.key_at
-        hit = names.find(needle, at)
-        while hit >= 0:
-            i = bisect.bisect_right(key_at, hit - at) - 1
-            end = at + key_at[i + 1]
-            if hit + len(needle) <= end:
-                yield i
-                hit = names.find(needle, end)
-            else:  # across two keys: the names are not separated
-                hit = names.find(needle, hit + 1)
-
-    def name(self, at: int) -> bytes:
-        """The name of the key at `at`."""
-        base, key_at = self._names_at, self.key_at
-        return self._table[base + key_at[at] : base + key_at[at + 1]]
-
-    def entries(self, ats: list[int]) -> Iterator[tuple[bytes, bytes]]:
-        """The postings and field ids of the keys at `ats` (ascending), each checked: read
-        at once from the first to the last (a literal in hundreds of strings)."""
-        if not ats:
-            return
-        post_at, field_at = self.post_at, self.field_at
-        p0, f0 = post_at[ats[0]], field_at[ats[0]]
-        n, m = post_at[ats[-1] + 1] - p0, field_at[ats[-1] + 1] - f0
-        posts = exactly(self._src, self.post_base + 4 * p0, 4 * n)
-        fields = exactly(self._src, self.field_base + 4 * f0, 4 * m)
-        for at in ats:
-            post = posts[4 * (post_at[at] - p0) : 4 * (post_at[at + 1] - p0)]
-            ids = fields[4 * (field_at[at] - f0) : 4 * (field_at[at + 1] - f0)]
-            if zlib.crc32(ids, zlib.crc32(post)) != self.sums[at]:
-                raise CorruptSegment("postings checksum")
-            yield post, ids
-
-
-class Fenced(_Table):
-    """A run whose fence is read and checked when opened; a block of its table when a
-    key is looked up in it."""
-
-    def __init__(self, src: Source, at: int, end: int) -> None:
-        super().__init__(src, at, end)
-        fence = exactly(src, self._fence_at, self._fence_bytes)
-        if zlib.crc32(fence) != self._fence_crc:
+        fence = exactly(src, fence_at, size)
+        if zlib.crc32(fence) != fence_crc:
             raise CorruptSegment("key table fence checksum")
-        m = self.blocks
         view = memoryview(fence)
         self._crcs = view[: 4 * m].cast("I")
-        self._first_at = view[4 * m : 8 * m + 4].cast("I")
-        self._firsts = fence[8 * m + 4 :]
-        if self._first_at[-1] != len(self._firsts):
+        self._marks = view[4 * m : 8 * m].cast("I")
+        self._first_at = view[8 * m : 12 * m + 4].cast("I")
+        self._firsts = fence[12 * m + 4 :]
+        if self._first_at[-1] != first_bytes:
             raise CorruptSegment("run sizes do not add up")
+        self.n, self._src, self._at, self._names_at = n, src, at, at + tables
+        self._post_base = fence_at + size
+        self._field_base = self._post_base + 4 * n_post
 
     def find(self, name: bytes) -> tuple[bytes, bytes] | None:
-        """The postings and field ids of key `name`, checked, if this run holds it."""
+        """The postings and field ids of key `name`, checked, if this run (of keys
+        sorted by name) holds it."""
         firsts, first_at = self._firsts, self._first_at
         lo, hi = 0, self.blocks
         while lo < hi:  # the first block whose first key is past `name`
@@ -198,40 +163,82 @@ class Fenced(_Table):
                 lo = mid + 1
         if lo == 0:
             return None
-        return self._in_block(lo - 1, name)
+        got = self._read(lo - 1, lo)
+        i = bisect.bisect_left(range(len(got.sums)), name, key=got.name)
+        if i == len(got.sums) or got.name(i) != name:
+            return None
+        return next(self._entries(got, [i]))[1:]
 
-    def _in_block(self, j: int, name: bytes) -> tuple[bytes, bytes] | None:
+    def holding(self, needle: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
+        """The name, postings and field ids of each key whose name holds `needle`, each
+        checked, read from the blocks whose names hold every mark `needle` holds."""
+        want, held, m = marks(needle), self._marks, self.blocks
+        j = 0
+        while j < m:
+            if held[j] & want != want:
+                j += 1
+                continue
+            first = j
+            while j < m and held[j] & want == want:
+                j += 1
+            got = self._read(first, j)
+            yield from self._entries(got, list(_containing(got, needle)))
+
+    def _read(self, first: int, end: int) -> _Blocks:
+        # Blocks first..end of the table, each checked against its CRC-32.
         src, at, n = self._src, self._at, self.n
-        lo = j * BLOCK
-        hi = min(lo + BLOCK, n)
+        lo, hi = first * BLOCK, min(end * BLOCK, n)
         k = hi - lo
         raw = [exactly(src, at + 4 * (i * (n + 1) + lo), 4 * (k + 1)) for i in range(3)]
         raw.append(exactly(src, at + 12 * (n + 1) + 4 * lo, 4 * k))
-        key_at, post_at, field_at, sums = (memoryview(r).cast("I") for r in raw)
+        key_at = memoryview(raw[0]).cast("I")
         start, stop = key_at[0], key_at[k]
-        if stop < start or stop > self._name_bytes:
+        if not start <= stop <= self._name_bytes:
             raise CorruptSegment("key table block")
-        names = exactly(src, at + self._names_at + start, stop - start)
-        crc = 0
-        for r in raw:
-            crc = zlib.crc32(r, crc)
-        if zlib.crc32(names, crc) != self._crcs[j]:
-            raise CorruptSegment("key table block checksum")
-        lo, hi = 0, k
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if names[key_at[mid] - start : key_at[mid + 1] - start] < name:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo == k or names[key_at[lo] - start : key_at[lo + 1] - start] != name:
-            return None
-        p0, p1, f0, f1 = post_at[lo], post_at[lo + 1], field_at[lo], field_at[lo + 1]
-        post = exactly(src, self.post_base + 4 * p0, 4 * (p1 - p0))
-        ids = exactly(src, self.field_base + 4 * f0, 4 * (f1 - f0))
-        if zlib.crc32(ids, zlib.crc32(post)) != sums[lo]:
-            raise CorruptSegment("postings checksum")
-        return post, ids
+        names = exactly(src, self._names_at + start, stop - start)
+        for j in range(first, end):
+            a, b = (j - first) * BLOCK, min((j - first + 1) * BLOCK, k)
+            crc = 0
+            for r, upto in zip(raw, (1, 1, 1, 0), strict=True):
+                crc = zlib.crc32(r[4 * a : 4 * (b + upto)], crc)
+            block_names = names[key_at[a] - start : key_at[b] - start]
+            if zlib.crc32(block_names, crc) != self._crcs[j]:
+                raise CorruptSegment("key table block checksum")
+        post_at, field_at, sums = (memoryview(r).cast("I") for r in raw[1:])
+        return _Blocks(key_at, post_at, field_at, sums, names, start)
+
+    def _entries(
+        self, got: _Blocks, ats: list[int]
+    ) -> Iterator[tuple[bytes, bytes, bytes]]:
+        # The name, postings and field ids of the keys at `ats` (ascending) of `got`,
+        # each checked: read at once from the first to the last.
+        if not ats:
+            return
+        post_at, field_at = got.post_at, got.field_at
+        p0, f0 = post_at[ats[0]], field_at[ats[0]]
+        n, m = post_at[ats[-1] + 1] - p0, field_at[ats[-1] + 1] - f0
+        posts = exactly(self._src, self._post_base + 4 * p0, 4 * n)
+        fields = exactly(self._src, self._field_base + 4 * f0, 4 * m)
+        for i in ats:
+            post = posts[4 * (post_at[i] - p0) : 4 * (post_at[i + 1] - p0)]
+            ids = fields[4 * (field_at[i] - f0) : 4 * (field_at[i + 1] - f0)]
+            if zlib.crc32(ids, zlib.crc32(post)) != got.sums[i]:
+                raise CorruptSegment("postings checksum")
+            yield got.name(i), post, ids
+
+
+def _containing(got: _Blocks, needle: bytes) -> Iterator[int]:
+    # The positions in `got` of the keys whose name holds `needle`.
+    names, key_at, start = got.names, got.key_at, got.start
+    hit = names.find(needle)
+    while hit >= 0:
+        i = bisect.bisect_right(key_at, start + hit) - 1
+        end = key_at[i + 1] - start
+        if hit + len(needle) <= end:
+            yield i
+            hit = names.find(needle, end)
+        else:  # across two keys: the names are not separated
+            hit = names.find(needle, hit + 1)
 
 
 def exactly(src: Source, at: int, n: int) -> bytes:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory import wide
 from memhooks.memory.index import ROWS_AT_ONCE, count_keys, fold, keys_of_fields
+from memhooks.memory.keytable import by_marks
 from memhooks.memory.punctuated import filed_name, punctuated
 from memhooks.memory.terms import Token, line_tokens, token_key
 
@@ -155,8 +156,10 @@ class Postings:
     ) -> tuple[list[str], list[array[int]], list[array[int]]]:
         """`take`, of the run's punctuated strings (`memory.punctuated`): the postings
         of each are (id, line, tf) triples, flat, of the lines holding it in the content
-        of each document (tf 0 for one only its name holds); none has field ids."""
-        keys = sorted(self._marked)
+        of each document (tf 0 for one only its name holds); none has field ids. They
+        are sorted by the punctuation marks they hold, then by name
+        (`memory.keytable.by_marks`)."""
+        keys = sorted(self._marked, key=by_marks)
         return keys, list(map(self._marked.__getitem__, keys)), [_NONE] * len(keys)
 
     def clear(self) -> None:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory import keytable
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.keytable import Fenced, Source, Whole, exactly
+from memhooks.memory.keytable import Run, Source, exactly
 from memhooks.memory.note_format import may_be_superseded
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 MAGIC = b"MHIX"
 #: Bump when the layout or what `memory.index.analyze` or `memory.punctuated` files
 #: changes (tests/memory/test_index.py keeps a digest of what each version files).
-VERSION = 12
+VERSION = 13
 #: Documents per run: what building holds in memory at once (~4 MB at 2 KB a note).
 BATCH = 1024
 #: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.
@@ -188,7 +188,7 @@ class Segment:
         if n_runs % 2:
             raise CorruptSegment("runs do not pair")
         spans: list[tuple[int, int]] = list(itertools.pairwise(starts))
-        self._runs = [Fenced(src, a, b) for a, b in spans[0::2]]
+        self._runs = [Run(src, a, b) for a, b in spans[0::2]]
         #: where the runs of punctuated strings lie (`_punctuated` opens them)
         self._punctuated_at = spans[1::2]
         self._src = src
@@ -224,13 +224,12 @@ class Segment:
         ids, lines, tfs = array("I"), array("I"), array("I")
         needle = literal.encode("utf-8", "surrogatepass")
         for run in self._punctuated:
-            ats = list(run.containing(needle))
-            for at, (held, _) in zip(ats, run.entries(ats), strict=True):
+            for name, held, _ in run.holding(needle):
                 post = array("I")
                 post.frombytes(held)
                 ids.extend(post[0::3])
                 lines.extend(post[1::3])
-                each = run.name(at).count(needle)  # times the string holds it
+                each = name.count(needle)  # times the string holds it
                 tfs.extend(post[2::3] if each == 1 else map(each.__mul__, post[2::3]))
         # Counted in C: a literal such as "-" is in tens of thousands of strings.
         times = Counter(itertools.chain.from_iterable(map(itertools.repeat, ids, tfs)))
@@ -239,9 +238,9 @@ class Segment:
         return {i: (times[i], on[i]) for i in dict.fromkeys(ids)}
 
     @functools.cached_property
-    def _punctuated(self) -> list[Whole]:
+    def _punctuated(self) -> list[Run]:
         # Opened when a literal is first looked for: a search of words reads none.
-        return [Whole(self._src, a, b) for a, b in self._punctuated_at]
+        return [Run(self._src, a, b) for a, b in self._punctuated_at]
 
 
 def _ints(buf: bytes, at: int, n: int, code: str = "I") -> array[int]:

@@ -19,6 +19,7 @@ from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from memhooks.memory.keytable import by_marks
 from memhooks.memory.terms import token_names
 
 if TYPE_CHECKING:
@@ -131,8 +132,9 @@ def words(i: int, keyed: Keyed, fields: Iterable[str]) -> Flat:
 
 def marked(i: int, held: Counter[tuple[str, int]]) -> Flat:
     """The run of the punctuated strings of document `i` (`memory.punctuated`): `held`,
-    how often each is on each line, as (id, line, tf) postings, lines ascending."""
-    pairs = sorted(held)
+    how often each is on each line, as (id, line, tf) postings, lines ascending; the
+    strings in the order of `memory.keytable.by_marks`."""
+    pairs = sorted(held, key=_by_marks)
     strings = list(map(operator.itemgetter(0), pairs))
     new = [True, *map(operator.ne, itertools.islice(strings, 1, None), strings)]
     post_at = array("I", itertools.compress(range(0, 3 * len(pairs), 3), new))
@@ -145,6 +147,10 @@ def marked(i: int, held: Counter[tuple[str, int]]) -> Flat:
     ]
     field_at = array("I", [0]) * (len(names) + 1)
     return Flat(names, posts, post_at, array("I"), field_at)
+
+
+def _by_marks(pair: tuple[str, int]) -> tuple[tuple[int, str], int]:
+    return by_marks(pair[0]), pair[1]
 
 
 def _lines(tokens: list[Token], sets: list[set[Token]], many: set[Token]) -> array[int]:

@@ -8,7 +8,7 @@ from unittest import mock
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from memhooks.memory import postings, segment
+from memhooks.memory import keytable, postings, segment
 from memhooks.memory.corpus import Doc, make_doc
 from memhooks.memory.index import fold, lines_holding
 from memhooks.memory.paths import Located
@@ -51,26 +51,40 @@ def _holding(docs: list[Doc], literal: str) -> set[int]:
     names=NAMES,
     term=st.text(ALPHABET, min_size=1, max_size=6),
     wide=st.booleans(),
+    block=st.sampled_from([1, 2, 3, keytable.BLOCK]),
 )
 @example(
-    texts=["cp .ENV.example (see .env)."], names=["a"] * 7, term=".env", wide=False
+    texts=["cp .ENV.example (see .env)."],
+    names=["a"] * 7,
+    term=".env",
+    wide=False,
+    block=1,
 )
-@example(texts=["libc++, done", "c+ +"], names=["a"] * 7, term="c++", wide=False)
-@example(texts=["x", "y"], names=["a", "b-c"] * 4, term="-c", wide=False)
-@example(texts=["ＡＢ．ｅｎｖ"], names=["a"] * 7, term=".env", wide=False)
-@example(texts=["ab.+", "b.+a"], names=["a"] * 7, term="b.+", wide=False)
+@example(
+    texts=["libc++, done", "c+ +"], names=["a"] * 7, term="c++", wide=False, block=1
+)
+@example(texts=["x", "y"], names=["a", "b-c"] * 4, term="-c", wide=False, block=1)
+@example(texts=["ＡＢ．ｅｎｖ"], names=["a"] * 7, term=".env", wide=False, block=1)
+@example(texts=["ab.+", "b.+a"], names=["a"] * 7, term="b.+", wide=False, block=1)
 # across two strings
-@example(texts=["x-a", "a.y"], names=["a"] * 7, term="yx-", wide=True)
+@example(texts=["x-a", "a.y"], names=["a"] * 7, term="yx-", wide=True, block=1)
 @example(
-    texts=["a-b a-b\nx a-b", "a-b-a-b c-a-b"], names=["a"] * 7, term="a-b", wide=True
+    texts=["a-b a-b\nx a-b", "a-b-a-b c-a-b"],
+    names=["a"] * 7,
+    term="a-b",
+    wide=True,
+    block=1,
 )
 def test_the_index_file_names_and_counts_every_document_holding_a_literal(
-    texts: list[str], names: list[str], term: str, wide: bool
+    texts: list[str], names: list[str], term: str, wide: bool, block: int
 ) -> None:
+    # `block`: keys a block of a run's fence covers; a literal is looked for in the
+    # blocks whose strings hold its marks, one or several at once.
     lit = literal_of(term, alone=True)
     assume(lit and findable(lit))
     docs = _docs(texts, names)
-    counted = _segment(docs, wide).literal(lit)
+    with mock.patch.object(keytable, "BLOCK", block):
+        counted = _segment(docs, wide).literal(lit)
     assert counted.keys() == _holding(docs, lit)
     for i, got in counted.items():
         text = fold(docs[i].text)
