@@ -47,10 +47,11 @@ _CUT = re.compile("[^0-9A-Za-z]")
 
 
 class Run(NamedTuple):
-    """A run as `memory.segment` writes it: its keys, sorted, as UTF-8 names one after
-    another (key ``j``'s from ``key_at[j]`` to ``key_at[j + 1]``), with each one's
-    postings and field ids, flat (from ``post_at[j]`` to ``post_at[j + 1]``, in 4-byte
-    units), and a CRC-32 of both."""
+    """A run as `memory.segment` writes it: its keys, sorted (words by name, punctuated
+    strings by `memory.keytable.by_marks`), as UTF-8 names one after another (key
+    ``j``'s from ``key_at[j]`` to ``key_at[j + 1]``), with each one's postings and field
+    ids, flat (from ``post_at[j]`` to ``post_at[j + 1]``, in 4-byte units), and a CRC-32
+    of both."""
 
     key_at: array[int]
     names: bytes

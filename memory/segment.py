@@ -15,10 +15,10 @@ words' keys, one of their punctuated strings (`memory.punctuated`), whose postin
 the document table; then a fixed footer. A document of very many distinct keys (a base64
 blob, `memory.postings.WIDE`) is a batch of its own, after the documents before it. Runs
 are written one after another as they are built, so building never holds more than one
-batch in memory. A word is looked up in each run of words through its fence, a block of
-its table at a time; a literal in the whole table of each run of punctuated strings. Every
-byte a search reads is checked against a CRC-32 (a fence or table when it is read, a
-key's postings when they are read), so a damaged file is rebuilt rather than trusted.
+batch in memory. A search reads each run's fence, then the blocks of its table it needs:
+for a word, the block it falls in; for a literal, those whose strings hold its punctuation.
+Every byte a search reads is checked against a CRC-32 (a fence, a block of a table, a
+key's postings), so a damaged file is rebuilt rather than trusted.
 """
 
 from __future__ import annotations
