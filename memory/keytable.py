@@ -9,8 +9,8 @@ and field ids) and the names. The fence, per block of `BLOCK` keys: the CRC-32 o
 block's part of each of those five; the ASCII punctuation marks its names hold (`marks`);
 and the name of its first key. The header holds the fence's CRC-32.
 
-`Run.open` reads and checks the fence; a block is read, and checked, when a search needs
-it. A word is looked up in a run of words, whose keys are sorted by name, in the block it
+Opening a `Run` reads and checks its fence; a block is read, and checked, when a search
+needs it. A word is looked up in a run of words, whose keys are sorted by name, in the block it
 falls in (`Run.find`). A literal (``->``, ``.env``) is looked for in the names of a run of
 punctuated strings, whose keys are sorted by their marks and then by name: only the blocks
 whose names hold every mark the literal holds are read (`Run.holding`), for ``->`` a few
@@ -50,11 +50,17 @@ def marks(name: bytes) -> int:
     held = name.translate(None, _NOT_MARKS)
     out = _MARKS_OF.get(held)
     if out is None:
-        out = 0
-        for c in set(held):
-            out |= _BIT[c]
+        out = _bits(held)
         if len(_MARKS_OF) < 4096:  # a build sees the same few again and again
             _MARKS_OF[held] = out
+    return out
+
+
+def _bits(held: bytes) -> int:
+    # The bits of the marks `held` holds (it holds nothing else).
+    out = 0
+    for c in set(held):
+        out |= _BIT[c]
     return out
 
 
@@ -85,7 +91,7 @@ def encode(run: postings.Run) -> Iterator[bytes]:
         for part, upto in zip(parts, (1, 1, 1, 0), strict=True):
             crc = zlib.crc32(part[4 * lo : 4 * (hi + upto)], crc)
         crcs.append(zlib.crc32(names[key_at[lo] : key_at[hi]], crc))
-        held.append(marks(names[key_at[lo] : key_at[hi]]))
+        held.append(_bits(names[key_at[lo] : key_at[hi]].translate(None, _NOT_MARKS)))
         firsts.append(names[key_at[lo] : key_at[lo + 1]])
     first_at = array("I", [0])
     for name in firsts:
