@@ -19,6 +19,8 @@ replace is still atomic, so a reader sees the old file or the new one, never hal
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 from typing import TYPE_CHECKING, NamedTuple
@@ -35,7 +37,7 @@ from memhooks.memory.files import (
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
 logger = getLogger(__name__)
@@ -158,6 +160,27 @@ class EmbeddingCache:
                 removed += 1
         sweep_stale_temps(self._dir)
         return removed
+
+    @contextlib.contextmanager
+    def embedding(self) -> Iterator[None]:
+        """Held while this process embeds a batch: an exclusive lock (fcntl.flock) on the
+        model's folder itself (no file is added to it), so that another process (a second
+        session on the root) that wants the same files waits, then finds their records
+        here instead of running the encoder on them too. Where it cannot be had (an
+        unwritable cache, a file system without locks) each process embeds on its own."""
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            self._mkdirs()
+            fd = os.open(self._dir, flags)
+        except OSError:
+            yield
+            return
+        try:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def _mkdirs(self) -> None:
         # A root kept in git must not commit a cache that any machine can rebuild.

@@ -180,7 +180,13 @@ class SemanticIndex:
         """
         todo = [d for d in docs if not self._current(d)]
         for i in range(0, len(todo), BATCH):
-            self._embed(todo[i : i + BATCH])
+            if self._cache is None:
+                self._embed(todo[i : i + BATCH])
+                continue
+            # A batch at a time under the cache's lock: two sessions on one root embed
+            # each file once between them, the second loading what the first saved.
+            with self._cache.embedding():
+                self._embed(todo[i : i + BATCH])
 
     def forget(self, rel: str) -> None:
         """Drop the vectors of a deleted file, in memory and in the cache."""

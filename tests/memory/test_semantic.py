@@ -10,6 +10,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -134,6 +136,64 @@ def test_a_deleted_file_loses_its_record(memory_root: Path) -> None:
     assert len(os.listdir(folder)) == 3
     index.forget(f"projects/{SLUG}/notes/deploy.md")
     assert len(os.listdir(folder)) == 2
+
+
+#: A process that embeds every file of a root with a slow encoder, once told to start.
+_EMBEDDER = """
+import sys, time
+from pathlib import Path
+import numpy as np
+from memhooks.memory import Store
+from memhooks.memory.semantic import SemanticIndex, default_cache
+
+class Slow:
+    name = "fake-slow-1"
+    def encode(self, texts):
+        time.sleep(0.2)
+        out = np.ones((len(texts), 8), dtype=np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+root = Path(sys.argv[1])
+docs = list(Store(root, sys.argv[2]).corpus().values())
+index = SemanticIndex(default_cache(root), Slow())
+print("ready", flush=True)
+sys.stdin.readline()
+index.prepare(docs)
+print(index.embedded, flush=True)
+"""
+
+
+def test_two_sessions_on_one_root_embed_each_file_once(tmp_path: Path) -> None:
+    # Two sessions open on one root at once both embedded every file: twice the encoder,
+    # both cores busy. A batch is embedded under the cache's lock, and the other process
+    # loads the records it finds there.
+    roots = [tmp_path / "one", tmp_path / "two"]
+    for root in roots:
+        notes = root / "projects" / SLUG / "notes"
+        notes.mkdir(parents=True)
+        for i in range(70):  # three batches of `semantic.BATCH`
+            (notes / f"n{i}.md").write_text(f"# Note {i}\n\nword{i} and more {i}\n")
+
+    def embedders(root: Path, n: int) -> list[int]:
+        cmd = [sys.executable, "-c", _EMBEDDER, str(root), SLUG]
+        procs = [
+            subprocess.Popen(
+                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(n)
+        ]
+        for p in procs:  # all loaded, then all started at once
+            assert p.stdout is not None and p.stdout.readline() == "ready\n"
+        for p in procs:
+            assert p.stdin is not None
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        return [int(p.communicate(timeout=60)[0]) for p in procs]
+
+    alone = embedders(roots[0], 1)
+    both = embedders(roots[1], 2)
+    assert alone[0] > 0
+    assert sum(both) == alone[0], both
 
 
 def test_records_of_files_gone_by_hand_are_pruned(
