@@ -135,8 +135,9 @@ def parse_object(raw: bytes) -> dict[str, object] | None:
         return None
     try:
         value, end = _scan(text, 0)
-    # The scanner raises json's JSONDecodeError for malformed input only where `json` was
-    # imported; here, a SystemError ("returned NULL without setting an exception").
+    # Malformed input: on Python 3.11 the scanner raises json's JSONDecodeError only where
+    # `json` was imported, here a SystemError ("returned NULL without setting an
+    # exception"); from 3.12 it imports `json.decoder` to raise it (the full path's anyway).
     except (StopIteration, ValueError, RecursionError, SystemError):
         return None
     return value if end == len(text) and isinstance(value, dict) else None
