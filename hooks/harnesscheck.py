@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from memhooks.hooks import install
+from memhooks.hooks.executable import GONE, executable_problem
 from memhooks.hooks.harness_dirs import codex_config, codex_dir
 from memhooks.memory.text import one_line
 
@@ -56,6 +56,10 @@ _RANGES: dict[str, dict[str, tuple[float, float]]] = {
 _ON_PATH = (
     "install memhooks so that it is on PATH for the harness "
     "(`pipx install .` or `uv tool install .` in a clone; see the README)"
+)
+_REINSTALL = (
+    "reinstall memhooks with a Python that is there (`pipx reinstall memhooks`, "
+    "`uv tool install --reinstall .` in a clone, or a new venv)"
 )
 
 
@@ -142,28 +146,6 @@ def _our_handlers(path: Path) -> tuple[list[_Handler], str | None]:
                 if isinstance(h, dict) and install.is_ours(str(h.get("command", ""))):
                     out.append(_Handler(path, str(event), h))
     return out, None
-
-
-def executable_problem(
-    command: str, project: Path, which: Callable[[str], str | None]
-) -> str | None:
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return "cannot be split into words (unbalanced quotes)"
-    if not argv:
-        return "is empty"
-    exe = argv[0]
-    for var in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CODEX_PROJECT_DIR"):
-        exe = exe.replace(f"${{{var}}}", str(project)).replace(f"${var}", str(project))
-    exe = os.path.expanduser(exe)
-    if "/" in exe:
-        if not os.path.isfile(exe):
-            return f"runs {exe}, which does not exist"
-        if not os.access(exe, os.X_OK):
-            return f"runs {exe}, which is not executable"
-        return None
-    return None if which(exe) else f"runs `{exe}`, which is not on PATH"
 
 
 def _timeout_problem(
@@ -259,11 +241,14 @@ def check_harness(
             reported.add((h.path, command))
             # A bare `memhooks` is what a shared settings file holds: the fix is to put
             # memhooks on PATH, never to write this machine's path into a shared file.
-            how = (
-                _ON_PATH
-                if problem.endswith("not on PATH")
-                else f"{fix(h.path)} with the memhooks you use"
-            )
+            how = f"{fix(h.path)} with the memhooks you use"
+            if problem.endswith("not on PATH"):
+                how = _ON_PATH
+            elif problem.endswith(GONE):  # the script is there, its Python is not
+                bare = problem.startswith("runs `")
+                how = (
+                    _REINSTALL if bare else f"{_REINSTALL}, then {fix(h.path)} with it"
+                )
             found.append(
                 Finding(
                     "fix",
@@ -384,7 +369,6 @@ __all__ = [
     "Finding",
     "Level",
     "check_harness",
-    "executable_problem",
     "installed",
     "our_handlers",
     "short_path",

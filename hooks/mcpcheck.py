@@ -9,12 +9,8 @@ import os
 import shlex
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.harnesscheck import (
-    HARNESS_NAMES,
-    Finding,
-    executable_problem,
-    short_path,
-)
+from memhooks.hooks.executable import executable_problem
+from memhooks.hooks.harnesscheck import HARNESS_NAMES, Finding, short_path
 from memhooks.hooks.mcp_config import registrations, root_problem, server_entry
 
 if TYPE_CHECKING:

@@ -169,7 +169,14 @@ USER_FACING = [
     *(f"hooks/{m}.py" for m in ("cli", "parser", "commands", "hookcmd", "installcmd")),
     *(
         f"hooks/{m}.py"
-        for m in ("install", "doctor", "harnesscheck", "mcpcheck", "evalcmd")
+        for m in (
+            "install",
+            "doctor",
+            "harnesscheck",
+            "executable",
+            "mcpcheck",
+            "evalcmd",
+        )
     ),
 ]
 

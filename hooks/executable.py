@@ -1,0 +1,81 @@
+"""Whether a command in a harness's settings (a hook, an MCP server) can start, for
+`memhooks doctor`: the program it names exists, and so does the Python its `#!` line
+names.
+
+A console script that pip, pipx or uv installed starts the Python of its virtual
+environment by absolute path. When that Python is gone (Homebrew or pyenv removed the
+version the venv was made from, or the venv was moved), the script is still there, but
+every hook exits 127 with ``not found`` and the harness carries on without memory.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+#: What is read of a script to find its interpreter: pip's launcher for a path with a
+#: space is a `#!/bin/sh` line, then ``'''exec' "PYTHON" "$0" "$@"``.
+_HEAD = 1024
+#: Said of a program whose interpreter is gone: the fix is a new install, not a new path.
+GONE = "is gone"
+
+
+def executable_problem(
+    command: str, project: Path, which: Callable[[str], str | None]
+) -> str | None:
+    """Why `command` cannot start (None: it can, as far as can be told without running it)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return "cannot be split into words (unbalanced quotes)"
+    if not argv:
+        return "is empty"
+    exe = argv[0]
+    for var in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CODEX_PROJECT_DIR"):
+        exe = exe.replace(f"${{{var}}}", str(project)).replace(f"${var}", str(project))
+    exe = os.path.expanduser(exe)
+    if "/" in exe:
+        if not os.path.isfile(exe):
+            return f"runs {exe}, which does not exist"
+        if not os.access(exe, os.X_OK):
+            return f"runs {exe}, which is not executable"
+        shown = exe
+    elif (found := which(exe)) is None:
+        return f"runs `{exe}`, which is not on PATH"
+    else:
+        shown, exe = f"`{exe}` ({found})", found
+    python = interpreter(exe)
+    if python is not None and not os.path.exists(python):
+        return f"runs {shown}, whose Python {python} {GONE}"
+    return None
+
+
+def interpreter(path: str) -> str | None:
+    """The program the script at `path` starts, by absolute path (``/usr/bin/env`` for
+    ``#!/usr/bin/env python3``); None for a compiled program or an unreadable file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    lines = head[2:].decode("utf-8", "surrogateescape").splitlines()
+    words = lines[0].split()
+    if not words or not words[0].startswith("/"):
+        return None
+    if words[0] == "/bin/sh" and len(lines) > 1 and lines[1].startswith("'''exec' "):
+        try:
+            launched = shlex.split(lines[1].removeprefix("'''exec' "))
+        except ValueError:
+            return None
+        return launched[0] if launched and launched[0].startswith("/") else None
+    return words[0]
+
+
+__all__ = ["GONE", "executable_problem", "interpreter"]
