@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from memhooks.hooks.blockcmd import check_block
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.errors import project_folder
+from memhooks.hooks.gitcheck import check_tracked
 from memhooks.hooks.harnesscheck import Finding, check_harness, installed, started_in
 from memhooks.hooks.hookenv import claude_root
 from memhooks.hooks.hooksoff import switched_off
@@ -309,6 +310,7 @@ def run_checks(
 ) -> list[Finding]:
     """Every check, in report order; `here`: where the harnesses would be started."""
     found = check_root(root, config_text=config_text) + check_moved(root, project)
+    found += check_tracked(root)
     found += check_block(root, project, config_text)
     for harness in ("claude-code", "codex", "gemini"):
         found += check_harness(harness, project, home, which)
