@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks.meaning import Warm, lexical, open_meaning
 from memhooks.hooks.ondisk import OnDisk, mtimes_of
-from memhooks.memory import Config, MemoryStoreError, Store, default_root, parse_config
+from memhooks.memory import Config, MemoryStoreError, Store, default_root
+from memhooks.memory.config import parse_config_kept
 from memhooks.memory.corpus import log_order
 from memhooks.memory.index_file import has_index
 from memhooks.memory.inject import index_line
@@ -74,13 +75,13 @@ class View:
         """The view for the project containing `cwd` under `root` (default: env, home)."""
         base = default_root(root)
         store = Store.for_project(base, cwd)
-        try:
-            config = parse_config(store.config_text(), str(base / "config.toml"))
-        except MemoryStoreError as e:
-            # A typo must not turn memory off in every session: the defaults serve, and
-            # the problem is the hook's one stderr line (`memhooks doctor` shows it too).
-            logger.warning("%s; using the defaults", e)
-            config = Config()
+        path = str(base / "config.toml")
+        try:  # a typo must not turn memory off, nor cost the settings beside it
+            config, error = parse_config_kept(store.config_text(), path)
+        except MemoryStoreError as e:  # not a readable file
+            config, error = Config(), e
+        if error is not None:  # the hook's one stderr line; `memhooks doctor` names it
+            logger.warning("%s; using the defaults for it", error)
         return cls(store, config, indexed=indexed)
 
     def corpus(self) -> Mapping[str, Doc]:

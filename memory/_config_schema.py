@@ -48,23 +48,48 @@ class _File(_Strict):
     auto_search: _AutoSearch = _AutoSearch()
 
 
-def validate(text: str, path: str) -> dict[str, dict[str, Any]]:
-    """Validated tables of a config file, as plain dicts.
+def validate(
+    text: str, path: str, *, keep: bool = False
+) -> tuple[dict[str, dict[str, Any]], ConfigError | None]:
+    """Validated tables of a config file, as plain dicts, and what was wrong in it.
+
+    With `keep`, a bad key does not cost the others: the tables come with each bad or
+    unknown key left out (its default serves) and the error naming them; without, the
+    error is raised.
 
     Raises:
-        ConfigError: invalid TOML, unknown keys, bad values (all named, one line).
+        ConfigError: invalid TOML, unknown keys, bad values (all named, one line); with
+            `keep`, only invalid TOML.
     """
     try:
         data = tomllib.loads(text.removeprefix("\ufeff"))  # as Notepad saves it
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(path, f"invalid TOML: {e}") from None
     try:
-        return _File.model_validate(data).model_dump()
+        return _File.model_validate(data).model_dump(), None
     except ValidationError as e:
         problems = "; ".join(
             _problem(err["loc"], err["type"], err["msg"]) for err in e.errors()
         )
-        raise ConfigError(path, problems) from None
+        error = ConfigError(path, problems)
+        if not keep:
+            raise error from None
+        for err in e.errors():
+            _drop(data, err["loc"])
+    try:
+        return _File.model_validate(data).model_dump(), error
+    except ValidationError:  # what is left is still refused: none of it, then
+        return {}, error
+
+
+def _drop(data: dict[str, Any], loc: tuple[int | str, ...]) -> None:
+    # Leave the key at `loc` out (a table that is no table, a value that is no value).
+    for part in loc[:-1]:
+        inner = data.get(str(part))
+        if not isinstance(inner, dict):
+            return
+        data = inner
+    data.pop(str(loc[-1]), None)
 
 
 def _problem(loc: tuple[int | str, ...], kind: str, msg: str) -> str:

@@ -7,10 +7,10 @@ needs, and most roots have no config file.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, DEFAULT_SEARCH_BUDGET
-from memhooks.memory.errors import ConfigError
+from memhooks.memory.errors import ConfigError, MemoryStoreError
 
 Ranking = Literal["default", "baseline"]
 #: ``[search] semantic``: "auto" uses meaning in long-lived processes (session, eval)
@@ -58,7 +58,28 @@ def parse_config(text: str | None, path: str = "config.toml") -> Config:
         return Config()
     from memhooks.memory._config_schema import validate
 
-    data = validate(text, path)
+    return _config(validate(text, path)[0])
+
+
+def parse_config_kept(
+    text: str | None, path: str = "config.toml"
+) -> tuple[Config, MemoryStoreError | None]:
+    """Parse config.toml text for what cannot stop at an error (a hook): the settings it
+    holds, each bad or unknown key at its default (invalid TOML: all of them), and the
+    error naming what was left out, if any. A value an older memhooks took (``enabled =
+    "false"``) or a key a newer one knows then costs only itself, not every setting."""
+    if text is None:
+        return Config(), None
+    from memhooks.memory._config_schema import validate
+
+    try:
+        data, error = validate(text, path, keep=True)
+    except ConfigError as e:
+        return Config(), e
+    return _config(data), error
+
+
+def _config(data: dict[str, dict[str, Any]]) -> Config:
     return Config(
         InjectConfig(**data.get("inject", {})),
         SearchConfig(**data.get("search", {})),
@@ -75,4 +96,5 @@ __all__ = [
     "SearchConfig",
     "SemanticMode",
     "parse_config",
+    "parse_config_kept",
 ]

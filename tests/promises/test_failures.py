@@ -9,12 +9,15 @@ import json
 import os
 from typing import TYPE_CHECKING
 
+import pytest
+
 from memhooks.memory import Store, slug_for
 from tests.conftest import run_cli
 from tests.hooks.test_session import Session
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from subprocess import CompletedProcess
 
 
 def _transcript(path: Path, *prompts: str) -> None:
@@ -88,9 +91,45 @@ def test_a_typo_in_the_config_keeps_memory_on_and_names_the_key(
     assert done.stderr.splitlines() == [
         (
             f"memhooks: {memory_root / 'config.toml'}: inject.budgett: unknown key "
-            "(did you mean inject.budget?); using the defaults"
+            "(did you mean inject.budget?); using the defaults for it"
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("setting", "named"),
+    [
+        # Quoted, as memhooks took it until a740e8e: after an upgrade, the hooks used the
+        # defaults for every key, and auto-search came back on.
+        pytest.param('\n[inject]\nbudget = "8192"\n', "inject.budget", id="older"),
+        # A key of a newer memhooks, after a downgrade.
+        pytest.param("wait_ms = 300\n", "auto_search.wait_ms", id="newer"),
+    ],
+)
+def test_a_bad_key_in_the_config_costs_only_itself(
+    memory_root: Path, project: Path, setting: str, named: str
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- always run the linter before committing")
+    store.write_note("linter", "The linter is ruff, run by make lint.")
+    (memory_root / "config.toml").write_text(
+        "[auto_search]\nenabled = false\n" + setting
+    )
+
+    def hook(event: str, **fields: object) -> CompletedProcess[str]:
+        payload = {"session_id": "s", "cwd": str(project), "hook_event_name": event}
+        done = run_cli("hook", input=json.dumps({**payload, **fields}))
+        assert done.returncode == 0, done.stderr
+        return done
+
+    started = hook("SessionStart", source="startup")
+    asked = hook("UserPromptSubmit", prompt="which linter do we run?")
+
+    assert "always run the linter" in started.stdout
+    assert asked.stdout == ""  # auto_search.enabled = false still holds
+    [line] = asked.stderr.splitlines()
+    assert line.startswith(f"memhooks: {memory_root / 'config.toml'}: {named}: ")
+    assert line.endswith("; using the defaults for it")
 
 
 def test_the_change_notice_keeps_to_the_auto_search_budget(
