@@ -1,6 +1,6 @@
 """Whether a command in a harness's settings (a hook, an MCP server) can start, for
-`memhooks doctor`: the program it names exists, and so does the Python its `#!` line
-names.
+`memhooks doctor`: the program it names exists, so does the Python its `#!` line names,
+and the module it runs is one memhooks has.
 
 A console script that pip, pipx or uv installed starts the Python of its virtual
 environment by absolute path. When that Python is gone (Homebrew or pyenv removed the
@@ -10,6 +10,7 @@ every hook exits 127 with ``not found`` and the harness carries on without memor
 
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
 from typing import TYPE_CHECKING
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 _HEAD = 1024
 #: Said of a program whose interpreter is gone: the fix is a new install, not a new path.
 GONE = "is gone"
+#: The module the first release ran as (``python -m hooks hook``), and what it became.
+_RENAMED = ("-m", "hooks")
+_MODULE = "it is memhooks.hooks since 2026-12-01"
 
 
 def executable_problem(
@@ -52,6 +56,11 @@ def executable_problem(
     python = interpreter(exe)
     if python is not None and not os.path.exists(python):
         return f"runs {shown}, whose Python {python} {GONE}"
+    if _RENAMED in itertools.pairwise(argv):
+        # What memhooks wrote where no `memhooks` script sat beside its Python (a `pip
+        # install --user`), until its modules moved under `memhooks.` (fdd8eeb): the
+        # Python starts, finds no module `hooks` and exits 1, at every event.
+        return f"runs {shown} -m hooks, a module memhooks no longer has ({_MODULE})"
     return None
 
 

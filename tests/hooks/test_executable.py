@@ -125,3 +125,42 @@ def test_the_python_a_script_starts(tmp_path: Path, head: bytes, named: str) -> 
     script.write_bytes(head)
 
     assert interpreter(str(script)) == named
+
+
+def test_a_hook_run_as_the_first_release_named_its_module_is_named(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # `python -m hooks hook`: what memhooks wrote where no `memhooks` script sat beside
+    # its Python (a `pip install --user`), until its modules moved under `memhooks.`.
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    _healthy(memory_root, project)
+    home = Path(os.environ["HOME"])
+    settings = settings_path("claude-code", "project", project_dir=project, home=home)
+    old = f"{sys.executable} -m hooks hook --harness claude-code"
+    install("claude-code", settings, old)
+    ran = subprocess.run(
+        ["/bin/sh", "-c", old],
+        input="{}",
+        capture_output=True,
+        text=True,
+        cwd=project,
+        check=False,
+    )
+    assert (ran.returncode, ran.stderr) == (
+        1,
+        f"{sys.executable}: No module named hooks\n",
+    )
+
+    proc = run_cli("doctor", "--project", str(project))
+
+    said = (
+        f"fix: Claude Code: hook in {settings} runs {sys.executable} -m hooks, a module "
+        "memhooks no longer has (it is memhooks.hooks since 2026-12-01): run `memhooks "
+        "install claude-code --scope project` with the memhooks you use"
+    )
+    assert [ln for ln in proc.stdout.splitlines() if ln.startswith("fix: ")] == [said]
+    path = {"PATH": os.pathsep.join([str(MEMHOOKS.parent), "/usr/bin", "/bin"])}
+    assert run_cli("install", "claude-code", cwd=project, env=path).returncode == 0
+    assert "-m hooks" not in settings.read_text()
+    assert run_cli("doctor", "--project", str(project), env=path).returncode == 0
