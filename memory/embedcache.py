@@ -23,6 +23,8 @@ import contextlib
 import fcntl
 import json
 import os
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import EMBEDDINGS_DIR
@@ -34,11 +36,11 @@ from memhooks.memory.files import (
     sweep_stale_temps,
     write_atomic,
 )
+from memhooks.memory.gone import GONE_SECONDS
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from pathlib import Path
 
 logger = getLogger(__name__)
 
@@ -181,6 +183,38 @@ class EmbeddingCache:
             yield
         finally:
             os.close(fd)
+
+    def sweep_models(self, now: float | None = None) -> list[str]:
+        """Remove the folders of other models (an encoder since upgraded) once none of
+        their files was written for `GONE_SECONDS`: nothing reads them again, and each
+        held the vectors of every memory file. A folder another install still writes to
+        stays, and so does anything but records and temp files.
+
+        Returns:
+            The names of the folders removed.
+        """
+        now = time.time() if now is None else now
+        removed: list[str] = []
+        with contextlib.suppress(OSError), os.scandir(self.folder) as listed:
+            others = [
+                Path(e.path)
+                for e in listed
+                if e.is_dir(follow_symlinks=False) and e.name != self._dir.name
+            ]
+        for folder in others:
+            with contextlib.suppress(OSError):
+                files = list(folder.iterdir())
+                written = max(p.lstat().st_mtime for p in [folder, *files])
+                if now - written < GONE_SECONDS:
+                    continue
+                for p in files:
+                    if p.name.endswith((_SUFFIX, ".tmp")) and p.is_file():
+                        remove(p)
+                folder.rmdir()
+                removed.append(folder.name)
+        if removed:
+            logger.info("removed the vectors of models no longer used: %s", removed)
+        return removed
 
     def _mkdirs(self) -> None:
         # A root kept in git must not commit a cache that any machine can rebuild.

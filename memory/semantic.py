@@ -197,13 +197,15 @@ class SemanticIndex:
                 self._cache.drop(rel)
 
     def prune(self, root: Path) -> int:
-        """Remove the cached records of files no longer under `root`; how many.
+        """Remove the cached records of files no longer under `root`; how many. The
+        folders of other models, untouched for a month, go too (`sweep_models`).
 
         Only a cache in ``<root>/.embeddings``: one moved by $MEMHOOKS_EMBEDDINGS may also
         hold the records of another root.
         """
         if self._cache is None or self._cache.folder != Path(root) / EMBEDDINGS_DIR:
             return 0
+        self._cache.sweep_models()  # an encoder upgraded: the old one's vectors
         return self._cache.prune(lambda rel: (Path(root) / rel).is_file())
 
     def _current(self, doc: Doc) -> bool:

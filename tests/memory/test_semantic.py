@@ -234,6 +234,44 @@ def test_records_of_files_gone_by_hand_are_pruned(
     assert len(os.listdir(moved / "fake-1")) == 3
 
 
+class OlderEncoder(BagOfWords):
+    """The encoder as an older release of its package named it."""
+
+    name = "fake-0"
+
+
+class NewerEncoder(BagOfWords):
+    """... and a newer one, which another install on this machine still uses."""
+
+    name = "fake-2"
+
+
+def test_an_upgraded_encoder_leaves_no_vectors_of_the_old_one(
+    memory_root: Path,
+) -> None:
+    # Each model has its folder; an upgrade of the encoder's package left the old one's
+    # (the vectors of every memory file) in the root for good.
+    docs = list(_root(memory_root).corpus().values())
+    cache = memory_root / ".embeddings"
+    _index(memory_root, OlderEncoder()).similar("prod", docs)
+    month_ago = time.time() - 31 * 24 * 3600
+    for p in [*(cache / "fake-0").iterdir(), cache / "fake-0"]:
+        os.utime(p, (month_ago, month_ago))
+    _index(memory_root, NewerEncoder()).similar("prod", docs)
+    (cache / "fake-3").mkdir()
+    (cache / "fake-3" / "notes.txt").write_text("a person's file")
+    for p in [cache / "fake-3" / "notes.txt", cache / "fake-3"]:
+        os.utime(p, (month_ago, month_ago))
+    index = _index(memory_root)
+    index.similar("prod", docs)
+
+    assert index.prune(memory_root) == 0
+
+    assert sorted(os.listdir(cache)) == [".gitignore", "fake-1", "fake-2", "fake-3"]
+    assert len(os.listdir(cache / "fake-2")) == 3  # written this month: in use
+    assert os.listdir(cache / "fake-3") == ["notes.txt"]
+
+
 def test_a_torn_record_is_ignored(memory_root: Path) -> None:
     docs = list(_root(memory_root).corpus().values())
     _index(memory_root).similar("prod", docs)
