@@ -36,6 +36,11 @@ MAX_PROMPTS = 50
 MAX_PROMPT_BYTES = 4096
 
 
+#: What a state file's fields mean. A release that only adds fields keeps it (an older
+#: one, after a downgrade, reads the fields it knows and leaves the rest); one that
+#: changes what a field means raises it, and a release that does not know it starts afresh.
+VERSION = 2
+
 #: Each field's JSON shape: a type, (dict, value type), (list, item type) or (None, type).
 _TYPES: dict[str, Any] = {
     "version": int,
@@ -59,7 +64,8 @@ _TYPES: dict[str, Any] = {
 
 
 class SessionState:
-    """Everything a session remembers between events; read back strictly, since we write it.
+    """Everything a session remembers between events; read back strictly, since we write it
+    (but for the fields a newer memhooks added: `VERSION`).
 
     A plain class, neither a pydantic model nor a dataclass: every hook process loads it;
     importing pydantic would cost it more than the rest of its work, `dataclasses` ~20 ms
@@ -71,7 +77,7 @@ class SessionState:
     def __init__(
         self,
         *,
-        version: int = 2,
+        version: int = VERSION,
         slug: str = "",
         injected: dict[str, str] | None = None,
         noticed_at: int = 0,
@@ -152,13 +158,15 @@ class SessionState:
 
     @classmethod
     def from_json(cls, raw: bytes) -> SessionState:
-        """Raises ValueError or TypeError for anything this class would not have written."""
+        """Raises ValueError or TypeError for anything this class would not have written,
+        but for the fields a newer memhooks of the same `VERSION` added (left out)."""
         data = json.loads(raw)
         if not isinstance(data, dict):
             raise TypeError("not a JSON object")
-        unknown = set(data) - _TYPES.keys()
-        if unknown:
-            raise ValueError(f"unknown fields {sorted(unknown)}")
+        if data.get("version", VERSION) != VERSION:
+            version = data["version"]
+            raise ValueError(f"another memhooks wrote it (version {version!r})")
+        data = {k: v for k, v in data.items() if k in _TYPES}
         for name, value in data.items():
             if not _valid(value, _TYPES[name]):
                 raise TypeError(f"{name} has the wrong type")
@@ -226,7 +234,7 @@ def load(store: Store, session_id: str) -> SessionState | None:
         TypeError,
         RecursionError,
     ) as e:  # UnicodeDecodeError: ValueError
-        logger.warning("ignoring damaged session state: %s", e)
+        logger.warning("ignoring session state: %s; the session starts afresh", e)
         return None
 
 

@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.state import state_rel
+from memhooks.memory import Store, slug_for
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
@@ -96,3 +97,39 @@ def test_a_session_start_notes_the_harness_that_runs_it(
     _start(memory_root, project, "s")
     state = json.loads((memory_root / state_rel("s")).read_text())
     assert state["harness"] == os.getpid()  # this test ran the hook, as a harness does
+
+
+def test_a_state_a_newer_memhooks_wrote_is_read_after_a_downgrade(
+    memory_root: Path, project: Path
+) -> None:
+    # A release adds fields to the state file and keeps its version; a person goes back
+    # to this one mid-session. Before, the whole state was 'damaged': the note shown a
+    # prompt ago came again, and the next flush started from the transcript's top.
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_memory("- run the linter before committing")
+    store.write_note("linter", "The linter is ruff, run by make lint.")
+    _start(memory_root, project, "s1")
+
+    def prompt() -> subprocess.CompletedProcess[str]:
+        event = {"hook_event_name": "UserPromptSubmit", "session_id": "s1"}
+        event |= {"cwd": str(project), "prompt": "which linter do we run?"}
+        return run_cli("hook", "--root", str(memory_root), input=json.dumps(event))
+
+    first = prompt()
+    assert "notes/linter.md" in first.stdout, first.stderr
+    path = memory_root / state_rel("s1")
+    newer = json.loads(path.read_text()) | {"recall_budget": 3, "seen_tools": ["x"]}
+    path.write_text(json.dumps(newer))
+
+    again = prompt()
+
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+    assert "recall_budget" not in path.read_text()  # what this release knows, kept
+    # A state whose fields mean something else (another version) is not trusted.
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"version": 3}))
+    other = prompt()
+    assert "notes/linter.md" in other.stdout
+    assert other.stderr == (
+        "memhooks: ignoring session state: another memhooks wrote it (version 3); "
+        "the session starts afresh\n"
+    )
