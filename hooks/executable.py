@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 import shlex
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -64,6 +65,29 @@ def executable_problem(
     return None
 
 
+def other_install(command: str) -> str | None:
+    """The Python of another install than this one that `command` names by path (its
+    script's `#!`, or the Python itself), or None: this install, a bare command, a program
+    that is not a Python script. Upgrading the memhooks that runs doctor does not change
+    what such a hook runs (a venv an older `install` wrote the path of)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None
+    exe = os.path.expanduser(argv[0]) if argv else ""
+    if "/" not in exe or "$" in exe:
+        return None
+    python = exe if _is_python(exe) else interpreter(exe)
+    if python is None or not _is_python(python):
+        return None
+    here = os.path.realpath(os.path.dirname(sys.executable))
+    return None if os.path.realpath(os.path.dirname(python)) == here else python
+
+
+def _is_python(path: str) -> bool:
+    return os.path.basename(path).startswith("python")
+
+
 def interpreter(path: str) -> str | None:
     """The program the script at `path` starts, by absolute path (``/usr/bin/env`` for
     ``#!/usr/bin/env python3``); None for a compiled program or an unreadable file."""
@@ -87,4 +111,4 @@ def interpreter(path: str) -> str | None:
     return words[0]
 
 
-__all__ = ["GONE", "executable_problem", "interpreter"]
+__all__ = ["GONE", "executable_problem", "interpreter", "other_install"]

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+import sys
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from memhooks.hooks import install
-from memhooks.hooks.executable import GONE, executable_problem
+from memhooks.hooks.executable import GONE, executable_problem, other_install
 from memhooks.hooks.harness_dirs import codex_config, codex_dir
 from memhooks.memory.text import one_line
 
@@ -253,6 +255,18 @@ def check_harness(
                 Finding(
                     "fix",
                     f"{name}: hook in {short_path(h.path, home)} {problem}: {how}",
+                )
+            )
+        elif (python := other_install(command)) and (h.path, command) not in reported:
+            reported.add((h.path, command))
+            found.append(
+                Finding(
+                    "warn",
+                    f"{name}: hook in {short_path(h.path, home)} runs "
+                    f"{shlex.split(command)[0]}, of another install than this memhooks "
+                    f"(its Python is {python}, this one's {sys.executable}): upgrading "
+                    f"this one does not change what the hooks run; {fix(h.path)} with "
+                    "this one to point them here",
                 )
             )
         timeout = _timeout_problem(harness, h.event, h.spec.get("timeout"))

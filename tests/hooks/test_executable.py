@@ -164,3 +164,36 @@ def test_a_hook_run_as_the_first_release_named_its_module_is_named(
     assert run_cli("install", "claude-code", cwd=project, env=path).returncode == 0
     assert "-m hooks" not in settings.read_text()
     assert run_cli("doctor", "--project", str(project), env=path).returncode == 0
+
+
+def test_a_hook_of_another_install_is_named(memory_root: Path, tmp_path: Path) -> None:
+    # `memhooks install` of an older venv wrote its script's path; memhooks upgraded
+    # elsewhere (pipx) since: the hooks go on running the old venv's code.
+    project = tmp_path / "proj"
+    project.mkdir()
+    _healthy(memory_root, project)
+    bin_ = tmp_path / "old-venv" / "bin"
+    bin_.mkdir(parents=True)
+    python = bin_ / "python3"
+    python.symlink_to(sys.executable)  # a Python that is there: nothing is broken
+    memhooks = bin_ / "memhooks"
+    script = MEMHOOKS.read_bytes().split(b"\n", 1)[1]
+    memhooks.write_bytes(b"#!" + bytes(python) + b"\n" + script)
+    memhooks.chmod(0o755)
+    home = Path(os.environ["HOME"])
+    settings = settings_path("claude-code", "project", project_dir=project, home=home)
+    install("claude-code", settings, hook_command("claude-code", memhooks))
+
+    proc = run_cli("doctor", "--project", str(project))
+
+    assert proc.returncode == 0, proc.stdout
+    said = (
+        f"warn: Claude Code: hook in {settings} runs {memhooks}, of another install "
+        f"than this memhooks (its Python is {python}, this one's {sys.executable}): "
+        "upgrading this one does not change what the hooks run; run `memhooks install "
+        "claude-code --scope project` with this one to point them here"
+    )
+    assert [ln for ln in proc.stdout.splitlines() if "another install" in ln] == [said]
+    install("claude-code", settings, hook_command("claude-code", MEMHOOKS))
+    again = run_cli("doctor", "--project", str(project)).stdout
+    assert "another install" not in again
