@@ -34,7 +34,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def cli_bins() -> Path:
-    """The folder holding `claude`, `codex` and `gemini`, installed once per version set."""
+    """The folder holding `claude`, `codex` and `gemini`, installed once per version set.
+
+    MEMHOOKS_E2E_BINS names another such folder instead (a CLI version of your choosing).
+    """
+    other = os.environ.get("MEMHOOKS_E2E_BINS")
+    if other:
+        if not Path(other).is_dir():
+            _unavailable(f"MEMHOOKS_E2E_BINS={other} is not a folder")
+        return Path(other)
     done = subprocess.run(
         ["bash", str(INSTALL)], capture_output=True, text=True, check=False, timeout=900
     )
