@@ -22,8 +22,9 @@ result comes back the model answers "Mock reply N." (N: the request's number, al
 default answer). `"usage"` is the input-token count every reply reports (a big one makes
 a CLI compact). Whatever the script says, a request asking for a conversation summary
 gets `<analysis>…</analysis><summary>…</summary>` (Claude Code, Codex) or
-`<state_snapshot>…</state_snapshot>` (Gemini), and Gemini's JSON side calls (routing,
-next-speaker check) get an object of their schema's shape.
+`<state_snapshot>…</state_snapshot>` (Gemini), and the JSON side calls (Gemini's routing and
+next-speaker check, Codex's thread title, older Claude Code's session title) get an object
+of their schema's shape.
 
 The process serves until its standard input closes, so it never outlives the test.
 """
@@ -200,11 +201,12 @@ class Handler(BaseHTTPRequestHandler):
         if path.endswith("/messages/count_tokens"):
             self._json(200, {"input_tokens": usage})
         elif path.endswith("/messages"):
-            answer = (
-                Answer(SUMMARY)
-                if _summary_asked(body.get("messages"))
-                else script.answer(anthropic_last_user(body), n)
-            )
+            if side_call(body):
+                answer = Answer(json.dumps(from_schema(side_schema(body))))
+            elif _summary_asked(body.get("messages")):
+                answer = Answer(SUMMARY)
+            else:
+                answer = script.answer(anthropic_last_user(body), n)
             model = str(body.get("model", "mock"))
             if body.get("stream"):
                 self._sse(anthropic_events(model, answer, n, usage))

@@ -43,16 +43,26 @@ def side_call(body: Any) -> bool:
         and config.get("responseMimeType") == "application/json"
     ):
         return True
-    text = body.get("text")  # OpenAI Responses (Codex's thread title)
-    form = text.get("format") if isinstance(text, dict) else None
-    return isinstance(form, dict) and form.get("type") == "json_schema"
+    return _json_format(body) is not None
+
+
+def _json_format(body: dict[str, Any]) -> dict[str, Any] | None:
+    # OpenAI Responses `text.format` (Codex's thread title); Anthropic `output_config.format`
+    # (Claude Code 2.1.100's session title, a request of its own before the turn's).
+    for key in ("text", "output_config"):
+        holder = body.get(key)
+        form = holder.get("format") if isinstance(holder, dict) else None
+        if isinstance(form, dict) and form.get("type") == "json_schema":
+            return form
+    return None
 
 
 def side_schema(body: dict[str, Any]) -> Any:
     config = body.get("generationConfig") or {}
     if config:
         return config.get("responseJsonSchema") or config.get("responseSchema")
-    return body["text"]["format"].get("schema")
+    form = _json_format(body)
+    return form.get("schema") if form else None
 
 
 # --- Anthropic -------------------------------------------------------------------------
