@@ -5,7 +5,8 @@ only `cmd_doctor` prints them. Levels: ``ok``; ``warn`` (worth knowing, nothing 
 ``fix`` (broken or unsafe: the exit code is 1). The memory root is checked here (read
 only: it is inspected, never written), each harness's settings in `hooks.harnesscheck` (our
 hooks), `hooks.hooksoff` (what turns them off), `hooks.hookenv` (the root they get),
-`hooks.sandboxcheck` (what the model's commands may write) and `hooks.mcpcheck` (`memhooks mcp`).
+`hooks.sandboxcheck` (what the model's commands may write), `hooks.mcpcheck` (`memhooks mcp`)
+and `hooks.harnessversion` (a harness release older than memhooks needs).
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from memhooks.hooks.blockcmd import check_block
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.errors import project_folder
 from memhooks.hooks.gitcheck import check_tracked
-from memhooks.hooks.harnesscheck import Finding, check_harness, installed, started_in
+from memhooks.hooks.harnesscheck import (
+    Finding,
+    check_harness,
+    installed,
+    our_handlers,
+    started_in,
+)
+from memhooks.hooks.harnessversion import check_version, version_of
 from memhooks.hooks.hookenv import claude_root
 from memhooks.hooks.hooksoff import switched_off
 from memhooks.hooks.mcpcheck import check_mcp
@@ -314,6 +322,8 @@ def run_checks(
     found += check_block(root, project, config_text)
     for harness in ("claude-code", "codex", "gemini"):
         found += check_harness(harness, project, home, which)
+        if our_handlers(harness, project, home):
+            found += check_version(harness, version_of(harness, which))
         found += switched_off(harness, project, home)
         start = started_in(harness, here, project, home) if here else None
         found += [start] if start else []

@@ -1,4 +1,5 @@
-"""The one module that starts processes: session processes for hook commands and `simulate`."""
+"""The one module that starts processes: session processes for hook commands and `simulate`,
+and a harness CLI asked its version (`memhooks doctor`)."""
 
 from __future__ import annotations
 
@@ -197,3 +198,22 @@ async def open_session(root: Path) -> Process:
 
     cmd = [*SELF, "session", "--root", str(root)]
     return await anyio.open_process(cmd, stderr=None)
+
+
+def output_of(argv: list[str], timeout: float) -> str | None:
+    """What a short command prints on stdout (stdin empty), or None: it could not run,
+    took longer than `timeout` seconds, or exited with an error."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return done.stdout if done.returncode == 0 else None

@@ -1,0 +1,135 @@
+"""`memhooks doctor` names a harness release older than memhooks needs, and which it needs.
+
+The CLIs here are stand-ins on PATH printing what the real ones print for `--version`
+(Claude Code 2.0.76 and 2.1.165, Codex CLI 0.134.0, Gemini CLI 0.44.0 and 0.45.2,
+installed from npm on 2026-12-05); `memhooks doctor` runs as a user runs it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memhooks.hooks.install import hook_command, install, settings_path
+from tests.conftest import run_cli
+
+#: What each real CLI printed for `--version`.
+PRINTED = {
+    ("claude-code", "2.0.76"): "2.0.76 (Claude Code)",
+    ("claude-code", "2.1.165"): "2.1.165 (Claude Code)",
+    ("claude-code", "2.1.332"): "2.1.332 (Claude Code)",
+    ("codex", "0.134.0"): "codex-cli 0.134.0",
+    ("codex", "0.144.6"): "codex-cli 0.144.6",
+    ("codex", "0.171.0"): "codex-cli 0.171.0",
+    ("gemini", "0.44.0"): "0.44.0",
+    ("gemini", "0.45.2"): "0.45.2",
+}
+COMMAND = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
+
+
+def _cli(folder: Path, harness: str, printed: str, *, status: int = 0) -> None:
+    folder.mkdir(exist_ok=True)
+    path = folder / COMMAND[harness]
+    path.write_text(f"#!/bin/sh\necho '{printed}'\nexit {status}\n")
+    path.chmod(0o755)
+
+
+def _doctor(project: Path, bins: Path) -> list[str]:
+    path = f"{bins}{os.pathsep}{os.environ['PATH']}"
+    done = run_cli("doctor", "--project", str(project), env={"PATH": path})
+    return [ln for ln in done.stdout.splitlines() if " is older than " in ln]
+
+
+@pytest.fixture
+def project(memory_root: Path, tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    p.mkdir()
+    Path(os.environ["HOME"]).mkdir(exist_ok=True)
+    return p
+
+
+def _install(harness: str, project: Path) -> None:
+    where = settings_path(harness, "project", project_dir=project, home=Path.home())  # type: ignore[arg-type]
+    install(harness, where, hook_command(harness, Path("memhooks")))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("harness", "version", "expected"),
+    [
+        pytest.param(
+            "claude-code",
+            "2.1.165",
+            "warn: Claude Code 2.1.165 is older than 2.1.211, the release memhooks "
+            "needs: started in a subfolder it reads .claude/settings.local.json there",
+            id="claude-2.1.165",
+        ),
+        pytest.param(
+            "claude-code",
+            "2.0.76",
+            "warn: Claude Code 2.0.76 is older than 2.1.211, the release memhooks "
+            "needs: it does not know the PostCompact event and runs no hook of a "
+            "settings file that names it, so no memhooks hook runs at all; started in "
+            "a subfolder",
+            id="claude-2.0.76",
+        ),
+        pytest.param(
+            "gemini",
+            "0.44.0",
+            "warn: Gemini CLI 0.44.0 is older than 0.45.2, the release memhooks needs: "
+            "`gemini --resume` sends the model the first prompt's hook context again",
+            id="gemini-0.44.0",
+        ),
+        pytest.param(
+            "codex",
+            "0.134.0",
+            "warn: Codex 0.134.0 is older than 0.141.0, the release memhooks needs: "
+            "`codex exec --dangerously-bypass-hook-trust` runs no unreviewed hook",
+            id="codex-0.134.0",
+        ),
+    ],
+)
+def test_an_older_release_is_named_with_the_one_needed(
+    project: Path, tmp_path: Path, harness: str, version: str, expected: str
+) -> None:
+    _install(harness, project)
+    _cli(tmp_path / "bin", harness, PRINTED[harness, version])
+    lines = _doctor(project, tmp_path / "bin")
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(expected), lines
+    assert lines[0].endswith("or as you installed it)"), lines
+
+
+@pytest.mark.parametrize(
+    ("harness", "version"),
+    [
+        ("claude-code", "2.1.332"),
+        ("codex", "0.144.6"),
+        ("codex", "0.171.0"),
+        ("gemini", "0.45.2"),
+    ],
+)
+def test_a_release_memhooks_works_with_is_not_reported(
+    project: Path, tmp_path: Path, harness: str, version: str
+) -> None:
+    _install(harness, project)
+    _cli(tmp_path / "bin", harness, PRINTED[harness, version])
+    assert _doctor(project, tmp_path / "bin") == []
+
+
+def test_nothing_is_said_of_an_old_cli_memhooks_is_not_installed_for(
+    project: Path, tmp_path: Path
+) -> None:
+    _cli(tmp_path / "bin", "codex", PRINTED["codex", "0.134.0"])
+    assert _doctor(project, tmp_path / "bin") == []
+
+
+def test_a_cli_that_fails_or_prints_no_version_is_not_reported(
+    project: Path, tmp_path: Path
+) -> None:
+    _install("codex", project)
+    _cli(tmp_path / "bin", "codex", PRINTED["codex", "0.134.0"], status=1)
+    assert _doctor(project, tmp_path / "bin") == []
+    _cli(tmp_path / "bin", "codex", "codex-cli (development build)")
+    assert _doctor(project, tmp_path / "bin") == []
