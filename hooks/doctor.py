@@ -30,7 +30,7 @@ from memhooks.hooks.harnesscheck import (
     our_handlers,
     started_in,
 )
-from memhooks.hooks.harnessversion import check_version, version_of
+from memhooks.hooks.harnessversion import check_version, unsent_events, version_of
 from memhooks.hooks.hookenv import claude_root
 from memhooks.hooks.hooksoff import switched_off
 from memhooks.hooks.mcpcheck import check_mcp
@@ -321,9 +321,11 @@ def run_checks(
     found += check_tracked(root)
     found += check_block(root, project, config_text)
     for harness in ("claude-code", "codex", "gemini"):
-        found += check_harness(harness, project, home, which)
-        if our_handlers(harness, project, home):
-            found += check_version(harness, version_of(harness, which))
+        ours = our_handlers(harness, project, home)
+        version = version_of(harness, which) if ours else None
+        unsent = unsent_events(harness, version)
+        found += check_harness(harness, project, home, which, unsent=unsent)
+        found += check_version(harness, version)
         found += switched_off(harness, project, home)
         start = started_in(harness, here, project, home) if here else None
         found += [start] if start else []

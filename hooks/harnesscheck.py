@@ -173,10 +173,16 @@ def _timeout_problem(
 
 
 def check_harness(
-    harness: str, project: Path, home: Path, which: Callable[[str], str | None]
+    harness: str,
+    project: Path,
+    home: Path,
+    which: Callable[[str], str | None],
+    *,
+    unsent: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Our hooks in one harness's settings: each expected event exactly once, a command
-    that exists, sensible timeouts. Nothing installed is not a problem here.
+    that exists, sensible timeouts. Nothing installed is not a problem here. `unsent`:
+    the events the installed release of the harness never sends (`hooks.harnessversion`).
     """
     name = HARNESS_NAMES[harness]
     found: list[Finding] = []
@@ -279,7 +285,9 @@ def check_harness(
                 )
             )
     if harness == "codex":
-        found += _codex_trust(project, home, handlers)
+        found += _codex_trust(
+            project, home, [h for h in handlers if h.event not in unsent]
+        )
     if harness == "gemini":
         found += _gemini_environment(handlers)
     if not any(f.level != "ok" for f in found):
@@ -296,7 +304,8 @@ def check_harness(
 
 def _codex_trust(project: Path, home: Path, handlers: list[_Handler]) -> list[Finding]:
     """Codex runs hooks only once reviewed (a hash per file in its config.toml), and reads
-    a project's hooks.json only in a trusted project."""
+    a project's hooks.json only in a trusted project. A release that sends no SessionEnd
+    (before 0.145.0) never lists that hook for review: `handlers` leaves it out."""
     config = codex_dir(home) / "config.toml"
     data = codex_config(config)
     found = []

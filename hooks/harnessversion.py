@@ -62,6 +62,8 @@ NEEDS: dict[str, list[tuple[Version, str]]] = {
         ),
     ],
 }
+#: Per harness, an event memhooks hooks that releases older than the one named never send.
+UNSENT: dict[str, list[tuple[Version, str]]] = {"codex": [((0, 145, 0), "SessionEnd")]}
 _VERSION = re.compile(r"\b(\d+)\.(\d+)\.(\d+)\b")
 #: `gemini --version` starts Node.js: ~1-2 s on a busy machine.
 _TIMEOUT = 10.0
@@ -79,6 +81,11 @@ def version_of(harness: str, which: Callable[[str], str | None]) -> Version | No
 def lacks(version: Version | None, needed: Version) -> bool:
     """Whether a known `version` is older than `needed`."""
     return version is not None and version < needed
+
+
+def unsent_events(harness: str, version: Version | None) -> frozenset[str]:
+    """The events memhooks hooks that this release of `harness` never sends."""
+    return frozenset(e for v, e in UNSENT.get(harness, []) if lacks(version, v))
 
 
 def check_version(harness: str, version: Version | None) -> list[Finding]:
@@ -101,7 +108,9 @@ def check_version(harness: str, version: Version | None) -> list[Finding]:
 __all__ = [
     "COMMANDS",
     "NEEDS",
+    "UNSENT",
     "check_version",
     "lacks",
+    "unsent_events",
     "version_of",
 ]

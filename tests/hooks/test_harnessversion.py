@@ -133,3 +133,32 @@ def test_a_cli_that_fails_or_prints_no_version_is_not_reported(
     assert _doctor(project, tmp_path / "bin") == []
     _cli(tmp_path / "bin", "codex", "codex-cli (development build)")
     assert _doctor(project, tmp_path / "bin") == []
+
+
+def test_codex_before_session_end_is_not_asked_to_review_a_hook_it_never_lists(
+    project: Path, tmp_path: Path
+) -> None:
+    """Codex 0.134.0's /hooks listed 4 memhooks hooks (no SessionEnd) and, trusted, wrote
+    these keys into config.toml (2026-12-05); doctor kept asking for a review it cannot
+    make. Codex 0.171.0 lists SessionEnd too: the same review leaves it unreviewed."""
+    _install("codex", project)
+    hooks = project / ".codex" / "hooks.json"
+    reviewed = "".join(
+        f'[hooks.state."{hooks}:{event}:0:0"]\ntrusted_hash = "sha256:c306ea4b"\n'
+        for event in (
+            "pre_compact",
+            "post_compact",
+            "session_start",
+            "user_prompt_submit",
+        )
+    )
+    codex = Path.home() / ".codex"
+    codex.mkdir()
+    trusted = f'[projects."{project}"]\ntrust_level = "trusted"\n'
+    (codex / "config.toml").write_text(trusted + "[hooks.state]\n" + reviewed)
+    review = "type /hooks and trust the memhooks hooks"
+    for version, asked in (("0.134.0", False), ("0.171.0", True)):
+        _cli(tmp_path / "bin", "codex", PRINTED["codex", version])
+        path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
+        done = run_cli("doctor", "--project", str(project), env={"PATH": path})
+        assert (review in done.stdout) is asked, (version, done.stdout)
