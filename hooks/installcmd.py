@@ -22,6 +22,7 @@ from memhooks.hooks import codexreview, install
 from memhooks.hooks.constants import EXIT_OK, PROG
 from memhooks.hooks.errors import UsageError, project_folder
 from memhooks.hooks.harnesscheck import started_in
+from memhooks.hooks.harnessversion import check_version, version_of
 from memhooks.memory import project_dir
 
 if TYPE_CHECKING:
@@ -92,6 +93,9 @@ def cmd_install(
     start = started_in(harness, here, root, Path.home())
     if start:
         lines.append(f"warning: {start.message}")
+    # Claude Code before 2.1.76 runs no hook of the file just written: say so now.
+    old = check_version(harness, version_of(harness, which))
+    lines += [f"warning: {f.message}" for f in old]
     lines.append(
         f"Next: restart {_NAMES[harness]} (it reads hooks when it starts), "
         f"then run `{PROG} doctor` in {root}."

@@ -162,3 +162,27 @@ def test_codex_before_session_end_is_not_asked_to_review_a_hook_it_never_lists(
         path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
         done = run_cli("doctor", "--project", str(project), env={"PATH": path})
         assert (review in done.stdout) is asked, (version, done.stdout)
+
+
+def test_install_says_at_once_that_the_release_runs_none_of_its_hooks(
+    project: Path, tmp_path: Path
+) -> None:
+    """Claude Code 2.0.76 ran no hook of the file `memhooks install` had just written (it
+    names PostCompact), with no error anywhere: install says so, as doctor does."""
+    _cli(tmp_path / "bin", "claude-code", PRINTED["claude-code", "2.0.76"])
+    path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    done = run_cli(
+        "install", "claude-code", "--project", str(project), env={"PATH": path}
+    )
+    assert done.returncode == 0, done.stderr
+    said = [ln for ln in done.stdout.splitlines() if " is older than " in ln]
+    assert len(said) == 1, done.stdout
+    assert said[0].startswith(
+        "warning: Claude Code 2.0.76 is older than 2.1.211, the release memhooks needs: "
+        "it does not know the PostCompact event"
+    ), said
+    _cli(tmp_path / "bin", "claude-code", PRINTED["claude-code", "2.1.332"])
+    done = run_cli(
+        "install", "claude-code", "--project", str(project), env={"PATH": path}
+    )
+    assert " is older than " not in done.stdout, done.stdout
