@@ -54,6 +54,13 @@ NEEDS: dict[str, list[tuple[Version, str]]] = {
     ],
     "gemini": [
         (
+            (0, 26, 0),
+            (
+                'it runs hooks only with "hooks": {"enabled": true} in '
+                "~/.gemini/settings.json (add it, or no memhooks hook runs)"
+            ),
+        ),
+        (
             (0, 45, 2),
             (
                 "`gemini --resume` sends the model the first prompt's hook context "

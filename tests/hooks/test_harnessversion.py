@@ -1,8 +1,8 @@
 """`memhooks doctor` names a harness release older than memhooks needs, and which it needs.
 
 The CLIs here are stand-ins on PATH printing what the real ones print for `--version`
-(Claude Code 2.0.76 and 2.1.165, Codex CLI 0.134.0, Gemini CLI 0.44.0 and 0.45.2,
-installed from npm on 2026-12-05); `memhooks doctor` runs as a user runs it.
+(Claude Code 2.0.76 and 2.1.165, Codex CLI 0.134.0, Gemini CLI 0.24.0, 0.44.0 and
+0.45.2, installed from npm on 2026-12-05); `memhooks doctor` runs as a user runs it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ PRINTED = {
     ("codex", "0.134.0"): "codex-cli 0.134.0",
     ("codex", "0.144.6"): "codex-cli 0.144.6",
     ("codex", "0.171.0"): "codex-cli 0.171.0",
+    ("gemini", "0.24.0"): "0.24.0",
     ("gemini", "0.44.0"): "0.44.0",
     ("gemini", "0.45.2"): "0.45.2",
 }
@@ -80,6 +81,15 @@ def _install(harness: str, project: Path) -> None:
             "warn: Gemini CLI 0.44.0 is older than 0.45.2, the release memhooks needs: "
             "`gemini --resume` sends the model the first prompt's hook context again",
             id="gemini-0.44.0",
+        ),
+        pytest.param(
+            "gemini",
+            "0.24.0",
+            "warn: Gemini CLI 0.24.0 is older than 0.45.2, the release memhooks needs: "
+            'it runs hooks only with "hooks": {"enabled": true} in '
+            "~/.gemini/settings.json (add it, or no memhooks hook runs); `gemini "
+            "--resume` sends",
+            id="gemini-0.24.0",
         ),
         pytest.param(
             "codex",
