@@ -94,43 +94,6 @@ def _settings_files(harness: str, project: Path, home: Path) -> list[tuple[str, 
     return list(out.values())
 
 
-#: Harnesses that read a project's settings file only in the folder they start in
-#: (Claude Code 2.1.332 and Gemini CLI 0.61.0, started in a subfolder, ran none of the
-#: project's hooks: tests/e2e), and the scope of a file they read from any subfolder
-#: (Claude Code's local file, which it looks for at the repository's root too). Codex
-#: 0.171.0 reads the one at the root of the checkout it starts in: a worktree's own.
-READ_WHERE_STARTED = {"claude-code": "local", "gemini": "user"}
-
-
-def started_in(harness: str, here: Path, project: Path, home: Path) -> Finding | None:
-    """A warning when our hooks are only in the project's settings file: the harness
-    started in `here`, a subfolder or worktree of the project, runs none of them."""
-    other = READ_WHERE_STARTED.get(harness)
-    if harness == "codex":
-        here = next((d for d in (here, *here.parents) if (d / ".git").exists()), here)
-        other = "user"
-    if other is None or here == project:
-        return None
-    h = cast("install.Harness", harness)
-
-    def ours(scope: install.Scope, where: Path) -> bool:
-        path = install.settings_path(h, scope, project_dir=where, home=home)
-        return bool(_our_handlers(path)[0])
-
-    if not ours("project", project) or ours("project", here):
-        return None
-    if ours("user", project) or ours(cast("install.Scope", other), project):
-        return None
-    name = HARNESS_NAMES[harness]
-    mine = install.settings_path(h, "project", project_dir=here, home=home)
-    return Finding(
-        "warn",
-        f"{name} started in {here} reads {mine.relative_to(here)} there, not "
-        f"{project}'s, and runs no memhooks hook: start it in {project}, or install "
-        f"with `--scope {other}` in place of `--scope project`",
-    )
-
-
 def _our_handlers(path: Path) -> tuple[list[_Handler], str | None]:
     """Our handlers in one settings file, or why the file cannot be read."""
     try:
@@ -372,6 +335,11 @@ def short_path(path: Path, home: Path) -> str:
         return str(path)
 
 
+def has_ours(path: Path) -> bool:
+    """Whether the settings file at `path` holds a memhooks hook."""
+    return bool(_our_handlers(path)[0])
+
+
 def our_handlers(harness: str, project: Path, home: Path) -> list[dict[str, Any]]:
     """Each of our handlers (its settings entry) the harness reads for `project`."""
     files = _settings_files(harness, project, home)
@@ -392,6 +360,7 @@ __all__ = [
     "Finding",
     "Level",
     "check_harness",
+    "has_ours",
     "installed",
     "our_handlers",
     "short_path",

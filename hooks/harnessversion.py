@@ -26,6 +26,9 @@ _PACKAGES = {
     "codex": "@openai/codex",
     "gemini": "@google/gemini-cli",
 }
+#: The first Claude Code that, started in a subfolder, reads the repository root's
+#: .claude/settings.local.json (bisected: 2.1.210 reads the subfolder's).
+LOCAL_AT_ROOT: Version = (2, 1, 211)
 #: Per harness, the release that brought what memhooks relies on, and what an older one
 #: does instead.
 NEEDS: dict[str, list[tuple[Version, str]]] = {
@@ -38,7 +41,7 @@ NEEDS: dict[str, list[tuple[Version, str]]] = {
             ),
         ),
         (
-            (2, 1, 211),
+            LOCAL_AT_ROOT,
             (
                 "started in a subfolder it reads .claude/settings.local.json there, not "
                 "at the repository's root, so a `--scope local` install runs only when "
@@ -114,6 +117,7 @@ def check_version(harness: str, version: Version | None) -> list[Finding]:
 
 __all__ = [
     "COMMANDS",
+    "LOCAL_AT_ROOT",
     "NEEDS",
     "UNSENT",
     "check_version",

@@ -21,8 +21,13 @@ from typing import TYPE_CHECKING, TextIO
 from memhooks.hooks import codexreview, install
 from memhooks.hooks.constants import EXIT_OK, PROG
 from memhooks.hooks.errors import UsageError, project_folder
-from memhooks.hooks.harnesscheck import started_in
-from memhooks.hooks.harnessversion import check_version, version_of
+from memhooks.hooks.harnessversion import (
+    LOCAL_AT_ROOT,
+    check_version,
+    lacks,
+    version_of,
+)
+from memhooks.hooks.startedcheck import started_in
 from memhooks.memory import project_dir
 
 if TYPE_CHECKING:
@@ -90,12 +95,13 @@ def cmd_install(
             f"Commit {path.relative_to(root)}: it runs `{PROG}` from PATH, "
             "so it works for everyone with memhooks installed."
         )
-    start = started_in(harness, here, root, Path.home())
+    version = version_of(harness, which)
+    at_root = not lacks(version, LOCAL_AT_ROOT)
+    start = started_in(harness, here, root, Path.home(), local_at_root=at_root)
     if start:
         lines.append(f"warning: {start.message}")
     # Claude Code before 2.1.76 runs no hook of the file just written: say so now.
-    old = check_version(harness, version_of(harness, which))
-    lines += [f"warning: {f.message}" for f in old]
+    lines += [f"warning: {f.message}" for f in check_version(harness, version)]
     lines.append(
         f"Next: restart {_NAMES[harness]} (it reads hooks when it starts), "
         f"then run `{PROG} doctor` in {root}."

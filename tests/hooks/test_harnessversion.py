@@ -196,3 +196,33 @@ def test_install_says_at_once_that_the_release_runs_none_of_its_hooks(
         "install", "claude-code", "--project", str(project), env={"PATH": path}
     )
     assert " is older than " not in done.stdout, done.stdout
+
+
+def test_a_subfolder_is_told_the_scope_that_its_claude_code_reads(
+    project: Path, tmp_path: Path
+) -> None:
+    """Claude Code 2.1.165, started in a subfolder, read .claude/settings.local.json there
+    and not at the repository's root (tests/e2e; 2.1.211 reads the root's): the
+    `--scope local` that install and doctor advised ran no hook. For it they advise
+    `--scope user`; for 2.1.332 `--scope local`, as before."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    sub = project / "pkg"
+    sub.mkdir()
+    path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    for version, scope in (("2.1.165", "user"), ("2.1.332", "local")):
+        _cli(tmp_path / "bin", "claude-code", PRINTED["claude-code", version])
+        said = run_cli("install", "claude-code", cwd=sub, env={"PATH": path}).stdout
+        advice = f"or install with `--scope {scope}` in place of `--scope project`"
+        assert f"started in {sub} reads" in said and advice in said, (version, said)
+        doctor = run_cli("doctor", cwd=sub, env={"PATH": path}).stdout
+        assert advice in doctor, (version, doctor)
+        run_cli("uninstall", "claude-code", cwd=sub)
+    # A local install, read from a subfolder by 2.1.332 only.
+    run_cli("install", "claude-code", "--scope", "local", cwd=sub)
+    run_cli("install", "claude-code", cwd=project)
+    for version, warned in (("2.1.165", True), ("2.1.332", False)):
+        _cli(tmp_path / "bin", "claude-code", PRINTED["claude-code", version])
+        doctor = run_cli("doctor", cwd=sub, env={"PATH": path}).stdout
+        assert (f"started in {sub} reads" in doctor) is warned, (version, doctor)
