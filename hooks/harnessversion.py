@@ -43,9 +43,9 @@ NEEDS: dict[str, list[tuple[Version, str]]] = {
         (
             LOCAL_AT_ROOT,
             (
-                "started in a subfolder it reads .claude/settings.local.json there, not "
-                "at the repository's root, so a `--scope local` install runs only when "
-                "it is started in the project's folder"
+                "run from a subfolder it reads .claude/settings.local.json there, not "
+                "at the repository's root, so a `--scope local` install works only in "
+                "the project's folder"
             ),
         ),
     ],
