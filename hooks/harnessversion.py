@@ -1,9 +1,9 @@
-"""The harness CLI's release, for `memhooks doctor`: a release older than one memhooks
-relies on is named, with the release it needs, in one line.
+"""The harness CLI's release, for `memhooks doctor` and `memhooks install`: a release
+older than one memhooks relies on is named, with the release it needs, in one line.
 
 What each release brought was found by running tests/e2e against older releases
 (docs/harness-versions.md). A CLI not on PATH, or one whose `--version` says nothing
-we can read, is not reported: doctor has nothing to say about it.
+we can read, is not reported: there is nothing to say about it.
 """
 
 from __future__ import annotations
