@@ -37,7 +37,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tests.e2e.mockwire import (
@@ -54,6 +54,9 @@ from tests.e2e.mockwire import (
     side_schema,
     texts,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 SUMMARY_ANALYSIS = "<analysis>\nMock analysis: the scratchpad the summary prompt asks for.\n</analysis>"
 SUMMARY_TEXT = "Mock compaction summary: the user asked about the mock project."
@@ -104,6 +107,22 @@ class Script:
 def _summary_asked(body: Any) -> bool:
     text = "\n".join(texts(body)).lower()
     return any(ask in text for ask in _SUMMARY_ASKS)
+
+
+def _answer(
+    script: Script,
+    body: dict[str, Any],
+    n: int,
+    asked: str,
+    last_user: Callable[[dict[str, Any]], str | None],
+) -> Answer:
+    # The reply to an Anthropic or OpenAI request: a side call's JSON, a compaction's
+    # summary (the conversation at `asked` asks for one), or the script's next answer.
+    if side_call(body):
+        return Answer(json.dumps(from_schema(side_schema(body))))
+    if _summary_asked(body.get(asked)):
+        return Answer(SUMMARY)
+    return script.answer(last_user(body), n)
 
 
 def _gemini_answer(body: dict[str, Any], script: Script, n: int) -> Answer:
@@ -201,24 +220,14 @@ class Handler(BaseHTTPRequestHandler):
         if path.endswith("/messages/count_tokens"):
             self._json(200, {"input_tokens": usage})
         elif path.endswith("/messages"):
-            if side_call(body):
-                answer = Answer(json.dumps(from_schema(side_schema(body))))
-            elif _summary_asked(body.get("messages")):
-                answer = Answer(SUMMARY)
-            else:
-                answer = script.answer(anthropic_last_user(body), n)
+            answer = _answer(script, body, n, "messages", anthropic_last_user)
             model = str(body.get("model", "mock"))
             if body.get("stream"):
                 self._sse(anthropic_events(model, answer, n, usage))
             else:
                 self._json(200, anthropic_message(model, answer, n, usage))
         elif path.endswith("/responses"):
-            if side_call(body):
-                answer = Answer(json.dumps(from_schema(side_schema(body))))
-            elif _summary_asked(body.get("input")):
-                answer = Answer(SUMMARY)
-            else:
-                answer = script.answer(responses_last_user(body), n)
+            answer = _answer(script, body, n, "input", responses_last_user)
             self._sse(responses_events(answer, n, usage))
         elif path.endswith(":countTokens"):
             self._json(200, {"totalTokens": usage})

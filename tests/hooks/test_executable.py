@@ -38,13 +38,18 @@ def _healthy(memory_root: Path, project: Path) -> None:
     Store.for_project(memory_root, project).write_memory("- a rule")
 
 
-def test_a_hook_whose_python_is_gone_is_named(
-    memory_root: Path, tmp_path: Path
-) -> None:
+def _stranded(memory_root: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A healthy project, and the memhooks script of a venv whose Python is gone."""
     project = tmp_path / "proj"
     project.mkdir()
     _healthy(memory_root, project)
-    memhooks = _stranded_venv(tmp_path / "venv")
+    return project, _stranded_venv(tmp_path / "venv")
+
+
+def test_a_hook_whose_python_is_gone_is_named(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    project, memhooks = _stranded(memory_root, tmp_path)
     home = Path(os.environ["HOME"])
     settings = settings_path("claude-code", "project", project_dir=project, home=home)
     install("claude-code", settings, hook_command("claude-code", memhooks))
@@ -75,10 +80,7 @@ def test_the_memhooks_on_path_whose_python_is_gone_is_named(
     memory_root: Path, tmp_path: Path
 ) -> None:
     # The plain `memhooks hook` a shared settings file holds, found on PATH (pipx's link).
-    project = tmp_path / "proj"
-    project.mkdir()
-    _healthy(memory_root, project)
-    memhooks = _stranded_venv(tmp_path / "venv")
+    project, memhooks = _stranded(memory_root, tmp_path)
     on_path = tmp_path / "local-bin"
     on_path.mkdir()
     (on_path / "memhooks").symlink_to(memhooks)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -12,6 +11,7 @@ import pytest
 
 from memhooks.hooks.gitcheck import CACHES, tracked
 from tests.conftest import run_cli
+from tests.promises.test_git import _hook
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -27,14 +27,6 @@ def _git(at: Path, *args: str) -> str:
         capture_output=True,
         text=True,
     ).stdout
-
-
-def _hook(project: Path, event: str, **fields: object) -> None:
-    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": event}
-    proc = run_cli(
-        "hook", "--harness", "claude-code", input=json.dumps(payload | fields)
-    )
-    assert proc.returncode == 0, proc.stderr
 
 
 def _tracked_lines(doctor: str) -> list[str]:
