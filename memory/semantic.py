@@ -19,6 +19,7 @@ is the same for every `SECOND` from 0.1 to 0.4 (0.80 at 0.5-0.6; 0.73 at 0 or 0.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import threading
@@ -180,12 +181,9 @@ class SemanticIndex:
         """
         todo = [d for d in docs if not self._current(d)]
         for i in range(0, len(todo), BATCH):
-            if self._cache is None:
-                self._embed(todo[i : i + BATCH])
-                continue
             # A batch at a time under the cache's lock: two sessions on one root embed
             # each file once between them, the second loading what the first saved.
-            with self._cache.embedding():
+            with self._cache.embedding() if self._cache else contextlib.nullcontext():
                 self._embed(todo[i : i + BATCH])
 
     def forget(self, rel: str) -> None:
