@@ -24,13 +24,7 @@ from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_L
 from memhooks.hooks.errors import project_folder
 from memhooks.hooks.gitcheck import check_tracked
 from memhooks.hooks.harnesscheck import Finding, check_harness, installed, our_handlers
-from memhooks.hooks.harnessversion import (
-    LOCAL_AT_ROOT,
-    check_version,
-    lacks,
-    unsent_events,
-    version_of,
-)
+from memhooks.hooks.harnessversion import check_version, unsent_events, version_of
 from memhooks.hooks.hookenv import claude_root
 from memhooks.hooks.hooksoff import switched_off
 from memhooks.hooks.mcpcheck import check_mcp
@@ -328,12 +322,7 @@ def run_checks(
         found += check_harness(harness, project, home, which, unsent=unsent)
         found += check_version(harness, version)
         found += switched_off(harness, project, home)
-        at_root = not lacks(version, LOCAL_AT_ROOT)
-        start = (
-            started_in(harness, here, project, home, local_at_root=at_root)
-            if here
-            else None
-        )
+        start = started_in(harness, here, project, home, version) if here else None
         found += [start] if start else []
     if not installed(project, home):
         hint = "`memhooks install claude-code --scope project` (or gemini) there"

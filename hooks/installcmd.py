@@ -21,12 +21,7 @@ from typing import TYPE_CHECKING, TextIO
 from memhooks.hooks import codexreview, install
 from memhooks.hooks.constants import EXIT_OK, PROG
 from memhooks.hooks.errors import UsageError, project_folder
-from memhooks.hooks.harnessversion import (
-    LOCAL_AT_ROOT,
-    check_version,
-    lacks,
-    version_of,
-)
+from memhooks.hooks.harnessversion import check_version, version_of
 from memhooks.hooks.startedcheck import started_in
 from memhooks.memory import project_dir
 
@@ -96,8 +91,7 @@ def cmd_install(
             "so it works for everyone with memhooks installed."
         )
     version = version_of(harness, which)
-    at_root = not lacks(version, LOCAL_AT_ROOT)
-    start = started_in(harness, here, root, Path.home(), local_at_root=at_root)
+    start = started_in(harness, here, root, Path.home(), version)
     if start:
         lines.append(f"warning: {start.message}")
     # Claude Code before 2.1.76 runs no hook of the file just written: say so now.

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from memhooks.hooks import install
 from memhooks.hooks.harnesscheck import HARNESS_NAMES, Finding, has_ours
+from memhooks.hooks.harnessversion import LOCAL_AT_ROOT, Version, lacks
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,17 +23,21 @@ READ_WHERE_STARTED = {"claude-code": "local", "gemini": "user"}
 
 
 def started_in(
-    harness: str, here: Path, project: Path, home: Path, *, local_at_root: bool = True
+    harness: str,
+    here: Path,
+    project: Path,
+    home: Path,
+    version: Version | None = None,
 ) -> Finding | None:
     """A warning when our hooks are only in the project's settings file: the harness
     started in `here`, a subfolder or worktree of the project, runs none of them.
-    `local_at_root` false: a Claude Code that reads its local file only where it starts
-    (before 2.1.211), for which only the user's file helps."""
+    `version`: the harness's release, if known; a Claude Code before `LOCAL_AT_ROOT`
+    reads its local file only where it starts, so only the user's file helps there."""
     other = READ_WHERE_STARTED.get(harness)
     if harness == "codex":
         here = next((d for d in (here, *here.parents) if (d / ".git").exists()), here)
         other = "user"
-    if harness == "claude-code" and not local_at_root:
+    if harness == "claude-code" and lacks(version, LOCAL_AT_ROOT):
         other = "user"
     if other is None or here == project:
         return None
