@@ -121,3 +121,16 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
+
+
+def grown_rules_and_items(project: Path, rules: int, items: int) -> None:
+    """Write, as a person does (`memhooks write`), a MEMORY.md of `rules` rules and a
+    scratchpad of `items` open items: a project months in, its block's shares full."""
+    ruled = "\n".join(
+        f"- Rule {i}: check the deploy queue of worker {i}." for i in range(rules)
+    )
+    listed = "\n".join(
+        f"- finish the billing export of customer {i}" for i in range(items)
+    )
+    for to, text in (("memory", ruled), ("scratchpad", listed)):
+        assert run_cli("write", "--to", to, "--text", text, cwd=project).returncode == 0

@@ -20,7 +20,7 @@ from memhooks.hooks.install import (
     settings_path,
 )
 from memhooks.memory import Store, slug_for
-from tests.conftest import run_cli
+from tests.conftest import grown_rules_and_items, run_cli
 
 SLUG = "proj-0123abcd"
 #: The memhooks of this very install, as `memhooks install` writes it.
@@ -555,12 +555,7 @@ def test_memory_md_cut_in_the_block_of_a_project_grown_over_months(
     # A 7 KB MEMORY.md, under the 9,000 bytes of a hook reply, so doctor was silent;
     # but a project's open items and logs take their shares of the block, and the
     # harnesses got its first ~3.8 KB: the rules added last never reached the model.
-    rules = "\n".join(
-        f"- Rule {i}: check the deploy queue of worker {i}." for i in range(130)
-    )
-    items = "\n".join(f"- finish the billing export of customer {i}" for i in range(30))
-    for to, text in (("memory", rules), ("scratchpad", items)):
-        assert run_cli("write", "--to", to, "--text", text, cwd=project).returncode == 0
+    grown_rules_and_items(project, 130, 30)
     size = (memory_root / "MEMORY.md").stat().st_size
     assert 6000 < size < 9000
     assert "MEMORY.md:" not in run_cli("doctor", cwd=project).stdout  # it fits yet

@@ -11,7 +11,7 @@ import pytest
 from memhooks.hooks import records
 from memhooks.hooks.transcript import TranscriptDigest
 from memhooks.memory import Store, paths, slug_for
-from tests.conftest import run_cli
+from tests.conftest import grown_rules_and_items, run_cli
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -288,12 +288,7 @@ def test_a_days_records_never_push_the_persons_entry_out_of_the_block(
     # Months in: MEMORY.md and the open items fill their shares of the 9,000 bytes a
     # Claude Code reply holds; a person's decision in this morning's log, then a session
     # of long prompts flushed at a compaction (a ~3 KB record, over the log's share).
-    rules = "\n".join(
-        f"- Rule {i}: check the deploy queue of worker {i}." for i in range(150)
-    )
-    items = "\n".join(f"- finish the billing export of customer {i}" for i in range(80))
-    for to, text in (("memory", rules), ("scratchpad", items)):
-        assert run_cli("write", "--to", to, "--text", text, cwd=project).returncode == 0
+    grown_rules_and_items(project, 150, 80)
     decision = "We chose pgbouncer with a pool of 20 (ZEBRA-7)."
     wrote = run_cli(
         "write", "--to", "daily", "--title", "decision", "--text", decision, cwd=project
