@@ -5,7 +5,8 @@ holds a ``.gitignore`` of ``*``), but a file git tracks already stays tracked: i
 committed with a memhooks from before 2026-12-04 (no ``.gitignore`` in ``.activity/`` or
 ``.sessions/``), or after a ``git add -f``, each session's records are still committed,
 and two clones conflict in ``.activity/<slug>.jsonl`` at every merge. What git tracks is
-read from its index file, as `memory.paths` reads ``.git``: git is never run.
+read from its index file, and the repository from ``.git`` (`memory.paths.git_checkout`):
+git is never run.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from memhooks.hooks.activity import ACTIVITY_DIR
 from memhooks.hooks.harnesscheck import Finding
 from memhooks.memory.constants import EMBEDDINGS_DIR, INDEX_DIR, STATE_DIR
 from memhooks.memory.files import read_bytes
+from memhooks.memory.paths import git_checkout
 from memhooks.memory.text import shell_word
 
 if TYPE_CHECKING:
@@ -29,10 +31,9 @@ CACHES = (ACTIVITY_DIR, STATE_DIR, INDEX_DIR, EMBEDDINGS_DIR)
 
 def check_tracked(root: Path) -> list[Finding]:
     """A fix when the git repository the root is in tracks files of `CACHES`."""
-    found = _repository(root.resolve())
-    if found is None:
+    top, gitdir = git_checkout(root.resolve()) or (root, None)
+    if gitdir is None:  # not in git, or a `.git` file that cannot be read
         return []
-    top, gitdir = found
     rel = os.path.relpath(root.resolve(), top)
     folders = [c if rel == "." else f"{rel}/{c}" for c in CACHES]
     names = tracked(read_bytes(gitdir / "index") or b"", folders)
@@ -50,18 +51,6 @@ def check_tracked(root: Path) -> list[Finding]:
             f"--quiet -- {words}` stops tracking them (they stay here), then commit",
         )
     ]
-
-
-def _repository(folder: Path) -> tuple[Path, Path] | None:
-    # (the checkout's top folder, its git dir) of the repository holding `folder`.
-    for d in (folder, *folder.parents):
-        dotgit = d / ".git"
-        if dotgit.is_dir():
-            return d, dotgit
-        if dotgit.is_file():  # a worktree's or submodule's: its own index is there
-            line = (read_bytes(dotgit) or b"").decode("utf-8", "replace").strip()
-            return d, (d / line.removeprefix("gitdir:").strip()).resolve()
-    return None
 
 
 def tracked(index: bytes, folders: list[str]) -> list[str]:

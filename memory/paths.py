@@ -9,6 +9,7 @@ resolution look at the disk (reading `.git`, never running git).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -65,25 +66,36 @@ def project_dir(cwd: str | Path) -> Path:
     worktree's git dir and its `commondir`), never by running git. Outside git: `cwd`.
     """
     start = Path(cwd).absolute()
-    for d in (start, *start.parents):
-        dotgit = d / ".git"
-        if dotgit.is_dir():
-            return d
-        if dotgit.is_file():
-            return _main_checkout(d, dotgit)
-    return start
-
-
-def _main_checkout(worktree: Path, dotgit: Path) -> Path:
+    found = git_checkout(start)
+    if found is None:
+        return start
+    top, gitdir = found
+    if gitdir is None or gitdir == top / ".git":
+        return top  # the main checkout, or a `.git` file that cannot be read
     try:
-        line = dotgit.read_text(encoding="utf-8").strip()
-        gitdir = (worktree / line.removeprefix("gitdir:").strip()).resolve()
         common = (
             gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()
         ).resolve()
     except OSError:
-        return worktree  # a submodule or a broken link: the checkout itself
-    return common.parent if common.name == ".git" else worktree
+        return top  # a submodule or a broken link: the checkout itself
+    return common.parent if common.name == ".git" else top
+
+
+def git_checkout(folder: Path) -> tuple[Path, Path | None] | None:
+    """The checkout holding `folder` and its git dir: its ``.git`` folder, or the one a
+    ``.git`` file (a worktree's, a submodule's) names (None when that file cannot be
+    read); None outside git. Read, never by running git."""
+    for d in (folder, *folder.parents):
+        dotgit = d / ".git"
+        if dotgit.is_dir():
+            return d, dotgit
+        if dotgit.is_file():
+            try:
+                line = os.fsdecode(dotgit.read_bytes().strip())
+            except OSError:
+                return d, None
+            return d, (d / line.removeprefix("gitdir:").strip()).resolve()
+    return None
 
 
 def today(now: dt.datetime | None = None) -> str:
