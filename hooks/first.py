@@ -25,6 +25,7 @@ from memhooks.hooks.events import why
 from memhooks.hooks.notify import FolderWatch, watching
 from memhooks.hooks.runner import Sessions, decode, handle_now
 from memhooks.hooks.spawn import peer_harness
+from memhooks.hooks.upgraded import Install
 from memhooks.hooks.wire import (
     FAILURE_MAX,
     MAX_REQUEST,
@@ -176,6 +177,8 @@ class Started(NamedTuple):
     #: the project's folders (`hooks.serve` hands over to `recursive`)
     watcher: FolderWatch
     answered: str | None  #: the kind of the last event answered here, if any
+    #: memhooks' files as they were when it was forked (`hooks.upgraded`)
+    installed: Install
     #: the whole root, watched (`hooks.watch.start_watching`), unless that failed
     recursive: RustNotify | None = None
 
@@ -192,6 +195,7 @@ def start(
     request waits already (the hook's walk serves it, `hooks.listing`), answer the
     first request (`answer_first`), then make the event loop ready, answering requests
     between its steps; `warm`: the forking hook's sessions."""
+    installed = Install()  # first: an upgrade from now on is news to `serve`
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     sessions = Sessions(root, keep=True)
     if warm is not None:
@@ -237,7 +241,7 @@ def start(
     if go_on():
         recursive = _watch_root(root)
         go_on()
-    return Started(sessions, watcher, answered, recursive)
+    return Started(sessions, watcher, answered, installed, recursive)
 
 
 def build_index(sessions: Sessions) -> None:

@@ -4,9 +4,9 @@
 Both transports share one loop: the session's views of the corpus, a watcher that re-reads
 only the files edited during the session, one event handled at a time, and the reasons to
 leave — session-end, end of input, the harness gone, the socket removed or replaced, the
-session's state file gone, or an idle timeout. It never outlives its session: no daemon, no
-orphan, and every way out releases the socket at once, so a hook never waits on a process
-that is going away.
+session's state file gone, memhooks' own files replaced (`hooks.upgraded`), or an idle
+timeout. It never outlives its session: no daemon, no orphan, and every way out releases
+the socket at once, so a hook never waits on a process that is going away.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from memhooks.hooks.runner import (
 from memhooks.hooks.spawn import peer_harness
 from memhooks.hooks.state import state_rel
 from memhooks.hooks.stdin_lines import Dropped, closed_on_signal, pump
+from memhooks.hooks.upgraded import Install
 from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import (
     FAILURE_MAX,
@@ -86,10 +87,8 @@ class Answer(NamedTuple):
 async def answer(
     line: bytes | Dropped, harness: Harness | None, sessions: Sessions
 ) -> Answer:
-    """Answer one event line; failures become an error reply (generic dialect), never raise.
-
-    `Dropped` stands for a line longer than `decode` takes, dropped as it was read.
-    """
+    """Answer one event line (`Dropped`: one longer than `decode` takes, dropped as read);
+    a failure becomes an error reply (generic dialect), never an exception."""
     event = None
     try:
         if isinstance(line, Dropped):
@@ -312,6 +311,7 @@ async def serve_socket(
         logger.info("a session process already serves %s", path)
         return 0
     ours = inode_of(path)
+    installed = started.installed if started else Install()  # `hooks.upgraded`
     killed = False  # the harness died: its session end never came
     await anyio.to_thread.run_sync(make_folder, root)
     process = _Process(root, idle_timeout, started)
@@ -363,7 +363,7 @@ async def serve_socket(
             return f"socket {path} was removed or replaced"
         if session_id is not None and not os.path.exists(root / state_rel(session_id)):
             return f"session {session_id} ended elsewhere"
-        return None
+        return "memhooks was upgraded or reinstalled" if installed.changed() else None
 
     try:
         async with await SocketListener.from_socket(sock) as listener:
