@@ -209,13 +209,13 @@ def run_session(
 
     import anyio
 
-    from memhooks.hooks.serve import serve_pipe, serve_socket
-
     def write(line: str) -> None:
         out.write(line + "\n")
         out.flush()
 
     if listen:
+        from memhooks.hooks.serve import serve_socket
+
         return anyio.run(
             functools.partial(
                 serve_socket,
@@ -230,6 +230,8 @@ def run_session(
                 started=started,
             )
         )
+    from memhooks.hooks.pipe import serve_pipe
+
     binary = (
         stdin.buffer if hasattr(stdin, "buffer") else io.BytesIO(stdin.read().encode())
     )

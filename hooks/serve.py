@@ -1,5 +1,5 @@
-"""A session process: one per session, over a pipe (`memhooks session`) or a socket
-(`memhooks session --listen SOCKET`, started by the session-start hook).
+"""A session process: one per session, over a socket (`memhooks session --listen SOCKET`,
+started by the session-start hook) or a pipe (`memhooks session`, `hooks.pipe`).
 
 Both transports share one loop: the session's views of the corpus, a watcher that re-reads
 only the files edited during the session, one event handled at a time, and the reasons to
@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import anyio
 from anyio.abc import SocketAttribute, SocketListener
-from anyio.lowlevel import checkpoint, current_token
+from anyio.lowlevel import checkpoint
 
 from memhooks.hooks.adapters import render, render_error
 from memhooks.hooks.events import BadEventError, why
@@ -27,14 +26,13 @@ from memhooks.hooks.runner import (
     MAX_PAYLOAD,
     Sessions,
     decode,
-    end_open,
     end_orphaned,
     handle,
     request_id_of,
 )
 from memhooks.hooks.spawn import peer_harness
 from memhooks.hooks.state import state_rel
-from memhooks.hooks.stdin_lines import Dropped, closed_on_signal, pump
+from memhooks.hooks.stdin_lines import Dropped
 from memhooks.hooks.upgraded import Install
 from memhooks.hooks.watch import start_watching, watch_root
 from memhooks.hooks.wire import (
@@ -111,7 +109,7 @@ async def answer(
     return Answer(render(event, reply), event.kind == "session-end")
 
 
-class _Process:
+class Process:
     """What both transports share: the views, the watcher, one event at a time, when to leave."""
 
     def __init__(
@@ -227,62 +225,6 @@ class _Process:
             tg.cancel_scope.cancel()
 
 
-# -- over a pipe: one JSON line in, one JSON line out -----------------------------------
-
-
-async def serve_pipe(
-    stdin: BinaryIO,
-    write: Callable[[str], None],
-    *,
-    root: Path,
-    harness: Harness | None,
-    idle_timeout: float | None = None,
-) -> int:
-    """Answer events from `stdin` until session-end, end of input, parent death or idle."""
-    # Noted before anything slow (the root made, the watcher started): a parent that dies
-    # meanwhile would leave this process with pid 1 as its parent, and nothing to notice.
-    parent = os.getppid()
-    await anyio.to_thread.run_sync(make_folder, root)
-    process = _Process(root, idle_timeout)
-    send, receive = anyio.create_memory_object_stream[bytes | Dropped](16)
-    pumped = (stdin, send, current_token(), MAX_PAYLOAD)
-    threading.Thread(target=pump, args=pumped, daemon=True, name="stdin").start()
-    replying = True
-
-    async def requests() -> None:
-        nonlocal replying
-        async with receive, anyio.create_task_group() as signals:
-            signals.start_soon(closed_on_signal, send)
-            async for line in receive:
-                if isinstance(line, bytes) and not line.strip():
-                    continue
-                result = await process.answer(line, harness)
-                if replying:
-                    replying = _reply(write, result.text or "{}")
-                if result.ended:
-                    break
-            signals.cancel_scope.cancel()
-
-    def leave() -> str | None:
-        return "parent process is gone" if os.getppid() != parent else None
-
-    await process.run(requests, leave)
-    if not process.idled():  # input closed or the harness died: none of its sessions
-        await end_open(process.sessions)  # hears from it again, so each ends here
-    return 0
-
-
-def _reply(write: Callable[[str], None], text: str) -> bool:
-    # A harness that stops reading (`| head`, a reader gone) still has its events
-    # handled, its session end recorded: only the replies are dropped, said once.
-    try:
-        write(text)
-    except OSError as e:
-        logger.warning("replies could not be written (%s); events still handled", e)
-        return False
-    return True
-
-
 # -- over a socket: the hook commands of one session are thin clients (hooks.client) -----
 
 
@@ -314,7 +256,7 @@ async def serve_socket(
     installed = started.installed if started else Install()  # `hooks.upgraded`
     killed = False  # the harness died: its session end never came
     await anyio.to_thread.run_sync(make_folder, root)
-    process = _Process(root, idle_timeout, started)
+    process = Process(root, idle_timeout, started)
     if project is not None and started is None:
         # Read while answering: until the corpus is in memory, a prompt is answered from
         # the index file as a hook would be (`View.search`), not kept waiting.

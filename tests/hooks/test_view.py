@@ -342,7 +342,7 @@ def test_a_session_building_its_index_file_never_keeps_a_prompt_waiting(
         return real_build(store, now)
 
     monkeypatch.setattr(layered, "_build", slow_build)
-    warm = threading.Thread(target=view.index)  # what `_Process._warm` runs
+    warm = threading.Thread(target=view.index)  # what `serve.Process._warm` runs
     warm.start()
     try:
         assert building.wait(10)
