@@ -49,6 +49,7 @@ from memhooks.hooks.wire import (
     respond,
 )
 from memhooks.memory.files import pid_alive
+from memhooks.memory.index_file import stop_waiting
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.store import make_folder
 
@@ -94,6 +95,10 @@ async def answer(
         event = decode(line, harness)
         if event is None:
             return Answer(None)
+        if event.kind == "session-end":
+            # The corpus's reading, which the session end waits for, may wait for
+            # another process's build of the index file: no search reads it now.
+            stop_waiting()
         await checkpoint()  # let the watcher deliver edits made just before this event
         reply = await handle(event, sessions)
     except TimeoutError:
@@ -217,6 +222,7 @@ class Process:
                     logger.info("%s; exiting", reason)
                     break
             self.stop.set()  # the watcher's thread returns on it; cancelling alone waits
+            stop_waiting()  # and a build waiting for another's gives up: none reads it now
             # An event still running (a session end answered before it was done) finishes
             # first, within what a process may outlive its harness by.
             with anyio.move_on_after(FINISH_WITHIN):

@@ -195,8 +195,8 @@ def building(scope: Scope, *, wait: bool = False) -> Iterator[bool]:
     another holds the ``<slug>.building`` lock (a session process, a one-shot search, a
     process building it before it leaves: a burst of short sessions started one each).
     With `wait`, False once that other build is over (the file it wrote is the one to
-    read), True if it is not within `WAIT_MOST`. The lock goes with the process; this
-    thread may take it again inside.
+    read), True if it is not within `WAIT_MOST`, and False at once after `stop_waiting`.
+    The lock goes with the process; this thread may take it again inside.
 
     Raises:
         OSError: the lock file cannot be made (a read-only root).
@@ -212,7 +212,7 @@ def building(scope: Scope, *, wait: bool = False) -> Iterator[bool]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            yield wait and not _waited(fd)
+            yield wait and not _waited(fd) and not _LEAVING
         else:
             _HELD.add(held)
             try:
@@ -231,10 +231,21 @@ _HELD: set[tuple[Path, int]] = set()
 WAIT_MOST = 30.0
 
 
+def stop_waiting() -> None:
+    """This process is leaving (a session process whose session ended): a build waiting
+    for another's gives up now, and builds nothing. Else the process would stay up to
+    `WAIT_MOST` for a file it will not read, then build it anyway."""
+    _LEAVING.append(True)
+
+
+#: Not empty once `stop_waiting` was called.
+_LEAVING: list[bool] = []
+
+
 def _waited(fd: int) -> bool:
     # Whether the lock of `fd` was let go within `WAIT_MOST` (and is ours now).
     end = time.monotonic() + WAIT_MOST
-    while time.monotonic() < end:
+    while time.monotonic() < end and not _LEAVING:
         time.sleep(0.05)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

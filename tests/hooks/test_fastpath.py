@@ -909,3 +909,37 @@ def test_a_session_over_in_a_blink_leaves_the_index_file_built(
     assert _wait(lambda: not _servers(memory_root), timeout=60)
     assert index.is_file(), "the index file was never built"
     assert "kv/shop/stripe" in replay("blink-3")
+
+
+def _holds_open(pid: int, path: Path) -> bool:
+    """Whether process `pid` has `path` open (the lock file of a build it waits on)."""
+    try:
+        return any(
+            os.readlink(fd) == str(path) for fd in Path(f"/proc/{pid}/fd").iterdir()
+        )
+    except OSError:
+        return False
+
+
+def test_a_session_ended_while_it_waits_for_another_build_leaves_and_builds_nothing(
+    memory_root: Path, project: Path
+) -> None:
+    """A session process reads its corpus in its event loop, building the index file it
+    finds missing: one that found another process building it waited up to
+    index_file.WAIT_MOST (30 s) for that build, its session ended or not, then built the
+    file itself. A session of a burst of short ones outlived its session by that."""
+    store = Store(memory_root, slug_for(str(project)))
+    lock = memory_root / ".index" / f"{store.slug}.building"
+    with index_file.building(store) as ours:  # another process's build, taking its time
+        assert ours
+        _hook(_payload("SessionStart", project, "wait-1", source="startup"), FAST)
+        _hook(
+            _payload("UserPromptSubmit", project, "wait-1", prompt="stripe webhook"),
+            FAST,
+        )
+        assert _wait(lambda: len(_servers(memory_root)) == 1)
+        [pid] = _servers(memory_root)
+        assert _wait(lambda: _holds_open(pid, lock), timeout=30), "it never waited"
+        _hook(_payload("SessionEnd", project, "wait-1", reason="other"), FAST)
+        assert _wait(lambda: not _servers(memory_root), timeout=60)
+        assert not (memory_root / ".index" / f"{store.slug}.mhix").exists()
