@@ -95,10 +95,8 @@ async def answer(
         event = decode(line, harness)
         if event is None:
             return Answer(None)
-        if event.kind == "session-end":
-            # The corpus's reading, which the session end waits for, may wait for
-            # another process's build of the index file: no search reads it now.
-            stop_waiting()
+        if event.kind == "session-end":  # the corpus's reading, which it waits for,
+            _stop_waiting(sessions)  # may wait for another process's build
         await checkpoint()  # let the watcher deliver edits made just before this event
         reply = await handle(event, sessions)
     except TimeoutError:
@@ -112,6 +110,13 @@ async def answer(
         return Answer(said, error=why(e, FAILURE_MAX))
     reply = sessions.with_rereads(reply)
     return Answer(render(event, reply), event.kind == "session-end")
+
+
+def _stop_waiting(sessions: Sessions) -> None:
+    # A build of an index file this process waits for another's to end gives up: no
+    # search reads it now (`index_file.stop_waiting`).
+    for view in sessions.views():
+        stop_waiting(view.store)
 
 
 class Process:
@@ -222,7 +227,7 @@ class Process:
                     logger.info("%s; exiting", reason)
                     break
             self.stop.set()  # the watcher's thread returns on it; cancelling alone waits
-            stop_waiting()  # and a build waiting for another's gives up: none reads it now
+            _stop_waiting(self.sessions)
             # An event still running (a session end answered before it was done) finishes
             # first, within what a process may outlive its harness by.
             with anyio.move_on_after(FINISH_WITHIN):

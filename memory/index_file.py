@@ -212,7 +212,7 @@ def building(scope: Scope, *, wait: bool = False) -> Iterator[bool]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            yield wait and not _waited(fd) and not _LEAVING
+            yield wait and not _waited(fd, path) and path not in _GIVEN_UP
         else:
             _HELD.add(held)
             try:
@@ -231,21 +231,22 @@ _HELD: set[tuple[Path, int]] = set()
 WAIT_MOST = 30.0
 
 
-def stop_waiting() -> None:
-    """This process is leaving (a session process whose session ended): a build waiting
-    for another's gives up now, and builds nothing. Else the process would stay up to
-    `WAIT_MOST` for a file it will not read, then build it anyway."""
-    _LEAVING.append(True)
+def stop_waiting(scope: Scope) -> None:
+    """A build of `scope`'s index file in this process that waits for another's gives
+    up now and builds nothing, as does any later one: the process is leaving (a session
+    process whose session ended), and would else stay up to `WAIT_MOST` for a file it
+    will not read, then build it anyway."""
+    _GIVEN_UP.add(_path(scope).with_suffix(".building"))
 
 
-#: Not empty once `stop_waiting` was called.
-_LEAVING: list[bool] = []
+#: The ``.building`` locks of the scopes `stop_waiting` named.
+_GIVEN_UP: set[Path] = set()
 
 
-def _waited(fd: int) -> bool:
-    # Whether the lock of `fd` was let go within `WAIT_MOST` (and is ours now).
+def _waited(fd: int, path: Path) -> bool:
+    # Whether the lock of `fd` (on `path`) was let go within `WAIT_MOST` (and is ours).
     end = time.monotonic() + WAIT_MOST
-    while time.monotonic() < end and not _LEAVING:
+    while time.monotonic() < end and path not in _GIVEN_UP:
         time.sleep(0.05)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
