@@ -131,7 +131,11 @@ def _eval(folder: Path, into: Path, semantic: str = "off") -> dict[str, Any]:
     # A copy: eval may write caches into the root.
     shutil.copytree(folder, into)
     queries = str(into / "queries.jsonl")
-    proc = run_cli("eval", queries, "--json", "--k", "1,5", "--semantic", semantic)
+    # With meaning, the copy's files are embedded first: past 30 s under
+    # `make test-under-load` beside another job, where the words alone take a second.
+    proc = run_cli(
+        "eval", queries, "--json", "--k", "1,5", "--semantic", semantic, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     data: dict[str, Any] = json.loads(proc.stdout)
     return data
