@@ -262,7 +262,10 @@ def _fresh_hits(
         # whose steps never say so) shows its first lines.
         if len(matched) < need and not hit.by_meaning:
             continue
-        doc = docs[hit.rel]
+        try:  # not `get`: before the corpus is read, `docs` reads a file when asked
+            doc = docs[hit.rel]
+        except KeyError:  # written since `docs` was taken: the next prompt has it
+            continue
         fp = fingerprint(doc)
         if state.injected.get(hit.rel) == fp or state.surfaced.get(hit.rel) == fp:
             continue

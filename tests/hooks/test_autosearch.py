@@ -288,3 +288,24 @@ def test_a_note_found_by_its_name_alone_is_surfaced(
     store.write_note("deploy-checklist", "1. Run the tests.\n2. Tag the release.\n")
     note = f"projects/{store.slug}/notes/deploy-checklist.md"
     assert _ask(project, "what's on the deploy checklist?") == [note]
+
+
+def test_a_hit_written_after_the_prompts_files_were_taken_is_skipped(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    """A session process takes the prompt's files, then searches; a note its watcher
+    reported in between is a hit its files lack. The prompt failed on it (KeyError: no
+    context, one stderr line), seen in a slowed soak (bench_soak) with an edit every 5 prompts."""
+    from memhooks.hooks.handlers import _fresh_hits
+    from memhooks.hooks.state import SessionState
+    from memhooks.memory.searching import search
+
+    store = Store(memory_root, slug_for(str(tmp_path / "shop")))
+    store.write_note("billing", "We deploy the billing service with helm.")
+    docs = dict(store.corpus())  # taken before the note below was written
+    store.write_note("billing-v2", "Deploy the billing service with argo from now on.")
+    result = search(store, "deploy billing service")
+    assert {h.rel for h in result.hits} > set(docs)  # the search found the new one
+    query = asked(PROMPT)
+    hits = list(_fresh_hits(result, docs, SessionState(), query, PROMPT, {}))
+    assert [h.rel for h in hits] == [h.rel for h in result.hits if h.rel in docs]
