@@ -115,6 +115,11 @@ class Warm:
         self.root = root
         self.ready = threading.Event()
         self._behind: threading.Thread | None = None  #: embedding what a search lacked
+        #: Files edited (their new `Doc`) or deleted (None) since `_edits` last took
+        #: them, by path: the latest change of a file wins.
+        self._changed: dict[str, Doc | None] = {}
+        self._wake = threading.Condition()
+        self._worker: threading.Thread | None = None  #: `_edits`, once a file changed
 
     def start(self, docs: Sequence[Doc]) -> None:
         """Embed `docs` in a daemon thread (it never keeps a finished session alive)."""
@@ -132,13 +137,33 @@ class Warm:
         return self.index
 
     def changed(self, rel: str, doc: Doc | None) -> None:
-        """A file was edited (`doc`) or deleted (None)."""
-        if doc is None:
-            # Not here: the watcher (and the prompts waiting for what it re-reads) would
-            # wait while an embedding holds the index, seconds for a long note.
-            _thread(lambda: self.index.forget(rel))
-        elif self.ready.is_set():
-            self._spawn([doc])
+        """A file was edited (`doc`) or deleted (None): taken by one thread, `_edits`.
+
+        Not here: the watcher (and the prompts waiting for what it re-reads) would wait
+        while an embedding holds the index, seconds for a long note. Nor a thread per
+        file: a pull or a sync of the root changes hundreds at once, a thread each.
+        """
+        if doc is not None and not self.ready.is_set():
+            return  # the first embedding, or a search's (`usable`), takes it
+        with self._wake:
+            self._changed[rel] = doc
+            if self._worker is None:
+                self._worker = _thread(self._edits)
+            self._wake.notify()
+
+    def _edits(self) -> None:
+        while True:
+            with self._wake:
+                while not self._changed:
+                    self._wake.wait()
+                batch, self._changed = self._changed, {}
+            try:
+                for rel, doc in batch.items():
+                    if doc is None:
+                        self.index.forget(rel)
+                self.index.prepare([d for d in batch.values() if d is not None])
+            except Exception as e:  # noqa: BLE001 - a search embeds what it lacks
+                logger.warning("semantic index: %s: %s", type(e).__name__, e)
 
     def _spawn(
         self, docs: list[Doc], done: threading.Event | None = None, first: bool = False

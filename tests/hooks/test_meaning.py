@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -19,7 +20,6 @@ from tests.conftest import run_cli
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
 
 def _wait(check: Callable[[], bool], seconds: float = 30.0) -> None:
@@ -161,3 +161,53 @@ def test_a_deletion_is_taken_while_a_long_note_is_embedded(
     folder = next((memory_root / ".embeddings").glob("usem3-*"))
     rels = {f"projects/{store.slug}/notes/{n}.md" for n in ("deploy", "paste")}
     _wait(lambda: {_rel_of(p) for p in folder.iterdir()} == rels)  # pool's dropped
+
+
+def _threads(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(x for x in status.splitlines() if x.startswith("Threads:"))[8:])
+
+
+def test_a_burst_of_edits_is_embedded_by_one_thread(
+    memory_root: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A real session process, by meaning: the soak of tests/benchmarks/bench_soak.py
+    # showed 11 threads where a fresh one has 5, and 109 files changed at once (a pull
+    # of a synced root) 77: a thread per edited file, each waiting for the encoder.
+    from tests.hooks.test_fastpath import FAST, _hook, _payload
+    from tests.processes import session_processes
+
+    monkeypatch.setenv("MEMHOOKS_SEMANTIC", "on")
+    store = _three_notes(memory_root, project)
+    start = _payload("SessionStart", project, "burst-1", source="startup")
+    assert _hook(start, FAST).returncode == 0
+    _wait(lambda: len(session_processes(memory_root, "burst-1")) == 1)
+    (pid,) = session_processes(memory_root, "burst-1")
+    ask = _payload("UserPromptSubmit", project, "burst-1", prompt="")
+
+    def by_meaning(n: int) -> bool:  # warm: a prompt with no word of the note finds it
+        prompt = f"refund when moving to a cheaper plan, take {n}"
+        return "proration" in _hook(ask.replace('""', json.dumps(prompt)), FAST).stdout
+
+    counter = iter(range(1000))
+    _wait(lambda: by_meaning(next(counter)), 120)
+    before = _threads(pid)
+    # As a pull writes them: a long note first, and while the encoder is on it, the
+    # others, each of which waited for it in a thread of its own.
+    notes = memory_root / "projects" / store.slug / "notes"
+    sections = (f"## Part {i}\nthe pool {i} holds {i} clients\n" for i in range(150))
+    (notes / "paste.md").write_text("# Paste\n\n" + "\n".join(sections))
+    for i in range(30):
+        (notes / f"burst-{i}.md").write_text(f"# Burst {i}\n\nthe pool {i} holds\n")
+    folder = next((memory_root / ".embeddings").glob("usem3-*"))
+    most = before
+
+    def embedded() -> bool:  # every file's record is in the cache: the burst is done
+        nonlocal most
+        most = max(most, _threads(pid))
+        return len(list(folder.iterdir())) == 3 + 31
+
+    _wait(embedded, 60)
+    assert most <= before + 2, f"{most} threads, {before} before the edits"
+    _hook(_payload("SessionEnd", project, "burst-1", reason="other"), FAST)
+    _wait(lambda: not session_processes(memory_root), 10)
