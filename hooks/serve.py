@@ -86,8 +86,10 @@ class Answer(NamedTuple):
 async def answer(
     line: bytes | Dropped, harness: Harness | None, sessions: Sessions
 ) -> Answer:
-    """Answer one event line (`Dropped`: one longer than `decode` takes, dropped as read);
-    a failure becomes an error reply (generic dialect), never an exception."""
+    """Answer one event line; failures become an error reply (generic dialect), never raise.
+
+    `Dropped` stands for a line longer than `decode` takes, dropped as it was read.
+    """
     event = None
     try:
         if isinstance(line, Dropped):
@@ -95,8 +97,10 @@ async def answer(
         event = decode(line, harness)
         if event is None:
             return Answer(None)
-        if event.kind == "session-end":  # the corpus's reading, which it waits for,
-            _stop_waiting(sessions)  # may wait for another process's build
+        if event.kind == "session-end":
+            # The corpus's reading, which the session end waits for, may be waiting for
+            # another process's build of the index file: nothing reads that file now.
+            _stop_waiting(sessions)
         await checkpoint()  # let the watcher deliver edits made just before this event
         reply = await handle(event, sessions)
     except TimeoutError:
@@ -113,8 +117,8 @@ async def answer(
 
 
 def _stop_waiting(sessions: Sessions) -> None:
-    # A build of an index file this process waits for another's to end gives up: no
-    # search reads it now (`index_file.stop_waiting`).
+    # Each view's build of its index file that waits for another process's gives up
+    # (`index_file.stop_waiting`): this process is leaving and reads none.
     for view in sessions.views():
         stop_waiting(view.store)
 
