@@ -201,7 +201,7 @@ def building(scope: Scope, *, wait: bool = False) -> Iterator[bool]:
     Raises:
         OSError: the lock file cannot be made (a read-only root).
     """
-    path = _path(scope).with_suffix(".building")
+    path = _lock(scope)
     held = (path, _thread.get_ident())
     if held in _HELD:
         yield True
@@ -236,7 +236,7 @@ def stop_waiting(scope: Scope) -> None:
     up now and builds nothing, as does any later one: the process is leaving (a session
     process whose session ended), and would else stay up to `WAIT_MOST` for a file it
     will not read, then build it anyway."""
-    _GIVEN_UP.add(_path(scope).with_suffix(".building"))
+    _GIVEN_UP.add(_lock(scope))
 
 
 #: The ``.building`` locks of the scopes `stop_waiting` named.
@@ -258,3 +258,8 @@ def _waited(fd: int, path: Path) -> bool:
 
 def _path(scope: Scope) -> Path:
     return scope.root / INDEX_DIR / f"{scope.slug}.mhix"
+
+
+def _lock(scope: Scope) -> Path:
+    # What `building` locks and `stop_waiting` names: one path for both.
+    return _path(scope).with_suffix(".building")
