@@ -1,9 +1,11 @@
-"""How long `memhooks mcp` takes to answer a client's first message; a script, not a test.
+"""How long `memhooks mcp` takes to answer a client's first message, and to list its
+tools; a script, not a test.
 
     .venv/bin/python -m tests.benchmarks.bench_mcp [--runs 11] [--against PYTHONPATH]
 
 A fresh server per run, as a harness starts one: the time from its start to its answer to
-`initialize`, medians of ``--runs``, interleaved with a bare interpreter start (``python
+`initialize`, and to its answer to `tools/list` sent after it (the handshake a harness
+makes before a turn can use the tools), medians of ``--runs``, interleaved with a bare interpreter start (``python
 -c pass``), the floor any Python server pays. ``--against`` runs a second server with that
 ``PYTHONPATH`` in between (another checkout's `memhooks` package, e.g. one that used the
 mcp SDK). Codex CLI 0.171.0 waits about 1.1 s for an optional server before a turn.
@@ -20,6 +22,10 @@ import sys
 import tempfile
 import time
 
+_LIST = [
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
 _HELLO = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -32,7 +38,7 @@ _HELLO = {
 }
 
 
-def _answered(env: dict[str, str], root: str) -> float:
+def _answered(env: dict[str, str], root: str) -> tuple[float, float]:
     argv = [sys.executable, "-m", "memhooks.hooks", "mcp", "--root", root]
     start = time.perf_counter()
     proc = subprocess.Popen(
@@ -46,12 +52,17 @@ def _answered(env: dict[str, str], root: str) -> float:
     proc.stdin.write(json.dumps(_HELLO).encode() + b"\n")
     proc.stdin.flush()
     reply = json.loads(proc.stdout.readline())
-    took = time.perf_counter() - start
+    first = time.perf_counter() - start
     assert reply["id"] == 1 and "result" in reply, reply
+    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in _LIST))
+    proc.stdin.flush()
+    reply = json.loads(proc.stdout.readline())
+    listed = time.perf_counter() - start
+    assert reply["id"] == 2 and reply["result"]["tools"], reply
     proc.stdin.close()
     proc.wait()
     proc.stdout.close()
-    return took
+    return first, listed
 
 
 def _bare() -> float:
@@ -65,19 +76,21 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--against", metavar="PYTHONPATH")
     args = parser.parse_args()
-    times: dict[str, list[float]] = {"python -c pass": [], "memhooks mcp": []}
-    if args.against:
-        times["--against"] = []
+    times: dict[str, list[float]] = {"python -c pass": []}
+    servers = {"memhooks mcp": None, "--against": args.against}
     with tempfile.TemporaryDirectory() as root:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         for _ in range(args.runs):
             times["python -c pass"].append(_bare())
-            times["memhooks mcp"].append(_answered(env, root))
-            if args.against:
-                old = {**env, "PYTHONPATH": args.against}
-                times["--against"].append(_answered(old, root))
+            for name, path in servers.items():
+                if name == "memhooks mcp" or path:
+                    first, listed = _answered(
+                        env if path is None else {**env, "PYTHONPATH": path}, root
+                    )
+                    times.setdefault(f"{name}: initialize", []).append(first)
+                    times.setdefault(f"{name}: tools/list", []).append(listed)
     for name, got in times.items():
-        print(f"{name:16} median {statistics.median(got) * 1000:6.0f} ms")
+        print(f"{name:28} median {statistics.median(got) * 1000:6.0f} ms")
 
 
 if __name__ == "__main__":

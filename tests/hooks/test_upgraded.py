@@ -3,13 +3,17 @@ next hook, run with the new files, answers and starts one of its own."""
 
 from __future__ import annotations
 
+import json
 import os
+import select
 import shutil
-from typing import TYPE_CHECKING
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any
 
 from memhooks.hooks import upgraded
 from memhooks.hooks.upgraded import Install, fingerprint
-from memhooks.memory import Store, slug_for
+from memhooks.memory import Store, slug_for, today
 from tests.hooks.test_fastpath import FAST, _hook, _payload, _servers, _wait
 
 if TYPE_CHECKING:
@@ -113,3 +117,69 @@ def test_an_upgrade_ends_the_session_process_and_the_next_prompt_starts_one(
     assert _hook(other, env).returncode == 0
     _hook(_payload("SessionEnd", project, "up-1", reason="other"), env)
     assert _wait(lambda: not _servers(memory_root))
+
+
+def test_memhooks_mcp_keeps_serving_every_tool_after_an_upgrade(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    """`memhooks mcp` lives as long as the harness and cannot leave: once it has listed
+    its tools it holds the whole release, so a module it had not needed yet is not taken
+    from the new files, which may need a name the old code in memory lacks."""
+    package = _copied_install(tmp_path / "site")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    argv = ["-m", "memhooks.hooks", "mcp", "--root", str(memory_root)]
+    server = subprocess.Popen(
+        [sys.executable, *argv, "--slug", "shop-0123abcd"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    asked = 0
+
+    def ask(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        nonlocal asked
+        asked += 1
+        message = {"jsonrpc": "2.0", "id": asked, "method": method, "params": params}
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(json.dumps(message).encode() + b"\n")
+        server.stdin.flush()
+        assert select.select([server.stdout], [], [], 60)[0], f"{method}: no reply"
+        reply: dict[str, Any] = json.loads(server.stdout.readline())
+        assert "error" not in reply, reply
+        result: dict[str, Any] = reply["result"]
+        return result
+
+    def call(tool: str, **arguments: str) -> str:
+        result = ask("tools/call", {"name": tool, "arguments": arguments})
+        assert not result["isError"], result
+        text: str = result["content"][0]["text"]
+        return text
+
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        ask("initialize", {**hello, "clientInfo": {"name": "test", "version": "1"}})
+        assert len(ask("tools/list", {})["tools"]) == 5
+        ask("ping", {})  # read once what follows the tools' listing is done
+        # The upgrade: every module of the new release needs a name the old one lacks.
+        for module in [*package.glob("memory/*.py"), *package.glob("hooks/*.py")]:
+            with module.open("a") as f:
+                f.write("\nfrom memhooks.memory.text import only_in_the_next_release\n")
+        secret = "ghp_" + "a1B2" * 9  # a secret warned of: the checks' modules
+        assert "wrote" in call("memory_write", to="note", name="redis", text=secret)
+        call("memory_write", to="daily", title="deploy", text="moved redis to 6390")
+        assert "redis" in call("memory_search", query="最新的 redis 端口")
+        call("memory_search", query="->")
+        assert "6390" in call("memory_read", target=f"daily/{today()}")
+        call("memory_edit", target="notes/redis", old=secret, new="in vault")
+        assert "forgot" in call("memory_forget", target="notes/redis")
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait(timeout=60)
+        assert server.stderr is not None
+        stderr = server.stderr.read().decode()
+        for stream in (server.stdout, server.stderr):
+            assert stream is not None
+            stream.close()
+    assert server.returncode == 0 and "Traceback" not in stderr, stderr
