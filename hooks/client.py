@@ -102,9 +102,9 @@ def forward(argv: list[str], payload: bytes) -> str | None:
                 if sum(map(len, chunks)) > MAX_REPLY:
                     raise OSError("reply too large")
         except OSError as e:
-            if isinstance(e, ConnectionResetError) and not chunks:
-                # Reset unread: a process leaving closed its socket with this request
-                # still queued (a clear just after a session end). Nothing was done.
+            if isinstance(e, (ConnectionResetError, BrokenPipeError)) and not chunks:
+                # Shut before it read the request, or with it still queued: a process
+                # leaving (a clear just after a session end). Nothing was done.
                 return None
             if data.get("hook_event_name") == "SessionEnd":
                 os.environ[HANDED_OVER_ENV] = (
@@ -116,6 +116,10 @@ def forward(argv: list[str], payload: bytes) -> str | None:
             return ""
     finally:
         s.close()
+    if not chunks:
+        # Shut with no reply, which always says something: a process leaving took the
+        # request but never did it (its leaving cancels a request still being read).
+        return None
     raw = b"".join(chunks)
     if (why := failure(raw)) is not None:
         # As the hook would have said it had it done the event itself (`hookcmd`).

@@ -774,6 +774,72 @@ def test_a_clear_just_after_a_session_end_gets_the_block(
     assert _wait(lambda: not _servers(memory_root), timeout=10)
 
 
+#: A hook stopped (SIGSTOP) where its thin client has connected to the session process
+#: (argv[1] "connected"), or has sent its request but not yet shut its side ("sent").
+_STOPPED_CLIENT = """
+import _socket, os, signal, sys
+where = sys.argv[1]
+class Stopped(_socket.socket):
+    __slots__ = ()
+    def connect(self, address):
+        super().connect(address)
+        stop("connected")
+    def shutdown(self, how):
+        stop("sent")
+        super().shutdown(how)
+def stop(at):
+    global where
+    if at == where:
+        where = None
+        _socket.socket = Stopped.__base__  # for the hook done in-process, if it is
+        os.kill(os.getpid(), signal.SIGSTOP)
+_socket.socket = Stopped
+from memhooks.hooks.client import main
+sys.argv = ["memhooks", "hook"]
+main()
+"""
+
+
+def _stopped(pid: int) -> bool:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
+
+
+@pytest.mark.parametrize("at", ["connected", "sent"])
+def test_a_clear_its_leaving_session_process_took_but_never_answered_gets_the_block(
+    memory_root: Path, project: Path, tmp_path: Path, at: str
+) -> None:
+    # The windows of the test above, held open: a /clear's hook reached the session
+    # process as it left, and was put off (a busy machine) just after connecting, or
+    # after sending its event. The process shut the connection unanswered; the hook
+    # printed nothing (and "Broken pipe" on stderr once connected only).
+    event = functools.partial(_payload, project=project, session="took-1")
+    _hook(event("SessionStart", source="startup"), FAST)
+    assert _wait(lambda: answers(socket_path(str(memory_root), "took-1")))
+    _hook(event("UserPromptSubmit", prompt="make test"), FAST)
+    index = memory_root / ".index" / f"{slug_for(str(project))}.mhix"
+    assert _wait(index.exists, timeout=30)  # built by its event loop (`serve._warm`)
+    (tmp_path / "clear.json").write_text(event("SessionStart", source="clear"))
+    with (tmp_path / "clear.json").open("rb") as stdin:
+        clear = subprocess.Popen(
+            [sys.executable, "-c", _STOPPED_CLIENT, at],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **FAST},
+        )
+    try:
+        assert _wait(lambda: _stopped(clear.pid), timeout=30)
+        end = _hook(event("SessionEnd", reason="clear"), FAST)
+        assert end.returncode == 0 and end.stdout == ""
+        assert _wait(lambda: not _servers(memory_root), timeout=30)
+    finally:
+        os.kill(clear.pid, signal.SIGCONT)
+    out, err = clear.communicate(timeout=30)
+    assert b"Run make test" in out and err == b"", (out, err)
+    _hook(event("SessionEnd", reason="other"), FAST)
+    assert _wait(lambda: not _servers(memory_root), timeout=10)
+
+
 @pytest.mark.parametrize("settled", [False, True], ids=["first-answers", "served"])
 def test_an_event_the_session_process_fails_says_so_on_the_hooks_stderr(
     memory_root: Path, project: Path, tmp_path: Path, settled: bool
