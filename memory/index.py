@@ -305,7 +305,9 @@ class Index:
     def get(self, rel: str) -> Doc | None:
         """The indexed document at `rel`, if any."""
         i = self._ids.get(rel)
-        return None if i is None else self._docs[i]
+        doc = None if i is None else self._docs[i]
+        # Asked outside a session's lock (a snippet), the id may be reused meanwhile.
+        return doc if doc is not None and doc.rel == rel else None
 
     def id_of(self, rel: str) -> int | None:
         """The id of the indexed document at `rel`, if any."""

@@ -282,9 +282,9 @@ class Layered:
         return self._seg.rels[doc_id]
 
     def get(self, rel: str) -> Doc | None:
-        """The document at `rel`, if any."""
-        i = self.id_of(rel)
-        return None if i is None else self.doc(i)
+        """The document at `rel`, if any (asked outside a session's lock: a snippet)."""
+        i = self._live_id(rel)  # one in memory is not (`_drop_live`): looked up by path
+        return self._over.get(rel) if i is None else self.doc(i)
 
     def id_of(self, rel: str) -> int | None:
         """The id of the document at `rel`, if any."""

@@ -248,7 +248,7 @@ def search_index(
             s.rel,
             s.matched,
             s.filename_only,
-            _snippet(index, s.id, s.found, idf, s.filename_only),
+            _snippet(index, s.rel, s.found, idf, s.filename_only),
             s.lines,
         )
         for s in scored
@@ -308,14 +308,18 @@ def _snippet_at(doc: Doc, line: int) -> Callable[[], list[Line]]:
 
 def _snippet(
     index: Searchable,
-    doc_id: int,
+    rel: str,
     found: Sequence[str],
     idf: dict[str, float],
     filename_only: bool,
 ) -> Callable[[], list[Line]]:
-    # The document is read only if the snippet is made (an index may hold no text).
+    # The document is read only if the snippet is made (an index may hold no text), by
+    # its path: made after a session's search, outside the lock its watcher patches the
+    # index under, an id may name a document removed since, or another in its place.
     def make() -> list[Line]:
-        doc = index.doc(doc_id)
+        doc = index.get(rel)
+        if doc is None:
+            return []  # gone since the search: it shows no lines
         if filename_only:
             return _filename_preview(doc)
         wanted = set(found)

@@ -16,8 +16,6 @@ from tests.memory.test_layered import _answer
 if TYPE_CHECKING:
     from pathlib import Path
 
-    import pytest
-
 
 def test_a_session_whose_index_file_is_damaged_answers_and_reopens_it(
     memory_root: Path, trusting: None
@@ -356,3 +354,36 @@ def test_a_session_building_its_index_file_never_keeps_a_prompt_waiting(
         release.set()
         warm.join(30)
     assert has_index(store) and view.search("kafka lag").hits
+
+
+@pytest.mark.parametrize("meanwhile", ["deleted", "deleted-then-another-created"])
+def test_a_hit_whose_note_went_before_its_snippet_was_made_shows_no_lines(
+    tmp_path: Path, meanwhile: str
+) -> None:
+    """A prompt is searched under the lock the watcher patches the index under; its
+    hits' snippets are made after, for those shown. A note created during the session
+    and deleted meanwhile (a soak: one every 20 prompts) failed the prompt with
+    "AssertionError: postings never name a removed document"; with another note created
+    in between (one holding a word of the prompt), the hit showed that note's text under
+    the deleted one's name."""
+    import threading
+
+    view, store, folder = _opened(tmp_path)
+    view.index()
+    kiwi = folder / "kiwi.md"
+    kiwi.write_text("Kiwi tart: kiwi and cream on shortcrust.\n")
+    rel = kiwi.relative_to(store.root).as_posix()
+    view.refresh([rel])  # in the index in memory: created after its file
+    [hit] = [h for h in view.search("kiwi tart").hits if h.rel == rel]
+
+    def watcher() -> None:  # what the watcher's thread re-reads meanwhile
+        kiwi.unlink()
+        view.refresh([rel])
+        if meanwhile == "deleted-then-another-created":
+            (folder / "plum.md").write_text("Plum tart, baked in August.\n")
+            view.refresh([f"{rel.rsplit('/', 1)[0]}/plum.md"])
+
+    thread = threading.Thread(target=watcher)
+    thread.start()
+    thread.join()
+    assert hit.lines == ()
