@@ -162,9 +162,7 @@ def render_hits(
     shown: list[Hit] = []
     for hit in hits:
         # The path too: a note's file name can hold a tag or a control character.
-        block = neutralise(
-            f"{hit.rel}  {matched_label(hit)}\n{_first_window(hit.snippet)}"
-        )
+        block = neutralise(f"{hit.rel}  {matched_label(hit)}\n{window_of(hit)}")
         room = budget - used - (0 if shown else nbytes(header) + 1)
         if nbytes(block) + 1 > room:
             if shown or room < 120:
@@ -179,8 +177,9 @@ def render_hits(
     return (wrap("\n".join(lines)) if lines else ""), shown
 
 
-def _first_window(snippet: str) -> str:
-    return snippet.split("\n…\n", 1)[0].removesuffix("\n…")
+def window_of(hit: Hit) -> str:
+    """What auto-search injects of a hit's snippet: its first window."""
+    return hit.snippet.split("\n…\n", 1)[0].removesuffix("\n…")
 
 
 #: Daily logs larger than this (characters) are taken whole, not entry by entry.
@@ -196,12 +195,23 @@ class LogHit(NamedTuple):
     entries: dict[
         str, frozenset[str]
     ]  #: id (`entry_id`) → terms, of entries that matched
+    #: id → the entry's lines that hold a matched term (none: the log was judged whole)
+    lines: dict[str, frozenset[str]]
 
     def news(self, seen: Iterable[str], need: int) -> bool:
         """Whether the entries not `seen` yet match `need` terms on their own."""
         old = set(seen)
         terms = {t for i, ts in self.entries.items() if i not in old for t in ts}
         return len(terms) >= need
+
+    def shown(self, hit: Hit) -> list[str]:
+        """The ids of the entries `hit`'s injected window showed a matching line of:
+        those the session has seen. Only the first window is injected; an entry that
+        matched further down was not shown, and a later prompt it answers is news."""
+        window = set(window_of(hit).split("\n"))
+        return sorted(
+            i for i in self.entries if not self.lines.get(i) or self.lines[i] & window
+        )
 
 
 def judge_log(
@@ -223,7 +233,7 @@ def judge_log(
     if len(log) > JUDGE_MAX:
         # Records are condensed long before this: a log this large is a person's (or
         # hostile), and judging it line by line would cost the prompt its deadline.
-        return LogHit(True, {entry_id(log[:JUDGE_MAX]): frozenset(matched)})
+        return LogHit(True, {entry_id(log[:JUDGE_MAX]): frozenset(matched)}, {})
     from memhooks.memory.terms import keys  # the stemmer: not for SessionStart
 
     said = set(keys(prompt[:_PROMPT_MAX]))
@@ -231,23 +241,28 @@ def judge_log(
     person: set[str] = set()
     anyone: set[str] = set()
     ids: dict[str, frozenset[str]] = {}
+    where: dict[str, frozenset[str]] = {}
     for entry in entries(log):
         lines = entry.text.split("\n")
-        if entry.automatic:  # its heading and the lines that echo the prompt left out
-            found = frozenset().union(
-                *(ks for ks in map(_keys_of, lines[1:]) if not ks <= said)
-            )
-        else:
-            found = frozenset().union(*map(_keys_of, lines))
+        # A record's heading and the lines that echo the prompt are left out.
+        held: dict[str, frozenset[str]] = {}
+        for line in lines[1:] if entry.automatic else lines:
+            ks = _keys_of(line)
+            if ks and not (entry.automatic and ks <= said):
+                held[line] = ks
+        found = frozenset().union(*held.values())
         terms = {t for t, ks in wanted.items() if ks & found}
         if terms:
-            ids[entry_id(entry.text)] = frozenset(terms)
+            eid = entry_id(entry.text)
+            ids[eid] = frozenset(terms)
+            keys_of_terms = set().union(*(wanted[t] for t in terms))
+            where[eid] = frozenset(ln for ln, ks in held.items() if ks & keys_of_terms)
             anyone |= terms
             if not entry.automatic:
                 person |= terms
     if len(anyone) < need or not ids:
         return None
-    return LogHit(len(person) >= need, ids)
+    return LogHit(len(person) >= need, ids, where)
 
 
 def _keys_of(line: str) -> frozenset[str]:

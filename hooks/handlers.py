@@ -31,7 +31,7 @@ from memhooks.memory.text import cut, nbytes, neutralise
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-    from memhooks.hooks.autosearch import Asked
+    from memhooks.hooks.autosearch import Asked, LogHit
     from memhooks.hooks.view import View
     from memhooks.hooks.wire import Kind
     from memhooks.memory import Doc
@@ -191,7 +191,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     from memhooks.hooks import autosearch  # with the stemmer: not for SessionStart
 
     query = autosearch.asked(prompt)
-    logs: dict[str, frozenset[str]] = {}
+    logs: dict[str, LogHit] = {}
     hits = (
         _fresh_hits(
             view.search(
@@ -210,12 +210,13 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         else iter(())
     )
     context, shown = autosearch.render_hits(hits, _budget(event, auto.budget), notice)
+    marked = {h.rel: logs[h.rel].shown(h) if h.rel in logs else [] for h in shown}
     for hit in shown:
         state.surfaced[hit.rel] = fingerprint(docs[hit.rel])
-        if hit.rel in logs:
+        if marked[hit.rel]:
             seen = state.seen_entries.get(hit.rel, [])
-            state.seen_entries[hit.rel] = [*seen, *sorted(logs[hit.rel])][-200:]
-    blocked.remember(event, state, {h.rel: len(logs.get(h.rel, ())) for h in shown})
+            state.seen_entries[hit.rel] = [*seen, *marked[hit.rel]][-200:]
+    blocked.remember(event, state, {r: len(ids) for r, ids in marked.items()})
     if shown:
         activity.note(
             view.store, event.session_id, "surfaced", rels=[h.rel for h in shown]
@@ -239,7 +240,7 @@ def _fresh_hits(
     state: SessionState,
     query: Asked,
     prompt: str,
-    logs: dict[str, frozenset[str]],
+    logs: dict[str, LogHit],
 ) -> Iterator[Hit]:
     """Hits worth injecting, best first; lazy, since only the first few fit the budget.
 
@@ -248,8 +249,8 @@ def _fresh_hits(
     prompt is no hit, and one whose matching entries the session has seen already is
     not news because something else was appended to it: the entries it has not seen
     must match on their own. A hit must match `query.need()` of the prompt's terms;
-    `logs` receives the entries each daily-log hit matched, for the caller to mark seen
-    once shown.
+    `logs` receives how each daily-log hit was judged, for the caller to mark seen the
+    entries the injected window shows.
     """
     from memhooks.hooks.autosearch import judge_log
 
@@ -277,7 +278,7 @@ def _fresh_hits(
             continue
         if not judged.news(state.seen_entries.get(hit.rel, ()), need):
             continue
-        logs[hit.rel] = frozenset(judged.entries)
+        logs[hit.rel] = judged
         if judged.person:
             yield hit
         else:

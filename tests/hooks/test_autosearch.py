@@ -309,3 +309,20 @@ def test_a_hit_written_after_the_prompts_files_were_taken_is_skipped(
     query = asked(PROMPT)
     hits = list(_fresh_hits(result, docs, SessionState(), query, PROMPT, {}))
     assert [h.rel for h in hits] == [h.rel for h in result.hits if h.rel in docs]
+
+
+def test_a_log_entry_matched_but_not_shown_is_surfaced_later(
+    memory_root: Path, project: Path
+) -> None:
+    """Auto-search shows a daily log's first window only: an entry that matched the
+    prompt outside it was never shown, and a later prompt it answers must get it (seen
+    with three harnesses on one log: one's flush, matched by another's prompt through
+    an earlier entry, was never surfaced to it)."""
+    store = Store(memory_root, slug_for(str(project)))
+    store.append_daily("decision", "Billing invoices are sent on Mondays.")
+    for i in range(4):
+        store.append_daily("aside", f"Unrelated remark number {i}.\nAnd a second line.")
+    store.append_daily("decision", "Billing refunds go through the osprey ledger.")
+    (log,) = _ask(project, "When are billing invoices sent?")
+    store.append_daily("session end", "**Prompts**\n- Say hello.")  # another session's
+    assert _ask(project, "Which ledger handles billing refunds?") == [log]
