@@ -3,20 +3,25 @@
     capture_hook.py DIR -- COMMAND...
 
 writes DIR/<n>-<hook_event_name>.json (the payload as the harness sent it) and passes
-stdin, stdout, stderr and the exit code of COMMAND through unchanged.
+stdin, stdout, stderr and the exit code of COMMAND through unchanged; what COMMAND wrote
+on stderr is kept in DIR/<n>-<hook_event_name>.err and its exit code in `.rc`.
+
+This process becomes the `sh` that runs COMMAND: a hook's harness is its parent past
+the shells (`hooks/spawn.py`), and a Python process in between would make the session
+process take this wrapper, gone once the hook returned, for a harness that quit.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
+import shlex
 import sys
 import time
 from pathlib import Path
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str]) -> None:
     outdir = Path(argv[0])
     command = " ".join(argv[argv.index("--") + 1 :])
     payload = sys.stdin.buffer.read()
@@ -25,12 +30,15 @@ def main(argv: list[str]) -> int:
     except (ValueError, AttributeError):
         event = "unparsed"
     outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / f"{time.time_ns()}-{event}.json").write_bytes(payload)
-    done = subprocess.run(
-        command, shell=True, input=payload, check=False, env=os.environ
+    stem = outdir / f"{time.time_ns()}-{event}"
+    sent, err, rc = (shlex.quote(f"{stem}{x}") for x in (".json", ".err", ".rc"))
+    stem.with_suffix(".json").write_bytes(payload)
+    script = (
+        f"{command} <{sent} 2>{err}; rc=$?; cat {err} >&2; "
+        f'printf %s "$rc" >{rc}; exit "$rc"'
     )
-    return done.returncode
+    os.execve("/bin/sh", ["sh", "-c", script], os.environ)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    main(sys.argv[1:])

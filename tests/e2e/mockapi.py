@@ -20,7 +20,8 @@ namespace, as Codex offers an MCP server's: `mcp__memhooks/memory_write`). The f
 user's last message wins: it answers with that text, or calls that tool; once the tool's
 result comes back the model answers "Mock reply N." (N: the request's number, also the
 default answer). `"usage"` is the input-token count every reply reports (a big one makes
-a CLI compact). Whatever the script says, a request asking for a conversation summary
+a CLI compact), or `{"anthropic": N, "responses": N, "gemini": N}` to tell the three
+APIs apart (100 for one not named). Whatever the script says, a request asking for a conversation summary
 gets `<analysis>…</analysis><summary>…</summary>` (Claude Code, Codex) or
 `<state_snapshot>…</state_snapshot>` (Gemini), and the JSON side calls (Gemini's routing and
 next-speaker check, Codex's thread title, older Claude Code's session title) get an object
@@ -99,8 +100,11 @@ class Script:
             return Answer(str(rule.get("reply", DEFAULT_REPLY)).format(n=n))
         return default
 
-    def usage(self) -> int:
+    def usage(self, api: str) -> int:
+        """The input tokens a reply of `api` ("anthropic", "responses", "gemini") reports."""
         value = self.load().get("usage", 100)
+        if isinstance(value, dict):
+            value = value.get(api, 100)
         return value if isinstance(value, int) else 100
 
 
@@ -216,7 +220,9 @@ class Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         body = body if isinstance(body, dict) else {}
         script = self.server.script
-        usage = script.usage()
+        api = "anthropic" if "/messages" in path else "responses"
+        api = "gemini" if ":" in path.rsplit("/", 1)[-1] else api
+        usage = script.usage(api)
         if path.endswith("/messages/count_tokens"):
             self._json(200, {"input_tokens": usage})
         elif path.endswith("/messages"):

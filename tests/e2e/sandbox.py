@@ -242,9 +242,12 @@ class Sandbox:
 
     # --- the mock model ---------------------------------------------------------------
 
-    def script(self, rules: Sequence[dict[str, Any]] = (), *, usage: int = 100) -> None:
+    def script(
+        self, rules: Sequence[dict[str, Any]] = (), *, usage: int | dict[str, int] = 100
+    ) -> None:
         """What the mock model answers (mockapi.py): `{"when", "reply"}` or
-        `{"when", "tool", "args"}` rules; the first whose text is in the prompt wins."""
+        `{"when", "tool", "args"}` rules; the first whose text is in the prompt wins;
+        `usage` per API as `{"anthropic": N, "responses": N, "gemini": N}` or for all."""
         data = {"rules": list(rules), "usage": usage}
         tmp = self.mock_dir / "script.json.tmp"
         tmp.write_text(json.dumps(data))
