@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -29,7 +33,6 @@ from tests.e2e.sandbox import MEMHOOKS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
 
     from tests.e2e.sandbox import Leftovers, Sandbox
 
@@ -362,3 +365,32 @@ def test_the_model_calls_memory_search_through_memhooks_mcp(
         answered = [r.text for r in sb.requests() if "Searched 2 terms" in r.text]
         assert answered, [r.text[-500:] for r in sb.requests()]
         assert "wombat(1) proxy(1)" in answered[0] and FACT in answered[0]
+
+
+def test_a_tui_left_open_ends_with_its_sandbox(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A test that fails before `/quit` closes its sandbox with the TUI still open:
+    Gemini CLI outlived the SIGHUP of tmux's `kill-server`, and two node processes of
+    every such test kept running after the tier."""
+    with sandbox(tmp_path_factory.mktemp("gemini-left"), cli_bins, netns) as sb:
+        tmux = sb.tmux(["gemini"], env=setup_gemini(sb))
+        tmux.wait_text("Type your message", timeout=60)
+        sb.ask(tmux, ASK)
+        time.sleep(5)  # Gemini CLI ended with the server only in its first seconds
+    marker = f"MEMHOOKS_HOME={sb.root}".encode()
+
+    def running() -> list[str]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            with contextlib.suppress(OSError):
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                if marker in environ and state[0] != "Z":
+                    found.append(pid)
+        return found
+
+    deadline = time.monotonic() + 5
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not running()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -58,4 +61,10 @@ class Tmux:
         self.wait_for(lambda: not self.alive(), timeout=timeout, what="the CLI to exit")
 
     def kill(self) -> None:
+        """End the tmux server and the CLI in its pane: Gemini CLI outlives the SIGHUP
+        that `kill-server` sends, and a test that failed before `/quit` left it running."""
+        panes = self._tmux("list-panes", "-a", "-F", "#{pane_pid}").split()
         self._tmux("kill-server")
+        for pid in panes:  # the pane's process leads its own process group
+            with contextlib.suppress(OSError):
+                os.killpg(int(pid), signal.SIGKILL)
