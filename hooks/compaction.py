@@ -110,16 +110,19 @@ def confirmed(event: Event, state: SessionState, view: View) -> tuple[str, ...]:
 
 
 def compressed(event: Event, state: SessionState) -> bool:
-    """True when Gemini compressed the history since its last PreCompress.
+    """True when Gemini compressed the history since its last PreCompress; the state's
+    `compaction_at` then marks where the compression starts.
 
     A PreCompress it did not follow with a compression is forgotten here.
     """
     if state.compaction_at < 0 or event.harness != "gemini":
         return False
-    found = _compressed_after(event.transcript_path, state.compaction_at)
-    if not found:
-        state.compaction_at = -1
-    return found
+    # The flush reads up to the compression's own line: the offset PreCompress noted
+    # may be another file's, Gemini having rewritten its chat file whole since (after
+    # another `gemini` in the project deleted it).
+    at = _compressed_after(event.transcript_path, state.compaction_at)
+    state.compaction_at = -1 if at is None else at
+    return at is not None
 
 
 def _flush(
@@ -154,17 +157,19 @@ def _size(path: str | None) -> int:
         return 0
 
 
-def _compressed_after(path: str | None, offset: int) -> bool:
+def _compressed_after(path: str | None, offset: int) -> int | None:
+    # Where the first compression after `offset` starts, if there is one.
     if not path:
-        return False
+        return None
     try:
         with open(path, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return False
+                return None
             f.seek(offset)
             for line in f:
                 if all(mark in line for mark in _COMPRESSED):
-                    return True
+                    return offset
+                offset += len(line)
     except (OSError, ValueError):
         pass
-    return False
+    return None

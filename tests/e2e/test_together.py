@@ -285,6 +285,11 @@ def test_the_daily_log_holds_every_prompt_once_and_whole_lines(
     assert not lost, daily
     # 3 TUI sessions and 6 headless runs each ended once.
     assert len(together.sb.entries("session end")) == 9, daily
+    # Each harness's flush holds the last answer before its compaction (Gemini's lost
+    # it: a `gemini -p` beside its TUI made it rewrite its chat file).
+    flushes = together.sb.entries("compaction summary")
+    assert len(flushes) == 3, daily
+    assert all("**Last assistant message**" in f for f in flushes), daily
 
 
 def test_each_session_process_leaves_with_its_own_session(together: Together) -> None:

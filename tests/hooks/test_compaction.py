@@ -168,3 +168,36 @@ def test_reading_for_the_summary_leaves_the_rest_for_the_next_record(
     )
     text = _log(memory_root, project).read_text()
     assert text.count("vault write -f transit/keys/staging/rotate") == 1
+
+
+def test_gemini_flush_reads_a_chat_file_rewritten_before_the_compression(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    """With a `gemini -p` beside the TUI, the TUI's chat file went missing (seen in
+    tests/e2e/test_together.py); Gemini CLI appended the next turn to a new file, then
+    rewrote it whole (the stub kept as `.unreadable-…`) when it compressed. The offset
+    PreCompress noted was the stub's: the flush read the rewritten file only up to it
+    and lost the last answer before the compression."""
+    chat = tmp_path / "chat.jsonl"
+    head: dict[str, object] = {"sessionId": "g-1", "projectHash": "x", "kind": "main"}
+    _chat(chat, head)
+    assert hook(_gemini("SessionStart", project, chat, source="startup"))[0] == 0
+    turns = [
+        _said(1, "user", "rename the billing module"),
+        _said(2, "gemini", "Renamed it to ledger."),
+        _said(3, "user", "and the invoices table"),
+        _said(4, "gemini", "The invoices table is now ledger_lines."),
+    ]
+    for prompt in ("rename the billing module", "and the invoices table"):
+        assert hook(_gemini("BeforeAgent", project, chat, prompt=prompt))[0] == 0
+    chat.unlink()  # the other gemini's doing
+    _chat(chat, turns[2], turns[3])  # the stub
+    assert hook(_gemini("PreCompress", project, chat, trigger="manual"))[0] == 0
+    chat.unlink()
+    snapshot = "<state_snapshot>\nThe user renamed billing.\n</state_snapshot>"
+    _chat(chat, head, *turns, {"$set": {"messages": [_said(9, "user", snapshot)]}})
+    code, _, err = hook(_gemini("BeforeAgent", project, chat, prompt="next task"))
+    assert code == 0, err
+    text = _log(memory_root, project).read_text()
+    assert text.count(FLUSH + "\n") == 1
+    assert "The invoices table is now ledger_lines." in text, text
