@@ -208,9 +208,17 @@ class LogHit(NamedTuple):
         """The ids of the entries `hit`'s injected window showed a matching line of:
         those the session has seen. Only the first window is injected; an entry that
         matched further down was not shown, and a later prompt it answers is news."""
-        window = set(window_of(hit).split("\n"))
+        window = window_of(hit).split("\n")
+        whole = set(window)
+        # A line over 1,000 characters is shown cut around the match, "…" where cut.
+        cut = [w.strip("…") for w in window if w.startswith("…") or w.endswith("…")]
+        parts = [p for p in cut if p]
+
+        def held(lines: frozenset[str]) -> bool:
+            return bool(lines & whole) or any(p in ln for p in parts for ln in lines)
+
         return sorted(
-            i for i in self.entries if not self.lines.get(i) or self.lines[i] & window
+            i for i in self.entries if not self.lines.get(i) or held(self.lines[i])
         )
 
 

@@ -326,3 +326,17 @@ def test_a_log_entry_matched_but_not_shown_is_surfaced_later(
     (log,) = _ask(project, "When are billing invoices sent?")
     store.append_daily("session end", "**Prompts**\n- Say hello.")  # another session's
     assert _ask(project, "Which ledger handles billing refunds?") == [log]
+
+
+def test_a_log_entry_shown_by_its_cut_long_line_is_not_surfaced_again(
+    memory_root: Path, project: Path
+) -> None:
+    """A line over 1,000 characters is shown cut around the match: the entry holding it
+    was shown all the same, and is no news when the log grows by another record."""
+    store = Store(memory_root, slug_for(str(project)))
+    pad = "lorem ipsum dolor sit amet " * 60
+    store.append_daily("decision", f"{pad}Billing invoices are sent on Mondays. {pad}")
+    question = "When are billing invoices sent?"
+    assert len(_ask(project, question)) == 1
+    store.append_daily("session end", "**Prompts**\n- Say hello.")  # another session's
+    assert _ask(project, question) == []
