@@ -83,6 +83,15 @@ def mtimes_of(docs: Mapping[str, Doc]) -> Mapping[str, int]:
     return {rel: d.mtime_ns for rel, d in docs.items()}
 
 
+def changed(before: Mapping[str, Doc], after: Mapping[str, Doc]) -> list[str]:
+    """The paths edited, created or deleted from one of a view's corpora to a later one."""
+    if before is after:
+        return []
+    old, new = mtimes_of(before), mtimes_of(after)
+    gone = [rel for rel in old if rel not in new]
+    return [rel for rel, t in new.items() if old.get(rel) != t] + gone
+
+
 class _Recent:
     """The last `KEPT` documents read, by path (a handler thread and the watcher's
     may both use it)."""

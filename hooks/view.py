@@ -10,7 +10,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.meaning import Warm, lexical, open_meaning
-from memhooks.hooks.ondisk import OnDisk, mtimes_of
+from memhooks.hooks.ondisk import OnDisk, changed, mtimes_of
 from memhooks.memory import Config, MemoryStoreError, Store, default_root
 from memhooks.memory.config import parse_config_kept
 from memhooks.memory.corpus import log_order
@@ -58,8 +58,7 @@ class View:
         # thread, re-reads the log it just wrote: two patches of one index at once
         # corrupt it (a condensed daily log made it a KeyError in every session).
         self._patching = threading.Lock()
-        #: Held while the corpus and the index are read (a session process does that in
-        #: the background while it already answers).
+        #: Held while the corpus and index are read (a session's, in the background)
         self._loading = threading.RLock()
         #: a session process reads the corpus in the background: answer without it meanwhile
         self.warming = False
@@ -241,9 +240,11 @@ class View:
 
         with self._loading:
             if self._index is None:
-                self._index = open_index(
-                    self.store, docs=self.corpus(), files=self._listed()
-                )
+                docs = self.corpus()
+                index = open_index(self.store, docs=docs, files=self._listed())
+                with self._patching:  # what the watcher re-read meanwhile: corpus only
+                    self._index, missed = index, changed(docs, self.corpus())
+                self.refresh(missed)
             return self._index
 
     def search(
@@ -289,8 +290,8 @@ class View:
         docs = self.corpus()
         semantic = self.meaning.usable(list(docs.values())) if self.meaning else None
         if self.indexed and ranking == "default":
+            index = self.index()  # first: it takes the lock below once opened
             with self._patching:  # not while the watcher patches the index
-                index = self.index()
                 result = search(
                     self.store,
                     query,

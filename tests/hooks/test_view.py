@@ -387,3 +387,46 @@ def test_a_hit_whose_note_went_before_its_snippet_was_made_shows_no_lines(
     thread.start()
     thread.join()
     assert hit.lines == ()
+
+
+def test_a_note_created_while_a_session_opens_its_index_is_found(
+    tmp_path: Path,
+) -> None:
+    """A session process opens its index after its first answer (`serve._warm`): seconds
+    when it builds the index file at ten thousand notes, up to 30 s when it waits for
+    another process's build. A note the watcher reported meanwhile went to the corpus
+    only, and no prompt of the session ever found it."""
+    import os
+    import threading
+
+    from memhooks.memory import index_file
+
+    project, store, notes = _empty_project(tmp_path)
+    store.write_note("payments", "The Stripe webhook secret lives in vault.")
+    view = View.open(store.root, project, indexed=True)
+    view.read_in_background()
+    lock = store.root / ".index" / f"{store.slug}.building"
+
+    def waiting() -> bool:  # the index's opening waits for the build below
+        held = [
+            os.path.realpath(f"/proc/self/fd/{fd}")
+            for fd in os.listdir("/proc/self/fd")
+        ]
+        return held.count(str(lock)) > 1
+
+    with index_file.building(store) as ours:  # another process's build
+        assert ours
+        warm = threading.Thread(target=view.index)  # `serve._warm`'s
+        warm.start()
+        while warm.is_alive() and not waiting():
+            warm.join(0.01)
+        assert waiting()
+        kiwi = notes / "kiwi.md"
+        kiwi.write_text("Kiwi tart: kiwi and cream on shortcrust.\n")
+        view.refresh([kiwi.relative_to(store.root).as_posix()])  # the watcher's
+    warm.join()
+    view.catch_up()  # `serve._warm`'s, once the index is open
+    view.warming = False
+    assert [h.rel.rsplit("/", 1)[1] for h in view.search("kiwi tart").hits] == [
+        "kiwi.md"
+    ]
