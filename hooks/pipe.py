@@ -2,9 +2,7 @@
 
 For harnesses that stream their lifecycle events to a process of their own; it shares its
 loop with the socket's (`hooks.serve.Process`), and leaves at session-end, end of input,
-its parent's death or an idle timeout. Not at an upgrade, as the socket's does: the harness
-holds its pipes. It imports the whole release after its first answer instead
-(`hooks.upgraded.load_release`).
+its parent's death or an idle timeout.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ from anyio.lowlevel import current_token
 from memhooks.hooks.runner import MAX_PAYLOAD, end_open
 from memhooks.hooks.serve import Process
 from memhooks.hooks.stdin_lines import Dropped, closed_on_signal, pump
-from memhooks.hooks.upgraded import load_release
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.store import make_folder
 
@@ -49,10 +46,10 @@ async def serve_pipe(
     send, receive = anyio.create_memory_object_stream[bytes | Dropped](16)
     pumped = (stdin, send, current_token(), MAX_PAYLOAD)
     threading.Thread(target=pump, args=pumped, daemon=True, name="stdin").start()
-    replying, loaded = True, False
+    replying = True
 
     async def requests() -> None:
-        nonlocal replying, loaded
+        nonlocal replying
         async with receive, anyio.create_task_group() as signals:
             signals.start_soon(closed_on_signal, send)
             async for line in receive:
@@ -63,9 +60,6 @@ async def serve_pipe(
                     replying = _reply(write, result.text or "{}")
                 if result.ended:
                     break
-                if not loaded:  # an upgrade during the session then mixes no two
-                    loaded = True
-                    await anyio.to_thread.run_sync(load_release)
             signals.cancel_scope.cancel()
 
     def leave() -> str | None:
