@@ -195,6 +195,7 @@ class EmbeddingCache:
         """
         now = time.time() if now is None else now
         removed: list[str] = []
+        others: list[Path] = []  # none when nothing was embedded yet: no folder
         with contextlib.suppress(OSError), os.scandir(self.folder) as listed:
             others = [
                 Path(e.path)

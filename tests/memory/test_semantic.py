@@ -272,6 +272,16 @@ def test_an_upgraded_encoder_leaves_no_vectors_of_the_old_one(
     assert os.listdir(cache / "fake-3") == ["notes.txt"]
 
 
+def test_a_root_with_nothing_embedded_yet_is_pruned_without_a_word(
+    memory_root: Path,
+) -> None:
+    # A session's first prune, before any file was embedded: no `.embeddings` yet. An
+    # UnboundLocalError was logged by a session ranking by meaning in such a root.
+    _root(memory_root)
+    assert not (memory_root / ".embeddings").exists()
+    assert _index(memory_root).prune(memory_root) == 0
+
+
 def test_a_torn_record_is_ignored(memory_root: Path) -> None:
     docs = list(_root(memory_root).corpus().values())
     _index(memory_root).similar("prod", docs)
