@@ -83,11 +83,11 @@ def mtimes_of(docs: Mapping[str, Doc]) -> Mapping[str, int]:
     return {rel: d.mtime_ns for rel, d in docs.items()}
 
 
-def changed(before: Mapping[str, Doc], after: Mapping[str, Doc]) -> list[str]:
-    """The paths edited, created or deleted from one of a view's corpora to a later one."""
-    if before is after:
+def changed(old: Mapping[str, int], new: Mapping[str, int]) -> list[str]:
+    """The paths edited, created or deleted from `old` to `new` (path -> modification
+    time, as `mtimes_of` gives them): those in `new` first, then those gone."""
+    if old is new:
         return []
-    old, new = mtimes_of(before), mtimes_of(after)
     gone = [rel for rel in old if rel not in new]
     return [rel for rel, t in new.items() if old.get(rel) != t] + gone
 

@@ -243,7 +243,8 @@ class View:
                 docs = self.corpus()
                 index = open_index(self.store, docs=docs, files=self._listed())
                 with self._patching:  # what the watcher re-read meanwhile: corpus only
-                    self._index, missed = index, changed(docs, self.corpus())
+                    missed = changed(mtimes_of(docs), mtimes_of(self.corpus()))
+                    self._index = index
                 self.refresh(missed)
             return self._index
 
@@ -325,9 +326,7 @@ class View:
         if self._docs is None:
             return
         now = {f.rel: f.mtime_ns for f in self._files()}
-        held = mtimes_of(self._docs)
-        stale = [rel for rel, t in now.items() if held.get(rel) != t]
-        self.refresh([*stale, *(rel for rel in held if rel not in now)])
+        self.refresh(changed(mtimes_of(self._docs), now))
 
     def refresh(self, rels: Iterable[str]) -> None:
         """Re-read just these root-relative files (edited, created or deleted).
