@@ -65,14 +65,13 @@ class Install:
         return self.at_start is not None and fingerprint(self.folders) != self.at_start
 
 
-def load_release(folders: tuple[str, ...] = FOLDERS) -> int:
-    """Import each module of `folders` this process has not imported yet; how many.
+def load_release(folders: tuple[str, ...] = FOLDERS) -> None:
+    """Import each module of `folders` this process has not imported yet.
 
     A process that must outlive an upgrade then runs one release whole: no module of
     the new files is imported later beside the old ones in memory: 70-140 ms, most of
     the modules of both packages and what they import.
     """
-    count = 0
     for folder in folders:
         package = f"memhooks.{os.path.basename(folder)}"
         for found in pkgutil.iter_modules([folder]):
@@ -83,5 +82,3 @@ def load_release(folders: tuple[str, ...] = FOLDERS) -> int:
                 importlib.import_module(name)
             except Exception as e:  # noqa: BLE001 - it fails where used, as it did
                 logger.debug("%s not imported ahead: %r", name, e)
-            count += 1
-    return count
