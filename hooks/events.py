@@ -128,6 +128,9 @@ class Event(NamedTuple):
     #: When the hook began (ns since the epoch; 0: not known), before any lock was waited
     #: for: two starts of one session at once inject the block once (`handlers`).
     began: int = 0
+    #: The harness process that ran the hook (0: not known): two may run one session at
+    #: once (`shared_session`).
+    caller: int = 0
 
 
 class Reply(NamedTuple):
@@ -137,3 +140,6 @@ class Reply(NamedTuple):
     notes: tuple[str, ...] = ()
     wrote: tuple[str, ...] = ()
     extra: Mapping[str, Any] = MappingProxyType({})
+    #: A session end of one of two harness processes on the session: the other goes on
+    #: with it, and its session process stays (`shared_session`).
+    goes_on: bool = False

@@ -95,7 +95,8 @@ def _serve(
         raw = _read_all(conn)
         if not raw:
             return None
-        sessions.peer(peer_harness(conn))
+        caller = peer_harness(conn)
+        sessions.peer(caller)
         named, payload = parse_request(raw)
         dialect = cast("Harness | None", named) or harness
         ended = ends_session(payload)
@@ -104,26 +105,29 @@ def _serve(
                 conn.sendall(reply(""))
             conn.close()
         changes()
-        answer, kind = _answer(payload, dialect, sessions)
+        answer, kind = _answer(payload, dialect, sessions, caller)
         if not ended:
             conn.sendall(answer)
     except OSError as e:
         logger.info("a client hung up before its reply: %s", e)
         return "session-end" if ended else "answered"
-    return "session-end" if ended else kind
+    return "session-end" if ended and kind != "answered" else kind
 
 
 def _answer(
-    payload: bytes, harness: Harness | None, sessions: Sessions
+    payload: bytes, harness: Harness | None, sessions: Sessions, caller: int | None
 ) -> tuple[bytes, str]:
     # The reply (when the event failed: no text, and why, for the hook's stderr: fail
-    # open) and the event's kind.
+    # open) and the event's kind; "answered" for a session end after which the session
+    # goes on in another harness process (`shared_session`).
     try:
         event = decode(payload, harness)
         if event is None:
             return reply(""), "ignored"
+        event = event._replace(caller=caller or 0)
         done = sessions.with_rereads(handle_now(event, sessions))
-        return reply(render(event, done) or ""), event.kind
+        kind = "answered" if done.goes_on else event.kind
+        return reply(render(event, done) or ""), kind
     except Exception as e:  # noqa: BLE001 - fail open: the event loop serves the next one
         error = why(e, FAILURE_MAX)  # all a hook prints of it
         logger.warning("event failed: %s", error)

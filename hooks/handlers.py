@@ -15,6 +15,7 @@ from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.ondisk import mtimes_of
 from memhooks.hooks.records import entries, entry_id
+from memhooks.hooks.shared_session import lacks_block
 from memhooks.hooks.state import (
     MAX_PROMPTS,
     SessionState,
@@ -165,6 +166,14 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         held, replayed = resumes.gemini_replayed(event, view)
         block = _block(event, state, view)
         state.surfaced = replayed
+        after = Reply(context=None if held else block or None)
+    elif event.harness in _RESUME_DROPS_BLOCK and lacks_block(state, event.caller):
+        # Resumed beside the harness process that runs the session (`gemini --resume
+        # latest -p` beside its TUI): a block for its model; what the session noted of
+        # the block stays the other's.
+        held, _ = resumes.gemini_replayed(event, view)
+        block = _block(event, state.copy(), view)
+        state.beside[str(event.caller)] = 1
         after = Reply(context=None if held else block or None)
     else:
         after = Reply()

@@ -64,7 +64,7 @@ def _hook(
         event = decode(raw, harness)
         if event is None:
             return EXIT_OK
-        event = event._replace(began=began)
+        event = event._replace(began=began, caller=spawn.harness_pid() or 0)
         if (where := default_root(root)).exists() and not where.is_dir():
             from memhooks.hooks.commands import root_exists
 

@@ -16,6 +16,7 @@ from anyio.lowlevel import current_token
 
 from memhooks.hooks.runner import MAX_PAYLOAD, end_open
 from memhooks.hooks.serve import Process
+from memhooks.hooks.spawn import harness_pid
 from memhooks.hooks.stdin_lines import Dropped, closed_on_signal, pump
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.store import make_folder
@@ -41,6 +42,7 @@ async def serve_pipe(
     # Noted before anything slow (the root made, the watcher started): a parent that dies
     # meanwhile would leave this process with pid 1 as its parent, and nothing to notice.
     parent = os.getppid()
+    caller = harness_pid()  # the harness streaming the events, for their state
     await anyio.to_thread.run_sync(make_folder, root)
     process = Process(root, idle_timeout)
     send, receive = anyio.create_memory_object_stream[bytes | Dropped](16)
@@ -55,7 +57,7 @@ async def serve_pipe(
             async for line in receive:
                 if isinstance(line, bytes) and not line.strip():
                     continue
-                result = await process.answer(line, harness)
+                result = await process.answer(line, harness, caller)
                 if replying:
                     replying = _reply(write, result.text or "{}")
                 if result.ended:

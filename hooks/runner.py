@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memhooks.hooks import shared_session
 from memhooks.hooks import state as state_io
 from memhooks.hooks.adapters import to_event
 from memhooks.hooks.events import (
@@ -126,9 +127,9 @@ class Sessions:
         return self._ends.get(session_id, 0)
 
     def finish(
-        self, view: View, event: Event, st: SessionState, begun: int, *, wrote: bool
+        self, view: View, event: Event, st: SessionState, begun: int, reply: Reply
     ) -> None:
-        if event.kind == "session-end":
+        if event.kind == "session-end" and not reply.goes_on:
             self.last.pop(event.session_id, None)
             state_io.delete(view.store, event.session_id)
             self._states.pop(event.session_id, None)
@@ -145,7 +146,7 @@ class Sessions:
             # things twice. What a block or a prompt left (what was injected or
             # surfaced) is not: an fsync waits for the disk's other writes too, which
             # cost a SessionStart hook up to 0.2 s while another program wrote.
-            durable = wrote or event.kind in _FLUSHES
+            durable = bool(reply.wrote) or event.kind in _FLUSHES
             state_io.save(view.store, event.session_id, st, durable=durable)
         except OSError as e:
             # A read-only or full root: the reply still goes out; the next event starts
@@ -219,13 +220,22 @@ def _run_sync(event: Event, sessions: Sessions) -> Reply:
         sessions.seen(event.session_id)
         st = sessions.state(view, event.session_id)
         if event.kind == "session-start":
-            state_io.began(view.store, event.session_id, st, again=not sessions.keep)
+            state_io.began(
+                view.store,
+                event.session_id,
+                st,
+                caller=event.caller,
+                again=not sessions.keep,
+            )
         if st.slug and st.slug != view.store.slug and event.harness != "generic":
             # The session's memory is the project it started in (Claude Code 2.1.332 sent
             # a nested repository's folder after a `cd` there; its record went there).
             view = sessions.started_in(view, st.slug)
         reply = HANDLERS[event.kind](event, st, view)
-        sessions.finish(view, event, st, begun, wrote=bool(reply.wrote))
+        if event.kind == "session-end" and shared_session.goes_on(st, event.caller):
+            note = f"the session goes on in harness process {st.harness}"
+            reply = reply._replace(goes_on=True, notes=(*reply.notes, note))
+        sessions.finish(view, event, st, begun, reply)
     return reply
 
 

@@ -84,11 +84,15 @@ class Answer(NamedTuple):
 
 
 async def answer(
-    line: bytes | Dropped, harness: Harness | None, sessions: Sessions
+    line: bytes | Dropped,
+    harness: Harness | None,
+    sessions: Sessions,
+    caller: int | None = None,
 ) -> Answer:
     """Answer one event line; failures become an error reply (generic dialect), never raise.
 
-    `Dropped` stands for a line longer than `decode` takes, dropped as it was read.
+    `Dropped` stands for a line longer than `decode` takes, dropped as it was read;
+    `caller` is the harness process that sent it, where known.
     """
     event = None
     try:
@@ -97,6 +101,7 @@ async def answer(
         event = decode(line, harness)
         if event is None:
             return Answer(None)
+        event = event._replace(caller=caller or 0)
         if event.kind == "session-end":
             # The corpus's reading, which the session end waits for, may be waiting for
             # another process's build of the index file: nothing reads that file now.
@@ -113,7 +118,9 @@ async def answer(
         said = render_error(request_id_of(line, event), error)
         return Answer(said, error=why(e, FAILURE_MAX))
     reply = sessions.with_rereads(reply)
-    return Answer(render(event, reply), event.kind == "session-end")
+    return Answer(
+        render(event, reply), event.kind == "session-end" and not reply.goes_on
+    )
 
 
 def _stop_waiting(sessions: Sessions) -> None:
@@ -160,10 +167,12 @@ class Process:
         idle = anyio.current_time() - self.last
         return idle if self.idle_timeout is not None and idle > self.idle_timeout else 0
 
-    async def answer(self, line: bytes | Dropped, harness: Harness | None) -> Answer:
+    async def answer(
+        self, line: bytes | Dropped, harness: Harness | None, caller: int | None = None
+    ) -> Answer:
         async with self._lock:  # handlers share the session's state
             await self.rereads.settle()  # an edit just made, not a 30 MB note
-            result = await answer(line, harness, self.sessions)
+            result = await answer(line, harness, self.sessions, caller)
         self.last = anyio.current_time()
         self._answered.set()
         self._searched.set()
@@ -285,9 +294,8 @@ async def serve_socket(
                 raw = await _read_all(stream)
                 if not raw:  # a liveness probe (wire.answers): connect, hang up
                     return
-                process.sessions.peer(
-                    peer_harness(stream.extra(SocketAttribute.raw_socket))
-                )
+                caller = peer_harness(stream.extra(SocketAttribute.raw_socket))
+                process.sessions.peer(caller)
                 named, payload = parse_request(raw)
                 dialect = cast("Harness | None", named) or harness
                 if ends_session(payload):
@@ -298,12 +306,12 @@ async def serve_socket(
                     with contextlib.suppress(*_GONE):
                         await stream.send(reply(""))
                         await stream.aclose()
-                    await process.answer(payload, dialect)
+                    await process.answer(payload, dialect, caller)
                     return
                 # A request read is answered even as the process leaves (a clear just
                 # after a session end); a failed one with why, for the hook's stderr.
                 with anyio.move_on_after(READ_WITHIN + LONGEST_DEADLINE, shield=True):
-                    got = await process.answer(payload, dialect)
+                    got = await process.answer(payload, dialect, caller)
                     await stream.send(respond(got.text, got.error))
         except _GONE as e:
             logger.info("a client hung up before its reply: %s", e)

@@ -13,6 +13,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from memhooks.hooks import shared_session
 from memhooks.hooks.activity import ACTIVITY_DIR
 from memhooks.memory import gone
 from memhooks.memory.constants import STATE_DIR
@@ -58,6 +59,7 @@ _TYPES: dict[str, Any] = {
     "block_at": int,
     "block_source": str,
     "harness": int,
+    "beside": (dict, int),
     "pending": (dict, int),
     "pending_at": int,
 }
@@ -92,6 +94,7 @@ class SessionState:
         block_at: int = 0,
         block_source: str = "",
         harness: int = 0,
+        beside: dict[str, int] | None = None,
         pending: dict[str, int] | None = None,
         pending_at: int = -1,
     ) -> None:
@@ -125,6 +128,10 @@ class SessionState:
         #: The process id of the harness that runs the session (0: not known): while it
         #: lives, the session may go on (`sweep`).
         self.harness = harness
+        #: Other harness processes on the session while `harness` runs it (a headless
+        #: resume beside its TUI: `shared_session`): process id → 1 once a block went
+        #: with one of its prompts.
+        self.beside = beside or {}
         #: What auto-search surfaced for the last prompt (path → daily-log entry ids it
         #: marked seen) and the transcript's size then (-1: none): undone if another
         #: hook blocked that prompt (`blocked`).
@@ -321,16 +328,16 @@ UNOWNED_STALE_SECONDS = 30 * 24 * 3600
 _STATE_NAME = re.compile(r"[0-9a-f]{24}\.json")
 
 
-def began(store: Store, session_id: str, state: SessionState, *, again: bool) -> None:
-    """At a session start: note the harness running the session (`again`: even over one
-    noted, as the hook of a resumed session does; a session process, whose parent is no
-    harness, only notes a missing one), then `sweep` the state of sessions that never
-    ended.
+def began(
+    store: Store, session_id: str, state: SessionState, *, caller: int, again: bool
+) -> None:
+    """At a session start: note `caller`, the harness process that sent it, as the one
+    running the session (`again`: even over one noted, as the hook of a resumed session
+    does; a session process only notes a missing one), or beside a live one
+    (`shared_session`); then `sweep` the state of sessions that never ended.
     """
-    if again or not state.harness:
-        from memhooks.hooks.spawn import harness_pid
-
-        state.harness = harness_pid() or 0
+    if not shared_session.joins(state, caller) and (again or not state.harness):
+        state.harness = caller
     sweep(store, keep=session_id)
     gone.sweep(store.root, ACTIVITY_DIR, (".jsonl",))  # renamed or deleted projects'
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from memhooks.hooks.events import Reply
 from memhooks.hooks.runner import Sessions, decode, handle_now, request_id_of
 from memhooks.hooks.stdin_lines import Dropped
 
@@ -75,9 +76,10 @@ def test_a_flush_that_wrote_is_durable_whatever_the_event(
     view = sessions.view(str(project))
     state = sessions.state(view, "s")
     prompt = _event("pre-prompt", project, prompt="hello")
-    sessions.finish(view, prompt, state, sessions.begin("s"), wrote=False)
+    sessions.finish(view, prompt, state, sessions.begin("s"), Reply())
     assert synced == []
-    sessions.finish(view, prompt, state, sessions.begin("s"), wrote=True)
+    wrote = Reply(wrote=("projects/x/daily/2026-12-05.md",))
+    sessions.finish(view, prompt, state, sessions.begin("s"), wrote)
     assert synced
 
 
@@ -88,15 +90,15 @@ def test_an_event_abandoned_before_session_end_never_writes_its_state_back(
     sessions = Sessions(memory_root, keep=True)
     view = sessions.view(str(project))
     state = sessions.state(view, "s")
-    sessions.finish(view, flush, state, sessions.begin("s"), wrote=False)
+    sessions.finish(view, flush, state, sessions.begin("s"), Reply())
     assert len(list((memory_root / ".sessions").glob("*.json"))) == 1
     late = sessions.begin("s")  # a flush starts, misses its deadline, is abandoned
-    sessions.finish(view, end, state, sessions.begin("s"), wrote=False)
+    sessions.finish(view, end, state, sessions.begin("s"), Reply())
     assert [p.name for p in (memory_root / ".sessions").iterdir()] == [".gitignore"]
-    sessions.finish(view, flush, state, late, wrote=False)  # it ends late
+    sessions.finish(view, flush, state, late, Reply())  # it ends late
     assert [p.name for p in (memory_root / ".sessions").iterdir()] == [".gitignore"]
     # A conversation resumed after its end keeps state again.
-    sessions.finish(view, flush, state, sessions.begin("s"), wrote=False)
+    sessions.finish(view, flush, state, sessions.begin("s"), Reply())
     assert len(list((memory_root / ".sessions").glob("*.json"))) == 1
 
 

@@ -1,0 +1,48 @@
+"""One session run by two harness processes at once.
+
+`claude -p --continue` and `gemini --resume latest -p` resume the conversation a TUI has
+open, under its session id, and end it when their one prompt is answered. That end is
+theirs alone: the session's state and its session process stay with the TUI, and the
+headless run's turns, written to the same transcript, are recorded once. Which harness
+process sent an event is `Event.caller` (`spawn.harness_pid`, `spawn.peer_harness`);
+0, not known, leaves every session to one process, as before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memhooks.memory.files import pid_alive
+
+if TYPE_CHECKING:
+    from memhooks.hooks.state import SessionState
+
+
+def joins(state: SessionState, caller: int) -> bool:
+    """At a session start: whether `caller` starts a session that another live harness
+    process runs, noted beside it if so."""
+    if not caller or not state.harness or caller == state.harness:
+        return False
+    if not pid_alive(state.harness):
+        return False  # the one that ran it is gone: `caller` takes it over
+    state.beside.setdefault(str(caller), 0)
+    return True
+
+
+def lacks_block(state: SessionState, caller: int) -> bool:
+    """Whether `caller` runs the session beside another and its model has no block yet."""
+    return state.beside.get(str(caller)) == 0
+
+
+def goes_on(state: SessionState, caller: int) -> bool:
+    """At a session end from `caller`: whether another live harness process goes on with
+    the session. It then keeps the state (handed to it if `caller` ran the session)."""
+    if not caller or not state.beside:
+        return False
+    others = [state.harness, *map(int, state.beside)]
+    live = [p for p in others if p and p != caller and pid_alive(p)]
+    if not live:
+        return False
+    state.harness = live[0]
+    state.beside = {str(p): state.beside.get(str(p), 1) for p in live[1:]}
+    return True
