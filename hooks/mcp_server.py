@@ -45,7 +45,7 @@ from memhooks.hooks.mcp_stdio import (
 )
 from memhooks.hooks.meaning import open_meaning
 from memhooks.hooks.targets import file_target
-from memhooks.hooks.upgraded import load_release
+from memhooks.hooks.upgraded import keep_release
 from memhooks.memory import (
     Config,
     MemoryStoreError,
@@ -345,6 +345,7 @@ def _reading(store: Store, fn: Callable[..., str]) -> Callable[..., str]:
 
 def cmd_mcp(root: str | None, project: str | None, slug: str | None) -> int:
     """`memhooks mcp`: serve until the client closes stdin."""
+    keep_release()  # an upgrade during the session must not mix two (`hooks.upgraded`)
     where = default_root(root)
     if project is not None:
         project_folder(project)
@@ -354,22 +355,7 @@ def cmd_mcp(root: str | None, project: str | None, slug: str | None) -> int:
         else Store.for_project(where, _default_project(project))
     )
     logger.debug("serving %s for %s", where, store.slug)
-    handle, listed, loaded = handler(store), False, False
-
-    def counted(method: str, params: dict[str, Any]) -> Any:
-        nonlocal listed
-        listed = listed or method == "tools/list"
-        return handle(method, params)
-
-    def then() -> None:
-        # Once the client has the tools (its handshake waits on nothing more), the whole
-        # release: an upgrade during the session then mixes no two (`load_release`).
-        nonlocal loaded
-        if listed and not loaded:
-            loaded = True
-            load_release()
-
-    serve(counted, sys.stdin.buffer, sys.stdout.buffer, then=then)
+    serve(handler(store), sys.stdin.buffer, sys.stdout.buffer)
     return 0
 
 

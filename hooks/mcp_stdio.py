@@ -48,15 +48,11 @@ class RpcError(Exception):
 
 
 def serve(
-    handle: Callable[[str, dict[str, Any]], Any],
-    stdin: BinaryIO,
-    stdout: BinaryIO,
-    then: Callable[[], object] | None = None,
+    handle: Callable[[str, dict[str, Any]], Any], stdin: BinaryIO, stdout: BinaryIO
 ) -> None:
     """Answer each message of `stdin` on `stdout` until the client closes it. `handle`
     takes a method and its params and returns its result (None for a notification), or
-    raises `RpcError`; `then`, if given, runs after each message is answered, before the
-    next is read: work the client is not kept waiting for."""
+    raises `RpcError`."""
     for line in lines(stdin, LINE_MAX):
         if isinstance(line, Dropped):
             reply: bytes | None = _encode(
@@ -67,8 +63,6 @@ def serve(
         if reply is not None:
             stdout.write(reply)
             stdout.flush()
-        if then is not None:
-            then()
 
 
 def answer(handle: Callable[[str, dict[str, Any]], Any], line: bytes) -> bytes | None:

@@ -18,6 +18,7 @@ from memhooks.hooks.runner import MAX_PAYLOAD, end_open
 from memhooks.hooks.serve import Process
 from memhooks.hooks.spawn import harness_pid
 from memhooks.hooks.stdin_lines import Dropped, closed_on_signal, pump
+from memhooks.hooks.upgraded import keep_release
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.store import make_folder
 
@@ -43,6 +44,7 @@ async def serve_pipe(
     # meanwhile would leave this process with pid 1 as its parent, and nothing to notice.
     parent = os.getppid()
     caller = harness_pid()  # the harness streaming the events, for their state
+    keep_release()  # it cannot leave at an upgrade: the harness holds its pipes
     await anyio.to_thread.run_sync(make_folder, root)
     process = Process(root, idle_timeout)
     send, receive = anyio.create_memory_object_stream[bytes | Dropped](16)

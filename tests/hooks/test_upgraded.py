@@ -14,10 +14,14 @@ from typing import TYPE_CHECKING, Any
 from memhooks.hooks import upgraded
 from memhooks.hooks.upgraded import Install, fingerprint
 from memhooks.memory import Store, slug_for, today
+from memhooks.memory.paths import daily
 from tests.hooks.test_fastpath import FAST, _hook, _payload, _servers, _wait
+from tests.hooks.test_session import Session
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
 
 def _replaced(path: Path) -> None:
@@ -119,12 +123,20 @@ def test_an_upgrade_ends_the_session_process_and_the_next_prompt_starts_one(
     assert _wait(lambda: not _servers(memory_root))
 
 
+def _next_release(package: Path) -> None:
+    """Each module of the copy at `package` written as a new release that needs a name
+    the old code in a running process lacks."""
+    for module in [*package.glob("memory/*.py"), *package.glob("hooks/*.py")]:
+        with module.open("a") as f:
+            f.write("\nfrom memhooks.memory.text import only_in_the_next_release\n")
+
+
 def test_memhooks_mcp_keeps_serving_every_tool_after_an_upgrade(
     memory_root: Path, tmp_path: Path
 ) -> None:
-    """`memhooks mcp` lives as long as the harness and cannot leave: once it has listed
-    its tools it holds the whole release, so a module it had not needed yet is not taken
-    from the new files, which may need a name the old code in memory lacks."""
+    """`memhooks mcp` lives as long as the harness and cannot leave: it keeps the
+    release it started with, so a module it had not needed yet is not taken from the new
+    files, which may need a name the old code in memory lacks."""
     package = _copied_install(tmp_path / "site")
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
     argv = ["-m", "memhooks.hooks", "mcp", "--root", str(memory_root)]
@@ -160,11 +172,7 @@ def test_memhooks_mcp_keeps_serving_every_tool_after_an_upgrade(
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
         ask("initialize", {**hello, "clientInfo": {"name": "test", "version": "1"}})
         assert len(ask("tools/list", {})["tools"]) == 5
-        ask("ping", {})  # read once what follows the tools' listing is done
-        # The upgrade: every module of the new release needs a name the old one lacks.
-        for module in [*package.glob("memory/*.py"), *package.glob("hooks/*.py")]:
-            with module.open("a") as f:
-                f.write("\nfrom memhooks.memory.text import only_in_the_next_release\n")
+        _next_release(package)
         secret = "ghp_" + "a1B2" * 9  # a secret warned of: the checks' modules
         assert "wrote" in call("memory_write", to="note", name="redis", text=secret)
         call("memory_write", to="daily", title="deploy", text="moved redis to 6390")
@@ -183,3 +191,37 @@ def test_memhooks_mcp_keeps_serving_every_tool_after_an_upgrade(
             assert stream is not None
             stream.close()
     assert server.returncode == 0 and "Traceback" not in stderr, stderr
+
+
+def test_a_session_over_a_pipe_answers_every_event_after_an_upgrade(
+    memory_root: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memhooks session` cannot leave at an upgrade either (the harness holds its
+    pipes): it keeps the release it started with."""
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note(
+        "payments", "The Stripe webhook secret lives in vault kv/shop/stripe."
+    )
+    package = _copied_install(tmp_path / "site")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
+    transcript = tmp_path / "t.jsonl"
+    said = {"type": "user", "message": {"content": "we moved redis to port 6390"}}
+    transcript.write_text(json.dumps(said) + "\n")
+    base = {"session_id": "s", "cwd": str(project)}
+    with Session(memory_root) as s:
+        assert s.send(event="session-start", **base)["ok"] is True
+        _next_release(package)
+        found = s.send(
+            event="pre-prompt", prompt="stripe 的 webhook 密钥在哪里?", **base
+        )
+        assert "kv/shop/stripe" in str(found["context"]), found
+        for event in (
+            {"event": "pre-compaction", "transcript_path": str(transcript)},
+            {"event": "post-compaction", "summary": "moved redis to port 6390"},
+            {"event": "session-end"},
+        ):
+            reply = s.send(**base, **event)
+            assert reply["ok"] is True, reply
+        assert s.proc.wait(timeout=30) == 0
+        assert s.stderr() == ""
+    assert "6390" in store.read_text(daily(store.slug, today()).rel)
