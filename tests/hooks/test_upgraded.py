@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import py_compile
 import select
 import shutil
 import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from memhooks.hooks import upgraded
 from memhooks.hooks.upgraded import Install, fingerprint
@@ -20,8 +23,6 @@ from tests.hooks.test_session import Session
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    import pytest
 
 
 def _replaced(path: Path) -> None:
@@ -83,6 +84,51 @@ def _copied_install(site: Path) -> Path:
             ignore=shutil.ignore_patterns("__pycache__"),
         )
     return package
+
+
+#: Run in a fresh interpreter: `keep_release` over the package `memhooks.demo` of the
+#: folder argv[1], which an upgrade then rewrites; prints what its module `a` holds.
+_KEPT = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import memhooks.demo
+from memhooks.hooks.upgraded import keep_release
+folder = os.path.join(sys.argv[1], "memhooks", "demo")
+keep_release((folder,))
+for name in os.listdir(folder):
+    if name.endswith(".py") and name != "__init__.py":
+        with open(os.path.join(folder, name), "w") as f:  # the next release
+            f.write("from memhooks.demo import only_in_the_next_release\\n")
+import memhooks.demo.a
+print(memhooks.demo.a.X)
+"""
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_module_first_imported_after_an_upgrade_is_the_one_kept(
+    tmp_path: Path, compiled: bool
+) -> None:
+    # As pip installs it (compiled), or as a checkout runs (source only).
+    folder = tmp_path / "memhooks" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("")
+    (folder / "a.py").write_text("from memhooks.demo.b import X\n")
+    (folder / "b.py").write_text("X = 'kept'\n")
+    if compiled:
+        for name in ("a.py", "b.py"):
+            py_compile.compile(str(folder / name), doraise=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run(
+        [sys.executable, "-c", _KEPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "kept\n", "")
+    if not compiled:  # no compiled file of the old release beside the new sources
+        assert not list(folder.glob("__pycache__/[ab].*"))
 
 
 def test_an_upgrade_ends_the_session_process_and_the_next_prompt_starts_one(
