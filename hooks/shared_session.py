@@ -36,8 +36,11 @@ def lacks_block(state: SessionState, caller: int) -> bool:
 
 def goes_on(state: SessionState, caller: int) -> bool:
     """At a session end from `caller`: whether another live harness process goes on with
-    the session. It then keeps the state (handed to it if `caller` ran the session)."""
-    if not caller or not state.beside:
+    the session. It then keeps the state (handed to it if `caller` ran the session).
+
+    A session end from one that ended its part already (Gemini CLI 0.61.0 runs its
+    SessionEnd hook three times on /quit) leaves the session to the one running it."""
+    if not caller:
         return False
     others = [state.harness, *map(int, state.beside)]
     live = [p for p in others if p and p != caller and pid_alive(p)]

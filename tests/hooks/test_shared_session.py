@@ -226,3 +226,34 @@ def test_the_session_goes_on_with_the_resume_when_the_tui_ends_first(
     assert RULE not in headless.hook(event("UserPromptSubmit", prompt="kestrel"))
     headless.hook(event("SessionEnd", reason="other"))
     assert _ended(memory_root)
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["session-process", "one-shot"])
+def test_a_session_end_sent_again_by_the_one_that_ended_leaves_the_session_on(
+    memory_root: Path,
+    project: Path,
+    tmp_path: Path,
+    harness: Callable[..., Harness],
+    fast: bool,
+) -> None:
+    # Gemini CLI 0.61.0 runs its SessionEnd hook three times on /quit. The second ended
+    # the session for the TUI still open beside it: its state removed, its session
+    # process stopped.
+    transcript = tmp_path / "t.jsonl"
+    event = functools.partial(_claude, project, transcript)
+    tui, resumed = harness(fast=fast), harness(fast=fast)
+    tui.hook(event("SessionStart", source="startup"))
+    serving = session_processes(memory_root)
+    resumed.hook(event("SessionStart", source="resume"))
+    resumed.hook(event("UserPromptSubmit", prompt="heron queue drain"))
+    for _ in range(3):
+        resumed.hook(event("SessionEnd", reason="exit"))
+    assert _wait(lambda: "heron queue drain" in _log(memory_root))
+    time.sleep(1)
+    assert _state_kept(memory_root)
+    assert session_processes(memory_root) == serving
+    assert RULE not in tui.hook(event("UserPromptSubmit", prompt="osprey cache"))
+    tui.hook(event("SessionEnd", reason="exit"))
+    assert _ended(memory_root)
+    log = _log(memory_root)
+    assert log.count("osprey cache") == log.count("heron queue drain") == 1, log
