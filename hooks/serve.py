@@ -19,6 +19,8 @@ import anyio
 from anyio.abc import SocketAttribute, SocketListener
 from anyio.lowlevel import checkpoint
 
+from memhooks.hooks import shared_session
+from memhooks.hooks import state as state_io
 from memhooks.hooks.adapters import render, render_error
 from memhooks.hooks.events import BadEventError, why
 from memhooks.hooks.reread import Rereads
@@ -319,10 +321,18 @@ async def serve_socket(
             logger.exception("a request failed; still serving")
 
     def leave() -> str | None:
-        nonlocal ours, killed
+        nonlocal ours, killed, parent_pid
         if parent_pid is not None and not pid_alive(parent_pid):
-            killed = True
-            return f"harness process {parent_pid} is gone"
+            # Another harness process on the session (`shared_session`) goes on with it.
+            store = process.sessions.view(project).store
+            other = session_id and shared_session.goes_on_after(
+                state_io.load(store, session_id), parent_pid
+            )
+            if not other:
+                killed = True
+                return f"harness process {parent_pid} is gone"
+            logger.info("harness process %d is gone; %d goes on", parent_pid, other)
+            parent_pid = other
         if inode_of(path) != ours:
             ours = None  # not ours to remove
             return f"socket {path} was removed or replaced"

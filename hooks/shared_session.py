@@ -49,3 +49,12 @@ def goes_on(state: SessionState, caller: int) -> bool:
     state.harness = live[0]
     state.beside = {str(p): state.beside.get(str(p), 1) for p in live[1:]}
     return True
+
+
+def goes_on_after(state: SessionState | None, gone: int) -> int:
+    """Once harness process `gone` exited: another live one that runs the session of
+    `state`, or is beside it, which its session process watches from then on (0: none)."""
+    if state is None:
+        return 0
+    others = (state.harness, *map(int, state.beside))
+    return next((p for p in others if p and p != gone and pid_alive(p)), 0)

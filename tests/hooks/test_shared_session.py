@@ -211,21 +211,32 @@ def test_gemini_resumed_beside_its_tui_gets_the_block_and_the_tui_not_again(
     assert _ended(memory_root)
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["session-process", "one-shot"])
 def test_the_session_goes_on_with_the_resume_when_the_tui_ends_first(
-    memory_root: Path, project: Path, tmp_path: Path, harness: Callable[..., Harness]
+    memory_root: Path,
+    project: Path,
+    tmp_path: Path,
+    harness: Callable[..., Harness],
+    fast: bool,
 ) -> None:
+    # The session process watched the harness process whose hook forked it, and left
+    # when that one exited, while the other still ran the session.
     transcript = tmp_path / "t.jsonl"
     event = functools.partial(_claude, project, transcript)
-    tui, headless = harness(fast=False), harness(fast=False)
+    tui, headless = harness(fast=fast), harness(fast=fast)
     tui.hook(event("SessionStart", source="startup"))
     tui.hook(event("UserPromptSubmit", prompt="pelican"))
+    serving = session_processes(memory_root)
     headless.hook(event("SessionStart", source="resume"))
     tui.hook(event("SessionEnd", reason="prompt_input_exit"))
     tui.quit()
+    time.sleep(1.5)  # a session process checks on its harness every 0.5 s
     assert _state_kept(memory_root)
+    assert session_processes(memory_root) == serving
     assert RULE not in headless.hook(event("UserPromptSubmit", prompt="kestrel"))
     headless.hook(event("SessionEnd", reason="other"))
     assert _ended(memory_root)
+    assert _wait(lambda: not session_processes(memory_root))
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["session-process", "one-shot"])
