@@ -61,6 +61,9 @@ class Sessions:
         self.last: dict[str, Event] = {}
         #: The harnesses that ran the hooks this process served (`spawn.peer_harness`).
         self.peers: set[int] = set()
+        #: Those of them that started a session: harness processes, not wrappers of a
+        #: hook (`serve_socket`): a headless resume beside a TUI (`shared_session`).
+        self.starters: set[int] = set()
 
     def view(self, cwd: str | None) -> View:
         where = cwd or str(Path.cwd())
@@ -220,6 +223,7 @@ def _run_sync(event: Event, sessions: Sessions) -> Reply:
         sessions.seen(event.session_id)
         st = sessions.state(view, event.session_id)
         if event.kind == "session-start":
+            sessions.starters.add(event.caller)
             state_io.began(
                 view.store,
                 event.session_id,

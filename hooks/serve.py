@@ -350,10 +350,12 @@ async def serve_socket(
     finally:
         release(path, ours)
     # A hook run by another process than the one that died: that was a wrapper of the
-    # session start's hook (`timeout`, `uv run`), not the harness, which lives on.
-    wrapped = bool(process.sessions.peers - {parent_pid})
+    # session start's hook (`timeout`, `uv run`), not the harness, which lives on; one
+    # that started the session too was another harness process on it, gone now.
+    sessions = process.sessions
+    wrapped = bool(sessions.peers - {parent_pid} - sessions.starters)
     if killed and not wrapped and session_id is not None:
-        await end_orphaned(process.sessions, session_id, project)
+        await end_orphaned(sessions, session_id, project)
     return 0
 
 

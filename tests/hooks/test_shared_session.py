@@ -268,3 +268,29 @@ def test_a_session_end_sent_again_by_the_one_that_ended_leaves_the_session_on(
     assert _ended(memory_root)
     log = _log(memory_root)
     assert log.count("osprey cache") == log.count("heron queue drain") == 1, log
+
+
+def test_a_tui_killed_after_a_headless_resume_ended_still_gets_its_session_end(
+    memory_root: Path, project: Path, tmp_path: Path, harness: Callable[..., Harness]
+) -> None:
+    # The session process writes the session end a killed harness never sent, unless
+    # another process had run hooks for it (taken for a wrapper of the session start's
+    # hook: `timeout`, `uv run`). The headless resume that had ended counted as one: the
+    # TUI's last prompts were never recorded, and its state stayed.
+    transcript = tmp_path / "t.jsonl"
+    event = functools.partial(_claude, project, transcript)
+    tui = harness(fast=True)
+    tui.hook(event("SessionStart", source="startup"))
+    tui.hook(event("UserPromptSubmit", prompt="pelican"))
+    headless = harness(fast=True)
+    headless.hook(event("SessionStart", source="resume"))
+    headless.hook(event("UserPromptSubmit", prompt="heron"))
+    headless.hook(event("SessionEnd", reason="other"))
+    headless.quit()
+    tui.hook(event("UserPromptSubmit", prompt="osprey"))
+    tui.proc.kill()
+    tui.proc.wait(timeout=5)  # reaped: a zombie still looks alive
+    assert _ended(memory_root)
+    assert _wait(lambda: not session_processes(memory_root))
+    log = _log(memory_root)
+    assert [log.count(p) for p in ("pelican", "heron", "osprey")] == [1, 1, 1], log
