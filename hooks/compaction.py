@@ -60,6 +60,7 @@ def announced(event: Event, state: SessionState, view: View) -> Reply:
         wrote = _flush(event, state, view, None)
         return Reply(wrote=wrote) if wrote else Reply(notes=("nothing new to flush",))
     state.compaction_at = _size(event.transcript_path)
+    state.compaction_by = event.caller
     return Reply(notes=("the flush waits until the harness has compacted",))
 
 

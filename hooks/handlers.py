@@ -15,7 +15,7 @@ from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.ondisk import mtimes_of
 from memhooks.hooks.records import entries, entry_id
-from memhooks.hooks.shared_session import lacks_block
+from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
 from memhooks.hooks.state import (
     MAX_PROMPTS,
     SessionState,
@@ -160,7 +160,9 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     # Gemini has no post-compression event: the prompt after one is where it is recorded
     # and where the block comes back.
     if compaction.compressed(event, state):
-        after = post_compaction(event._replace(reinject=True), state, view)
+        # The block back for the model that lost it (`shared_session`).
+        again = not compressed_elsewhere(state, event.caller)
+        after = post_compaction(event._replace(reinject=again), state, view)
     elif event.harness in _RESUME_DROPS_BLOCK and not state.noticed_at:
         # Resumed or cleared: the block comes unless a replayed prompt brought it.
         held, replayed = resumes.gemini_replayed(event, view)

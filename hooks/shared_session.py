@@ -34,6 +34,17 @@ def lacks_block(state: SessionState, caller: int) -> bool:
     return state.beside.get(str(caller)) == 0
 
 
+def compressed_elsewhere(state: SessionState, caller: int) -> bool:
+    """At `caller`'s prompt after Gemini compressed the history: whether another harness
+    process on the session did (it announced the compression): its model lost the
+    block, which comes with its next prompt (`lacks_block`); `caller`'s kept its own."""
+    by = state.compaction_by
+    if not caller or not by or by == caller:
+        return False
+    state.beside[str(by)] = 0
+    return True
+
+
 def goes_on(state: SessionState, caller: int) -> bool:
     """At a session end from `caller`: whether another live harness process goes on with
     the session. It then keeps the state (handed to it if `caller` ran the session).

@@ -56,6 +56,7 @@ _TYPES: dict[str, Any] = {
     "prompts": (list, str),
     "flushed_summaries": (list, str),
     "compaction_at": int,
+    "compaction_by": int,
     "block_at": int,
     "block_source": str,
     "harness": int,
@@ -91,6 +92,7 @@ class SessionState:
         prompts: list[str] | None = None,
         flushed_summaries: list[str] | None = None,
         compaction_at: int = -1,
+        compaction_by: int = 0,
         block_at: int = 0,
         block_source: str = "",
         harness: int = 0,
@@ -120,6 +122,8 @@ class SessionState:
         self.flushed_summaries = flushed_summaries or []
         #: Transcript size when the harness announced a compaction not yet confirmed (-1: none).
         self.compaction_at = compaction_at
+        #: The harness process that announced it (0: not known; `shared_session`).
+        self.compaction_by = compaction_by
         #: When the session start that last injected the block began (ns since the
         #: epoch; 0: never), and its source: a start of the same kind begun about then
         #: is the same start run twice and says nothing (`handlers`).
@@ -130,7 +134,7 @@ class SessionState:
         self.harness = harness
         #: Other harness processes on the session while `harness` runs it (a headless
         #: resume beside its TUI: `shared_session`): process id → 1 once a block went
-        #: with one of its prompts.
+        #: with one of its prompts, 0 while its model has none (it compressed).
         self.beside = beside or {}
         #: What auto-search surfaced for the last prompt (path → daily-log entry ids it
         #: marked seen) and the transcript's size then (-1: none): undone if another

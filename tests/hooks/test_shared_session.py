@@ -178,26 +178,29 @@ def _chat(chat: Path, *texts: str) -> None:
             f.write(json.dumps(said) + "\n")
 
 
+def _gemini(
+    project: Path, chat: Path, name: str, **fields: object
+) -> dict[str, object]:
+    if not chat.exists():
+        chat.write_text(json.dumps({"sessionId": "s-1", "projectHash": "x"}) + "\n")
+    if name == "BeforeAgent":
+        _chat(chat, str(fields["prompt"]))
+    return {
+        "session_id": "s-1",
+        "transcript_path": str(chat),
+        "cwd": str(project),
+        "hook_event_name": name,
+        "timestamp": "2026-12-05T13:25:00.000Z",
+        **fields,
+    }
+
+
 def test_gemini_resumed_beside_its_tui_gets_the_block_and_the_tui_not_again(
     memory_root: Path, project: Path, tmp_path: Path, harness: Callable[..., Harness]
 ) -> None:
     # Gemini CLI sends a resumed conversation's turns without the SessionStart context
     # they had: the headless run's model never saw the TUI's block.
-    chat = tmp_path / "chat.jsonl"
-    chat.write_text(json.dumps({"sessionId": "s-1", "projectHash": "x"}) + "\n")
-
-    def event(name: str, **fields: object) -> dict[str, object]:
-        if name == "BeforeAgent":
-            _chat(chat, str(fields["prompt"]))
-        return {
-            "session_id": "s-1",
-            "transcript_path": str(chat),
-            "cwd": str(project),
-            "hook_event_name": name,
-            "timestamp": "2026-12-05T13:25:00.000Z",
-            **fields,
-        }
-
+    event = functools.partial(_gemini, project, tmp_path / "chat.jsonl")
     tui = harness("--harness", "gemini", fast=True)
     assert RULE in tui.hook(event("SessionStart", source="startup"))
     assert RULE not in tui.hook(event("BeforeAgent", prompt="pelican"))
@@ -294,3 +297,42 @@ def test_a_tui_killed_after_a_headless_resume_ended_still_gets_its_session_end(
     assert _wait(lambda: not session_processes(memory_root))
     log = _log(memory_root)
     assert [log.count(p) for p in ("pelican", "heron", "osprey")] == [1, 1, 1], log
+
+
+@pytest.mark.parametrize("compressing", ["tui", "resumed"])
+def test_only_the_gemini_process_that_compressed_gets_the_block_back(
+    memory_root: Path,
+    project: Path,
+    tmp_path: Path,
+    harness: Callable[..., Harness],
+    compressing: str,
+) -> None:
+    # /compress in one of two Gemini TUIs on a session (gemini, then gemini --resume
+    # latest): the block came back with the next prompt of either, the other's model
+    # then holding two, and the one that compressed none.
+    chat = tmp_path / "chat.jsonl"
+    event = functools.partial(_gemini, project, chat)
+    tuis = {
+        "tui": harness("--harness", "gemini", fast=True),
+        "resumed": harness("--harness", "gemini", fast=True),
+    }
+    tuis["tui"].hook(event("SessionStart", source="startup"))
+    tuis["resumed"].hook(event("SessionStart", source="resume"))
+    for i, tui in enumerate(tuis.values()):
+        tui.hook(event("BeforeAgent", prompt=f"pelican {i}"))
+        tui.hook(event("PreCompress", trigger="auto"))  # before every prompt
+    one, other = tuis[compressing], tuis["resumed" if compressing == "tui" else "tui"]
+    one.hook(event("PreCompress", trigger="manual"))  # /compress
+    snapshot = {"type": "user", "content": [{"text": "<state_snapshot>x"}]}
+    with chat.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"$set": {"messages": [snapshot]}}) + "\n")
+    assert RULE not in other.hook(event("BeforeAgent", prompt="osprey"))
+    other.hook(event("PreCompress", trigger="auto"))
+    assert RULE in one.hook(event("BeforeAgent", prompt="heron"))
+    one.hook(event("PreCompress", trigger="auto"))
+    assert RULE not in one.hook(event("BeforeAgent", prompt="kestrel"))
+    for tui in tuis.values():
+        tui.hook(event("SessionEnd", reason="exit"))
+    assert _ended(memory_root)
+    log = _log(memory_root)
+    assert all(log.count(p) == 1 for p in ("osprey", "heron", "kestrel")), log
