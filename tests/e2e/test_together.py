@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.timeout(420)
 
 CLIS = ("claude", "codex", "gemini")
+#: The harnesses whose TUIs open a session twice at once (Codex refuses it).
+TWO = ("claude", "gemini")
 #: Each harness's API on the mock (a request's path tells them apart).
 API = {"claude": "/messages", "codex": "/responses", "gemini": "Content"}
 #: Codex auto-compacts once a reply reports more tokens than this; Gemini's /compress
@@ -375,3 +377,62 @@ def test_a_headless_resume_of_an_open_session_leaves_that_session_running(
         assert all(lines.count(f"- {p}") == 1 for p in prompts), sb.daily()
         assert len(sb.entries("session end", at_least=4)) == 4, sb.daily()
         assert not sb.leftovers(), sb.leftovers()
+
+
+def test_two_tuis_on_one_session_each_keep_it_until_the_last_quits(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    # `claude --continue` and `gemini --resume latest` in a second terminal while the
+    # first TUI is still open: two harness processes on one session id. Gemini's
+    # /compress in the second; the first quits first. The session's state and session
+    # process stay with the one left (`hooks/shared_session.py`), each model gets the
+    # block once, and the one that compressed gets it back.
+    with sandbox(tmp_path_factory.mktemp("together-two"), cli_bins, netns) as sb:
+        hooks = sb.base / "hooks"
+        envs = {
+            "claude": setup_claude(sb, capture=str(hooks / "claude")),
+            "gemini": setup_gemini(sb, capture=str(hooks / "gemini")),
+        }
+        seed(sb)
+        sb.script(usage=QUIET)
+        ready: dict[str, tuple[str, ...]] = {"gemini": ("Type your message",)}
+        ready["claude"] = ("? for shortcuts", "shift+tab to cycle")
+        again = {"claude": ["--continue"], "gemini": ["--resume", "latest"]}
+        one = {cli: sb.tmux([cli], env=envs[cli]) for cli in TWO}
+        two = {}
+        for cli in TWO:
+            _wait_ready(one[cli], ready[cli])
+            sb.ask(one[cli], ask(cli, "first " + STAGING))
+            two[cli] = sb.tmux([cli, *again[cli]], env=envs[cli])
+        for cli in TWO:
+            _wait_ready(two[cli], ready[cli])
+            sb.ask(two[cli], ask(cli, "second " + STAGING))
+        serving = _session_pids(sb)
+        two["gemini"].type("/compress")
+        two["gemini"].wait_text("compressed from", timeout=90)
+        for cli in TWO:
+            sb.ask(one[cli], ask(cli, "first " + HERON_Q))
+            sb.ask(two[cli], ask(cli, "second " + HERON_Q))
+        for cli in TWO:
+            one[cli].type("/exit" if cli == "claude" else "/quit")
+            one[cli].wait_exit(timeout=60)
+        time.sleep(1.5)  # a session process checks on its harness every 0.5 s
+        left = _session_pids(sb)
+        for cli in TWO:
+            sb.ask(two[cli], ask(cli, "second " + OSPREY_Q))
+            two[cli].type("/exit" if cli == "claude" else "/quit")
+            two[cli].wait_exit(timeout=60)
+        assert all(serving[c] and left[c] == serving[c] for c in TWO), (serving, left)
+        prompts = [
+            ask(c, w + q)
+            for c in TWO
+            for w in ("first ", "second ")
+            for q in (STAGING, HERON_Q)
+        ] + [ask(c, "second " + OSPREY_Q) for c in TWO]
+        assert all(blocks_in(sb.turn(p)) == 1 for p in prompts), prompts
+        lines = sb.daily().splitlines()
+        assert all(lines.count(f"- {p}") == 1 for p in prompts), sb.daily()
+        assert not sb.leftovers(), sb.leftovers()
+        codes = sorted(hooks.rglob("*.rc"))
+        said = [(rc.read_text(), rc.with_suffix(".err").read_text()) for rc in codes]
+        assert codes and all(c == "0" and len(e.splitlines()) <= 1 for c, e in said)
