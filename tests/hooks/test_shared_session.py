@@ -112,6 +112,13 @@ def _claude(
     }
 
 
+@pytest.fixture
+def claude(project: Path, tmp_path: Path) -> Callable[..., dict[str, object]]:
+    """Claude Code's payload of an event of session s-1 (`_claude`), its transcript in
+    the test's folder."""
+    return functools.partial(_claude, project, tmp_path / "t.jsonl")
+
+
 def _state_kept(root: Path) -> bool:
     return (root / state_rel("s-1")).exists()
 
@@ -137,22 +144,19 @@ def _log(root: Path) -> str:
 @pytest.mark.parametrize("fast", [True, False], ids=["session-process", "one-shot"])
 def test_a_headless_resume_ends_only_itself_and_each_prompt_is_recorded_once(
     memory_root: Path,
-    project: Path,
-    tmp_path: Path,
+    claude: Callable[..., dict[str, object]],
     harness: Callable[..., Harness],
     fast: bool,
 ) -> None:
-    transcript = tmp_path / "t.jsonl"
-    event = functools.partial(_claude, project, transcript)
     tui = harness(fast=fast)
-    assert RULE in tui.hook(event("SessionStart", source="startup"))
-    tui.hook(event("UserPromptSubmit", prompt="pelican deploy window"))
+    assert RULE in tui.hook(claude("SessionStart", source="startup"))
+    tui.hook(claude("UserPromptSubmit", prompt="pelican deploy window"))
     serving = session_processes(memory_root)
     assert len(serving) == (1 if fast else 0)
     headless = harness(fast=fast)  # `claude -p --continue`, beside the TUI
-    headless.hook(event("SessionStart", source="resume"))
-    headless.hook(event("UserPromptSubmit", prompt="heron queue drain"))
-    headless.hook(event("SessionEnd", reason="other"))
+    headless.hook(claude("SessionStart", source="resume"))
+    headless.hook(claude("UserPromptSubmit", prompt="heron queue drain"))
+    headless.hook(claude("SessionEnd", reason="other"))
     headless.quit()
     # A session process answers a session end at once and writes its record after;
     # what it would do after the record (end the session, leave) is done within a
@@ -162,8 +166,8 @@ def test_a_headless_resume_ends_only_itself_and_each_prompt_is_recorded_once(
     assert _state_kept(memory_root)
     assert session_processes(memory_root) == serving
     # The TUI's session goes on as it was: no block again with its next prompt.
-    assert RULE not in tui.hook(event("UserPromptSubmit", prompt="osprey cache"))
-    tui.hook(event("SessionEnd", reason="prompt_input_exit"))
+    assert RULE not in tui.hook(claude("UserPromptSubmit", prompt="osprey cache"))
+    tui.hook(claude("SessionEnd", reason="prompt_input_exit"))
     assert _ended(memory_root)
     log = _log(memory_root)
     for prompt in ("pelican deploy window", "heron queue drain", "osprey cache"):
@@ -217,27 +221,24 @@ def test_gemini_resumed_beside_its_tui_gets_the_block_and_the_tui_not_again(
 @pytest.mark.parametrize("fast", [True, False], ids=["session-process", "one-shot"])
 def test_the_session_goes_on_with_the_resume_when_the_tui_ends_first(
     memory_root: Path,
-    project: Path,
-    tmp_path: Path,
+    claude: Callable[..., dict[str, object]],
     harness: Callable[..., Harness],
     fast: bool,
 ) -> None:
     # The session process watched the harness process whose hook forked it, and left
     # when that one exited, while the other still ran the session.
-    transcript = tmp_path / "t.jsonl"
-    event = functools.partial(_claude, project, transcript)
     tui, headless = harness(fast=fast), harness(fast=fast)
-    tui.hook(event("SessionStart", source="startup"))
-    tui.hook(event("UserPromptSubmit", prompt="pelican"))
+    tui.hook(claude("SessionStart", source="startup"))
+    tui.hook(claude("UserPromptSubmit", prompt="pelican"))
     serving = session_processes(memory_root)
-    headless.hook(event("SessionStart", source="resume"))
-    tui.hook(event("SessionEnd", reason="prompt_input_exit"))
+    headless.hook(claude("SessionStart", source="resume"))
+    tui.hook(claude("SessionEnd", reason="prompt_input_exit"))
     tui.quit()
     time.sleep(1.5)  # a session process checks on its harness every 0.5 s
     assert _state_kept(memory_root)
     assert session_processes(memory_root) == serving
-    assert RULE not in headless.hook(event("UserPromptSubmit", prompt="kestrel"))
-    headless.hook(event("SessionEnd", reason="other"))
+    assert RULE not in headless.hook(claude("UserPromptSubmit", prompt="kestrel"))
+    headless.hook(claude("SessionEnd", reason="other"))
     assert _ended(memory_root)
     assert _wait(lambda: not session_processes(memory_root))
 
@@ -245,52 +246,49 @@ def test_the_session_goes_on_with_the_resume_when_the_tui_ends_first(
 @pytest.mark.parametrize("fast", [True, False], ids=["session-process", "one-shot"])
 def test_a_session_end_sent_again_by_the_one_that_ended_leaves_the_session_on(
     memory_root: Path,
-    project: Path,
-    tmp_path: Path,
+    claude: Callable[..., dict[str, object]],
     harness: Callable[..., Harness],
     fast: bool,
 ) -> None:
     # Gemini CLI 0.61.0 runs its SessionEnd hook three times on /quit. The second ended
     # the session for the TUI still open beside it: its state removed, its session
     # process stopped.
-    transcript = tmp_path / "t.jsonl"
-    event = functools.partial(_claude, project, transcript)
     tui, resumed = harness(fast=fast), harness(fast=fast)
-    tui.hook(event("SessionStart", source="startup"))
+    tui.hook(claude("SessionStart", source="startup"))
     serving = session_processes(memory_root)
-    resumed.hook(event("SessionStart", source="resume"))
-    resumed.hook(event("UserPromptSubmit", prompt="heron queue drain"))
+    resumed.hook(claude("SessionStart", source="resume"))
+    resumed.hook(claude("UserPromptSubmit", prompt="heron queue drain"))
     for _ in range(3):
-        resumed.hook(event("SessionEnd", reason="exit"))
+        resumed.hook(claude("SessionEnd", reason="exit"))
     assert _wait(lambda: "heron queue drain" in _log(memory_root))
     time.sleep(1)
     assert _state_kept(memory_root)
     assert session_processes(memory_root) == serving
-    assert RULE not in tui.hook(event("UserPromptSubmit", prompt="osprey cache"))
-    tui.hook(event("SessionEnd", reason="exit"))
+    assert RULE not in tui.hook(claude("UserPromptSubmit", prompt="osprey cache"))
+    tui.hook(claude("SessionEnd", reason="exit"))
     assert _ended(memory_root)
     log = _log(memory_root)
     assert log.count("osprey cache") == log.count("heron queue drain") == 1, log
 
 
 def test_a_tui_killed_after_a_headless_resume_ended_still_gets_its_session_end(
-    memory_root: Path, project: Path, tmp_path: Path, harness: Callable[..., Harness]
+    memory_root: Path,
+    claude: Callable[..., dict[str, object]],
+    harness: Callable[..., Harness],
 ) -> None:
     # The session process writes the session end a killed harness never sent, unless
     # another process had run hooks for it (taken for a wrapper of the session start's
     # hook: `timeout`, `uv run`). The headless resume that had ended counted as one: the
     # TUI's last prompts were never recorded, and its state stayed.
-    transcript = tmp_path / "t.jsonl"
-    event = functools.partial(_claude, project, transcript)
     tui = harness(fast=True)
-    tui.hook(event("SessionStart", source="startup"))
-    tui.hook(event("UserPromptSubmit", prompt="pelican"))
+    tui.hook(claude("SessionStart", source="startup"))
+    tui.hook(claude("UserPromptSubmit", prompt="pelican"))
     headless = harness(fast=True)
-    headless.hook(event("SessionStart", source="resume"))
-    headless.hook(event("UserPromptSubmit", prompt="heron"))
-    headless.hook(event("SessionEnd", reason="other"))
+    headless.hook(claude("SessionStart", source="resume"))
+    headless.hook(claude("UserPromptSubmit", prompt="heron"))
+    headless.hook(claude("SessionEnd", reason="other"))
     headless.quit()
-    tui.hook(event("UserPromptSubmit", prompt="osprey"))
+    tui.hook(claude("UserPromptSubmit", prompt="osprey"))
     tui.proc.kill()
     tui.proc.wait(timeout=5)  # reaped: a zombie still looks alive
     assert _ended(memory_root)
