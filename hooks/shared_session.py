@@ -53,8 +53,7 @@ def goes_on(state: SessionState, caller: int) -> bool:
     SessionEnd hook three times on /quit) leaves the session to the one running it."""
     if not caller:
         return False
-    others = [state.harness, *map(int, state.beside)]
-    live = [p for p in others if p and p != caller and pid_alive(p)]
+    live = _live(state, caller)
     if not live:
         return False
     state.harness = live[0]
@@ -65,7 +64,12 @@ def goes_on(state: SessionState, caller: int) -> bool:
 def goes_on_after(state: SessionState | None, gone: int) -> int:
     """Once harness process `gone` exited: another live one that runs the session of
     `state`, or is beside it, which its session process watches from then on (0: none)."""
-    if state is None:
-        return 0
-    others = (state.harness, *map(int, state.beside))
-    return next((p for p in others if p and p != gone and pid_alive(p)), 0)
+    live = [] if state is None else _live(state, gone)
+    return live[0] if live else 0
+
+
+def _live(state: SessionState, but: int) -> list[int]:
+    # The harness processes on the session but `but` still running: the one that ran it
+    # first, then those beside it.
+    on = (state.harness, *map(int, state.beside))
+    return [p for p in on if p and p != but and pid_alive(p)]
