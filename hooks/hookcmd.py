@@ -88,6 +88,7 @@ def _hook(
                 event.session_id,
                 event.harness,
                 event.cwd,
+                parent=event.caller,
                 serve=functools.partial(
                     run_session, sys.stdin, sys.stdout, warm=sessions
                 ),

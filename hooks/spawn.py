@@ -107,6 +107,7 @@ def ensure_server(
     harness: str,
     cwd: str | None,
     *,
+    parent: int,
     serve: Callable[..., int],
 ) -> None:
     """Make sure a session process serves this session, once the hook's reply is out.
@@ -114,10 +115,10 @@ def ensure_server(
     Where it can, the hook forks itself into the session process, which runs `serve`
     (`hookcmd.run_session`) with the socket and these arguments: the socket listens before
     the hook exits, so the next hook never finds it missing, and the child keeps what the
-    hook imported and read instead of starting Python over.
+    hook imported and read instead of starting Python over. `parent` is the harness
+    process that ran the hook (`harness_pid`; 0: none), which the session process watches.
     """
-    parent = harness_pid()
-    if parent is None:
+    if not parent:
         return  # run by hand: nothing would end the process but its idle timeout
     path = socket_path(str(root), session_id)
     if os.path.exists(path) and answers(path):
