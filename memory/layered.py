@@ -9,8 +9,9 @@ no index file yet, it is built anew first. What that check found is kept beside 
 index file (`Seen`): a one-shot search trusts it while the four folders that hold the
 files keep their modification times, for `FULL_CHECK_NS` or while a session process
 watches and reports no change (`index_file.Watch`): it stats four folders, not every
-file. The ranking is the same as over an `Index` of every file (test_layered.py), while
-a one-shot search at 10,000 notes reads a few postings, not 40 MB of notes (README).
+file, unless a full check would build the index file anew (`Seen.calls_for_build`). The
+ranking is the same as over an `Index` of every file (test_layered.py), while a one-shot
+search at 10,000 notes reads a few postings, not 40 MB of notes (README).
 """
 
 from __future__ import annotations
@@ -47,10 +48,6 @@ _T = TypeVar("_T")
 #: read with the same modification time (file systems stamp times with a coarse
 #: clock), so it is read again rather than trusted.
 RACY_NS = 2_000_000_000
-#: Rebuild the index file when more files than this changed since it was written, or
-#: more than `REBUILD_SHARE` of them; fewer are read and indexed per search.
-REBUILD_MIN = 64
-REBUILD_SHARE = 0.05
 #: A one-shot search stats every file when the last such check is older than this; in
 #: between the four folders (`Store.stamps`: every file created, deleted or renamed)
 #: and the files people append to (`Store.appended_since`); another write in place is
@@ -90,7 +87,7 @@ def open_index(
     seen = _trusted(store, seg, now) if docs is None and files is None else None
     if seen is None:
         seen, n = _check(store, seg, now, files)
-        rebuild = seg is None or seen.changed > max(REBUILD_MIN, REBUILD_SHARE * n)
+        rebuild = seg is None or seen.calls_for_build(n, now, RACY_NS)
         if n and rebuild and build and _build(store, now):
             seg = index_file.open_segment(store)
             # Dated after the build, which created .index: else the root is newer.
@@ -140,6 +137,7 @@ def _trusted(store: Store, seg: Segment | None, now: int) -> Seen | None:
         or store.appended_since(seen.checked_at - RACY_NS)
         or any(i >= len(seg) for i in seen.dead)
         or seen.mark != index_file.watch_mark(store)  # a watcher reported a change
+        or seen.calls_for_build(len(seg), now, RACY_NS)
     ):
         return None
     recent = 0 <= now - seen.checked_at <= FULL_CHECK_NS
@@ -153,11 +151,11 @@ def _check(
     # The watcher's mark and the folders' times first: a change meanwhile changes them.
     mark, stamps = index_file.watch_mark(store), store.stamps()
     files = store.walk() if files is None else files
-    fresh, stale, changed = compare(seg, files, now, RACY_NS)
+    fresh, stale, changed, settling = compare(seg, files, now, RACY_NS)
     n, built = (len(seg), seg.built_at) if seg is not None else (0, 0)
     dead = sorted(set(range(n)).difference(fresh))
     gone = [f.rel for f in stale]
-    return Seen(built, now, stamps, changed, dead, gone, mark), len(files)
+    return Seen(built, now, stamps, changed, dead, gone, mark, settling), len(files)
 
 
 def _build(store: Store, now: int) -> bool:
