@@ -325,7 +325,7 @@ def run_checks(
         start = started_in(harness, here, project, home, version) if here else None
         found += [start] if start else []
     if not installed(project, home):
-        hint = "`memhooks install claude-code --scope project` (or gemini) there"
+        hint = "`memhooks install claude-code` (or codex, or gemini) there"
         found.append(Finding("warn", f"no hooks installed for {project}: run {hint}"))
     found += claude_root(root, project, home) + codex_sandbox(root, project, home)
     return found + check_mcp(project, home, which)

@@ -381,8 +381,8 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
             f"--slug {SLUG})"
         ),
         (
-            f"no hooks installed for {project}: run `memhooks install claude-code --scope "
-            "project` (or gemini) there"
+            f"no hooks installed for {project}: run `memhooks install claude-code` (or "
+            "codex, or gemini) there"
         ),
     ]
     assert summary(found) == "doctor: 4 problems to fix, 8 warnings"
