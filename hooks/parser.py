@@ -257,10 +257,10 @@ def _setup_commands(sub: Any) -> None:
             "--scope",
             choices=["user", "project", "local"],
             default="project",
-            help="project: the settings file the repository shares "
-            "(.claude/settings.json); local: yours only in this project, Claude Code "
-            "only (.claude/settings.local.json); user: every project "
-            "(~/.claude/settings.json)",
+            help="project: the file the repository shares (.claude/settings.json, "
+            ".codex/hooks.json, .gemini/settings.json); local: yours only in this "
+            "project, Claude Code only (.claude/settings.local.json); user: every "
+            "project (the same file under ~)",
         )
         ins.add_argument("--project", metavar="DIR", help=_PROJECT_HELP)
         ins.add_argument(

@@ -352,3 +352,14 @@ def test_scope_local_is_refused_where_the_harness_has_no_local_file(
     (line,) = proc.stderr.splitlines()
     assert "--scope project" in line and "--scope user" in line, line
     assert sorted(p.name for p in repo.iterdir()) == [".git", "src"]  # nothing written
+
+
+@pytest.mark.parametrize("verb", ["install", "uninstall"])
+def test_help_names_the_file_of_each_harness(verb: str) -> None:
+    # A Codex or Gemini CLI user reads `--help` for where the hooks go, not Claude's file.
+    proc = run_cli(verb, "--help")
+
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    for name in (".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"):
+        assert name in text
