@@ -48,13 +48,19 @@ def read_settings(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _claude(project: Path, home: Path) -> list[Finding]:
-    files = (
+def claude_settings(project: Path, home: Path) -> tuple[Path, ...]:
+    """Claude Code's settings files for the project: the user's, the project's two, and
+    the managed one."""
+    return (
         claude_dir(home) / "settings.json",
         project / ".claude" / "settings.json",
         project / ".claude" / "settings.local.json",
         CLAUDE_MANAGED,
     )
+
+
+def _claude(project: Path, home: Path) -> list[Finding]:
+    files = claude_settings(project, home)
     said = {
         p: v
         for p in files
@@ -182,4 +188,4 @@ def _hooks_configs(paths: tuple[Path, ...]) -> Iterator[tuple[Path, dict[str, An
             yield path, config
 
 
-__all__ = ["CLAUDE_MANAGED", "read_settings", "switched_off"]
+__all__ = ["CLAUDE_MANAGED", "claude_settings", "read_settings", "switched_off"]

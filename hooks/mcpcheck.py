@@ -1,6 +1,6 @@
 """Checks of the registrations of `memhooks mcp` for `memhooks doctor`: each one's
 command exists, its server works on the hooks' memory root, and its tools may run where
-no person is there to approve them (`codex exec`, `gemini -p`).
+no person is there to approve them (`claude -p`, `codex exec`, `gemini -p`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks.executable import executable_problem
 from memhooks.hooks.harnesscheck import HARNESS_NAMES, Finding, short_path
+from memhooks.hooks.hooksoff import claude_settings, read_settings
 from memhooks.hooks.mcp_config import registrations, root_problem, server_entry
+from memhooks.memory.inject import MCP_TOOLS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,16 +41,22 @@ def check_mcp(
         said = f"{name}: MCP server {reg.name!r} in {where}"
         if problem:
             found.append(Finding("fix", f"{said} {problem}"))
-        elif warning := _unattended(reg):
+        elif warning := _unattended(reg, project, home):
             found.append(Finding("warn", f"{said}: {warning}"))
         else:
             found.append(Finding("ok", said))
     return found
 
 
-def _unattended(reg: Registration) -> str | None:
-    """What a run with nobody to approve a tool call (`codex exec`, `gemini -p`) refuses
-    of the entry's tools, and the fix; None when they all run."""
+def _unattended(reg: Registration, project: Path, home: Path) -> str | None:
+    """What a run with nobody to approve a tool call (`claude -p`, `codex exec`,
+    `gemini -p`) refuses of the entry's tools, and the fix; None when they all run."""
+    if reg.harness == "claude-code" and not _claude_allows(reg, project, home):
+        return (
+            "`claude -p`, which cannot ask before a tool call, refuses its tools; allow "
+            "them in .claude/settings.json (or ~/.claude/settings.json): "
+            f'"permissions": {{"allow": ["mcp__{reg.name}"]}}'
+        )
     if reg.harness == "gemini" and server_entry(reg).get("trust") is not True:
         # Gemini CLI 0.61.0: `gemini -p` listed none of an untrusted server's tools.
         return (
@@ -64,6 +72,31 @@ def _unattended(reg: Registration) -> str | None:
         'cannot ask, refuses them; add default_tools_approval_mode = "approve" to '
         f"[mcp_servers.{reg.name}]"
     )
+
+
+def _claude_allows(reg: Registration, project: Path, home: Path) -> bool:
+    """Whether Claude Code's settings let every tool of the server run unasked: a
+    `permissions.allow` rule `mcp__NAME` or `mcp__NAME__*`, a rule for each tool, or
+    `defaultMode` "bypassPermissions" (Claude Code 2.1.332's `claude -p` answered any
+    other call "Claude requested permissions to use mcp__memhooks__memory_search, but
+    you haven't granted it yet")."""
+    server = f"mcp__{reg.name}"
+    rules: set[object] = set()
+    for path in claude_settings(project, home):
+        perms = read_settings(path).get("permissions")
+        if not isinstance(perms, dict):
+            continue
+        if perms.get("defaultMode") == "bypassPermissions":
+            return True
+        allow = perms.get("allow")
+        rules |= (
+            {r for r in allow if isinstance(r, str)}
+            if isinstance(allow, list)
+            else set()
+        )
+    if rules & {server, f"{server}__*"}:
+        return True
+    return all(f"{server}__{tool}" in rules for tool in MCP_TOOLS)
 
 
 def _codex_asks(reg: Registration) -> list[str]:

@@ -342,6 +342,37 @@ def test_the_model_calls_memory_search_through_memhooks_mcp(
         assert "wombat(1) proxy(1)" in answered[0]
 
 
+def test_claude_p_runs_the_mcp_tools_once_allowed_as_doctor_says(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """`claude -p` cannot ask before a tool call: it refused every `memhooks mcp` tool
+    added with `claude mcp add` ("…you haven't granted it yet"), while `memhooks doctor`
+    said "ok". Doctor now warns with the allow rule, and with that rule the write lands."""
+    prompt = "Remember that the staging port is 8443."
+    fact = "- The staging port is 8443."
+    tool = "mcp__memhooks__memory_write"
+    with sandbox(tmp_path_factory.mktemp("claude-mcp-p"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        add = ["claude", "mcp", "add", "memhooks", "--", "memhooks", "mcp"]
+        assert sb.run(add, env=env).returncode == 0
+        sb.script(
+            [{"when": prompt, "tool": tool, "args": {"to": "memory", "text": fact}}]
+        )
+        refused = sb.run(["claude", "-p", prompt], env=env)
+        assert refused.returncode == 0, refused.stderr
+        assert not (sb.root / "MEMORY.md").exists()
+        warned = [ln for ln in _doctor(sb, sb.project).splitlines() if "MCP" in ln]
+        assert len(warned) == 1 and warned[0].startswith("warn: Claude Code"), warned
+        rule = re.search(r'"permissions": \{"allow": \["(.+?)"\]\}', warned[0])
+        assert rule, warned[0]
+        local = sb.project / ".claude" / "settings.local.json"
+        local.write_text(json.dumps({"permissions": {"allow": [rule[1]]}}))
+        done = sb.run(["claude", "-p", prompt], env=env)
+        assert done.returncode == 0, done.stderr
+        assert fact in (sb.root / "MEMORY.md").read_text()
+        assert "ok: Claude Code: MCP server 'memhooks'" in _doctor(sb, sb.project)
+
+
 def test_fork_does_not_inject_the_block_again(
     tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:

@@ -20,6 +20,7 @@ from memhooks.hooks.install import (
     settings_path,
 )
 from memhooks.memory import Store, slug_for
+from memhooks.memory.inject import MCP_TOOLS
 from tests.conftest import grown_rules_and_items, run_cli
 
 SLUG = "proj-0123abcd"
@@ -752,6 +753,41 @@ def test_a_gemini_mcp_server_gemini_p_does_not_offer_is_warned_about(
         '"trust": true to its entry to let them run unasked'
     )
     assert lines == [warning], proc.stdout
+
+
+_ALL_TOOLS = [f"mcp__memhooks__{t}" for t in MCP_TOOLS]
+
+
+@pytest.mark.parametrize(
+    ("permissions", "warned"),
+    [
+        pytest.param(None, True, id="as-the-readme-adds-it"),
+        pytest.param({"allow": ["mcp__memhooks"]}, False, id="server"),
+        pytest.param({"allow": ["mcp__memhooks__*"]}, False, id="wildcard"),
+        pytest.param({"allow": _ALL_TOOLS}, False, id="each-tool"),
+        pytest.param({"allow": _ALL_TOOLS[:1]}, True, id="search-only"),
+        pytest.param({"defaultMode": "bypassPermissions"}, False, id="bypass"),
+    ],
+)
+def test_a_claude_mcp_server_claude_p_refuses_is_warned_about(
+    project: Path, home: Path, permissions: dict[str, object] | None, warned: bool
+) -> None:
+    # Claude Code 2.1.332: `claude -p` answered every call of a tool no rule allowed
+    # "Claude requested permissions to use mcp__memhooks__memory_write, but you haven't
+    # granted it yet", while doctor said "ok" of the server.
+    entry = {"command": sys.executable, "args": ["-m", "memhooks.hooks", "mcp"]}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"memhooks": entry}}))
+    if permissions is not None:
+        local = project / ".claude" / "settings.local.json"
+        local.parent.mkdir()
+        local.write_text(json.dumps({"permissions": permissions}))
+
+    found = run_checks(project / "root", project, home, config_text=None)
+
+    (said,) = [f for f in found if "MCP server 'memhooks'" in f.message]
+    assert said.level == ("warn" if warned else "ok"), said
+    if warned:
+        assert said.message.endswith('"permissions": {"allow": ["mcp__memhooks"]}')
 
 
 def test_a_fix_doctor_names_can_be_pasted_for_a_root_with_a_space(
