@@ -162,9 +162,9 @@ def hook_command(harness: Harness, executable: str | os.PathLike[str]) -> str:
 TRUST_STEPS: dict[Harness, str] = {
     "claude-code": "",
     "codex": (
-        "Codex runs new hooks only after you review them: start `codex` in the project, "
-        "type /hooks and trust the memhooks hooks (an edit of hooks.json asks again; "
-        "project hooks load only in a project you trusted). `codex exec "
+        "Codex runs new hooks only after you review them: start `codex` in the project "
+        'and trust them when it shows "Hooks need review" (or in /hooks; an edit of '
+        "hooks.json asks again; project hooks load only in a project you trusted). `codex exec "
         "--dangerously-bypass-hook-trust` skips the review for one run."
     ),
     "gemini": (

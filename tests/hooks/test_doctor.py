@@ -206,7 +206,7 @@ def test_codex_hooks_that_codex_will_not_run_are_reported(
     install("codex", project / ".codex" / "hooks.json", "memhooks hook --harness codex")
 
     warned = _levels(check_harness("codex", project, home, shutil.which), "warn")
-    assert any("type /hooks and trust" in w for w in warned), warned
+    assert any('when it shows "Hooks need review"' in w for w in warned), warned
     assert any("is not a trusted project" in w for w in warned), warned
 
     codex_home.mkdir()

@@ -168,7 +168,7 @@ def test_codex_before_session_end_is_not_asked_to_review_a_hook_it_never_lists(
     codex.mkdir()
     trusted = f'[projects."{project}"]\ntrust_level = "trusted"\n'
     (codex / "config.toml").write_text(trusted + "[hooks.state]\n" + reviewed)
-    review = "type /hooks and trust the memhooks hooks"
+    review = 'trust them when it shows "Hooks need review"'
     for version, asked in (("0.134.0", False), ("0.171.0", True)):
         _cli(tmp_path / "bin", "codex", PRINTED["codex", version])
         path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
