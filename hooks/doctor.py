@@ -324,10 +324,11 @@ def run_checks(
         found += switched_off(harness, project, home)
         start = started_in(harness, here, project, home, version) if here else None
         found += [start] if start else []
+        own = {"claude-code": claude_root, "codex": codex_sandbox}.get(harness)
+        found += own(root, project, home) if own else []
     if not installed(project, home):
         hint = "`memhooks install claude-code` (or codex, or gemini) there"
         found.append(Finding("warn", f"no hooks installed for {project}: run {hint}"))
-    found += claude_root(root, project, home) + codex_sandbox(root, project, home)
     return found + check_mcp(project, home, which)
 
 

@@ -806,3 +806,21 @@ def test_a_fix_doctor_names_can_be_pasted_for_a_root_with_a_space(
     assert command == f"chmod 700 '{root}'"
     subprocess.run(["bash", "-c", command], check=True)
     assert root.stat().st_mode & 0o777 == 0o700
+
+
+def test_each_harness_lines_come_together(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Walking the README with Codex: the sandbox warning came after "ok: Gemini CLI: no
+    # memhooks hooks", apart from the Codex lines it belongs with.
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    install("codex", project / ".codex" / "hooks.json", "memhooks hook --harness codex")
+
+    found = run_checks(tmp_path / "memroot", project, home, config_text=None)
+
+    names = [f.message.split(":")[0] for f in found]
+    harnesses = [n for n in names if n in ("Claude Code", "Codex", "Gemini CLI")]
+    assert any("sandbox" in f.message for f in found if f.message.startswith("Codex"))
+    assert harnesses == sorted(
+        harnesses, key=["Claude Code", "Codex", "Gemini CLI"].index
+    )
