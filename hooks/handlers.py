@@ -6,6 +6,7 @@ that differs between them is who holds the state and the corpus (docs/design.md)
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING, Protocol
 
@@ -13,7 +14,7 @@ from memhooks.hooks import activity, blocked, compaction, records, resumes
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.mcp_config import usage_line
-from memhooks.hooks.ondisk import mtimes_of
+from memhooks.hooks.notice import changed_line
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
 from memhooks.hooks.state import (
@@ -27,7 +28,7 @@ from memhooks.memory.inject import render_shares, sections
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.paths import daily
-from memhooks.memory.text import cut, nbytes, neutralise
+from memhooks.memory.text import nbytes, neutralise
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -58,11 +59,12 @@ def _budget(event: Event, configured: int) -> int:
 def _block(event: Event, state: SessionState, view: View) -> str:
     budget = _budget(event, view.config.inject.budget)
     day = today()
+    names_at = max(view.store.stamps())  # before the listing: a rename after is news
     docs, newest = view.block_corpus(budget, day)
     block, shares = render_shares(
         sections(docs, day), budget, usage_line(event.cwd, event.harness)
     )
-    state.noticed_at = newest
+    state.noticed_at, state.names_at = newest, names_at
     state.own = {}
     state.injected = {
         rel: fingerprint(d)
@@ -72,6 +74,10 @@ def _block(event: Event, state: SessionState, view: View) -> str:
         and _whole_in(d.text, d.kind, block)
     }
     state.surfaced = {}
+    listed = set(_INDEX_NAME.findall(block))  # the note index's lines
+    state.listed = [
+        r for r, d in docs.items() if d.kind == "note" and d.filename in listed
+    ]
     # The block holds the two newest logs, often cut: the entries it holds whole are seen.
     state.seen_entries = {
         d.rel: [
@@ -91,6 +97,10 @@ def _block(event: Event, state: SessionState, view: View) -> str:
             whole=sorted(state.injected),
         )
     return block
+
+
+#: A line of the block's index of notes (`inject.index_line`): the note's file name.
+_INDEX_NAME = re.compile(r"^- notes/(.+?\.md)(?: — |$)", re.MULTILINE)
 
 
 def _whole_in(text: str, kind: str, block: str) -> bool:
@@ -197,8 +207,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         else max((d.mtime_ns for d in docs.values()), default=0)
     )
     # The notice takes at most half the budget: the hits are what the prompt asked for.
-    gone = _removed(state, view)
-    notice = _changes(state, docs, _budget(event, auto.budget) // 2, newest, gone)
+    notice = changed_line(state, view, docs, _budget(event, auto.budget) // 2, newest)
     from memhooks.hooks import autosearch  # with the stemmer: not for SessionStart
 
     query = autosearch.asked(prompt)
@@ -295,62 +304,6 @@ def _fresh_hits(
         else:
             later.append(hit)
     yield from later
-
-
-def _removed(state: SessionState, view: View) -> list[str]:
-    """The files the session was shown (in the block, or by auto-search) that are gone
-    since: the model holds their text, and is told once (a stat of each, per prompt)."""
-    gone = sorted(
-        rel
-        for rel in {*state.injected, *state.surfaced}
-        if not (view.store.root / rel).exists()
-    )
-    for rel in gone:
-        state.injected.pop(rel, None)
-        state.surfaced.pop(rel, None)
-    return gone
-
-
-def _changes(
-    state: SessionState,
-    docs: Mapping[str, Doc],
-    limit: int,
-    newest_doc: int,
-    gone: list[str],
-) -> str | None:
-    """One line naming memory files edited or added since the block was built (each change
-    is told once; our own writes are not news), then those `gone`, in at most `limit`
-    bytes: the names that fit, then how many more. `newest_doc`: no document changed after
-    it (`View.newest`).
-    """
-    if not state.noticed_at:
-        return None
-    seen, own = state.noticed_at, state.own
-    newest = seen
-    changed = []
-    # A pass over the corpus only when a file changed since: in a session of 10,000
-    # notes this runs before each prompt.
-    for rel, t in mtimes_of(docs).items() if newest_doc > seen else ():
-        if t > seen:
-            newest = max(newest, t)
-            if own.get(rel) != t:
-                changed.append(rel)
-    changed = sorted(changed) + [f"{rel} (removed)" for rel in gone]
-    state.noticed_at = newest
-    state.own = {r: t for r, t in state.own.items() if t > state.noticed_at}
-    if not changed:
-        return None
-    line = "Memory changed on disk since this session's block was built: "
-    named: list[str] = []
-    room = limit - nbytes(line) - len(" and 100000 more.")
-    for rel in changed:
-        room -= nbytes(rel) + 2
-        if room < 0:
-            break
-        named.append(rel)
-    more = len(changed) - len(named)
-    tail = f" and {more} more." if more else "."
-    return cut(line + ", ".join(named), limit - nbytes(tail), "…") + tail
 
 
 def post_compaction(event: Event, state: SessionState, view: View) -> Reply:

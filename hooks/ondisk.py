@@ -9,6 +9,8 @@ keeping the last few read.
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -117,3 +119,38 @@ class _Recent:
     def drop(self, rel: str) -> None:
         with self._lock:
             self._docs.pop(rel, None)
+
+
+def moved_in(store: Store, since: int, looked: int) -> tuple[dict[str, int], int]:
+    """Memory files named after `since` (ns) and after `looked`, the newest folder time
+    known (the block's, then each such look's), that keep an older modification time, as
+    `mv`, `git mv`, `cp -p` and `rsync -a` leave them: path -> when they got the name
+    (their ctime); and the newest time of the folders looked into. A folder is listed
+    only when its names changed since; a file renamed into place by its writer (an
+    atomic save, ours too) got its name as its folder did, before that time.
+    """
+    from memhooks.hooks.listing import located_in
+
+    found: dict[str, int] = {}
+    newest, after = looked, max(since, looked)
+    for folder in store.folders():
+        path = os.path.join(store.root, folder)
+        try:
+            at = os.stat(path).st_mtime_ns
+            if at <= after:
+                continue
+            with os.scandir(path) as listed:
+                entries = [(e.name, e.stat(follow_symlinks=False)) for e in listed]
+        except OSError:
+            continue
+        newest = max(newest, at)
+        for name, st in entries:
+            rel = f"{folder}/{name}" if folder else name
+            if (
+                st.st_mtime_ns <= since
+                and st.st_ctime_ns > after
+                and stat.S_ISREG(st.st_mode)
+                and located_in(store, rel) is not None
+            ):
+                found[rel] = st.st_ctime_ns
+    return found, newest

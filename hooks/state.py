@@ -63,6 +63,8 @@ _TYPES: dict[str, Any] = {
     "beside": (dict, int),
     "pending": (dict, int),
     "pending_at": int,
+    "listed": (list, str),
+    "names_at": int,
 }
 
 
@@ -99,6 +101,8 @@ class SessionState:
         beside: dict[str, int] | None = None,
         pending: dict[str, int] | None = None,
         pending_at: int = -1,
+        listed: list[str] | None = None,
+        names_at: int = 0,
     ) -> None:
         self.version = version
         self.slug = slug
@@ -141,6 +145,10 @@ class SessionState:
         #: hook blocked that prompt (`blocked`).
         self.pending = pending or {}
         self.pending_at = pending_at
+        #: The notes the block's index names, and the newest time of a folder's names
+        #: the change notice knows (`mv` keeps a file's mtime: `notice`).
+        self.listed = listed or []
+        self.names_at = names_at
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _TYPES}
@@ -240,11 +248,7 @@ def load(store: Store, session_id: str) -> SessionState | None:
         return None
     try:
         return SessionState.from_json(raw)
-    except (
-        ValueError,
-        TypeError,
-        RecursionError,
-    ) as e:  # UnicodeDecodeError: ValueError
+    except (ValueError, TypeError, RecursionError) as e:  # UnicodeDecodeError too
         logger.warning("ignoring session state: %s; the session starts afresh", e)
         return None
 

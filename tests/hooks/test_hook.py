@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -153,7 +154,7 @@ def test_a_note_removed_by_hand_is_named_once(memory_root: Path, project: Path) 
     (memory_root / notes / "payments.md").rename(memory_root / notes / "billing.md")
     ctx = context_of(hook(ask)[1], "UserPromptSubmit")
     built = "Memory changed on disk since this session's block was built: "
-    assert f"{built}{notes}/payments.md (removed).\n" in ctx
+    assert f"{built}{notes}/billing.md, {notes}/payments.md (removed).\n" in ctx
     (memory_root / notes / "billing.md").unlink()  # shown under its new name: gone too
     store.write_note("other", "# Other\nNothing about it.")
     ctx = context_of(hook(ask)[1], "UserPromptSubmit")
@@ -162,6 +163,38 @@ def test_a_note_removed_by_hand_is_named_once(memory_root: Path, project: Path) 
     ctx = context_of(hook(ask)[1], "UserPromptSubmit")
     assert ctx.endswith(f"{built}MEMORY.md (removed).\n</memory>"), ctx
     assert hook(ask)[:2] == (0, "")  # told once
+
+
+def test_a_note_renamed_or_copied_in_by_hand_is_named(
+    memory_root: Path, project: Path
+) -> None:
+    # Seen with the real Claude Code (2.1.332, its TUI): a note the block's index listed,
+    # renamed with `mv` mid-session. `mv` (and `git mv`, `cp -p`, `rsync -a`) keeps the
+    # file's modification time, so the next prompt's notice named neither the new name
+    # nor the old one, gone, which the model's block still listed.
+    store = store_for(memory_root, project)
+    store.write_memory("- Prefer small commits.")
+    store.write_note("cormorant", "# Cormorant\nThe batch job restarts at 04:10.")
+    store.write_note("heron", "# Heron\nShips signed tarballs.")
+    start = hook(claude("SessionStart", project, source="startup"))[1]
+    assert "notes/cormorant.md — Cormorant" in context_of(start, "SessionStart")
+    notes = f"projects/{store.slug}/notes"
+    (memory_root / notes / "cormorant.md").rename(memory_root / notes / "ibis-jobs.md")
+    ask = claude("UserPromptSubmit", project, prompt="Say hello.")
+    code, out, err = hook(ask)
+    assert code == 0, err
+    built = "Memory changed on disk since this session's block was built: "
+    assert (
+        f"{built}{notes}/ibis-jobs.md, {notes}/cormorant.md (removed).\n"
+        in context_of(out, "UserPromptSubmit")
+    )
+    assert hook(ask)[:2] == (0, "")  # told once
+    elsewhere = project.parent / "grebe.md"
+    elsewhere.write_text("# Grebe\nListens on port 9911.\n")
+    os.utime(elsewhere, ns=(1_000_000_000, 1_000_000_000))  # an old file, as rsync -a
+    shutil.copy2(elsewhere, memory_root / notes / "grebe.md")
+    ctx = context_of(hook(ask)[1], "UserPromptSubmit")
+    assert f"{built}{notes}/grebe.md.\n" in ctx
 
 
 def test_gemini_resume_reads_a_chat_file_with_a_lone_surrogate(
