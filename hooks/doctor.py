@@ -227,6 +227,8 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
                         f"or injected; chmod u+rwx {shell_word(root / rel)}")
             )  # fmt: skip
             continue
+        if entry.name.startswith(".#") and entry.is_symlink():
+            continue  # Emacs's lock on a file it has unsaved changes to: it removes it
         is_dir = entry.is_dir(follow_symlinks=False)
         if (of := synced_copy_of(entry.name)) and not is_dir:
             found.append(Finding("fix", f"{_shown(rel)}: a sync tool's copy of {of}, which "

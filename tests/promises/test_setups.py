@@ -325,6 +325,23 @@ def test_doctor_leaves_an_editors_backups_be(memory_root: Path, project: Path) -
     assert "rename it" not in done.stdout and "move it out" not in done.stdout
 
 
+def test_doctor_leaves_an_editors_lock_be(memory_root: Path, project: Path) -> None:
+    # Emacs locks a file it has unsaved changes to with a symlink `.#NAME` to a target
+    # that names no file. Before: "fix: .#MEMORY.md cannot be read (No such file or
+    # directory): never searched or injected; remove it", which undoes Emacs's guard
+    # against two people editing the file at once.
+    where = ("--project", str(project))
+    done = run_cli("write", "--to", "note", "--name", "pool", "--text", "x", *where)
+    assert done.returncode == 0, done.stderr
+    notes = memory_root / "projects" / slug_for(str(project)) / "notes"
+    locks = [memory_root / ".#MEMORY.md", notes / ".#pool.md"]
+    for lock in locks:
+        lock.symlink_to("ana@laptop.4242:1764900000")
+    done = run_cli("doctor", *where)
+    assert ".#" not in done.stdout, done.stdout
+    assert all(lock.is_symlink() for lock in locks)
+
+
 _NO_LOCKS = """
 import errno, fcntl, sys
 def flock(*_):
