@@ -53,6 +53,7 @@ class Session:
     sb: Sandbox
     vim: bool
     memory_after_vim: bytes = b""
+    vim_renamed: bool = False
     status: str = ""
     debug: str = ""
     leftovers: Leftovers | None = None
@@ -86,16 +87,25 @@ def _git(sb: Sandbox, *args: str, cwd: Path | None = None) -> str:
 
 
 def _vim(sb: Sandbox, env: dict[str, str], path: Path, line: str) -> Tmux:
-    """MEMORY.md opened in vim (its defaults: a swap file, a `4913` probe and a backup
-    while it writes), a line added and saved with `:w`; vim left open."""
-    vim = sb.tmux(["vim", str(path)], env=env)
+    """MEMORY.md opened in vim, a line added and saved with `:w`; vim left open. Vim
+    saves as in a home folder: a `4913` probe, the file renamed to `MEMORY.md~`, a new
+    one written, the backup removed (its `backupskip` default, `/tmp/*`, where the
+    sandbox is, would have it write in place)."""
+    vim = sb.tmux(["vim", "-c", "set backupskip=", str(path)], env=env)
     vim.wait_for(lambda: (path.parent / f".{path.name}.swp").exists(), what="vim")
-    before = path.read_bytes()
     vim.keys("Escape")
     vim.type(f":$put ='{line}'")
     vim.type(":w")
-    vim.wait_for(lambda: path.read_bytes() != before, what="vim's save")
+    vim.wait_for(lambda: _holds(path, line), what="vim's save")
     return vim
+
+
+def _holds(path: Path, line: str) -> bool:
+    """Whether `path` holds `line` (False while vim has it renamed away)."""
+    try:
+        return f"{line}\n" in path.read_text()
+    except FileNotFoundError:
+        return False
 
 
 @pytest.fixture(scope="module")
@@ -136,8 +146,10 @@ def session(
         _git(sb, "commit", "-qm", "pelican", cwd=other)
         _git(sb, "pull", "-q", "--no-rebase", str(other), "main")
         sb.ask(tmux, ASKED["pull"])
+        inode = memory.stat().st_ino
         vim = _vim(sb, env, memory, GREBE) if result.vim else None
         result.memory_after_vim = memory.read_bytes()
+        result.vim_renamed = memory.stat().st_ino != inode
         sb.ask(tmux, ASKED["vim"])
         if vim is not None:
             vim.type(":q")
@@ -180,6 +192,7 @@ def test_a_note_a_pull_brought_is_named_and_surfaced(session: Session) -> None:
 def test_a_vim_save_is_seen_and_its_side_files_never_are(session: Session) -> None:
     if not session.vim:
         pytest.skip("vim not installed")
+    assert session.vim_renamed, "vim wrote in place, not as it saves in a home folder"
     assert session.notice("vim") == "MEMORY.md."
     assert GREBE in session.after("vim")
     assert session.memory_after_vim.endswith(f"{GREBE}\n".encode())
