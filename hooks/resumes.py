@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from memhooks.hooks.events import Event
+    from memhooks.hooks.state import SessionState
     from memhooks.hooks.view import View
 
 #: A phrase of the block's wrapper without quotes or "<", so that it reads the same in a
@@ -50,6 +52,41 @@ def forked_unwritten(event: Event) -> bool:
         and bool(path)
         and not os.path.lexists(path or "")
     )
+
+
+def skip_recorded(event: Event, state: SessionState) -> None:
+    """Start the records of a conversation resumed (or forked) with no state of its
+    session left, its earlier run ended, where its transcript ends now: what it holds
+    went into a log with that run, a flush or a session end, perhaps days ago, and
+    today's log alone is no guard against recording it twice. Only a transcript that
+    holds our context: one of a run without memhooks was never recorded.
+    """
+    fresh = not (state.noticed_at or state.transcript_path)
+    if event.source in ("resume", "fork") and fresh and block_in_transcript(event):
+        state.transcript_path = event.transcript_path
+        state.transcript_offset = _recorded_up_to(event)
+
+
+def _recorded_up_to(event: Event) -> int:
+    # Where the transcript ends now: the end of its last whole line (0: none).
+    path = event.transcript_path
+    if not path:
+        return 0
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return 0  # a FIFO would block the open
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            start = max(size - _TAIL, 0)
+            f.seek(start)
+            end = f.read(size - start).rfind(b"\n")
+    except OSError:
+        return 0
+    return start + end + 1 if end >= 0 else 0
+
+
+#: How far back from a transcript's end its last line's end is looked for.
+_TAIL = 1024 * 1024
 
 
 def surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:

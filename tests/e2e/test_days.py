@@ -1,0 +1,107 @@
+"""Time passing: a conversation resumed the next day with the real CLIs (`claude -p
+--continue`, `codex exec resume --last`, `gemini --resume latest -p`).
+
+A day passes for memhooks when its log of the first run is filed under yesterday's date:
+today's log is then a new file, as it is for someone who comes back the morning after.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import sandbox
+from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
+from tests.e2e.memory_fixture import blocks_in, seed
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+
+    from tests.e2e.sandbox import Sandbox
+
+pytestmark = pytest.mark.timeout(300)
+
+FIRST = "Start the osprey queue work."
+#: Written by another session while the conversation was left: what the next prompt asks.
+MOVED = "The osprey queue moved to port 9911 on the falcon host."
+SECOND = "Which port does the osprey queue listen on now"
+
+
+def a_day_passes(sb: Sandbox) -> str:
+    """File today's log under yesterday's date (its bytes and an mtime a day old);
+    returns that log's text."""
+    today = date.today()
+    yesterday = (today - timedelta(days=1)).isoformat()
+    (log,) = sb.root.glob(f"projects/*/daily/{today.isoformat()}.md")
+    moved = log.with_name(f"{yesterday}.md")
+    log.rename(moved)
+    day_ago = time.time() - 24 * 3600
+    os.utime(moved, (day_ago, day_ago))
+    return moved.read_text()
+
+
+def records_of(log: str, prompt: str) -> int:
+    """How many entries of a log hold `prompt` as one of their listed prompts."""
+    return len(re.findall(rf"^- {re.escape(prompt)}$", log, flags=re.MULTILINE))
+
+
+@dataclass
+class NextDay:
+    sb: Sandbox
+    yesterday: str = ""
+    today: str = ""
+
+
+#: How each CLI is set up, runs a prompt, and resumes its last conversation with one.
+CLIS: dict[str, tuple[Callable[[Sandbox], dict[str, str]], list[str], list[str]]] = {
+    "claude": (setup_claude, ["claude", "-p"], ["claude", "-p", "--continue"]),
+    "codex": (setup_codex, codex_exec(""), codex_exec("", "resume", "--last")),
+    "gemini": (setup_gemini, ["gemini", "-p"], ["gemini", "--resume", "latest", "-p"]),
+}
+
+
+def _with(argv: list[str], prompt: str) -> list[str]:
+    # `codex_exec` ends with the prompt: put this one there.
+    return [*argv[:-1], prompt] if argv[-1] == "" else [*argv, prompt]
+
+
+@pytest.fixture(scope="module", params=list(CLIS))
+def next_day(
+    request, tmp_path_factory, cli_bins: Path, netns: bool
+) -> Iterator[NextDay]:
+    """A run, a day passes, an entry written, the conversation resumed with a prompt."""
+    setup, run, resume = CLIS[request.param]
+    with sandbox(
+        tmp_path_factory.mktemp(f"days-{request.param}"), cli_bins, netns
+    ) as sb:
+        env = setup(sb)
+        seed(sb)
+        done = sb.run(_with(run, FIRST), env=env)
+        assert done.returncode == 0, done.stderr
+        assert sb.entries("session end", at_least=1), "the first run left no record"
+        assert not sb.leftovers(), "the first run left its session behind"
+        result = NextDay(sb, yesterday=a_day_passes(sb))
+        sb.memhooks("write", "--to", "daily", "--title", "queue move", "--text", MOVED)
+        done = sb.run(_with(resume, SECOND), env=env)
+        assert done.returncode == 0, done.stderr
+        assert sb.entries("session end", at_least=1), "the resumed run left no record"
+        result.today = sb.daily()
+        yield result
+
+
+def test_next_day_continue_records_each_prompt_once(next_day: NextDay) -> None:
+    assert records_of(next_day.yesterday, FIRST) == 1
+    # The first run's prompt is in yesterday's log: today's record holds the new one only.
+    assert records_of(next_day.today, FIRST) == 0, next_day.today
+    assert records_of(next_day.today, SECOND) == 1, next_day.today
+
+
+def test_next_day_continue_gets_no_second_block(next_day: NextDay) -> None:
+    assert blocks_in(next_day.sb.turn(SECOND)) == 1

@@ -1,0 +1,66 @@
+"""`hooks.resumes`: a conversation resumed the next day, as real hook subprocesses.
+
+`claude -p --continue` and `codex exec resume --last` reuse the session id after the first
+run's SessionEnd removed its state; a day passes when the first run's log is filed under
+yesterday's date. tests/e2e/test_days.py drives the same with the real CLIs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from tests.hooks.test_hook import (
+    _transcript,
+    _user,
+    claude,
+    context_of,
+    hook,
+    store_for,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FIRST = "Start the osprey queue work."
+MOVED = "The osprey queue moved to port 9911 on the falcon host."
+SECOND = "Which port does the osprey queue listen on now"
+
+
+def _first_run(memory_root: Path, project: Path, transcript: Path) -> Path:
+    """A run with its block and one prompt, ended; its log filed under yesterday's date."""
+    store_for(memory_root, project).write_memory("- rule")
+    started = hook(claude("SessionStart", project, source="startup"))[1]
+    block = context_of(started, "SessionStart")
+    _transcript(
+        transcript,
+        [
+            {"type": "attachment", "content": f"SessionStart hook context: {block}"},
+            _user(FIRST),
+        ],
+    )
+    path = str(transcript)
+    hook(claude("UserPromptSubmit", project, prompt=FIRST, transcript_path=path))
+    ended = claude("SessionEnd", project, reason="other", transcript_path=path)
+    assert hook(ended)[0] == 0
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    yesterday = dt.date.fromisoformat(log.stem) - dt.timedelta(days=1)
+    return log.rename(log.with_name(f"{yesterday}.md"))
+
+
+def test_the_next_days_record_holds_only_the_resumed_runs_prompts(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    yesterday = _first_run(memory_root, project, transcript)
+    path = str(transcript)
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    assert hook(resumed)[1] == ""
+    _transcript(transcript, [_user(SECOND)])
+    hook(claude("UserPromptSubmit", project, prompt=SECOND, transcript_path=path))
+    hook(claude("SessionEnd", project, reason="other", transcript_path=path))
+    (today,) = set(memory_root.glob("projects/*/daily/*.md")) - {yesterday}
+    assert f"- {FIRST}\n" in yesterday.read_text()
+    # The first prompt was recorded yesterday: today's log was no guard against a second.
+    assert f"- {FIRST}\n" not in today.read_text()
+    assert f"- {SECOND}\n" in today.read_text()
