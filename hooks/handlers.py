@@ -136,6 +136,7 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
         # resume`), but the transcript remembers. What changes from here is news.
         if not state.noticed_at:
             _block(event, state, view)
+            resumes.keep_held(event, state, view)
             state.surfaced = resumes.surfaced_in_transcript(event, view)
         return Reply(notes=("block already injected in this conversation",))
     block = _block(event, state, view)

@@ -7,15 +7,19 @@ the transcript, they tell the session's first hook what not to inject a second t
 from __future__ import annotations
 
 import html
+import json
 import os
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
 from memhooks.hooks.transcript import found, holds
 from memhooks.hooks.transcript_shapes import gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
+from memhooks.memory.note_format import OPEN_ITEM
+from memhooks.memory.text import neutralise
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -87,6 +91,79 @@ def _recorded_up_to(event: Event) -> int:
 
 #: How far back from a transcript's end its last line's end is looked for.
 _TAIL = 1024 * 1024
+
+
+def keep_held(event: Event, state: SessionState, view: View) -> None:
+    """Of what a block built now holds, keep as seen only what the resumed conversation
+    holds, in its own block or the hits shown with its prompts: a file or an entry
+    written since, while it was left for a day or a week, is news to its model, for
+    auto-search to find. Nothing changes when the transcript shows no context of ours.
+    """
+    held = "\n".join(_contexts(event.transcript_path or ""))
+    if not held:
+        return
+
+    def whole(rel: str) -> bool:
+        doc = view.store.read_listed(rel)
+        if doc is None:
+            return False
+        if doc.kind == "scratchpad":
+            items = [ln for ln in doc.text.splitlines() if OPEN_ITEM.match(ln)]
+            return all(neutralise(ln) in held for ln in items)
+        return neutralise(doc.text.strip()) in held
+
+    state.injected = {rel: fp for rel, fp in state.injected.items() if whole(rel)}
+    for rel, ids in state.seen_entries.items():
+        doc = view.store.read_listed(rel)
+        texts = {entry_id(e.text): e.text for e in entries(doc.text)} if doc else {}
+        state.seen_entries[rel] = [
+            i for i in ids if i in texts and neutralise(texts[i].strip()) in held
+        ]
+
+
+def _contexts(path: str) -> list[str]:
+    # The texts of the transcript's lines that hold our wrapper, as the model got them:
+    # a string of a JSON line, or of the JSON a hook printed, kept in a string of one
+    # (Claude Code keeps the hook's stdout).
+    out: list[str] = []
+
+    def walk(value: object, depth: int = 0) -> None:
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            for v in value:
+                walk(v, depth)
+        elif isinstance(value, str) and _BLOCK_MARK.decode() in value:
+            inner = (
+                _json(value) if value.lstrip().startswith("{") and depth < 2 else None
+            )
+            if inner is None:
+                out.append(value)
+            else:
+                walk(inner, depth + 1)
+
+    for line in _lines_with(Path(path), _BLOCK_MARK) if path else ():
+        walk(_json(line))
+    return out
+
+
+def _json(raw: str | bytes) -> object:
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _lines_with(path: Path, needle: bytes) -> list[bytes]:
+    # A FIFO would block the open: only a regular file, and not one past 64 MB.
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > 64 * 1024 * 1024:
+            return []
+        with path.open("rb") as f:
+            return [ln for ln in f if needle in ln]
+    except OSError:
+        return []
 
 
 def surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:

@@ -105,3 +105,8 @@ def test_next_day_continue_records_each_prompt_once(next_day: NextDay) -> None:
 
 def test_next_day_continue_gets_no_second_block(next_day: NextDay) -> None:
     assert blocks_in(next_day.sb.turn(SECOND)) == 1
+
+
+def test_next_day_continue_finds_what_was_written_meanwhile(next_day: NextDay) -> None:
+    # The conversation's block is yesterday's: today's entry is news to its model.
+    assert MOVED in next_day.sb.turn(SECOND).text

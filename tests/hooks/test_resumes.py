@@ -64,3 +64,39 @@ def test_the_next_days_record_holds_only_the_resumed_runs_prompts(
     # The first prompt was recorded yesterday: today's log was no guard against a second.
     assert f"- {FIRST}\n" not in today.read_text()
     assert f"- {SECOND}\n" in today.read_text()
+
+
+def test_a_resumed_conversation_is_shown_what_was_written_since_its_block(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    _first_run(memory_root, project, transcript)
+    store_for(memory_root, project).append_daily("queue move", MOVED)
+    path = str(transcript)
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    assert hook(resumed)[1] == ""
+    asked = hook(
+        claude("UserPromptSubmit", project, prompt=SECOND, transcript_path=path)
+    )
+    # The block the conversation holds is yesterday's: today's entry is news to it.
+    assert MOVED in context_of(asked[1], "UserPromptSubmit")
+    # Asked again, it is not shown twice.
+    again = hook(
+        claude("UserPromptSubmit", project, prompt=SECOND, transcript_path=path)
+    )
+    assert MOVED not in again[1]
+
+
+def test_what_the_resumed_conversation_holds_is_not_shown_again(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    yesterday = _first_run(memory_root, project, transcript)
+    path = str(transcript)
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    assert hook(resumed)[1] == ""
+    asked = hook(
+        claude("UserPromptSubmit", project, prompt="which rule", transcript_path=path)
+    )
+    assert "- rule" not in asked[1]
+    assert yesterday.exists()
