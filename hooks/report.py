@@ -77,9 +77,11 @@ def _add(s: Session, f: dict[str, object], logs: dict[str, int]) -> None:
     elif ev == "wrote":
         s.wrote.append({"title": f.get("title"), "bytes": _int(f.get("bytes"))})
     elif ev == "end":
+        # One session may end more than once (Gemini CLI runs SessionEnd hooks
+        # repeatedly on `/quit`; a conversation resumed later): its growth adds up.
         log, size = str(f.get("log")), _int(f.get("log_bytes"))
         s.log_bytes = size
-        s.log_growth = size - logs.get(log, 0)
+        s.log_growth = (s.log_growth or 0) + size - logs.get(log, 0)
         logs[log] = size
 
 

@@ -185,6 +185,18 @@ def test_interactive_leaves_no_process_socket_or_state(
     assert not interactive.leftovers, interactive.leftovers
 
 
+def test_interactive_report_shows_how_the_session_grew_the_log(
+    interactive: Interactive,
+) -> None:
+    # Gemini CLI runs its SessionEnd hook more than once on `/quit`: the session's
+    # growth is still what it wrote (the log is the session's alone), not +0 B.
+    sb = interactive.sb
+    assert sb.entries("session end", at_least=1)
+    (session,) = json.loads(sb.memhooks("report", "--json"))["sessions"]
+    size = len(sb.daily().encode())
+    assert (session["log_bytes"], session["log_growth"]) == (size, size)
+
+
 def test_interactive_shows_no_hook_error(interactive: Interactive) -> None:
     assert not hook_errors(interactive.screen), interactive.screen
 

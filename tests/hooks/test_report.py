@@ -40,6 +40,18 @@ def test_misses_are_reads_neither_surfaced_nor_whole_in_the_block() -> None:
     assert b.wrote == [{"title": "session end", "bytes": 300}]
 
 
+def test_a_session_ended_twice_keeps_its_growth() -> None:
+    # Gemini CLI runs its SessionEnd hook more than once on `/quit`: each notes an end.
+    twice = [
+        {"t": 1.0, "s": "a", "ev": "end", "log": "d", "log_bytes": 100},
+        {"t": 2.0, "s": "b", "ev": "end", "log": "d", "log_bytes": 400},
+        {"t": 3.0, "s": "b", "ev": "end", "log": "d", "log_bytes": 400},
+        {"t": 4.0, "s": "c", "ev": "end", "log": "d", "log_bytes": 450},
+    ]
+    a, b, c = sessions(twice, 10)
+    assert (a.log_growth, b.log_growth, c.log_growth) == (100, 300, 50)
+
+
 def test_last_n_sessions() -> None:
     assert [s.session for s in sessions(_facts(), 2)] == ["b", "c"]
     assert sessions(_facts(), 0) == []
