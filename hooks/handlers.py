@@ -123,7 +123,7 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
     """Inject the memory block, once per conversation."""
     if _same_start(event, state):
         return Reply(notes=("block injected by a session start run at the same time",))
-    resumes.skip_recorded(event, state)
+    resumes.skip_recorded(event, state, view)
     if event.source in _DROPPED_STARTS and event.harness in _RESUME_DROPS_BLOCK:
         return Reply(notes=(f"block comes with the first prompt ({event.source})",))
     if event.source in ("resume", "fork") and (

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memhooks.hooks import activity
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
 from memhooks.hooks.transcript import found, holds
@@ -58,17 +59,32 @@ def forked_unwritten(event: Event) -> bool:
     )
 
 
-def skip_recorded(event: Event, state: SessionState) -> None:
+def skip_recorded(event: Event, state: SessionState, view: View) -> None:
     """Start the records of a conversation resumed (or forked) with no state of its
     session left, its earlier run ended, where its transcript ends now: what it holds
     went into a log with that run, a flush or a session end, perhaps days ago, and
     today's log alone is no guard against recording it twice. Only a transcript that
-    holds our context: one of a run without memhooks was never recorded.
+    holds our context, of a session whose end was recorded: a run without memhooks,
+    or one that never ended (the machine went off, its state swept since), left its
+    last part unrecorded, and that part is recorded now.
     """
     fresh = not (state.noticed_at or state.transcript_path)
-    if event.source in ("resume", "fork") and fresh and block_in_transcript(event):
+    if (
+        event.source in ("resume", "fork")
+        and fresh
+        and block_in_transcript(event)
+        and _ended(view, event.session_id)
+    ):
         state.transcript_path = event.transcript_path
         state.transcript_offset = _recorded_up_to(event)
+
+
+def _ended(view: View, session_id: str) -> bool:
+    # The project's activity record holds an end of this session (a fork has its own id,
+    # never ended: what it copied is checked against today's log only, as before).
+    key = activity.session_key(session_id)
+    facts = activity.read(view.store.root, view.store.slug)
+    return any(f.get("ev") == "end" and f.get("s") == key for f in facts)
 
 
 def _recorded_up_to(event: Event) -> int:

@@ -66,6 +66,34 @@ def test_the_next_days_record_holds_only_the_resumed_runs_prompts(
     assert f"- {SECOND}\n" in today.read_text()
 
 
+def test_a_run_that_never_ended_is_recorded_when_resumed(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # The machine went off mid-session (no SessionEnd, no session process left to
+    # write it), and its state was swept since: its prompts were never recorded.
+    store_for(memory_root, project).write_memory("- rule")
+    block = context_of(
+        hook(claude("SessionStart", project, source="startup"))[1], "SessionStart"
+    )
+    transcript = tmp_path / "t.jsonl"
+    record: dict[str, object] = {
+        "type": "attachment",
+        "content": f"SessionStart hook context: {block}",
+    }
+    _transcript(transcript, [record, _user(FIRST)])
+    path = str(transcript)
+    hook(claude("UserPromptSubmit", project, prompt=FIRST, transcript_path=path))
+    for state in (memory_root / ".sessions").glob("*.json"):
+        state.unlink()
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    assert hook(resumed)[1] == ""
+    _transcript(transcript, [_user(SECOND)])
+    hook(claude("UserPromptSubmit", project, prompt=SECOND, transcript_path=path))
+    hook(claude("SessionEnd", project, reason="other", transcript_path=path))
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    assert f"- {FIRST}\n- {SECOND}\n" in log.read_text()
+
+
 def test_a_resumed_conversation_is_shown_what_was_written_since_its_block(
     memory_root: Path, project: Path, tmp_path: Path
 ) -> None:
