@@ -180,6 +180,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         held, replayed = resumes.gemini_replayed(event, view)
         block = _block(event, state, view)
         state.surfaced = replayed
+        resumes.skip_replayed(event, state)
         after = Reply(context=None if held else block or None)
     elif event.harness in _RESUME_DROPS_BLOCK and lacks_block(state, event.caller):
         # Resumed beside the harness process that runs the session (`gemini --resume
@@ -321,6 +322,7 @@ def session_end(event: Event, state: SessionState, view: View) -> Reply:
     """A last short record of what is new since the last flush; nothing when nothing is."""
     from memhooks.hooks import recorder  # secret redaction: not for SessionStart
 
+    resumes.skip_recorded(event, state, view)
     digest = recorder.digest_since_flush(
         event, state, view, tail=recorder.SESSION_END_TAIL
     )

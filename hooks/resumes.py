@@ -69,14 +69,26 @@ def skip_recorded(event: Event, state: SessionState, view: View) -> None:
     last part unrecorded, and that part is recorded now.
     """
     fresh = not (state.noticed_at or state.transcript_path)
+    # A session end too: Gemini CLI runs its SessionEnd hook more than once on `/quit`,
+    # and those after the first, the session ended, find its state gone.
     if (
-        event.source in ("resume", "fork")
+        (event.source in ("resume", "fork") or event.kind == "session-end")
         and fresh
         and block_in_transcript(event)
         and _ended(view, event.session_id)
     ):
         state.transcript_path = event.transcript_path
         state.transcript_offset = _recorded_up_to(event)
+
+
+def skip_replayed(event: Event, state: SessionState) -> None:
+    """At the first prompt of a Gemini CLI conversation resumed after its end: what it
+    wrote to its chat file since the start (the history it replays, rewritten whole,
+    perhaps after the start's hook read where the file ended) was recorded too. Not
+    once a prompt of the session waits for its record."""
+    skipped = state.transcript_offset and not state.prompts
+    if skipped and state.transcript_path == event.transcript_path:
+        state.transcript_offset = max(state.transcript_offset, _recorded_up_to(event))
 
 
 def _ended(view: View, session_id: str) -> bool:

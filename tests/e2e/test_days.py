@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import sandbox
+from tests.e2e.conftest import capture_dir, sandbox
 from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import blocks_in, seed
 
@@ -110,3 +110,38 @@ def test_next_day_continue_gets_no_second_block(next_day: NextDay) -> None:
 def test_next_day_continue_finds_what_was_written_meanwhile(next_day: NextDay) -> None:
     # The conversation's block is yesterday's: today's entry is news to its model.
     assert MOVED in next_day.sb.turn(SECOND).text
+
+
+@pytest.fixture(scope="module")
+def gemini_tui_next_day(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> Iterator[NextDay]:
+    """Gemini's TUI: a prompt, `/quit`; a day passes; `gemini --resume latest`, a prompt,
+    `/quit` (Gemini CLI runs its SessionEnd hook more than once on `/quit`)."""
+    with sandbox(tmp_path_factory.mktemp("days-gemini-tui"), cli_bins, netns) as sb:
+        env = setup_gemini(sb, capture=capture_dir("gemini"))
+        seed(sb)
+        for argv, prompt in (
+            (["gemini"], FIRST),
+            (["gemini", "--resume", "latest"], SECOND),
+        ):
+            tmux = sb.tmux(argv, env=env)
+            tmux.wait_text("Type your message", timeout=60)
+            sb.ask(tmux, prompt)
+            tmux.type("/quit")
+            tmux.wait_exit()
+            assert sb.entries("session end", at_least=1), f"no record after {prompt!r}"
+            assert not sb.leftovers(), f"{argv} left its session behind"
+            if prompt == FIRST:
+                result = NextDay(sb, yesterday=a_day_passes(sb))
+        result.today = sb.daily()
+        yield result
+
+
+def test_next_day_gemini_tui_records_each_prompt_once(
+    gemini_tui_next_day: NextDay,
+) -> None:
+    days = gemini_tui_next_day
+    assert records_of(days.yesterday, FIRST) == 1
+    assert records_of(days.today, FIRST) == 0, days.today
+    assert records_of(days.today, SECOND) == 1, days.today

@@ -66,6 +66,20 @@ def test_the_next_days_record_holds_only_the_resumed_runs_prompts(
     assert f"- {SECOND}\n" in today.read_text()
 
 
+def test_a_session_end_sent_again_the_next_day_records_nothing(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Gemini CLI runs its SessionEnd hook more than once on `/quit`: one that comes
+    # after the first, here past midnight, finds the session's state gone.
+    transcript = tmp_path / "t.jsonl"
+    yesterday = _first_run(memory_root, project, transcript)
+    ended = claude(
+        "SessionEnd", project, reason="exit", transcript_path=str(transcript)
+    )
+    assert hook(ended)[0] == 0
+    assert list(memory_root.glob("projects/*/daily/*.md")) == [yesterday]
+
+
 def test_a_run_that_never_ended_is_recorded_when_resumed(
     memory_root: Path, project: Path, tmp_path: Path
 ) -> None:
