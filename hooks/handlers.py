@@ -180,7 +180,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         held, replayed = resumes.gemini_replayed(event, view)
         block = _block(event, state, view)
         state.surfaced = replayed
-        resumes.skip_replayed(event, state)
+        resumes.skip_replayed(event, state, view)
         after = Reply(context=None if held else block or None)
     elif event.harness in _RESUME_DROPS_BLOCK and lacks_block(state, event.caller):
         # Resumed beside the harness process that runs the session (`gemini --resume

@@ -81,14 +81,25 @@ def skip_recorded(event: Event, state: SessionState, view: View) -> None:
         state.transcript_offset = _recorded_up_to(event)
 
 
-def skip_replayed(event: Event, state: SessionState) -> None:
-    """At the first prompt of a Gemini CLI conversation resumed after its end: what it
-    wrote to its chat file since the start (the history it replays, rewritten whole,
-    perhaps after the start's hook read where the file ended) was recorded too. Not
-    once a prompt of the session waits for its record."""
-    skipped = state.transcript_offset and not state.prompts
-    if skipped and state.transcript_path == event.transcript_path:
-        state.transcript_offset = max(state.transcript_offset, _recorded_up_to(event))
+def skip_replayed(event: Event, state: SessionState, view: View) -> None:
+    """At the first prompt of a Gemini CLI conversation resumed after its end, skip to
+    the end of the chat file its prompts name: what it holds was recorded, and what
+    Gemini wrote since the start is the history it replays. Gemini CLI 0.61.0 resumed
+    in another minute than its chat began names, in the start's event, a new chat file
+    named for that minute (written after the hook, or not yet), which it leaves, and
+    goes on writing the old one. Not once a prompt of the session waits for its record.
+    """
+    if state.prompts or not event.transcript_path:
+        return
+    skipped = bool(state.transcript_path)  # by `skip_recorded`, at the start
+    if not skipped and not (
+        block_in_transcript(event) and _ended(view, event.session_id)
+    ):
+        return
+    same = state.transcript_path == event.transcript_path
+    now = _recorded_up_to(event)
+    state.transcript_path = event.transcript_path
+    state.transcript_offset = max(state.transcript_offset, now) if same else now
 
 
 def _ended(view: View, session_id: str) -> bool:

@@ -125,6 +125,7 @@ def gemini_tui_next_day(
             (["gemini"], FIRST),
             (["gemini", "--resume", "latest"], SECOND),
         ):
+            began = time.strftime("%H:%M")
             tmux = sb.tmux(argv, env=env)
             tmux.wait_text("Type your message", timeout=60)
             sb.ask(tmux, prompt)
@@ -134,6 +135,14 @@ def gemini_tui_next_day(
             assert not sb.leftovers(), f"{argv} left its session behind"
             if prompt == FIRST:
                 result = NextDay(sb, yesterday=a_day_passes(sb))
+                # Resumed in another minute than its chat began, as the next day is,
+                # Gemini CLI names a new chat file in the start's event, and writes
+                # the old one.
+                tmux.wait_for(
+                    lambda began=began: time.strftime("%H:%M") != began,
+                    timeout=65,
+                    what="the next minute",
+                )
         result.today = sb.daily()
         yield result
 
