@@ -48,14 +48,20 @@ def _first_run(memory_root: Path, project: Path, transcript: Path) -> Path:
     return log.rename(log.with_name(f"{yesterday}.md"))
 
 
+def _resume(project: Path, transcript: Path) -> str:
+    """The conversation resumed (`claude -p --continue`): no second block; its path."""
+    path = str(transcript)
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    assert hook(resumed)[1] == ""
+    return path
+
+
 def test_the_next_days_record_holds_only_the_resumed_runs_prompts(
     memory_root: Path, project: Path, tmp_path: Path
 ) -> None:
     transcript = tmp_path / "t.jsonl"
     yesterday = _first_run(memory_root, project, transcript)
-    path = str(transcript)
-    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
-    assert hook(resumed)[1] == ""
+    path = _resume(project, transcript)
     _transcript(transcript, [_user(SECOND)])
     hook(claude("UserPromptSubmit", project, prompt=SECOND, transcript_path=path))
     hook(claude("SessionEnd", project, reason="other", transcript_path=path))
@@ -114,9 +120,7 @@ def test_a_resumed_conversation_is_shown_what_was_written_since_its_block(
     transcript = tmp_path / "t.jsonl"
     _first_run(memory_root, project, transcript)
     store_for(memory_root, project).append_daily("queue move", MOVED)
-    path = str(transcript)
-    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
-    assert hook(resumed)[1] == ""
+    path = _resume(project, transcript)
     asked = hook(
         claude("UserPromptSubmit", project, prompt=SECOND, transcript_path=path)
     )
@@ -134,9 +138,7 @@ def test_what_the_resumed_conversation_holds_is_not_shown_again(
 ) -> None:
     transcript = tmp_path / "t.jsonl"
     yesterday = _first_run(memory_root, project, transcript)
-    path = str(transcript)
-    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
-    assert hook(resumed)[1] == ""
+    path = _resume(project, transcript)
     asked = hook(
         claude("UserPromptSubmit", project, prompt="which rule", transcript_path=path)
     )

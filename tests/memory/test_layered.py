@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import subprocess
@@ -24,7 +25,7 @@ from memhooks.memory.segment import Bytes, Segment, encode
 from tests.memory.test_index import SLUG, WORDS, _random_root
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
 
 
@@ -225,6 +226,25 @@ for line in sys.stdin:
 """
 
 
+@contextlib.contextmanager
+def _watching(memory_root: Path) -> Iterator[subprocess.Popen[str]]:
+    """`WATCHER` started, once it watches; it stops vouching on the way out."""
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", WATCHER, str(memory_root), SLUG],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert watcher.stdin and watcher.stdout
+    try:
+        assert watcher.stdout.readline() == "watching\n"
+        yield watcher
+    finally:
+        watcher.stdin.close()
+        watcher.wait(timeout=10)
+        watcher.stdout.close()
+
+
 def test_a_watcher_vouches_for_what_a_search_found_until_it_reports_a_change(
     memory_root: Path, trusting: None, monkeypatch: pytest.MonkeyPatch, walks: list[int]
 ) -> None:
@@ -238,15 +258,8 @@ def test_a_watcher_vouches_for_what_a_search_found_until_it_reports_a_change(
     monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", 0)  # ... until its time is up
     search(store, "deploy")
     assert walks == [1]  # no watcher: a full check per search
-    watcher = subprocess.Popen(
-        [sys.executable, "-c", WATCHER, str(memory_root), SLUG],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert watcher.stdin and watcher.stdout
-    try:
-        assert watcher.stdout.readline() == "watching\n"
+    with _watching(memory_root) as watcher:
+        assert watcher.stdin and watcher.stdout
         monkeypatch.setattr(layered_mod, "FULL_CHECK_NS", 10**12)
         search(store, "deploy")
         assert walks == [1, 1]  # found before the watch began: not trusted, even recent
@@ -266,10 +279,6 @@ def test_a_watcher_vouches_for_what_a_search_found_until_it_reports_a_change(
         assert watcher.stdout.readline() == "changed\n"
         assert [h.rel for h in search(store, "psi").hits] == [rel]
         assert walks == [1, 1, 1, 1]
-    finally:
-        watcher.stdin.close()
-        watcher.wait(timeout=10)
-        watcher.stdout.close()
     search(store, "deploy")
     assert walks == [1, 1, 1, 1, 1]  # nobody watches: a full check again
 
@@ -294,15 +303,7 @@ def test_files_written_just_before_the_build_are_not_read_on_every_search_it_vou
         return scan(self, keep, files)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Scope, "scan", counted)
-    watcher = subprocess.Popen(
-        [sys.executable, "-c", WATCHER, str(memory_root), SLUG],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert watcher.stdin and watcher.stdout
-    try:
-        assert watcher.stdout.readline() == "watching\n"
+    with _watching(memory_root):
         now = time.time_ns()
         for path in (memory_root / "projects" / SLUG / "notes").iterdir():
             os.utime(path, ns=(now, now))  # the pull: all written this very moment
@@ -315,10 +316,6 @@ def test_files_written_just_before_the_build_are_not_read_on_every_search_it_vou
         assert _answer(search(store, "alpha")) == first  # built anew once more
         assert _answer(search(store, "alpha")) == first
         assert read[-1] == 0
-    finally:
-        watcher.stdin.close()
-        watcher.wait(timeout=10)
-        watcher.stdout.close()
 
 
 #: Another process building the scope's index file: it holds the ``.building`` lock from
