@@ -19,6 +19,7 @@ from memhooks.hooks.state import fingerprint
 from memhooks.hooks.transcript import found, holds
 from memhooks.hooks.transcript_shapes import gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
+from memhooks.memory.files import open_regular
 from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.text import neutralise
 
@@ -74,8 +75,7 @@ def skip_recorded(event: Event, state: SessionState, view: View) -> None:
     if (
         (event.source in ("resume", "fork") or event.kind == "session-end")
         and fresh
-        and block_in_transcript(event)
-        and _ended(view, event.session_id)
+        and _recorded_before(event, view)
     ):
         state.transcript_path = event.transcript_path
         state.transcript_offset = _recorded_up_to(event)
@@ -92,9 +92,7 @@ def skip_replayed(event: Event, state: SessionState, view: View) -> None:
     if state.prompts or not event.transcript_path:
         return
     skipped = bool(state.transcript_path)  # by `skip_recorded`, at the start
-    if not skipped and not (
-        block_in_transcript(event) and _ended(view, event.session_id)
-    ):
+    if not skipped and not _recorded_before(event, view):
         return
     same = state.transcript_path == event.transcript_path
     now = _recorded_up_to(event)
@@ -102,10 +100,13 @@ def skip_replayed(event: Event, state: SessionState, view: View) -> None:
     state.transcript_offset = max(state.transcript_offset, now) if same else now
 
 
-def _ended(view: View, session_id: str) -> bool:
-    # The project's activity record holds an end of this session (a fork has its own id,
-    # never ended: what it copied is checked against today's log only, as before).
-    key = activity.session_key(session_id)
+def _recorded_before(event: Event, view: View) -> bool:
+    # The transcript holds our context, and the project's activity record an end of this
+    # session (a fork has its own id, never ended: what it copied is checked against
+    # today's log only, as before).
+    if not block_in_transcript(event):
+        return False
+    key = activity.session_key(event.session_id)
     facts = activity.read(view.store.root, view.store.slug)
     return any(f.get("ev") == "end" and f.get("s") == key for f in facts)
 
@@ -194,12 +195,11 @@ def _json(raw: str | bytes) -> object:
 
 
 def _lines_with(path: Path, needle: bytes) -> list[bytes]:
-    # A FIFO would block the open: only a regular file, and not one past 64 MB.
+    # Only a regular file (`open_regular` waits for no FIFO), and not one past 64 MB.
     try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode) or st.st_size > 64 * 1024 * 1024:
-            return []
-        with path.open("rb") as f:
+        with os.fdopen(open_regular(path), "rb") as f:
+            if os.fstat(f.fileno()).st_size > 64 * 1024 * 1024:
+                return []
             return [ln for ln in f if needle in ln]
     except OSError:
         return []
