@@ -81,19 +81,15 @@ def _claude_allows(reg: Registration, project: Path, home: Path) -> bool:
     other call "Claude requested permissions to use mcp__memhooks__memory_search, but
     you haven't granted it yet")."""
     server = f"mcp__{reg.name}"
-    rules: set[object] = set()
+    rules: set[str] = set()
     for path in claude_settings(project, home):
         perms = read_settings(path).get("permissions")
         if not isinstance(perms, dict):
             continue
         if perms.get("defaultMode") == "bypassPermissions":
             return True
-        allow = perms.get("allow")
-        rules |= (
-            {r for r in allow if isinstance(r, str)}
-            if isinstance(allow, list)
-            else set()
-        )
+        if isinstance(allow := perms.get("allow"), list):
+            rules.update(r for r in allow if isinstance(r, str))
     if rules & {server, f"{server}__*"}:
         return True
     return all(f"{server}__{tool}" in rules for tool in MCP_TOOLS)
