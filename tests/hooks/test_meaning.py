@@ -95,7 +95,7 @@ def test_a_session_prunes_records_of_files_renamed_while_none_ran(
     )  # a one-shot search writes the records
     assert done.returncode == 0, done.stderr
     folder = next((memory_root / ".embeddings").glob("usem3-*"))
-    assert len(list(folder.iterdir())) == 2
+    assert len(list(folder.glob("*.vec"))) == 2
     notes = memory_root / "projects" / store.slug / "notes"
     (notes / "pool.md").rename(notes / "connections.md")  # by hand: nobody watched
 
@@ -105,11 +105,19 @@ def test_a_session_prunes_records_of_files_renamed_while_none_ran(
     assert view.meaning is not None and view.meaning.ready.wait(60)
     rels = {f"projects/{store.slug}/notes/{n}.md" for n in ("deploy", "connections")}
     # Before: pool.md's record stayed beside connections.md's, and every such one after.
-    _wait(lambda: {_rel_of(p) for p in folder.iterdir()} == rels)
+    _wait(lambda: _recorded(folder) == rels)
 
 
-def _rel_of(record: Path) -> str:
-    return str(json.loads(record.read_bytes().partition(b"\n")[0])["rel"])
+def _recorded(folder: Path) -> set[str]:
+    """The notes with a record in the cache; a record pruned while listed is gone."""
+    rels = set()
+    for record in folder.glob("*.vec"):  # not a record being written (.tmp)
+        try:
+            head = record.read_bytes().partition(b"\n")[0]
+        except FileNotFoundError:
+            continue
+        rels.add(str(json.loads(head)["rel"]))
+    return rels
 
 
 def test_a_search_never_waits_for_a_large_edit_to_be_embedded(
@@ -160,7 +168,7 @@ def test_a_deletion_is_taken_while_a_long_note_is_embedded(
     _wait(lambda: index.covers(view.corpus().values()), 120)
     folder = next((memory_root / ".embeddings").glob("usem3-*"))
     rels = {f"projects/{store.slug}/notes/{n}.md" for n in ("deploy", "paste")}
-    _wait(lambda: {_rel_of(p) for p in folder.iterdir()} == rels)  # pool's dropped
+    _wait(lambda: _recorded(folder) == rels)  # pool's dropped
 
 
 def _threads(pid: int) -> int:
@@ -205,7 +213,7 @@ def test_a_burst_of_edits_is_embedded_by_one_thread(
     def embedded() -> bool:  # every file's record is in the cache: the burst is done
         nonlocal most
         most = max(most, _threads(pid))
-        return len(list(folder.iterdir())) == 3 + 31
+        return len(list(folder.glob("*.vec"))) == 3 + 31
 
     _wait(embedded, 60)
     assert most <= before + 2, f"{most} threads, {before} before the edits"
