@@ -1,7 +1,8 @@
 """The argparse pieces `hooks.parser` builds its tree from: a parser whose errors are
 `UsageError`s, help that names each default, `--version` looked up when asked, types
 for byte counts that config.toml bounds too and for seconds, search terms that begin
-with ``-``, and the text of ``write`` read from stdin.
+with ``-``, unknown flags named before missing arguments, subparsers that build one
+command, and the text of ``write`` read from stdin.
 """
 
 from __future__ import annotations
@@ -137,6 +138,35 @@ def unknown_options(
             yield a
 
 
+def refuse_unknown(
+    top: argparse.ArgumentParser, command: str, argv: Sequence[str]
+) -> None:
+    """Raise `UsageError` naming the first option in `argv` that `command`, a command of
+    `top`, does not know (`memhooks read --bogus` is a typo of a flag, not a target left
+    out, which argparse would name first)."""
+    (sub,) = (a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    actions = sub.choices[command]._actions  # argparse lists no options publicly
+    known = [o for a in actions for o in a.option_strings]
+    values = [o for a in actions if a.nargs != 0 for o in a.option_strings]
+    for option in unknown_options(argv, known, values):
+        hint = f" (see `{top.prog} {command} --help`)"
+        raise UsageError(f"unrecognized arguments: {option}{hint}")
+
+
+class Only:
+    """Subparsers that build only the command `name` (the others: `Only(None)`, a sink)."""
+
+    def __init__(self, sub: Any, name: str | None = None) -> None:
+        self._sub, self._name = sub, name
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        built = name == self._name
+        return self._sub.add_parser(name, **kwargs) if built else Only(None)
+
+    def __getattr__(self, _attr: str) -> Any:
+        return lambda *_a, **_k: self
+
+
 def stdin_text(stdin: TextIO) -> str:
     """The text `write` is given on `stdin` (a BOM there marks the encoding), refused
     whole if it is not UTF-8 or longer than `WRITE_STDIN_MAX` characters."""
@@ -156,11 +186,13 @@ def stdin_text(stdin: TextIO) -> str:
 
 __all__ = [
     "Formatter",
+    "Only",
     "Parser",
     "Version",
     "at_least",
     "dash_value",
     "dashed_terms",
+    "refuse_unknown",
     "stdin_text",
     "unknown_options",
 ]

@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memhooks.hooks.arguments import (
+    Only,
     Parser,
     Version,
     at_least,
     dash_value,
     dashed_terms,
+    refuse_unknown,
     seconds,
     unknown_options,
 )
@@ -345,7 +347,7 @@ def build(only: str | None = None) -> Parser:
     sub = p.add_subparsers(
         dest="command", required=True, parser_class=Parser, metavar="COMMAND"
     )
-    tree = sub if only is None else _Only(sub, only)
+    tree = sub if only is None else Only(sub, only)
     _memory_commands(tree)
     _hook_commands(tree)
     _setup_commands(tree)
@@ -353,20 +355,6 @@ def build(only: str | None = None) -> Parser:
     if only is not None and only not in sub.choices:
         return build()  # not a command: the error lists them all
     return p
-
-
-class _Only:
-    """Subparsers that build only the command `name` (the others: `_Only(None)`, a sink)."""
-
-    def __init__(self, sub: Any, name: str | None = None) -> None:
-        self._sub, self._name = sub, name
-
-    def add_parser(self, name: str, **kwargs: Any) -> Any:
-        built = name == self._name
-        return self._sub.add_parser(name, **kwargs) if built else _Only(None)
-
-    def __getattr__(self, _attr: str) -> Any:
-        return lambda *_a, **_k: self
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -377,6 +365,11 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
             return build(first).parse_args(argv)
         return build(first).parse_args(dashed_terms(argv, _SEARCH_VALUES))
     except UsageError as e:
+        # argparse names a missing argument before an unknown flag; search's own
+        # message below says how to search for a term that begins with "-".
+        missing = str(e).startswith("the following arguments are required")
+        if missing and first not in (None, "search"):
+            refuse_unknown(build(first), first, argv)
         known = (*_SEARCH_VALUES, "--json", "--help", "-h")
         dashed = next(unknown_options(argv, known, _SEARCH_VALUES), None)
         if first != "search" or dashed is None or "--" in argv:

@@ -53,6 +53,17 @@ def call(*argv: str, stdin: str = "") -> tuple[int, str]:
             "needs --name",
             id="note-without-name",
         ),
+        pytest.param(
+            ["read", "--slug", SLUG, "--bogus"],
+            # It said "the following arguments are required: target".
+            "unrecognized arguments: --bogus (see `memhooks read --help`)",
+            id="flag-without-target",
+        ),
+        pytest.param(
+            ["edit", "--slug", SLUG, "--old", "a", "--newer", "b"],
+            "unrecognized arguments: --newer",
+            id="flag-typo-before-missing",
+        ),
     ],
 )
 def test_user_errors_exit_1_with_one_line(
