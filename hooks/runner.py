@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memhooks.hooks import shared_session
+from memhooks.hooks import shared_session, stale
 from memhooks.hooks import state as state_io
 from memhooks.hooks.adapters import to_event
 from memhooks.hooks.events import (
@@ -224,7 +224,7 @@ def _run_sync(event: Event, sessions: Sessions) -> Reply:
         st = sessions.state(view, event.session_id)
         if event.kind == "session-start":
             sessions.starters.add(event.caller)
-            state_io.began(
+            stale.began(
                 view.store,
                 event.session_id,
                 st,

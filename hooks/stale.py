@@ -1,0 +1,87 @@
+"""The state of sessions that never ended (their harness and session process killed, no
+session end): swept at a session start (`began`)."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import TYPE_CHECKING
+
+from memhooks.hooks import shared_session
+from memhooks.hooks.activity import ACTIVITY_DIR
+from memhooks.hooks.state import SessionState, state_rel
+from memhooks.memory import gone
+from memhooks.memory.constants import STATE_DIR
+from memhooks.memory.files import read_regular
+from memhooks.memory.lazylog import getLogger
+
+if TYPE_CHECKING:
+    from memhooks.memory import Store
+
+logger = getLogger(__name__)
+
+#: A state file untouched this long whose harness is gone is left by a session that never
+#: ended (its session process and harness killed, SIGKILL, no SessionEnd): nothing will
+#: read it again but a session reusing its id, which would take its prompts for its own.
+#: A week: a hook run through a wrapper (`uv run`) notes the wrapper, gone at once, as
+#: the harness, and a session may pause for days.
+STALE_SECONDS = 7 * 24 * 3600
+#: ... and one that names no harness (a hook run by hand, or an older memhooks), this long.
+UNOWNED_STALE_SECONDS = 30 * 24 * 3600
+_STATE_NAME = re.compile(r"[0-9a-f]{24}\.json")
+
+
+def began(
+    store: Store, session_id: str, state: SessionState, *, caller: int, again: bool
+) -> None:
+    """At a session start: note `caller`, the harness process that sent it, as the one
+    running the session (`again`: even over one noted, as the hook of a resumed session
+    does; a session process only notes a missing one), or beside a live one
+    (`shared_session`); then `sweep` the state of sessions that never ended.
+    """
+    if not shared_session.joins(state, caller) and (again or not state.harness):
+        state.harness = caller
+    sweep(store, keep=session_id)
+    gone.sweep(store.root, ACTIVITY_DIR, (".jsonl",))  # renamed or deleted projects'
+
+
+def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str]:
+    """Remove the state files of sessions that never ended (`STALE_SECONDS`): never one
+    whose harness lives, nor `keep`'s.
+
+    Returns:
+        The file names removed.
+    """
+    import os
+    import time
+
+    from memhooks.memory.files import pid_alive
+
+    now = time.time() if now is None else now
+    kept = state_rel(keep).rsplit("/", 1)[1] if keep else ""
+    removed: list[str] = []
+    with contextlib.suppress(OSError), os.scandir(store.root / STATE_DIR) as entries:
+        for entry in entries:
+            if entry.name == kept or not _STATE_NAME.fullmatch(entry.name):
+                continue
+            with contextlib.suppress(OSError):
+                age = now - entry.stat(follow_symlinks=False).st_mtime
+                if not entry.is_file(follow_symlinks=False) or age < STALE_SECONDS:
+                    continue
+                harness = _harness_of(read_regular(entry.path).data)
+                if (harness and pid_alive(harness)) or (
+                    not harness and age < UNOWNED_STALE_SECONDS
+                ):
+                    continue
+                os.unlink(entry.path)
+                removed.append(entry.name)
+    if removed:
+        logger.info("removed the state of %d sessions that never ended", len(removed))
+    return removed
+
+
+def _harness_of(raw: bytes) -> int:
+    try:
+        return SessionState.from_json(raw).harness
+    except (ValueError, TypeError, RecursionError):
+        return 0  # damaged: no session reads it (`state.load`)
