@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Protocol
 from memhooks.hooks import activity, blocked, compaction, records, resumes
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
+from memhooks.hooks.held import keep as keep_shown
+from memhooks.hooks.held import shown as shown_text
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.notice import changed_line
 from memhooks.hooks.records import entries, entry_id
@@ -56,7 +58,9 @@ def _budget(event: Event, configured: int) -> int:
     )
 
 
-def _block(event: Event, state: SessionState, view: View) -> str:
+def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) -> str:
+    """The block for `event`'s session, noted in `state`; with `keep`, what it shows of
+    each file it holds whole is kept for the change notice (`held`)."""
     budget = _budget(event, view.config.inject.budget)
     day = today()
     names_at = max(view.store.stamps())  # before the listing: a rename after is news
@@ -73,6 +77,9 @@ def _block(event: Event, state: SessionState, view: View) -> str:
         and d.text.strip()
         and _whole_in(d.text, d.kind, block)
     }
+    if keep:
+        shown = {rel: shown_text(docs[rel]) for rel in state.injected}
+        keep_shown(view.store, event.session_id, shown)
     state.surfaced = {}
     listed = set(_INDEX_NAME.findall(block))  # the note index's lines
     state.listed = [
@@ -187,7 +194,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         # latest -p` beside its TUI): a block for its model; what the session noted of
         # the block stays the other's.
         held, _ = resumes.gemini_replayed(event, view)
-        block = _block(event, state.copy(), view)
+        block = _block(event, state.copy(), view, keep=False)
         state.beside[str(event.caller)] = 1
         after = Reply(context=None if held else block or None)
     else:
@@ -210,7 +217,15 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         else max((d.mtime_ns for d in docs.values()), default=0)
     )
     # The notice takes at most half the budget: the hits are what the prompt asked for.
-    notice = changed_line(state, view, docs, _budget(event, auto.budget) // 2, newest)
+    notice = changed_line(
+        state,
+        view,
+        docs,
+        _budget(event, auto.budget) // 2,
+        newest,
+        event.session_id,
+        lambda: usage_line(event.cwd, event.harness),
+    )
     from memhooks.hooks import autosearch  # with the stemmer: not for SessionStart
 
     query = autosearch.asked(prompt)

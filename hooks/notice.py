@@ -1,15 +1,18 @@
 """The change notice before a prompt: the memory files edited, added or gone since the
-session's block was built, which the model holds an older copy of (or none)."""
+session's block was built, which the model holds an older copy of (or none); for a file
+the block held whole, the lines removed and added since the model was shown it (`held`)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from memhooks.hooks import held
 from memhooks.hooks.ondisk import moved_in, mtimes_of
 from memhooks.memory.text import cut, nbytes
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from memhooks.hooks.state import SessionState
     from memhooks.hooks.view import View
@@ -22,15 +25,33 @@ def changed_line(
     docs: Mapping[str, Doc],
     limit: int,
     newest_doc: int,
+    session_id: str = "",
+    usage: Callable[[], str] = lambda: "",
 ) -> str | None:
-    """The notice line for this prompt, or None when nothing changed; each change is
-    told once (`state` keeps what was told)."""
+    """The notice for this prompt, or None when nothing changed; each change is told
+    once (`state` keeps what was told, and `held` the text of files held whole).
+
+    Args:
+        state: the session's state.
+        view: the project's memory.
+        docs: the documents (those changed since the block at least).
+        limit: bytes the notice may take.
+        newest_doc: no document changed after it (`View.newest`).
+        session_id: whose side file holds the texts the block showed (`held`).
+        usage: the block's tools line, asked for when a change is too long to tell
+            (the notice then names the tool that reads the file).
+    """
     gone = _removed(state, view)
     renamed: Mapping[str, int] = {}
     if state.noticed_at:
         looked = state.names_at
         renamed, state.names_at = moved_in(view.store, state.noticed_at, looked)
-    return _changes(state, docs, limit, newest_doc, gone, renamed)
+    edited: dict[str, bool] = {}
+    line = _changes(state, docs, limit, newest_doc, gone, renamed, edited)
+    if not edited or not session_id:
+        return line
+    told = _told(view, docs, session_id, edited, limit - nbytes(line or ""), usage)
+    return "\n".join(x for x in (line, told) if x) or None
 
 
 def _removed(state: SessionState, view: View) -> list[str]:
@@ -56,11 +77,13 @@ def _changes(
     newest_doc: int,
     gone: list[str],
     renamed: Mapping[str, int],
+    edited: dict[str, bool],
 ) -> str | None:
     """One line naming memory files edited or added since the block was built (each change
     is told once; our own writes are not news), and those `renamed` since with an older
     mtime, then those `gone`, in at most `limit` bytes: the names that fit, then how many
-    more. `newest_doc`: no document changed after it (`View.newest`).
+    more. `newest_doc`: no document changed after it (`View.newest`). `edited` receives
+    the files held whole written since, each with whether it is news (not only ours).
     """
     if not state.noticed_at:
         return None
@@ -74,6 +97,8 @@ def _changes(
             newest = max(newest, t)
             if own.get(rel) != t:
                 changed.append(rel)
+            if rel in state.injected:
+                edited[rel] = own.get(rel) != t
     for rel, t in renamed.items():
         newest = max(newest, t)
         changed.append(rel)
@@ -93,3 +118,57 @@ def _changes(
     more = len(changed) - len(named)
     tail = f" and {more} more." if more else "."
     return cut(line + ", ".join(named), limit - nbytes(tail), "…") + tail
+
+
+def _told(
+    view: View,
+    docs: Mapping[str, Doc],
+    session_id: str,
+    edited: Mapping[str, bool],
+    room: int,
+    usage: Callable[[], str],
+) -> str:
+    """What changed in each file `edited` since the model was shown it, the lines removed
+    and added, in `room` bytes; a change too long for them is counted, with the tool
+    that reads the file. Then what the model was told is what it was shown; our own
+    writes (not news) too. Without the text shown (no side file, or a damaged one) the
+    file is only named, as `_changes` does."""
+    from memhooks.memory.linediff import line_diff
+
+    shown = held.load(view.store, session_id)
+    parts: list[str] = []
+    for rel, news in sorted(edited.items()):
+        try:
+            now = held.shown(docs[rel]) if rel in shown else None
+        except KeyError:
+            now = None
+        if now is None:
+            continue
+        diff, shown[rel] = line_diff(shown[rel], now), now
+        if not news or not diff.text:
+            continue
+        head = f"In {rel} since the block showed it, lines removed (-) and added (+):"
+        part = f"{head}\n{diff.text}"
+        if nbytes(part) + 1 > room:
+            part = (
+                f"{rel} changed since the block showed it (lines removed: "
+                f"{diff.removed}, added: {diff.added}); read it with {_reader(usage(), rel)}."
+            )
+        if nbytes(part) + 1 <= room:
+            parts.append(part)
+            room -= nbytes(part) + 1
+    if shown:
+        held.keep(view.store, session_id, shown)
+    return "\n".join(parts)
+
+
+#: The tool the block's last line names for reading a file (`inject.USAGE`, `usage_mcp`).
+_READS = re.compile(r"`([^`]+)` reads one")
+
+
+def _reader(usage: str, rel: str) -> str:
+    m = _READS.search(usage)
+    tool = m[1] if m else "memhooks read PATH"
+    if tool.endswith(" PATH"):
+        return f"`{tool.removesuffix('PATH')}{rel}`"
+    return f"`{tool}` ({rel})"

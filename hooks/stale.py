@@ -1,5 +1,6 @@
 """The state of sessions that never ended (their harness and session process killed, no
-session end): swept at a session start (`began`)."""
+session end): swept at a session start (`began`), with the texts kept beside each
+(`held`)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ logger = getLogger(__name__)
 STALE_SECONDS = 7 * 24 * 3600
 #: ... and one that names no harness (a hook run by hand, or an older memhooks), this long.
 UNOWNED_STALE_SECONDS = 30 * 24 * 3600
-_STATE_NAME = re.compile(r"[0-9a-f]{24}\.json")
+#: A state file's name, or its side file's (`held`): removed with it, or alone as old.
+_STATE_NAME = re.compile(r"([0-9a-f]{24})\.(json|shown)")
 
 
 def began(
@@ -58,23 +60,29 @@ def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str
     from memhooks.memory.files import pid_alive
 
     now = time.time() if now is None else now
-    kept = state_rel(keep).rsplit("/", 1)[1] if keep else ""
+    kept = state_rel(keep).rsplit("/", 1)[1][:24] if keep else ""
     removed: list[str] = []
     with contextlib.suppress(OSError), os.scandir(store.root / STATE_DIR) as entries:
         for entry in entries:
-            if entry.name == kept or not _STATE_NAME.fullmatch(entry.name):
+            name = _STATE_NAME.fullmatch(entry.name)
+            if not name or name[1] == kept:
                 continue
             with contextlib.suppress(OSError):
                 age = now - entry.stat(follow_symlinks=False).st_mtime
                 if not entry.is_file(follow_symlinks=False) or age < STALE_SECONDS:
                     continue
-                harness = _harness_of(read_regular(entry.path).data)
-                if (harness and pid_alive(harness)) or (
-                    not harness and age < UNOWNED_STALE_SECONDS
-                ):
-                    continue
+                base = entry.path.removesuffix(name[2])
+                if name[2] == "json":
+                    harness = _harness_of(read_regular(entry.path).data)
+                    if (harness and pid_alive(harness)) or (
+                        not harness and age < UNOWNED_STALE_SECONDS
+                    ):
+                        continue
+                elif os.path.lexists(base + "json"):
+                    continue  # removed with its state
                 os.unlink(entry.path)
                 removed.append(entry.name)
+                os.unlink(base + "shown")  # its side file (`held`), if any
     if removed:
         logger.info("removed the state of %d sessions that never ended", len(removed))
     return removed

@@ -306,6 +306,12 @@ def one_at_a_time(store: Store, session_id: str) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
+def held_rel(session_id: str) -> str:
+    """Where what a session's block showed of the files it held whole is kept (`held`):
+    beside its state file, named after it."""
+    return state_rel(session_id).removesuffix(".json") + ".shown"
+
+
 def exists(store: Store, session_id: str) -> bool:
     """Whether a session has a state file (it has none before its first event and after
     its end)."""
@@ -316,9 +322,10 @@ def exists(store: Store, session_id: str) -> bool:
 
 
 def delete(store: Store, session_id: str) -> None:
-    """Remove a session's state file (at session end)."""
-    with contextlib.suppress(MemoryStoreError):
-        remove(store.path(state_rel(session_id)))
+    """Remove a session's state file and the texts kept beside it (at session end)."""
+    for rel in (state_rel(session_id), held_rel(session_id)):
+        with contextlib.suppress(MemoryStoreError):
+            remove(store.path(rel))
 
 
 def _path(store: Store, rel: str) -> Path:

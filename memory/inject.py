@@ -69,24 +69,16 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
     """
     out: list[Section] = []
     for d in docs.values():
-        if d.kind == "scratchpad":
-            items = [ln for ln in d.lines if OPEN_ITEM.match(ln)]
-            if items:
-                out.append(
-                    Section("Scratchpad (open items)", "\n".join(items), "scratchpad")
-                )
+        if d.kind == "scratchpad" and (items := body(d)):
+            out.append(Section("Scratchpad (open items)", items, "scratchpad"))
     logs = newest_dailies(docs, 2, today)
     if logs:
-        out.append(
-            Section(_log_title(logs[0].key, today), logs[0].text.strip(), "today")
-        )
+        out.append(Section(_log_title(logs[0].key, today), body(logs[0]), "today"))
     memory = [d for d in docs.values() if d.kind == "memory" and d.text.strip()]
     if memory:
-        out.append(Section("MEMORY.md", memory[0].text.strip(), "memory"))
+        out.append(Section("MEMORY.md", body(memory[0]), "memory"))
     if len(logs) > 1:
-        out.append(
-            Section(_log_title(logs[1].key, today), logs[1].text.strip(), "older")
-        )
+        out.append(Section(_log_title(logs[1].key, today), body(logs[1]), "older"))
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
         index = [index_line(d) for d in notes]
@@ -98,6 +90,14 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
             )
         )
     return out
+
+
+def body(doc: Doc) -> str:
+    """What the section of a scratchpad, a daily log or MEMORY.md shows of it whole,
+    before `render` neutralises it: the open items of a scratchpad, another's text."""
+    if doc.kind == "scratchpad":
+        return "\n".join(ln for ln in doc.lines if OPEN_ITEM.match(ln))
+    return doc.text.strip()
 
 
 def _log_title(key: str, today: str) -> str:
@@ -381,6 +381,7 @@ __all__ = [
     "WRAPPER_OPEN",
     "Section",
     "Share",
+    "body",
     "build",
     "index_line",
     "render",

@@ -176,7 +176,11 @@ def test_an_older_commit_checked_out_is_what_the_next_prompt_sees(
     session: Session,
 ) -> None:
     assert session.notice("checkout") == "MEMORY.md."
-    assert "HERON-3" not in session.after("checkout")  # gone from disk, not surfaced
+    told = session.after("checkout")
+    assert f"\n-{HERON}\n" in told  # the model is told the rule it holds is gone
+    # Gone from disk, not surfaced.
+    assert "HERON-3" not in told.replace(f"\n-{HERON}\n", "\n")
+    assert f"\n+{HERON}\n" in session.after("stash")  # back with `checkout main`
 
 
 def test_stash_and_stash_pop_are_what_the_next_prompts_see(session: Session) -> None:
@@ -194,15 +198,17 @@ def test_a_vim_save_is_seen_and_its_side_files_never_are(session: Session) -> No
         pytest.skip("vim not installed")
     assert session.vim_renamed, "vim wrote in place, not as it saves in a home folder"
     assert session.notice("vim") == "MEMORY.md."
-    assert GREBE in session.after("vim")
+    assert f"\n+{GREBE}\n" in session.after("vim")
     assert session.memory_after_vim.endswith(f"{GREBE}\n".encode())
     for request in session.sb.requests():
         assert not re.search(r"\.swp|\b4913\b|\.md~", request.text), request.n
 
 
-def test_a_forgotten_line_is_not_surfaced(session: Session) -> None:
+def test_a_forgotten_line_is_told_removed_and_not_surfaced(session: Session) -> None:
     assert session.notice("forget") == "MEMORY.md."
-    assert "ospreyzone-9" not in session.after("forget")
+    told = session.after("forget")
+    assert f"\n-{OSPREY}\n" in told  # the model is told the line it holds is gone
+    assert "ospreyzone-9" not in told.replace(f"\n-{OSPREY}\n", "\n")
 
 
 def test_a_note_renamed_with_mv_is_named_under_both_names(session: Session) -> None:

@@ -1,0 +1,65 @@
+"""What the model was shown of each file its session's block held whole, kept beside the
+session's state so that the change notice can tell what changed in it (`notice`).
+
+The state file is read and written on every event and stays small; this one is written
+when a block is built and read only when a notice concerns a file held whole. It is
+named by `state.held_rel` and removed with the state (`state.delete`, `stale.sweep`).
+Each text is the file as the block renders it, without its ``<private>`` blocks: a
+notice shows no more than that.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from memhooks.hooks.state import held_rel
+from memhooks.memory.errors import MemoryStoreError
+from memhooks.memory.files import private_folder, read_regular, write_atomic
+from memhooks.memory.inject import body
+from memhooks.memory.lazylog import getLogger
+from memhooks.memory.text import neutralise
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from memhooks.memory import Doc, Store
+
+logger = getLogger(__name__)
+
+
+def shown(doc: Doc) -> str:
+    """The text of `doc` a notice compares: as the block shows it, private blocks out."""
+    text = body(doc)
+    if "<private>" in text.lower():  # the rules of secrets not loaded for nothing
+        from memhooks.memory.redact import strip_private
+
+        text = strip_private(text)
+    return neutralise(text)
+
+
+def keep(store: Store, session_id: str, texts: Mapping[str, str]) -> None:
+    """Write what the model holds of each file (path → `shown` text); on a refusal of
+    the disk, the notice names those files, as it does without this file."""
+    try:
+        path = store.path(held_rel(session_id))
+        private_folder(path.parent, gitignore=True)
+        if path.is_symlink():
+            raise OSError(0, "a symlink; refusing to replace it")
+        data = json.dumps(dict(texts), ensure_ascii=False).encode("utf-8", "replace")
+        write_atomic(path, data, durable=False)
+    except (OSError, MemoryStoreError) as e:
+        logger.info("the text the block showed not kept: %s", e)
+
+
+def load(store: Store, session_id: str) -> dict[str, str]:
+    """What `keep` wrote: path → text; {} when the file is missing or damaged."""
+    try:
+        raw = read_regular(store.path(held_rel(session_id))).data
+        data = json.loads(raw)
+    except (OSError, MemoryStoreError, ValueError, RecursionError) as e:
+        logger.info("the text the block showed not read: %s", e)
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, str)}

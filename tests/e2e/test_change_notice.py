@@ -1,0 +1,91 @@
+"""A person replaces a MEMORY.md rule by hand while a TUI session runs (Claude Code, Gemini
+CLI): the next prompt's change notice tells the model the rule removed and the one added,
+the model holding the block with the old rule; the prompt after says nothing more. Then
+`/exit` (`/quit`): no state file nor the text kept beside it is left."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import sandbox
+from tests.e2e.harnesses import setup_claude, setup_gemini
+from tests.e2e.memory_fixture import RULE, seed
+from tests.e2e.test_claude_code import hook_errors, wait_ready
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from tests.e2e.sandbox import Leftovers, Sandbox
+
+pytestmark = pytest.mark.timeout(240)
+
+#: The rule a person writes in place of `RULE`.
+NEW_RULE = "- Name every migration after a fish, never a bird (rule MARLIN-8)."
+BUILT = "Memory changed on disk since this session's block was built: MEMORY.md."
+#: Prompts that search finds nothing for: the notice comes alone. No "?": Gemini's TUI
+#: takes it as the shortcut-help key.
+FIRST = "Say hello first."
+AFTER = "Say hello after the edit."
+AGAIN = "Say hello once more."
+
+
+@dataclass
+class Run:
+    sb: Sandbox
+    leftovers: Leftovers
+    errors: list[str]
+
+    def after(self, prompt: str) -> str:
+        """What the model got with `prompt`, the prompt on (the hook's context follows
+        it; what came with earlier prompts is before it)."""
+        return self.sb.turn(prompt).text.split(prompt)[-1]
+
+
+@pytest.fixture(scope="module", params=["claude", "gemini"])
+def run(
+    request: pytest.FixtureRequest,
+    tmp_path_factory,
+    cli_bins: Path,
+    netns: bool,
+    tmux_present: None,
+) -> Iterator[Run]:
+    cli = request.param
+    with sandbox(tmp_path_factory.mktemp(f"notice-{cli}"), cli_bins, netns) as sb:
+        seed(sb)
+        log = sb.base / "debug.txt"
+        if cli == "claude":
+            tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
+            wait_ready(tmux)
+        else:
+            tmux = sb.tmux(["gemini"], env=setup_gemini(sb))
+            tmux.wait_text("Type your message", timeout=60)
+        sb.ask(tmux, FIRST)
+        memory = sb.root / "MEMORY.md"
+        memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
+        sb.ask(tmux, AFTER)
+        sb.ask(tmux, AGAIN)
+        tmux.type("/exit" if cli == "claude" else "/quit")
+        tmux.wait_exit()
+        errors = hook_errors(log.read_text()) if log.exists() else []
+        yield Run(sb, sb.leftovers(), errors)
+
+
+def test_the_rule_replaced_is_told_removed_and_added(run: Run) -> None:
+    first = run.sb.turn(FIRST).text
+    assert RULE in first and NEW_RULE not in first  # the block the model holds
+    after = run.after(AFTER)
+    assert BUILT in after
+    assert f"-{RULE}\n+{NEW_RULE}\n" in after, after
+
+
+def test_the_change_is_told_once(run: Run) -> None:
+    assert "Memory changed on disk" not in run.after(AGAIN)
+
+
+def test_nothing_is_left_and_no_hook_failed(run: Run) -> None:
+    assert not run.leftovers, run.leftovers
+    assert not run.errors, run.errors
