@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks.state import state_rel
 from tests.conftest import run_cli
-from tests.hooks.test_hook import claude, context_of, hook, store_for
+from tests.hooks.test_hook import claude, compact, context_of, hook, store_for
 from tests.hooks.test_session import Session
 
 if TYPE_CHECKING:
@@ -202,3 +202,29 @@ def test_a_session_process_tells_the_change_too(
         s.close_stdin()
     assert s.proc.returncode == 0
     assert not side.exists()
+
+
+def test_our_own_record_in_a_log_held_whole_is_no_news(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # A compaction's record appended to today's log, which the block held whole, with no
+    # block after it: a person's entry appended later is told alone.
+    store = store_for(memory_root, project)
+    log = memory_root / store.append_daily("deploy", "Shipped the heron build.").rel
+    store.write_memory(SMALL)
+    transcript = tmp_path / "t.jsonl"
+    said = {"role": "user", "content": "Fix the kestrel build"}
+    transcript.write_text(
+        json.dumps({"type": "user", "uuid": "u1", "message": said}) + "\n"
+    )
+    start = claude("SessionStart", project, source="startup")
+    assert hook(start | {"transcript_path": str(transcript)})[0] == 0
+    compact(project, transcript)
+    assert "compaction summary" in log.read_text()
+    assert _ask(project) == ""  # our own write: no news
+    with log.open("a") as f:
+        f.write("\n### 18:00 — note\nThe osprey host reboots nightly.\n")
+    ctx = _ask(project)
+    assert "lines removed (-) and added (+):\n+### 18:00 — note\n" in ctx
+    assert "+The osprey host reboots nightly.\n</memory>" in ctx
+    assert "compaction summary" not in ctx and "kestrel" not in ctx
