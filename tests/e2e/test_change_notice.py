@@ -1,5 +1,5 @@
-"""A person replaces a MEMORY.md rule by hand while a TUI session runs (Claude Code, Gemini
-CLI): the next prompt's change notice tells the model the rule removed and the one added,
+"""A person replaces a MEMORY.md rule by hand while a TUI session runs (Claude Code, Codex
+CLI, Gemini CLI): the next prompt's change notice tells the model the rule removed and the one added,
 the model holding the block with the old rule; the prompt after says nothing more. Then
 `/exit` (`/quit`): no state file nor the text kept beside it is left."""
 
@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_claude, setup_gemini
+from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import RULE, seed
 from tests.e2e.test_claude_code import hook_errors, wait_ready
+from tests.e2e.test_codex import _READY as CODEX_READY
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -45,7 +46,7 @@ class Run:
         return self.sb.turn(prompt).text.split(prompt)[-1]
 
 
-@pytest.fixture(scope="module", params=["claude", "gemini"])
+@pytest.fixture(scope="module", params=["claude", "codex", "gemini"])
 def run(
     request: pytest.FixtureRequest,
     tmp_path_factory,
@@ -60,6 +61,14 @@ def run(
         if cli == "claude":
             tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
             wait_ready(tmux)
+        elif cli == "codex":
+            argv = ["codex", "--dangerously-bypass-hook-trust"]
+            tmux = sb.tmux(argv, env=setup_codex(sb))
+            tmux.wait_for(
+                lambda: any(m in tmux.screen() for m in CODEX_READY),
+                timeout=60,
+                what="the input box",
+            )
         else:
             tmux = sb.tmux(["gemini"], env=setup_gemini(sb))
             tmux.wait_text("Type your message", timeout=60)
