@@ -9,7 +9,7 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.state import state_rel
+from memhooks.hooks.state import held_rel, state_rel
 from tests.conftest import run_cli
 from tests.hooks.test_hook import claude, compact, context_of, hook, store_for
 from tests.hooks.test_session import Session
@@ -23,11 +23,6 @@ SMALL = "- Keep commits small."
 BUILT = "Memory changed on disk since this session's block was built: "
 #: A prompt that finds nothing: what comes with it is the notice alone.
 HELLO = "Say hello."
-
-
-def held_rel(session_id: str) -> str:
-    """Where the text the block showed is kept: beside the state, named after it."""
-    return state_rel(session_id).removesuffix(".json") + ".shown"
 
 
 def _start(memory_root: Path, project: Path, text: str) -> Path:
