@@ -15,6 +15,7 @@ from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.held import keep as keep_shown
 from memhooks.hooks.held import shown as shown_text
+from memhooks.hooks.held import whole_in
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.notice import changed_line
 from memhooks.hooks.records import entries, entry_id
@@ -28,7 +29,6 @@ from memhooks.memory import today
 from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.inject import render_shares, sections
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.paths import daily
 from memhooks.memory.text import nbytes, neutralise
 
@@ -75,7 +75,7 @@ def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) 
         for rel, d in docs.items()
         if d.kind in ("memory", "daily", "scratchpad")
         and d.text.strip()
-        and _whole_in(d.text, d.kind, block)
+        and whole_in(d, block)
     }
     if keep:
         shown = {rel: shown_text(docs[rel]) for rel in state.injected}
@@ -108,13 +108,6 @@ def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) 
 
 #: A line of the block's index of notes (`inject.index_line`): the note's file name.
 _INDEX_NAME = re.compile(r"^- notes/(.+?\.md)(?: — |$)", re.MULTILINE)
-
-
-def _whole_in(text: str, kind: str, block: str) -> bool:
-    if kind == "scratchpad":
-        items = [ln for ln in text.splitlines() if OPEN_ITEM.match(ln)]
-        return all(neutralise(ln) in block for ln in items)
-    return neutralise(text.strip()) in block
 
 
 #: Harnesses that send a resumed conversation's earlier turns without the SessionStart

@@ -18,6 +18,7 @@ from memhooks.memory.errors import MemoryStoreError
 from memhooks.memory.files import private_folder, read_regular, write_atomic
 from memhooks.memory.inject import body
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.text import neutralise
 
 if TYPE_CHECKING:
@@ -26,6 +27,15 @@ if TYPE_CHECKING:
     from memhooks.memory import Doc, Store
 
 logger = getLogger(__name__)
+
+
+def whole_in(doc: Doc, text: str) -> bool:
+    """Whether `text` (a block, or all a resumed conversation holds of ours) shows `doc`
+    whole, as a block shows it: each open item of a scratchpad, another file's text."""
+    if doc.kind == "scratchpad":
+        items = [ln for ln in doc.text.splitlines() if OPEN_ITEM.match(ln)]
+        return all(neutralise(ln) in text for ln in items)
+    return neutralise(doc.text.strip()) in text
 
 
 def shown(doc: Doc) -> str:

@@ -9,18 +9,17 @@ from __future__ import annotations
 import html
 import json
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity
+from memhooks.hooks.held import whole_in
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
 from memhooks.hooks.transcript import found, holds
 from memhooks.hooks.transcript_shapes import gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
-from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.text import neutralise
 
 if TYPE_CHECKING:
@@ -117,9 +116,8 @@ def _recorded_up_to(event: Event) -> int:
     if not path:
         return 0
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return 0  # a FIFO would block the open
-        with open(path, "rb") as f:
+        # Only a regular file (`open_regular` waits for no FIFO).
+        with os.fdopen(open_regular(path), "rb") as f:
             size = os.fstat(f.fileno()).st_size
             start = max(size - _TAIL, 0)
             f.seek(start)
@@ -145,12 +143,7 @@ def keep_held(event: Event, state: SessionState, view: View) -> None:
 
     def whole(rel: str) -> bool:
         doc = view.store.read_listed(rel)
-        if doc is None:
-            return False
-        if doc.kind == "scratchpad":
-            items = [ln for ln in doc.text.splitlines() if OPEN_ITEM.match(ln)]
-            return all(neutralise(ln) in held for ln in items)
-        return neutralise(doc.text.strip()) in held
+        return doc is not None and whole_in(doc, held)
 
     state.injected = {rel: fp for rel, fp in state.injected.items() if whole(rel)}
     for rel, ids in state.seen_entries.items():
