@@ -27,8 +27,8 @@ MOVED = "The osprey queue moved to port 9911 on the falcon host."
 SECOND = "Which port does the osprey queue listen on now"
 
 
-def _first_run(memory_root: Path, project: Path, transcript: Path) -> Path:
-    """A run with its block and one prompt, ended; its log filed under yesterday's date."""
+def _started(memory_root: Path, project: Path, transcript: Path) -> str:
+    """A run with its block and one prompt, going on; the transcript's path."""
     store_for(memory_root, project).write_memory("- rule")
     started = hook(claude("SessionStart", project, source="startup"))[1]
     block = context_of(started, "SessionStart")
@@ -41,6 +41,12 @@ def _first_run(memory_root: Path, project: Path, transcript: Path) -> Path:
     )
     path = str(transcript)
     hook(claude("UserPromptSubmit", project, prompt=FIRST, transcript_path=path))
+    return path
+
+
+def _first_run(memory_root: Path, project: Path, transcript: Path) -> Path:
+    """A run with its block and one prompt, ended; its log filed under yesterday's date."""
+    path = _started(memory_root, project, transcript)
     ended = claude("SessionEnd", project, reason="other", transcript_path=path)
     assert hook(ended)[0] == 0
     (log,) = memory_root.glob("projects/*/daily/*.md")
@@ -91,18 +97,8 @@ def test_a_run_that_never_ended_is_recorded_when_resumed(
 ) -> None:
     # The machine went off mid-session (no SessionEnd, no session process left to
     # write it), and its state was swept since: its prompts were never recorded.
-    store_for(memory_root, project).write_memory("- rule")
-    block = context_of(
-        hook(claude("SessionStart", project, source="startup"))[1], "SessionStart"
-    )
     transcript = tmp_path / "t.jsonl"
-    record: dict[str, object] = {
-        "type": "attachment",
-        "content": f"SessionStart hook context: {block}",
-    }
-    _transcript(transcript, [record, _user(FIRST)])
-    path = str(transcript)
-    hook(claude("UserPromptSubmit", project, prompt=FIRST, transcript_path=path))
+    path = _started(memory_root, project, transcript)
     for state in (memory_root / ".sessions").glob("*.json"):
         state.unlink()
     resumed = claude("SessionStart", project, source="resume", transcript_path=path)
