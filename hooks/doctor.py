@@ -35,6 +35,7 @@ from memhooks.memory import ConfigError, default_root, parse_config, project_dir
 from memhooks.memory.constants import (
     BACKUP_SUFFIX,
     CONFIG_FILE,
+    CONFLICT_MARK,
     DAILY_DIR,
     MEMORY_FILE,
     NOTES_DIR,
@@ -99,6 +100,12 @@ def _stray(rel: str, is_dir: bool) -> str | None:
     name = parts[-1]
     if _TEMP.fullmatch(name):
         return "a temp file left by an interrupted write: delete it"
+    base, mark, _ = name.partition(CONFLICT_MARK)
+    if mark and base and not is_dir:  # `files.write_atomic` kept it
+        return (
+            f"an earlier save of {base}, kept when another program saved it twice while "
+            f"memhooks wrote it: take what you need into {base}, then delete it"
+        )
     if name.startswith("."):
         return None  # the lock, session state, caches
     if not is_dir and (name.endswith("~") or name[:1] == name[-1:] == "#"):

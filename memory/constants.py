@@ -19,6 +19,9 @@ INDEX_DIR: Final = ".index"
 #: Put that cache elsewhere (e.g. beside a read-only root).
 ENV_EMBEDDINGS: Final = "MEMHOOKS_EMBEDDINGS"
 BACKUP_SUFFIX: Final = ".bak"
+#: Between a file's name and the time in the name of a save kept aside, which another
+#: program made over a write of ours and then saved over itself (`files.write_atomic`).
+CONFLICT_MARK: Final = ".conflict-"
 
 #: Injection budget in UTF-8 bytes (docs/design.md).
 DEFAULT_INJECT_BUDGET: Final = 16 * 1024

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import os
 import re
 import stat
 import time
 import unicodedata
+from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
+from memhooks.memory import swap
+from memhooks.memory.constants import CONFLICT_MARK
+
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
     from pathlib import Path
 
 FILE_MODE = 0o600
@@ -53,10 +56,12 @@ class NotRegularFileError(OSError):
 class ReplacedError(OSError):
     """The file changed under us (another program saved it) between our read and our write."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, kept: Path | None = None) -> None:
         super().__init__(
             errno.EAGAIN, "changed by another program meanwhile", str(path)
         )
+        #: where a save of the other program that a newer one replaced was kept aside
+        self.kept = kept
 
     def __str__(self) -> str:
         return f"{self.strerror}: {self.filename}"
@@ -190,6 +195,7 @@ def write_atomic(
         over: the file as it was read; if `path` no longer names it unchanged when the
             new bytes are ready (a person's editor saved meanwhile), nothing is replaced.
             The new file gets its permissions and extended attributes (ACLs, tags).
+            `data` is then given whole.
 
     Raises:
         ReplacedError: `over` was given and the file changed; `path` is left as it is.
@@ -207,7 +213,8 @@ def write_atomic(
             if durable:
                 os.fsync(f.fileno())
         if over is not None:
-            _replace_if_same(tmp, path, over)
+            assert isinstance(data, bytes), "a write over a file read is given whole"
+            _replace_if_same(tmp, path, over, data)
         elif replace:
             os.replace(tmp, path)
         else:
@@ -233,19 +240,20 @@ def _same_attributes(fd: int, path: Path, mode: int) -> None:
                 os.setxattr(fd, name, os.getxattr(path, name))
 
 
-def _replace_if_same(tmp: Path, path: Path, over: Read) -> None:
-    """Rename `tmp` over `path` only if `path` is still the file `over` was read from.
+def _replace_if_same(tmp: Path, path: Path, over: Read, ours: bytes) -> None:
+    """Rename `tmp` (holding `ours`) over `path` only if `path` is still the file `over`
+    was read from.
 
     Where the kernel can swap two names atomically (Linux `renameat2`), the swap is made
     first and checked after, so a save by another program at that instant is put back,
     never overwritten; elsewhere the check comes just before the rename.
 
     Raises:
-        ReplacedError: `path` changed; it is left as the other program saved it.
+        ReplacedError: `path` changed; it is left as the other program last saved it.
     """
     if not same_file(path, over):
         raise ReplacedError(path)
-    if not _exchange(tmp, path):
+    if not swap.exchange(tmp, path):
         os.replace(tmp, path)
         return
     # What we swapped out is what we read: done. Compared by bytes, as a save made just
@@ -254,40 +262,33 @@ def _replace_if_same(tmp: Path, path: Path, over: Read) -> None:
     if same_file(tmp, over) and read_bytes(tmp) == over.data:
         tmp.unlink()
         return
-    _exchange(tmp, path)  # another program saved in between: put its file back
-    raise ReplacedError(path)
+    swap.exchange(tmp, path)  # another program saved in between: put its file back
+    if read_bytes(tmp) == ours:
+        raise ReplacedError(path)
+    # It saved again, over ours, while this process stood between the two swaps (a busy
+    # machine can stall a process longer than a program takes to save twice). Its newer
+    # save stands; the earlier one, which that may have been made without, is kept.
+    swap.exchange(tmp, path)
+    raise ReplacedError(path, _keep_aside(tmp, path))
 
 
-_AT_FDCWD = -100
-_RENAME_EXCHANGE = 2
-_swap_works = True  # until the kernel or the file system says otherwise
-
-
-@functools.cache
-def _renameat2() -> Callable[..., int] | None:
-    """libc's renameat2, loaded at the first swap (ctypes is not for every hook)."""
-    import ctypes
-
-    return getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap the files named `a` and `b` atomically; False where this is not supported."""
-    global _swap_works  # learnt once per process
-    renameat2 = _renameat2() if _swap_works else None
-    if renameat2 is None:
-        return False
-    if renameat2(
-        _AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE
-    ):
-        import ctypes
-
-        err = ctypes.get_errno()
-        if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-            _swap_works = False
-            return False
-        raise OSError(err, os.strerror(err), str(b))
-    return True
+def _keep_aside(tmp: Path, path: Path) -> Path | None:
+    """Name `tmp` beside `path` as ``<name>.conflict-<time>`` (never over another file),
+    or remove it when `path` holds each of its lines; the name, or None."""
+    lines = Counter((read_bytes(tmp) or b"").splitlines())
+    if not lines - Counter((read_bytes(path) or b"").splitlines()):
+        tmp.unlink()
+        return None
+    stamp, n = time.strftime("%Y%m%d-%H%M%S"), 1
+    while True:
+        kept = path.with_name(path.name + CONFLICT_MARK + stamp + f"-{n}" * (n > 1))
+        try:
+            os.link(tmp, kept)
+        except FileExistsError:
+            n += 1
+            continue
+        tmp.unlink()
+        return kept
 
 
 def twin_name(folder: Path | str, name: str) -> str | None:

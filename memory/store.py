@@ -21,7 +21,6 @@ import fcntl
 import os
 import stat
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from memhooks.memory import paths
@@ -31,7 +30,6 @@ from memhooks.memory.errors import (
     NotAFileError,
     StoreWriteError,
     TargetNotFoundError,
-    UnsafeNameError,
 )
 from memhooks.memory.file_bytes import (
     crlf,
@@ -58,10 +56,11 @@ from memhooks.memory.files import (
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.note_format import alias_line, checklist
 from memhooks.memory.scope import Scope
-from memhooks.memory.writable import write_refused
+from memhooks.memory.writable import write_refused, write_target
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from pathlib import Path
 
     from memhooks.memory.paths import Located
 
@@ -70,6 +69,10 @@ logger = getLogger(__name__)
 WriteMode = Literal["append", "overwrite"]
 _HARD_LINKED = (
     "%s had another name (a hard link), which keeps the text from before this write"
+)
+_KEPT_ASIDE = (
+    "%s: another program saved it twice while memhooks wrote it; its later save stands "
+    "and the earlier one is kept as %s: take what you need from it, then delete it"
 )
 
 #: How long a write goes on making its change again on what another program saved
@@ -321,7 +324,7 @@ class Store(Scope):
         Returns:
             The file as it was before the write (None: it did not exist).
         """
-        path = self._writable(rel)
+        path = write_target(self.path(rel), rel)
         first: list[Read | None] = []
         give_up = time.monotonic() + GIVE_UP_SECONDS
         attempt = 0
@@ -357,31 +360,20 @@ class Store(Scope):
         except OSError as e:
             raise NotAFileError(rel, e.strerror or str(e)) from e
 
-    def _writable(self, rel: str) -> Path:
-        """Where a write to `rel` lands: the file, or the file a link to one in the root
-        names (written there, as vim and VS Code save, so that the link stays a link)."""
-        path = self.path(rel)  # refuses a link out of the root
-        try:
-            if not path.is_symlink():
-                return path
-            real = Path(os.path.realpath(path))
-            loop = real.is_symlink()  # realpath stops at a link in a loop
-        except OSError as e:  # a folder on the way that this user may not search
-            raise StoreWriteError(rel, e) from e
-        if loop:
-            raise UnsafeNameError(rel, "a symlink in a loop")
-        return real
-
     def _write(
         self, rel: str, data: bytes, *, create: bool, over: Read | None = None
     ) -> None:
         """Write `data` to `rel` atomically: only where nothing exists yet (`create`),
         else over the file `over` if it is still there unchanged (or over anything)."""
-        path = self._writable(rel)
+        path = write_target(self.path(rel), rel)
         make_folder(path.parent)
         try:
             write_atomic(path, data, durable=True, replace=not create, over=over)
-        except (ReplacedError, FileExistsError):
+        except ReplacedError as e:
+            if e.kept is not None:
+                logger.warning(_KEPT_ASIDE, rel, e.kept.name)
+            raise
+        except FileExistsError:
             raise
         except OSError as e:
             raise StoreWriteError(rel, e) from e

@@ -331,6 +331,7 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
     (notes / "todo.txt").write_text("not a note")
     (notes / "diagram.PNG").write_bytes(b"\x89PNG\r\n")  # beside notes from Obsidian
     (notes / ".big.md.123.0123abcd.tmp").write_text("")
+    (notes / "big.md.conflict-20261205-211500").write_text("- an earlier save")
     (memory_root / "stray.md").write_text("")
     (memory_root / "projects" / SLUG / "daily").mkdir(mode=0o700)
     (memory_root / "projects" / SLUG / "daily" / "2026-02-30.md").touch(mode=0o600)
@@ -368,6 +369,11 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
             "interrupted write: delete it"
         ),
         (
+            f"projects/{SLUG}/notes/big.md.conflict-20261205-211500: an earlier save of "
+            "big.md, kept when another program saved it twice while memhooks wrote it: "
+            "take what you need into big.md, then delete it"
+        ),
+        (
             f"projects/{SLUG}/notes/diagram.PNG: an attachment, not a note: never "
             "searched or injected (it may stay)"
         ),
@@ -386,7 +392,7 @@ def test_messy_root(memory_root: Path, project: Path, home: Path) -> None:
             "codex, or gemini) there"
         ),
     ]
-    assert summary(found) == "doctor: 4 problems to fix, 8 warnings"
+    assert summary(found) == "doctor: 4 problems to fix, 9 warnings"
 
 
 def test_invalid_config_and_missing_root(

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Self
 import pytest
 
 from memhooks.hooks.cli import main
-from memhooks.memory import Store, StoreWriteError, build_block, files, search_docs
+from memhooks.memory import Store, StoreWriteError, build_block, search_docs, swap
 from memhooks.memory.files import private_folder, write_atomic
 from tests.conftest import REPO
 
@@ -341,7 +341,7 @@ def _break(monkeypatch: pytest.MonkeyPatch, seam: str) -> None:
         monkeypatch.setattr(os, "fsync", _enospc)
     elif seam == "rename":  # a plain rename, or the atomic swap where Linux has one
         monkeypatch.setattr(os, "replace", _erofs)
-        monkeypatch.setattr(files, "_exchange", _erofs)
+        monkeypatch.setattr(swap, "exchange", _erofs)
     else:  # a read-only file system refuses to create anything, lock file included
         real_open = os.open
 

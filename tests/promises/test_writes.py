@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from memhooks.memory import Store
-from memhooks.memory import files as files_module
+from memhooks.memory import Store, lazylog, swap
 from memhooks.memory import store as store_module
 from memhooks.memory.errors import StoreWriteError
 from memhooks.memory.files import write_atomic
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from multiprocessing.synchronize import Barrier
 
 SLUG = "proj-0123abcd"
@@ -201,9 +201,91 @@ def test_an_editors_save_racing_appends_loses_neither_side(memory_root: Path) ->
         p.join(120)
         assert p.exitcode == 0
     text = path.read_text()
+    # A save the editor made over ours and then saved over itself, while the appender
+    # stood between its swaps on a busy machine, is kept beside the note.
+    text += "".join(p.read_text() for p in path.parent.glob("shared.md.conflict-*"))
     lost_ours = [i for i in range(count) if f"- appended by memhooks {i}\n" not in text]
     lost_theirs = [i for i in range(count) if f"- edited by hand {i}\n" not in text]
     assert (lost_ours, lost_theirs) == ([], [])
+
+
+@pytest.fixture
+def warned() -> Iterator[list[str]]:
+    """The warnings memhooks says, as a command's ``memhooks: …`` lines get them."""
+    said: list[str] = []
+    previous = lazylog.capture(said.append)
+    yield said
+    lazylog.capture(previous)
+
+
+def _saves_at_each_swap(
+    monkeypatch: pytest.MonkeyPatch, path: Path, *saves: Callable[[bytes], bytes]
+) -> None:
+    """Another program saves `path` (write and rename) just before each of the first
+    swaps memhooks makes there, the n-th making its file from what `path` then holds."""
+    real = swap.exchange
+    todo = list(saves)
+
+    def save_first(a: Path, b: Path) -> bool:
+        if b == path and todo:
+            tmp = path.with_name("shared.md.editor~")
+            tmp.write_bytes(todo.pop(0)(path.read_bytes()))
+            os.rename(tmp, path)
+        return real(a, b)
+
+    monkeypatch.setattr(swap, "exchange", save_first)
+
+
+def test_a_save_made_over_ours_while_the_write_stood_between_its_swaps_is_kept(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch, warned: list[str]
+) -> None:
+    """An editor saves just before memhooks swaps its append in; memhooks, stalled, puts
+    that save back only after the editor has reloaded the note (holding the append) and
+    saved it again. That later save stands; the earlier one, which it was made without,
+    is kept beside the note and named in a warning; the append is not made twice."""
+    path = _note(memory_root, "shared")
+    store = Store(memory_root, SLUG)
+    store.write_note("shared", "# Shared")
+    _saves_at_each_swap(
+        monkeypatch,
+        path,
+        lambda now: now + b"- edited by hand 0\n",  # from what memhooks read
+        lambda now: now + b"- edited by hand 1\n",  # reloaded: memhooks' file
+    )
+    store.write_note("shared", "- ours")
+    assert path.read_bytes() == b"# Shared\n\n- ours\n- edited by hand 1\n"
+    [kept] = path.parent.glob("shared.md.conflict-*")
+    assert kept.read_bytes() == b"# Shared\n- edited by hand 0\n"
+    assert re.fullmatch(r"shared\.md\.conflict-\d{8}-\d{6}", kept.name)
+    assert warned == [
+        (
+            f"projects/{SLUG}/notes/shared.md: another program saved it twice while "
+            f"memhooks wrote it; its later save stands and the earlier one is kept as "
+            f"{kept.name}: take what you need from it, then delete it"
+        )
+    ]
+
+
+def test_an_earlier_save_the_later_one_holds_whole_is_not_kept(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch, warned: list[str]
+) -> None:
+    """As above, but the editor saves its buffer again without reloading (vim, told the
+    file changed, answers "y" to write anyway): its later save holds every line of the
+    earlier one, so nothing is kept aside, and the append is made on the later save."""
+    path = _note(memory_root, "shared")
+    store = Store(memory_root, SLUG)
+    store.write_note("shared", "# Shared")
+    first = b"# Shared\n- edited by hand 0\n"
+    _saves_at_each_swap(
+        monkeypatch,
+        path,
+        lambda now: first,
+        lambda now: first + b"- edited by hand 1\n",
+    )
+    store.write_note("shared", "- ours")
+    assert path.read_bytes() == first + b"- edited by hand 1\n\n- ours\n"
+    assert list(path.parent.glob("shared.md.conflict-*")) == []
+    assert warned == []
 
 
 def test_an_append_an_editor_saved_over_twice_is_made_again(
@@ -252,7 +334,7 @@ def test_an_editors_save_looking_like_the_file_read_is_not_overwritten(
     store.write_note("shared", "# Shared")
     read = path.read_bytes()
     was = os.stat(path)
-    real = files_module._exchange
+    real = swap.exchange
     saves: list[int] = []
 
     def editor_saves_first(a: Path, b: Path) -> bool:
@@ -265,7 +347,7 @@ def test_an_editors_save_looking_like_the_file_read_is_not_overwritten(
                 saves.append(os.stat(path).st_ino)
         return real(a, b)
 
-    monkeypatch.setattr(files_module, "_exchange", editor_saves_first)
+    monkeypatch.setattr(swap, "exchange", editor_saves_first)
     store.write_note("shared", "- ours")
     assert path.read_bytes() == b"# SHARED\n\n- ours\n", (saves, was.st_ino)
 
