@@ -18,7 +18,6 @@ from memhooks.memory.errors import MemoryStoreError
 from memhooks.memory.files import private_folder, read_regular, write_atomic
 from memhooks.memory.inject import body
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.note_format import OPEN_ITEM
 from memhooks.memory.text import neutralise
 
 if TYPE_CHECKING:
@@ -31,11 +30,11 @@ logger = getLogger(__name__)
 
 def whole_in(doc: Doc, text: str) -> bool:
     """Whether `text` (a block, or all a resumed conversation holds of ours) shows `doc`
-    whole, as a block shows it: each open item of a scratchpad, another file's text."""
+    whole, as a block shows it (`inject.body`): each open item of a scratchpad (alone:
+    they may have come in different blocks), another file's text."""
     if doc.kind == "scratchpad":
-        items = [ln for ln in doc.text.splitlines() if OPEN_ITEM.match(ln)]
-        return all(neutralise(ln) in text for ln in items)
-    return neutralise(doc.text.strip()) in text
+        return all(neutralise(ln) in text for ln in body(doc).split("\n"))
+    return neutralise(body(doc)) in text
 
 
 def shown(doc: Doc) -> str:

@@ -138,12 +138,9 @@ def _told(
     shown = held.load(view.store, session_id)
     parts: list[str] = []
     for rel, news in sorted(edited.items()):
-        try:
-            now = held.shown(docs[rel]) if rel in shown else None
-        except KeyError:
-            now = None
-        if now is None:
+        if rel not in shown or (doc := docs.get(rel)) is None:
             continue
+        now = held.shown(doc)
         diff, shown[rel] = line_diff(shown[rel], now), now
         if not news or not diff.text:
             continue
