@@ -30,7 +30,7 @@ from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.inject import render_shares, sections
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import daily
-from memhooks.memory.text import nbytes, neutralise
+from memhooks.memory.text import nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -133,12 +133,26 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
     ):
         # The resumed or forked conversation already holds a block: a session-end may
         # have removed this session's state since (`claude -p --continue`, `codex exec
-        # resume`), but the transcript remembers. What changes from here is news.
+        # resume`), but the transcript remembers. What changes from here is news, and
+        # so is a rule edited while it was left.
+        told = ""
         if not state.noticed_at:
             _block(event, state, view)
-            resumes.keep_held(event, state, view)
+            whole = dict(state.injected)
+            contexts = resumes.keep_held(event, state, view)
             state.surfaced = resumes.surfaced_in_transcript(event, view)
-        return Reply(notes=("block already injected in this conversation",))
+            told = resumes.told_since(
+                contexts,
+                whole,
+                state,
+                view,
+                _budget(event, view.config.auto_search.budget) - nbytes(wrap("")) - 1,
+                lambda: usage_line(event.cwd, event.harness),
+            )
+        return Reply(
+            context=wrap(neutralise(told)) if told else None,
+            notes=("block already injected in this conversation",),
+        )
     block = _block(event, state, view)
     if block:
         state.block_at = event.began or time.time_ns()

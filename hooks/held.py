@@ -39,7 +39,12 @@ def whole_in(doc: Doc, text: str) -> bool:
 
 def shown(doc: Doc) -> str:
     """The text of `doc` a notice compares: as the block shows it, private blocks out."""
-    text = body(doc)
+    return visible(body(doc))
+
+
+def visible(text: str) -> str:
+    """`text` (a file's `inject.body`, or its section in a block) as a notice compares it:
+    neutralised, private blocks out."""
     if "<private>" in text.lower():  # the rules of secrets not loaded for nothing
         from memhooks.memory.redact import strip_private
 

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from memhooks.memory import Doc
 
 
+#: How the notice's first line begins; the names of the files follow.
+CHANGED = "Memory changed on disk since this session's block was built: "
+
+
 def changed_line(
     state: SessionState,
     view: View,
@@ -107,7 +111,7 @@ def _changes(
     state.own = {r: t for r, t in state.own.items() if t > state.noticed_at}
     if not changed:
         return None
-    line = "Memory changed on disk since this session's block was built: "
+    line = CHANGED
     named: list[str] = []
     room = limit - nbytes(line) - len(" and 100000 more.")
     for rel in changed:
@@ -133,30 +137,42 @@ def _told(
     that reads the file. Then what the model was told is what it was shown; our own
     writes (not news) too. Without the text shown (no side file, or a damaged one) the
     file is only named, as `_changes` does."""
-    from memhooks.memory.linediff import line_diff
-
     shown = held.load(view.store, session_id)
     parts: list[str] = []
     for rel, news in sorted(edited.items()):
         if rel not in shown or (doc := docs.get(rel)) is None:
             continue
-        now = held.shown(doc)
-        diff, shown[rel] = line_diff(shown[rel], now), now
-        if not news or not diff.text:
-            continue
-        head = f"In {rel} since the block showed it, lines removed (-) and added (+):"
-        part = f"{head}\n{diff.text}"
-        if nbytes(part) + 1 > room:
-            part = (
-                f"{rel} changed since the block showed it (lines removed: "
-                f"{diff.removed}, added: {diff.added}); read it with {_reader(usage(), rel)}."
-            )
-        if nbytes(part) + 1 <= room:
+        before, shown[rel] = shown[rel], held.shown(doc)
+        if news and (part := told(rel, before, shown[rel], room, usage)):
             parts.append(part)
             room -= nbytes(part) + 1
     if shown:
         held.keep(view.store, session_id, shown)
     return "\n".join(parts)
+
+
+def told(rel: str, before: str, now: str, room: int, usage: Callable[[], str]) -> str:
+    """What changed in `rel` from `before` to `now` (`held.shown` texts) in `room` bytes:
+    the lines removed and added, or, too long for them, their counts and the tool that
+    reads the file (`usage`: the block's tools line); "" when nothing changed or not
+    even that fits."""
+    from memhooks.memory.linediff import line_diff
+
+    diff = line_diff(before, now)
+    if not diff.text:
+        return ""
+    part = f"{told_head(rel)}\n{diff.text}"
+    if nbytes(part) + 1 > room:
+        part = (
+            f"{rel} changed since the block showed it (lines removed: "
+            f"{diff.removed}, added: {diff.added}); read it with {_reader(usage(), rel)}."
+        )
+    return part if nbytes(part) + 1 <= room else ""
+
+
+def told_head(rel: str) -> str:
+    """The line before the lines `told` says were removed from and added to `rel`."""
+    return f"In {rel} since the block showed it, lines removed (-) and added (+):"
 
 
 #: The tool the block's last line names for reading a file (`inject.USAGE`, `usage_mcp`).

@@ -7,23 +7,27 @@ the transcript, they tell the session's first hook what not to inject a second t
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import os
+import re
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity
-from memhooks.hooks.held import whole_in
+from memhooks.hooks.held import shown, visible, whole_in
+from memhooks.hooks.notice import CHANGED, told, told_head
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
 from memhooks.hooks.transcript import found, holds
 from memhooks.hooks.transcript_shapes import gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
-from memhooks.memory.text import neutralise
+from memhooks.memory.text import nbytes, neutralise
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from memhooks.hooks.events import Event
     from memhooks.hooks.state import SessionState
@@ -131,15 +135,18 @@ def _recorded_up_to(event: Event) -> int:
 _TAIL = 1024 * 1024
 
 
-def keep_held(event: Event, state: SessionState, view: View) -> None:
+def keep_held(event: Event, state: SessionState, view: View) -> list[str]:
     """Of what a block built now holds, keep as seen only what the resumed conversation
     holds, in its own block or the hits shown with its prompts: a file or an entry
     written since, while it was left for a day or a week, is news to its model, for
-    auto-search to find. Nothing changes when the transcript shows no context of ours.
+    auto-search to find (MEMORY.md and the scratchpad: `told_since`). Nothing changes
+    when the transcript shows no context of ours. Returns the contexts it holds, oldest
+    first.
     """
-    held = "\n".join(_contexts(event.transcript_path or ""))
+    contexts = _contexts(event.transcript_path or "")
+    held = "\n".join(contexts)
     if not held:
-        return
+        return contexts
 
     def whole(rel: str) -> bool:
         doc = view.store.read_listed(rel)
@@ -152,6 +159,93 @@ def keep_held(event: Event, state: SessionState, view: View) -> None:
         state.seen_entries[rel] = [
             i for i in ids if i in texts and neutralise(texts[i].strip()) in held
         ]
+    return contexts
+
+
+#: The sections of a block a person's edit made while a conversation was left must be
+#: told in, when it resumes: the standing rules and the open items. A daily log is
+#: appended to by the hooks themselves; what a person adds to it, auto-search finds.
+_TOLD = {"memory": "MEMORY.md", "scratchpad": "Scratchpad (open items)"}
+#: Where a section of the block ends: the next one's title, or the wrapper's end.
+_SECTION_END = re.compile(
+    r"\n\n## (?:Scratchpad \(open items\)|Daily log \d{4}-\d{2}-\d{2}[^\n]*|MEMORY\.md"
+    r"|Notes \(read with [^\n]*)\n|\n" + re.escape(WRAPPER_CLOSE)
+)
+
+
+def told_since(
+    contexts: Sequence[str],
+    whole: Mapping[str, str],
+    state: SessionState,
+    view: View,
+    room: int,
+    usage: Callable[[], str],
+) -> str:
+    """The change notice for a resumed conversation (`keep_held`'s `contexts`): for
+    MEMORY.md and the scratchpad, held whole by a block built now (`whole`: path →
+    fingerprint) but not as the conversation holds them (its last block's section, and
+    the changes told after it), the lines removed and added since that block showed them
+    (`notice.told`), in `room` bytes: a rule replaced by hand while the conversation was
+    left is not followed from its old block. Those told, or held as they are, count as
+    held from here on, as after a notice mid-session; one with no section in the
+    conversation is left to auto-search, as before.
+    """
+    held: dict[str, tuple[str, str]] = {}  # path → the text the block showed, and now
+    for rel in sorted(set(whole) - set(state.injected)):
+        doc = view.store.read_listed(rel)
+        title = _TOLD.get(doc.kind, "") if doc is not None else ""
+        found = _holds(contexts, title, rel) if doc is not None and title else None
+        if doc is None or found is None:
+            continue
+        (before, lines), now = found, shown(doc)
+        if lines == _lines(now):  # told already, in an earlier run
+            state.injected[rel] = whole[rel]
+        else:
+            held[rel] = before, now
+    room -= nbytes(f"{CHANGED}{', '.join(held)}.") + 1
+    parts: dict[str, str] = {}
+    for rel, (before, now) in held.items():
+        if part := told(rel, before, now, room, usage):
+            parts[rel] = part
+            room -= nbytes(part) + 1
+            state.injected[rel] = whole[rel]
+    if not parts:
+        return ""
+    return "\n".join([f"{CHANGED}{', '.join(parts)}.", *parts.values()])
+
+
+def _holds(
+    contexts: Sequence[str], title: str, rel: str
+) -> tuple[str, Counter[str]] | None:
+    # The section `title` of the last block of `contexts` that has one whole (as
+    # `held.visible`), and the lines the conversation holds of it: those, with the lines
+    # the notices after it told removed and added (`notice.told`). None: no such block,
+    # or its section was cut to fit.
+    head = re.compile(rf"^## {re.escape(title)}\n", re.MULTILINE)
+    for at in range(len(contexts) - 1, -1, -1):
+        starts = [m.end() for m in head.finditer(contexts[at])]
+        if not starts:
+            continue
+        end = _SECTION_END.search(contexts[at], starts[-1])
+        section = contexts[at][starts[-1] : end.start() if end else None]
+        if "…[section truncated" in section:
+            return None
+        before = visible(section)
+        lines = _lines(before)
+        # Each once: a harness may keep a hook's context in two lines (its output too).
+        for text in dict.fromkeys(contexts[at + 1 :]):
+            for part in text.split(f"\n{told_head(rel)}\n")[1:]:
+                for line in itertools.takewhile(
+                    lambda ln: ln[:1] in ("-", "+"), part.split("\n")
+                ):
+                    lines[line[1:]] += 1 if line[0] == "+" else -1
+        return before, +lines
+    return None
+
+
+def _lines(text: str) -> Counter[str]:
+    # The lines of a file's text a notice compares, blank ones out (`line_diff`).
+    return Counter(ln for ln in text.split("\n") if ln.strip())
 
 
 def _contexts(path: str) -> list[str]:

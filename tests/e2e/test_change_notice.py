@@ -1,7 +1,8 @@
 """A person replaces a MEMORY.md rule by hand while a TUI session runs (Claude Code, Codex
 CLI, Gemini CLI): the next prompt's change notice tells the model the rule removed and the one added,
 the model holding the block with the old rule; the prompt after says nothing more. Then
-`/exit` (`/quit`): no state file nor the text kept beside it is left."""
+`/exit` (`/quit`): no state file nor the text kept beside it is left. And while no session
+runs: a conversation resumed after (`claude -p --continue`, `codex exec resume`) is told."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
-from tests.e2e.memory_fixture import RULE, seed
+from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
+from tests.e2e.memory_fixture import RULE, blocks_in, seed
 from tests.e2e.test_claude_code import hook_errors, wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
 
@@ -98,3 +99,34 @@ def test_the_change_is_told_once(run: Run) -> None:
 def test_nothing_is_left_and_no_hook_failed(run: Run) -> None:
     assert not run.leftovers, run.leftovers
     assert not run.errors, run.errors
+
+
+@pytest.mark.parametrize("cli", ["claude", "codex"])
+def test_a_rule_replaced_while_no_session_ran_is_told_on_resume(
+    cli: str, tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """The conversation holds the block with the old rule, and its SessionStart on resume
+    gives no block again (the transcript has one): before 2026-12-06 the rule a person
+    replaced between the two runs was not told, and the model followed the old one. It
+    is told once: resumed again, the conversation holds the notice."""
+    with sandbox(tmp_path_factory.mktemp(f"resume-{cli}"), cli_bins, netns) as sb:
+        seed(sb)
+        if cli == "claude":
+            env = setup_claude(sb)
+            runs = [["claude", "-p", *p] for p in ([FIRST], ["--continue", AFTER])]
+            runs.append(["claude", "-p", "--continue", AGAIN])
+        else:
+            env = setup_codex(sb)
+            runs = [codex_exec(FIRST), codex_exec(AFTER, "resume", "--last")]
+            runs.append(codex_exec(AGAIN, "resume", "--last"))
+        for i, argv in enumerate(runs):
+            if i == 1:
+                memory = sb.root / "MEMORY.md"
+                memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+        after, again = sb.turn(AFTER), sb.turn(AGAIN)
+        assert blocks_in(after) == 1, "a second block in the resumed conversation"
+        assert f"-{RULE}\n+{NEW_RULE}\n" in after.text, after.text
+        assert after.text.count(BUILT) == 1
+        assert again.text.count(BUILT) == 1, "told again on the next resume"

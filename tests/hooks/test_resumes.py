@@ -140,3 +140,33 @@ def test_what_the_resumed_conversation_holds_is_not_shown_again(
     )
     assert "- rule" not in asked[1]
     assert yesterday.exists()
+
+
+def test_a_rule_edited_while_the_conversation_was_left_is_told_once_when_it_resumes(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # The conversation holds the block with "- rule"; a person edits MEMORY.md and the
+    # scratchpad before `--continue`: no second block comes, so the notice tells what
+    # changed, private text left out; resumed again, the conversation holds the notice.
+    transcript = tmp_path / "t.jsonl"
+    store = store_for(memory_root, project)
+    store.write_scratchpad("- [ ] move the osprey queue\n- [ ] retire the falcon host")
+    _first_run(memory_root, project, transcript)
+    (memory_root / "MEMORY.md").write_text(
+        "- rule, revised\n<private>\n- the vault code is 4471\n</private>\n"
+    )
+    pad = next(memory_root.glob("projects/*/SCRATCHPAD.md"))
+    pad.write_text(pad.read_text().replace("- [ ] move", "- [x] move") + "- [ ] Q3\n")
+    path = str(transcript)
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    told = context_of(hook(resumed)[1], "SessionStart")
+    assert told.count("## MEMORY.md") == 0, "a block again"
+    assert "-- rule\n+- rule, revised\n" in told, told
+    assert "-- [ ] move the osprey queue\n+- [ ] Q3" in told, told
+    assert "4471" not in told and "<private>" not in told
+    hook(claude("SessionEnd", project, reason="other", transcript_path=path))
+    _transcript(
+        transcript,
+        [{"type": "attachment", "content": f"SessionStart hook context: {told}"}],
+    )
+    assert _resume(project, transcript) == path  # nothing told a second time
