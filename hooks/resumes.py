@@ -188,20 +188,21 @@ def told_since(
     (`notice.told`), in `room` bytes: a rule replaced by hand while the conversation was
     left is not followed from its old block. Those told, or held as they are, count as
     held from here on, as after a notice mid-session; one with no section in the
-    conversation is left to auto-search, as before.
+    conversation is left as `keep_held` found it.
     """
     held: dict[str, tuple[str, str]] = {}  # path → the text the block showed, and now
-    for rel in sorted(set(whole) - set(state.injected)):
+    for rel in sorted(whole):
         doc = view.store.read_listed(rel)
         title = _TOLD.get(doc.kind, "") if doc is not None else ""
         found = _holds(contexts, title, rel) if doc is not None and title else None
         if doc is None or found is None:
             continue
         (before, lines), now = found, shown(doc)
-        if lines == _lines(now):  # told already, in an earlier run
+        if lines == _lines(now):  # as it is, or told already in an earlier run
             state.injected[rel] = whole[rel]
-        else:
+        else:  # a scratchpad whose items were all closed is "whole" in any text
             held[rel] = before, now
+            state.injected.pop(rel, None)
     room -= nbytes(f"{CHANGED}{', '.join(held)}.") + 1
     parts: dict[str, str] = {}
     for rel, (before, now) in held.items():
@@ -217,30 +218,37 @@ def told_since(
 def _holds(
     contexts: Sequence[str], title: str, rel: str
 ) -> tuple[str, Counter[str]] | None:
-    # The section `title` of the last block of `contexts` that has one whole (as
-    # `held.visible`), and the lines the conversation holds of it: those, with the lines
-    # the notices after it told removed and added (`notice.told`). None: no such block,
-    # or its section was cut to fit.
-    head = re.compile(rf"^## {re.escape(title)}\n", re.MULTILINE)
-    for at in range(len(contexts) - 1, -1, -1):
-        starts = [m.end() for m in head.finditer(contexts[at])]
-        if not starts:
-            continue
-        end = _SECTION_END.search(contexts[at], starts[-1])
-        section = contexts[at][starts[-1] : end.start() if end else None]
-        if "…[section truncated" in section:
-            return None
-        before = visible(section)
-        lines = _lines(before)
-        # Each once: a harness may keep a hook's context in two lines (its output too).
-        for text in dict.fromkeys(contexts[at + 1 :]):
-            for part in text.split(f"\n{told_head(rel)}\n")[1:]:
-                for line in itertools.takewhile(
-                    lambda ln: ln[:1] in ("-", "+"), part.split("\n")
-                ):
-                    lines[line[1:]] += 1 if line[0] == "+" else -1
-        return before, +lines
-    return None
+    # The section `title` of the last block in `contexts` (as `held.visible`; "" when
+    # the block had none: no open item, an empty MEMORY.md), and the lines the
+    # conversation holds of it: those, with the lines the notices after the block told
+    # removed and added (`notice.told`). None: no block, or its section was cut to fit.
+    at = next(
+        (i for i in reversed(range(len(contexts))) if _BLOCK_END in contexts[i]), -1
+    )
+    if at < 0 or f"…[section omitted: {title}]" in contexts[at]:
+        return None
+    section = _section(contexts[at], title)
+    if "…[section truncated" in section:
+        return None
+    before = visible(section)
+    lines = _lines(before)
+    # Each once: a harness may keep a hook's context in two lines (its output too).
+    for text in dict.fromkeys(contexts[at + 1 :]):
+        for part in text.split(f"\n{told_head(rel)}\n")[1:]:
+            for line in itertools.takewhile(
+                lambda ln: ln[:1] in ("-", "+"), part.split("\n")
+            ):
+                lines[line[1:]] += 1 if line[0] == "+" else -1
+    return before, +lines
+
+
+def _section(block: str, title: str) -> str:
+    # The text of the section `title` of `block`, "" when it has none.
+    head = re.search(rf"^## {re.escape(title)}\n", block, re.MULTILINE)
+    if head is None:
+        return ""
+    end = _SECTION_END.search(block, head.end())
+    return block[head.end() : end.start() if end else None]
 
 
 def _lines(text: str) -> Counter[str]:

@@ -170,3 +170,18 @@ def test_a_rule_edited_while_the_conversation_was_left_is_told_once_when_it_resu
         [{"type": "attachment", "content": f"SessionStart hook context: {told}"}],
     )
     assert _resume(project, transcript) == path  # nothing told a second time
+
+
+def test_the_last_open_item_closed_while_the_conversation_was_left_is_told(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # The new block has no scratchpad section: no open item is "held" by any text.
+    transcript = tmp_path / "t.jsonl"
+    store_for(memory_root, project).write_scratchpad("- [ ] move the osprey queue")
+    _first_run(memory_root, project, transcript)
+    pad = next(memory_root.glob("projects/*/SCRATCHPAD.md"))
+    pad.write_text(pad.read_text().replace("- [ ] move", "- [x] move"))
+    path = str(transcript)
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    told = context_of(hook(resumed)[1], "SessionStart")
+    assert "-- [ ] move the osprey queue\n</memory>" in told, told
