@@ -135,29 +135,41 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
         # have removed this session's state since (`claude -p --continue`, `codex exec
         # resume`), but the transcript remembers. What changes from here is news, and
         # so is a rule edited while it was left.
-        told = ""
+        told = None
         if not state.noticed_at:
             _block(event, state, view)
             whole = dict(state.injected)
             contexts = resumes.keep_held(event, state, view)
             state.surfaced = resumes.surfaced_in_transcript(event, view)
-            told = resumes.told_since(
-                contexts,
-                whole,
-                state,
-                view,
-                _budget(event, view.config.auto_search.budget) - nbytes(wrap("")) - 1,
-                lambda: usage_line(event.cwd, event.harness),
-            )
+            told = _told_since(contexts, whole, event, state, view)
         return Reply(
-            context=wrap(neutralise(told)) if told else None,
-            notes=("block already injected in this conversation",),
+            context=told, notes=("block already injected in this conversation",)
         )
     block = _block(event, state, view)
     if block:
         state.block_at = event.began or time.time_ns()
         state.block_source = event.source or ""
     return Reply(context=block or None)
+
+
+def _told_since(
+    contexts: list[str],
+    whole: Mapping[str, str],
+    event: Event,
+    state: SessionState,
+    view: View,
+) -> str | None:
+    """The change notice of a conversation resumed with its block (`contexts`: what it
+    holds of ours), wrapped, in the auto-search budget (`resumes.told_since`)."""
+    told = resumes.told_since(
+        contexts,
+        whole,
+        state,
+        view,
+        _budget(event, view.config.auto_search.budget) - nbytes(wrap("")) - 1,
+        lambda: usage_line(event.cwd, event.harness),
+    )
+    return wrap(neutralise(told)) if told else None
 
 
 #: Starts of one session begun this close (ns) are one start run twice.
@@ -191,19 +203,25 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         after = post_compaction(event._replace(reinject=again), state, view)
     elif event.harness in _RESUME_DROPS_BLOCK and not state.noticed_at:
         # Resumed or cleared: the block comes unless a replayed prompt brought it.
-        held, replayed = resumes.gemini_replayed(event, view)
+        # A block replayed may be older than the files: what changed since is told.
+        replay, replayed = resumes.gemini_replayed(event, view)
         block = _block(event, state, view)
         state.surfaced = replayed
         resumes.skip_replayed(event, state, view)
-        after = Reply(context=None if held else block or None)
+        if resumes.holds_block(replay):
+            after = Reply(
+                context=_told_since(replay, dict(state.injected), event, state, view)
+            )
+        else:
+            after = Reply(context=block or None)
     elif event.harness in _RESUME_DROPS_BLOCK and lacks_block(state, event.caller):
         # Resumed beside the harness process that runs the session (`gemini --resume
         # latest -p` beside its TUI): a block for its model; what the session noted of
         # the block stays the other's.
-        held, _ = resumes.gemini_replayed(event, view)
+        replay, _ = resumes.gemini_replayed(event, view)
         block = _block(event, state.copy(), view, keep=False)
         state.beside[str(event.caller)] = 1
-        after = Reply(context=None if held else block or None)
+        after = Reply(context=None if resumes.holds_block(replay) else block or None)
     else:
         after = Reply()
     if records.is_slash_command(prompt) or harness_wrote(prompt):

@@ -316,19 +316,22 @@ def surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:
     return _as_now(shown, view)
 
 
-def gemini_replayed(event: Event, view: View) -> tuple[bool, dict[str, str]]:
-    """Whether the turns Gemini CLI replays to the model on resume hold a block, and the
+def gemini_replayed(event: Event, view: View) -> tuple[list[str], dict[str, str]]:
+    """The turns Gemini CLI replays to the model on resume, as it gets them, and the
     notes auto-search showed in them, as the files are now. Its SessionStart context is
-    never replayed; a hook's context that came with a later prompt is."""
+    never replayed; a hook's context that came with a later prompt is (`holds_block`)."""
     from memhooks.hooks.autosearch import SHOWN
 
     path = event.transcript_path
     replay = [html.unescape(t) for t in gemini_replay(Path(path))] if path else []
     found_in = (SHOWN.findall(t.encode("utf-8", "replace")) for t in replay)
     shown = (m[0] for ms in found_in for m in ms if m[0])
-    return any(_BLOCK_END in t for t in replay), _as_now(
-        (raw.decode("utf-8", "replace") for raw in shown), view
-    )
+    return replay, _as_now((raw.decode("utf-8", "replace") for raw in shown), view)
+
+
+def holds_block(texts: Iterable[str]) -> bool:
+    """Whether `texts` (turns, contexts) hold a block."""
+    return any(_BLOCK_END in t for t in texts)
 
 
 def _as_now(shown: Iterable[str], view: View) -> dict[str, str]:

@@ -101,29 +101,37 @@ def test_nothing_is_left_and_no_hook_failed(run: Run) -> None:
     assert not run.errors, run.errors
 
 
-@pytest.mark.parametrize("cli", ["claude", "codex"])
+#: What the harness runs to start, and to resume, a conversation: the prompt follows.
+_RESUMED = {
+    "claude": (["claude", "-p"], ["claude", "-p", "--continue"]),
+    "codex": (codex_exec("")[:-1], codex_exec("", "resume", "--last")[:-1]),
+    "gemini": (["gemini", "-p"], ["gemini", "--resume", "latest", "-p"]),
+}
+#: A prompt of a resumed Gemini conversation brings the block (Gemini replays no
+#: SessionStart context); resumed again, the replayed one is older than the file.
+BETWEEN = "Say hello in between."
+
+
+@pytest.mark.parametrize("cli", ["claude", "codex", "gemini"])
 def test_a_rule_replaced_while_no_session_ran_is_told_on_resume(
     cli: str, tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:
-    """The conversation holds the block with the old rule, and its SessionStart on resume
-    gives no block again (the transcript has one): before 2026-12-06 the rule a person
-    replaced between the two runs was not told, and the model followed the old one. It
-    is told once: resumed again, the conversation holds the notice."""
+    """The conversation holds the block with the old rule and gets no block again on
+    resume: before 2026-12-06 the rule a person replaced between two runs was not told,
+    and the model followed the old one. It is told once: resumed again, the conversation
+    holds the notice."""
     with sandbox(tmp_path_factory.mktemp(f"resume-{cli}"), cli_bins, netns) as sb:
         seed(sb)
-        if cli == "claude":
-            env = setup_claude(sb)
-            runs = [["claude", "-p", *p] for p in ([FIRST], ["--continue", AFTER])]
-            runs.append(["claude", "-p", "--continue", AGAIN])
-        else:
-            env = setup_codex(sb)
-            runs = [codex_exec(FIRST), codex_exec(AFTER, "resume", "--last")]
-            runs.append(codex_exec(AGAIN, "resume", "--last"))
-        for i, argv in enumerate(runs):
-            if i == 1:
+        env = {"claude": setup_claude, "codex": setup_codex, "gemini": setup_gemini}[
+            cli
+        ](sb)
+        start, resume = _RESUMED[cli]
+        before = [FIRST, BETWEEN] if cli == "gemini" else [FIRST]
+        for i, prompt in enumerate([*before, AFTER, AGAIN]):
+            if prompt == AFTER:
                 memory = sb.root / "MEMORY.md"
                 memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
-            done = sb.run(argv, env=env)
+            done = sb.run([*(resume if i else start), prompt], env=env)
             assert done.returncode == 0, done.stderr
         after, again = sb.turn(AFTER), sb.turn(AGAIN)
         assert blocks_in(after) == 1, "a second block in the resumed conversation"
