@@ -122,9 +122,8 @@ def test_a_rule_replaced_while_no_session_ran_is_told_on_resume(
     holds the notice."""
     with sandbox(tmp_path_factory.mktemp(f"resume-{cli}"), cli_bins, netns) as sb:
         seed(sb)
-        env = {"claude": setup_claude, "codex": setup_codex, "gemini": setup_gemini}[
-            cli
-        ](sb)
+        setup = setup_claude if cli == "claude" else setup_codex
+        env = setup_gemini(sb) if cli == "gemini" else setup(sb)
         start, resume = _RESUMED[cli]
         before = [FIRST, BETWEEN] if cli == "gemini" else [FIRST]
         for i, prompt in enumerate([*before, AFTER, AGAIN]):
