@@ -2,7 +2,8 @@
 CLI, Gemini CLI): the next prompt's change notice tells the model the rule removed and the one added,
 the model holding the block with the old rule; the prompt after says nothing more. Then
 `/exit` (`/quit`): no state file nor the text kept beside it is left. And while no session
-runs: a conversation resumed after (`claude -p --continue`, `codex exec resume`) is told."""
+runs: a conversation resumed after (`claude -p --continue`, `codex exec resume`, `gemini
+--resume latest -p`) is told."""
 
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ def test_a_rule_replaced_while_no_session_ran_is_told_on_resume(
     cli: str, tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:
     """The conversation holds the block with the old rule and gets no block again on
-    resume: before 2026-12-06 the rule a person replaced between two runs was not told,
+    resume: until 2026-12-05 the rule a person replaced between two runs was not told,
     and the model followed the old one. It is told once: resumed again, the conversation
     holds the notice."""
     with sandbox(tmp_path_factory.mktemp(f"resume-{cli}"), cli_bins, netns) as sb:
