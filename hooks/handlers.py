@@ -6,16 +6,15 @@ that differs between them is who holds the state and the corpus (docs/design.md)
 
 from __future__ import annotations
 
-import re
 import time
 from typing import TYPE_CHECKING, Protocol
 
 from memhooks.hooks import activity, blocked, compaction, records, resumes
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
+from memhooks.hooks.held import INDEX_NAME, whole_in
 from memhooks.hooks.held import keep as keep_shown
 from memhooks.hooks.held import shown as shown_text
-from memhooks.hooks.held import whole_in
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.notice import changed_line
 from memhooks.hooks.records import entries, entry_id
@@ -81,7 +80,7 @@ def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) 
         shown = {rel: shown_text(docs[rel]) for rel in state.injected}
         keep_shown(view.store, event.session_id, shown)
     state.surfaced = {}
-    listed = set(_INDEX_NAME.findall(block))  # the note index's lines
+    listed = set(INDEX_NAME.findall(block))  # the note index's lines
     state.listed = [
         r for r, d in docs.items() if d.kind == "note" and d.filename in listed
     ]
@@ -104,10 +103,6 @@ def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) 
             whole=sorted(state.injected),
         )
     return block
-
-
-#: A line of the block's index of notes (`inject.index_line`): the note's file name.
-_INDEX_NAME = re.compile(r"^- notes/(.+?\.md)(?: — |$)", re.MULTILINE)
 
 
 #: Harnesses that send a resumed conversation's earlier turns without the SessionStart

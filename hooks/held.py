@@ -11,6 +11,7 @@ notice shows no more than that.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.state import held_rel
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from memhooks.memory import Doc, Store
 
 logger = getLogger(__name__)
+
+#: A line of the block's index of notes (`inject.index_line`): the note's file name.
+INDEX_NAME = re.compile(r"^- notes/(.+?\.md)(?: — |$)", re.MULTILINE)
 
 
 def whole_in(doc: Doc, text: str) -> bool:

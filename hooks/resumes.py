@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity
-from memhooks.hooks.held import shown, visible, whole_in
+from memhooks.hooks.held import INDEX_NAME, shown, visible, whole_in
 from memhooks.hooks.notice import CHANGED, told, told_head
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
@@ -188,7 +188,8 @@ def told_since(
     (`notice.told`), in `room` bytes: a rule replaced by hand while the conversation was
     left is not followed from its old block. Those told, or held as they are, count as
     held from here on, as after a notice mid-session; one with no section in the
-    conversation is left as `keep_held` found it.
+    conversation is left as `keep_held` found it. The notes its block's index named are
+    listed, so that the next prompt's notice tells one gone since as removed.
     """
     held: dict[str, tuple[str, str]] = {}  # path → the text the block showed, and now
     for rel in sorted(whole):
@@ -203,6 +204,15 @@ def told_since(
         else:  # a scratchpad whose items were all closed is "whole" in any text
             held[rel] = before, now
             state.injected.pop(rel, None)
+    if (at := _last_block(contexts)) >= 0:
+        # The notes its index named: one gone since is told as removed (`notice`),
+        # unless a notice after that block told it.
+        notes = f"projects/{view.store.slug}/notes/"
+        after = "\n".join(contexts[at + 1 :])
+        named = {notes + name for name in INDEX_NAME.findall(contexts[at])}
+        state.listed = sorted(
+            {*state.listed, *(r for r in named if f"{r} (removed)" not in after)}
+        )
     room -= nbytes(f"{CHANGED}{', '.join(held)}.") + 1
     parts: dict[str, str] = {}
     for rel, (before, now) in held.items():
@@ -222,9 +232,7 @@ def _holds(
     # the block had none: no open item, an empty MEMORY.md), and the lines the
     # conversation holds of it: those, with the lines the notices after the block told
     # removed and added (`notice.told`). None: no block, or its section was cut to fit.
-    at = next(
-        (i for i in reversed(range(len(contexts))) if _BLOCK_END in contexts[i]), -1
-    )
+    at = _last_block(contexts)
     if at < 0 or f"…[section omitted: {title}]" in contexts[at]:
         return None
     section = _section(contexts[at], title)
@@ -240,6 +248,13 @@ def _holds(
             ):
                 lines[line[1:]] += 1 if line[0] == "+" else -1
     return before, +lines
+
+
+def _last_block(contexts: Sequence[str]) -> int:
+    # Where the last block is in `contexts`; -1: none.
+    return next(
+        (i for i in reversed(range(len(contexts))) if _BLOCK_END in contexts[i]), -1
+    )
 
 
 def _section(block: str, title: str) -> str:

@@ -19,7 +19,7 @@ from tests.e2e.test_claude_code import hook_errors, wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
     from tests.e2e.sandbox import Leftovers, Sandbox
@@ -113,6 +113,20 @@ _RESUMED = {
 BETWEEN = "Say hello in between."
 
 
+def _resumed(sb: Sandbox, cli: str, change: Callable[[], object]) -> None:
+    """A conversation started and resumed (twice for Gemini: the second brings the block),
+    `change` made, resumed with `AFTER`, then again with `AGAIN`."""
+    setup = setup_claude if cli == "claude" else setup_codex
+    env = setup_gemini(sb) if cli == "gemini" else setup(sb)
+    start, resume = _RESUMED[cli]
+    before = [FIRST, BETWEEN] if cli == "gemini" else [FIRST]
+    for i, prompt in enumerate([*before, AFTER, AGAIN]):
+        if prompt == AFTER:
+            change()
+        done = sb.run([*(resume if i else start), prompt], env=env)
+        assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize("cli", ["claude", "codex", "gemini"])
 def test_a_rule_replaced_while_no_session_ran_is_told_on_resume(
     cli: str, tmp_path_factory, cli_bins: Path, netns: bool
@@ -123,18 +137,29 @@ def test_a_rule_replaced_while_no_session_ran_is_told_on_resume(
     holds the notice."""
     with sandbox(tmp_path_factory.mktemp(f"resume-{cli}"), cli_bins, netns) as sb:
         seed(sb)
-        setup = setup_claude if cli == "claude" else setup_codex
-        env = setup_gemini(sb) if cli == "gemini" else setup(sb)
-        start, resume = _RESUMED[cli]
-        before = [FIRST, BETWEEN] if cli == "gemini" else [FIRST]
-        for i, prompt in enumerate([*before, AFTER, AGAIN]):
-            if prompt == AFTER:
-                memory = sb.root / "MEMORY.md"
-                memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
-            done = sb.run([*(resume if i else start), prompt], env=env)
-            assert done.returncode == 0, done.stderr
+        memory = sb.root / "MEMORY.md"
+        _resumed(
+            sb,
+            cli,
+            lambda: memory.write_text(memory.read_text().replace(RULE, NEW_RULE)),
+        )
         after, again = sb.turn(AFTER), sb.turn(AGAIN)
         assert blocks_in(after) == 1, "a second block in the resumed conversation"
         assert f"-{RULE}\n+{NEW_RULE}\n" in after.text, after.text
         assert after.text.count(BUILT) == 1
         assert again.text.count(BUILT) == 1, "told again on the next resume"
+
+
+@pytest.mark.parametrize("cli", ["claude", "codex", "gemini"])
+def test_a_note_removed_while_no_session_ran_is_told_on_resume(
+    cli: str, tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """The conversation's block names the note in its index: until 2026-12-05 its
+    removal was not told, and the model was left to read a file that is gone."""
+    with sandbox(tmp_path_factory.mktemp(f"resume-note-{cli}"), cli_bins, netns) as sb:
+        seed(sb)
+        (note,) = sb.root.glob("projects/*/notes/staging-db.md")
+        _resumed(sb, cli, note.unlink)
+        gone = "notes/staging-db.md (removed)."
+        assert gone in sb.turn(AFTER).text.split(AFTER)[-1]
+        assert sb.turn(AGAIN).text.count(gone) == 1, "told again"

@@ -185,3 +185,19 @@ def test_the_last_open_item_closed_while_the_conversation_was_left_is_told(
     resumed = claude("SessionStart", project, source="resume", transcript_path=path)
     told = context_of(hook(resumed)[1], "SessionStart")
     assert "-- [ ] move the osprey queue\n</memory>" in told, told
+
+
+def test_a_note_removed_while_the_conversation_was_left_is_told_removed(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # The conversation's block names the note in its index; the block built at the
+    # resume does not, the note being gone: the model would read a file that is not.
+    transcript = tmp_path / "t.jsonl"
+    store_for(memory_root, project).write_note("falcon-host", "The falcon host.")
+    _first_run(memory_root, project, transcript)
+    (note,) = memory_root.glob("projects/*/notes/falcon-host.md")
+    note.unlink()
+    path = _resume(project, transcript)
+    asked = hook(claude("UserPromptSubmit", project, prompt="hi", transcript_path=path))
+    told = context_of(asked[1], "UserPromptSubmit")
+    assert "notes/falcon-host.md (removed)" in told, told
