@@ -24,6 +24,7 @@ from memhooks.hooks.transcript import found, holds
 from memhooks.hooks.transcript_shapes import gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
+from memhooks.memory.inject import NOTES_TITLE
 from memhooks.memory.text import nbytes, neutralise
 
 if TYPE_CHECKING:
@@ -209,7 +210,8 @@ def told_since(
         # unless a notice after that block told it.
         notes = f"projects/{view.store.slug}/notes/"
         after = "\n".join(contexts[at + 1 :])
-        named = {notes + name for name in INDEX_NAME.findall(contexts[at])}
+        index = _section(contexts[at], NOTES_TITLE)
+        named = {notes + name for name in INDEX_NAME.findall(index)}
         state.listed = sorted(
             {*state.listed, *(r for r in named if f"{r} (removed)" not in after)}
         )

@@ -52,6 +52,10 @@ def usage_mcp(server: str = "memhooks", spell: str = "{tool}") -> str:
 USAGE_MCP = usage_mcp()
 
 
+#: The title of the block's index of notes.
+NOTES_TITLE = "Notes (read with `memhooks read notes/NAME`)"
+
+
 class Section(NamedTuple):
     """One titled part of the block; `role` names its share (see `WEIGHTS`)."""
 
@@ -82,13 +86,7 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
         index = [index_line(d) for d in notes]
-        out.append(
-            Section(
-                "Notes (read with `memhooks read notes/NAME`)",
-                "\n".join(index),
-                "notes",
-            )
-        )
+        out.append(Section(NOTES_TITLE, "\n".join(index), "notes"))
     return out
 
 
@@ -374,6 +372,7 @@ def build(
 
 __all__ = [
     "MCP_TOOLS",
+    "NOTES_TITLE",
     "USAGE",
     "USAGE_MCP",
     "WEIGHTS",
