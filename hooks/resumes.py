@@ -24,7 +24,7 @@ from memhooks.hooks.transcript import found, holds
 from memhooks.hooks.transcript_shapes import gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
-from memhooks.memory.inject import NOTES_TITLE
+from memhooks.memory.inject import MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
 from memhooks.memory.text import nbytes, neutralise
 
 if TYPE_CHECKING:
@@ -166,11 +166,14 @@ def keep_held(event: Event, state: SessionState, view: View) -> list[str]:
 #: The sections of a block a person's edit made while a conversation was left must be
 #: told in, when it resumes: the standing rules and the open items. A daily log is
 #: appended to by the hooks themselves; what a person adds to it, auto-search finds.
-_TOLD = {"memory": "MEMORY.md", "scratchpad": "Scratchpad (open items)"}
-#: Where a section of the block ends: the next one's title, or the wrapper's end.
+_TOLD = {"memory": MEMORY_TITLE, "scratchpad": SCRATCHPAD_TITLE}
+#: Where a section of the block ends: the next one's title (a daily log's has its date,
+#: `inject._log_title`), or the wrapper's end.
 _SECTION_END = re.compile(
-    r"\n\n## (?:Scratchpad \(open items\)|Daily log \d{4}-\d{2}-\d{2}[^\n]*|MEMORY\.md"
-    r"|Notes \(read with [^\n]*)\n|\n" + re.escape(WRAPPER_CLOSE)
+    r"\n\n## (?:{}|Daily log \d{{4}}-\d{{2}}-\d{{2}}[^\n]*)\n|\n{}".format(
+        "|".join(map(re.escape, (SCRATCHPAD_TITLE, MEMORY_TITLE, NOTES_TITLE))),
+        re.escape(WRAPPER_CLOSE),
+    )
 )
 
 
@@ -188,15 +191,23 @@ def told_since(
     the changes told after it), the lines removed and added since that block showed them
     (`notice.told`), in `room` bytes: a rule replaced by hand while the conversation was
     left is not followed from its old block. Those told, or held as they are, count as
-    held from here on, as after a notice mid-session; one with no section in the
-    conversation is left as `keep_held` found it. The notes its block's index named are
-    listed, so that the next prompt's notice tells one gone since as removed.
+    held from here on, as after a notice mid-session; one whose section was cut to fit
+    is left as `keep_held` found it, as is all when the conversation holds no block. The
+    notes its block's index named are listed, so that the next prompt's notice tells one
+    gone since as removed.
     """
+    at = next(
+        (i for i in reversed(range(len(contexts))) if _BLOCK_END in contexts[i]), -1
+    )
+    if at < 0:
+        return ""
+    # Each once: a harness may keep a hook's context in two lines (its output too).
+    block, later = contexts[at], list(dict.fromkeys(contexts[at + 1 :]))
     held: dict[str, tuple[str, str]] = {}  # path → the text the block showed, and now
     for rel in sorted(whole):
         doc = view.store.read_listed(rel)
         title = _TOLD.get(doc.kind, "") if doc is not None else ""
-        found = _holds(contexts, title, rel) if doc is not None and title else None
+        found = _holds(block, later, title, rel) if doc is not None and title else None
         if doc is None or found is None:
             continue
         (before, lines), now = found, shown(doc)
@@ -205,16 +216,14 @@ def told_since(
         else:  # a scratchpad whose items were all closed is "whole" in any text
             held[rel] = before, now
             state.injected.pop(rel, None)
-    if (at := _last_block(contexts)) >= 0:
-        # The notes its index named: one gone since is told as removed (`notice`),
-        # unless a notice after that block told it.
-        notes = f"projects/{view.store.slug}/notes/"
-        after = "\n".join(contexts[at + 1 :])
-        index = _section(contexts[at], NOTES_TITLE)
-        named = {notes + name for name in INDEX_NAME.findall(index)}
-        state.listed = sorted(
-            {*state.listed, *(r for r in named if f"{r} (removed)" not in after)}
-        )
+    # The notes the block's index named: one gone since is told as removed (`notice`),
+    # unless a notice after that block told it.
+    notes = f"projects/{view.store.slug}/notes/"
+    named = {notes + name for name in INDEX_NAME.findall(_section(block, NOTES_TITLE))}
+    told_gone = "\n".join(later)
+    state.listed = sorted(
+        {*state.listed, *(r for r in named if f"{r} (removed)" not in told_gone)}
+    )
     room -= nbytes(f"{CHANGED}{', '.join(held)}.") + 1
     parts: dict[str, str] = {}
     for rel, (before, now) in held.items():
@@ -228,35 +237,26 @@ def told_since(
 
 
 def _holds(
-    contexts: Sequence[str], title: str, rel: str
+    block: str, later: Sequence[str], title: str, rel: str
 ) -> tuple[str, Counter[str]] | None:
-    # The section `title` of the last block in `contexts` (as `held.visible`; "" when
-    # the block had none: no open item, an empty MEMORY.md), and the lines the
-    # conversation holds of it: those, with the lines the notices after the block told
-    # removed and added (`notice.told`). None: no block, or its section was cut to fit.
-    at = _last_block(contexts)
-    if at < 0 or f"…[section omitted: {title}]" in contexts[at]:
+    # The section `title` of `block` (as `held.visible`; "" when the block had none: no
+    # open item, an empty MEMORY.md), and the lines the conversation holds of it: those,
+    # with the lines the notices `later` told removed and added (`notice.told`). None:
+    # the section was cut to fit.
+    if f"…[section omitted: {title}]" in block:
         return None
-    section = _section(contexts[at], title)
+    section = _section(block, title)
     if "…[section truncated" in section:
         return None
     before = visible(section)
     lines = _lines(before)
-    # Each once: a harness may keep a hook's context in two lines (its output too).
-    for text in dict.fromkeys(contexts[at + 1 :]):
+    for text in later:
         for part in text.split(f"\n{told_head(rel)}\n")[1:]:
             for line in itertools.takewhile(
                 lambda ln: ln[:1] in ("-", "+"), part.split("\n")
             ):
                 lines[line[1:]] += 1 if line[0] == "+" else -1
     return before, +lines
-
-
-def _last_block(contexts: Sequence[str]) -> int:
-    # Where the last block is in `contexts`; -1: none.
-    return next(
-        (i for i in reversed(range(len(contexts))) if _BLOCK_END in contexts[i]), -1
-    )
 
 
 def _section(block: str, title: str) -> str:

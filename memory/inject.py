@@ -52,7 +52,9 @@ def usage_mcp(server: str = "memhooks", spell: str = "{tool}") -> str:
 USAGE_MCP = usage_mcp()
 
 
-#: The title of the block's index of notes.
+#: The titles of the block's sections but the daily logs' (`sections`).
+SCRATCHPAD_TITLE = "Scratchpad (open items)"
+MEMORY_TITLE = "MEMORY.md"
 NOTES_TITLE = "Notes (read with `memhooks read notes/NAME`)"
 
 
@@ -74,13 +76,13 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
     out: list[Section] = []
     for d in docs.values():
         if d.kind == "scratchpad" and (items := body(d)):
-            out.append(Section("Scratchpad (open items)", items, "scratchpad"))
+            out.append(Section(SCRATCHPAD_TITLE, items, "scratchpad"))
     logs = newest_dailies(docs, 2, today)
     if logs:
         out.append(Section(_log_title(logs[0].key, today), body(logs[0]), "today"))
     memory = [d for d in docs.values() if d.kind == "memory" and d.text.strip()]
     if memory:
-        out.append(Section("MEMORY.md", body(memory[0]), "memory"))
+        out.append(Section(MEMORY_TITLE, body(memory[0]), "memory"))
     if len(logs) > 1:
         out.append(Section(_log_title(logs[1].key, today), body(logs[1]), "older"))
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
@@ -372,7 +374,9 @@ def build(
 
 __all__ = [
     "MCP_TOOLS",
+    "MEMORY_TITLE",
     "NOTES_TITLE",
+    "SCRATCHPAD_TITLE",
     "USAGE",
     "USAGE_MCP",
     "WEIGHTS",
