@@ -12,7 +12,7 @@ from memhooks.hooks.ondisk import moved_in, mtimes_of
 from memhooks.memory.text import cut, nbytes
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     from memhooks.hooks.state import SessionState
     from memhooks.hooks.view import View
@@ -109,11 +109,14 @@ def _changes(
     changed = sorted(set(changed)) + [f"{rel} (removed)" for rel in gone]
     state.noticed_at = newest
     state.own = {r: t for r, t in state.own.items() if t > state.noticed_at}
-    if not changed:
-        return None
-    line = CHANGED
+    return names_line(changed, limit) if changed else None
+
+
+def names_line(changed: Sequence[str], limit: int) -> str:
+    """The notice's first line: `CHANGED`, then the names of `changed` that fit in
+    `limit` bytes, then how many more."""
     named: list[str] = []
-    room = limit - nbytes(line) - len(" and 100000 more.")
+    room = limit - nbytes(CHANGED) - len(" and 100000 more.")
     for rel in changed:
         room -= nbytes(rel) + 2
         if room < 0:
@@ -121,7 +124,7 @@ def _changes(
         named.append(rel)
     more = len(changed) - len(named)
     tail = f" and {more} more." if more else "."
-    return cut(line + ", ".join(named), limit - nbytes(tail), "…") + tail
+    return cut(CHANGED + ", ".join(named), limit - nbytes(tail), "…") + tail
 
 
 def _told(

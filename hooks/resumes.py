@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity
 from memhooks.hooks.held import INDEX_NAME, shown, visible, whole_in
-from memhooks.hooks.notice import CHANGED, told, told_head
+from memhooks.hooks.notice import names_line, told, told_head
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
 from memhooks.hooks.transcript import found, holds
 from memhooks.hooks.transcript_shapes import gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
-from memhooks.memory.inject import MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
+from memhooks.memory.inject import CUT, MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
 from memhooks.memory.text import nbytes, neutralise
 
 if TYPE_CHECKING:
@@ -194,7 +194,7 @@ def told_since(
     held from here on, as after a notice mid-session; one whose section was cut to fit
     is left as `keep_held` found it, as is all when the conversation holds no block. The
     notes its block's index named are listed, so that the next prompt's notice tells one
-    gone since as removed.
+    gone since as removed; those it did not name, written since, are named here.
     """
     at = next(
         (i for i in reversed(range(len(contexts))) if _BLOCK_END in contexts[i]), -1
@@ -216,24 +216,30 @@ def told_since(
         else:  # a scratchpad whose items were all closed is "whole" in any text
             held[rel] = before, now
             state.injected.pop(rel, None)
-    # The notes the block's index named: one gone since is told as removed (`notice`),
-    # unless a notice after that block told it.
+    # The notes its index named: one gone since is told as removed (`notice`), unless a
+    # notice after that block told it. Those the block built now lists (`state.listed`)
+    # and it did not, written or renamed since, are named, unless a later context did:
+    # from its list alone, the model would not know to read them.
     notes = f"projects/{view.store.slug}/notes/"
-    named = {notes + name for name in INDEX_NAME.findall(_section(block, NOTES_TITLE))}
-    told_gone = "\n".join(later)
+    index = _whole(block, NOTES_TITLE)
+    named = {notes + name for name in INDEX_NAME.findall(index or "")}
+    told_later = "\n".join(later)
+    added = [] if index is None else [r for r in state.listed if r not in named]
+    added = sorted(r for r in added if r not in told_later)
     state.listed = sorted(
-        {*state.listed, *(r for r in named if f"{r} (removed)" not in told_gone)}
+        {*state.listed, *(r for r in named if f"{r} (removed)" not in told_later)}
     )
-    room -= nbytes(f"{CHANGED}{', '.join(held)}.") + 1
+    limit = room
+    room -= nbytes(names_line([*held, *added], limit)) + 1
     parts: dict[str, str] = {}
     for rel, (before, now) in held.items():
         if part := told(rel, before, now, room, usage):
             parts[rel] = part
             room -= nbytes(part) + 1
             state.injected[rel] = whole[rel]
-    if not parts:
+    if not parts and not added:
         return ""
-    return "\n".join([f"{CHANGED}{', '.join(parts)}.", *parts.values()])
+    return "\n".join([names_line([*parts, *added], limit), *parts.values()])
 
 
 def _holds(
@@ -243,10 +249,8 @@ def _holds(
     # open item, an empty MEMORY.md), and the lines the conversation holds of it: those,
     # with the lines the notices `later` told removed and added (`notice.told`). None:
     # the section was cut to fit.
-    if f"…[section omitted: {title}]" in block:
-        return None
-    section = _section(block, title)
-    if "…[section truncated" in section:
+    section = _whole(block, title)
+    if section is None:
         return None
     before = visible(section)
     lines = _lines(before)
@@ -257,6 +261,14 @@ def _holds(
             ):
                 lines[line[1:]] += 1 if line[0] == "+" else -1
     return before, +lines
+
+
+def _whole(block: str, title: str) -> str | None:
+    # The section `title` of `block` ("" when it had none), None when it was cut to fit.
+    if f"…[section omitted: {title}]" in block:
+        return None
+    section = _section(block, title)
+    return None if "…[section truncated" in section or CUT in section else section
 
 
 def _section(block: str, title: str) -> str:

@@ -155,6 +155,8 @@ WEIGHTS: dict[str, int] = {
 _PART = "…"
 #: Bytes of text a truncated section shows at the least; with less it is omitted.
 LEAST_SHOWN = 40
+#: Where a block too small for the sections' own markers is cut.
+CUT = "…[memory truncated]"
 
 
 class Share(NamedTuple):
@@ -178,7 +180,7 @@ def render(
     and what the omitted ones got goes, weightiest first, to one it lets show its head
     (at the smallest budget, 512 bytes, MEMORY.md's head rather than no text at all).
     The order of the sections in the text never changes. A final backstop cut marks
-    ``…[memory truncated]``. No sections → "".
+    `CUT`. No sections → "".
 
     Args:
         parts: the sections, in the order of the text.
@@ -238,7 +240,7 @@ def render_shares(
     block = wrap(body) + "\n" + usage
     if nbytes(block) > budget:
         # Backstop: only reachable with budgets too small for the markers themselves.
-        inner = cut(body, max(0, budget - frame), "…[memory truncated]")
+        inner = cut(body, max(0, budget - frame), CUT)
         block = wrap(inner) + "\n" + usage
         block = cut(block, budget) if nbytes(block) > budget else block
     return block, shares
@@ -373,6 +375,7 @@ def build(
 
 
 __all__ = [
+    "CUT",
     "MCP_TOOLS",
     "MEMORY_TITLE",
     "NOTES_TITLE",

@@ -7,6 +7,7 @@ runs: a conversation resumed after (`claude -p --continue`, `codex exec resume`,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ pytestmark = pytest.mark.timeout(240)
 #: The rule a person writes in place of `RULE`.
 NEW_RULE = "- Name every migration after a fish, never a bird (rule MARLIN-8)."
 BUILT = "Memory changed on disk since this session's block was built: MEMORY.md."
+BUILT_ANY = "Memory changed on disk since this session's block was built: "
 #: Prompts that search finds nothing for: the notice comes alone. No "?": Gemini's TUI
 #: takes it as the shortcut-help key.
 FIRST = "Say hello first."
@@ -163,3 +165,26 @@ def test_a_note_removed_while_no_session_ran_is_told_on_resume(
         gone = "notes/staging-db.md (removed)."
         assert gone in sb.turn(AFTER).text.split(AFTER)[-1]
         assert sb.turn(AGAIN).text.count(gone) == 1, "told again"
+
+
+@pytest.mark.parametrize("cli", ["claude", "codex", "gemini"])
+def test_a_note_written_while_no_session_ran_is_named_on_resume(
+    cli: str, tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """The conversation's block lists the notes there were: until 2026-12-06 one written
+    while it was left was named to none of its prompts (mid-session, the notice names
+    it), so the model did not know to read it."""
+    with sandbox(tmp_path_factory.mktemp(f"resume-new-{cli}"), cli_bins, netns) as sb:
+        seed(sb)
+        _resumed(
+            sb,
+            cli,
+            lambda: sb.memhooks(
+                "write", "--to", "note", "--name", "petrel", "--text", "Petrel notes."
+            ),
+        )
+        named = re.compile(
+            f"^{re.escape(BUILT_ANY)}.*notes/petrel\\.md[,.]", re.MULTILINE
+        )
+        assert named.search(sb.turn(AFTER).text), sb.turn(AFTER).text
+        assert len(named.findall(sb.turn(AGAIN).text)) == 1, "named again"

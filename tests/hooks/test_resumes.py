@@ -201,3 +201,53 @@ def test_a_note_removed_while_the_conversation_was_left_is_told_removed(
     asked = hook(claude("UserPromptSubmit", project, prompt="hi", transcript_path=path))
     told = context_of(asked[1], "UserPromptSubmit")
     assert "notes/falcon-host.md (removed)" in told, told
+
+
+def test_notes_written_or_renamed_while_the_conversation_was_left_are_named(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # The conversation's block lists falcon-host; one note is written and that one
+    # renamed with its mtime kept (`mv`): the resume names both new names, the first
+    # prompt the old one removed, and a second resume nothing.
+    transcript = tmp_path / "t.jsonl"
+    store = store_for(memory_root, project)
+    store.write_note("falcon-host", "The falcon host.")
+    _first_run(memory_root, project, transcript)
+    store.write_note("kite-queue", "The kite queue.")
+    (note,) = memory_root.glob("projects/*/notes/falcon-host.md")
+    note.rename(note.with_name("hawk-host.md"))
+    path = str(transcript)
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    told = context_of(hook(resumed)[1], "SessionStart")
+    assert "notes/hawk-host.md, " in told and "notes/kite-queue.md." in told, told
+    assert "falcon" not in told and "## MEMORY.md" not in told, told
+    asked = hook(claude("UserPromptSubmit", project, prompt="hi", transcript_path=path))
+    gone = context_of(asked[1], "UserPromptSubmit")
+    assert "notes/falcon-host.md (removed)" in gone and "kite" not in gone, gone
+    hook(claude("SessionEnd", project, reason="other", transcript_path=path))
+    _transcript(
+        transcript,
+        [
+            {"type": "attachment", "content": f"SessionStart hook context: {told}"},
+            {"type": "attachment", "content": f"UserPromptSubmit hook context: {gone}"},
+        ],
+    )
+    assert _resume(project, transcript) == path  # nothing named a second time
+
+
+def test_no_note_is_named_new_when_the_blocks_index_of_notes_was_cut(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # A small budget cut the conversation's index of notes; raised since, the block
+    # built now lists them all: the ones its index did not reach are not new.
+    store = store_for(memory_root, project)
+    for i in range(30):
+        store.write_note(
+            f"tern-{i:02}", f"Tern colony {i}, counted at dawn by the pier."
+        )
+    (memory_root / "config.toml").write_text("[inject]\nbudget = 600\n")
+    transcript = tmp_path / "t.jsonl"
+    _first_run(memory_root, project, transcript)
+    assert "[section truncated: Notes" in transcript.read_text()  # the index was cut
+    (memory_root / "config.toml").write_text("[inject]\nbudget = 9000\n")
+    assert _resume(project, transcript) == str(transcript)
