@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from memhooks.hooks import records
 from memhooks.hooks.events import Reply
+from memhooks.memory.log_entries import quote
 from memhooks.memory.text import cut
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def confirmed(event: Event, state: SessionState, view: View) -> tuple[str, ...]:
         if k not in state.flushed_summaries and k not in records.on_record(
             recorder.today_log(view)
         ):
-            body = cut(part, records.SUMMARY_MAX, "…[summary truncated]")
+            body = quote(cut(part, records.SUMMARY_MAX, "…[summary truncated]"))
             wrote.append(
                 recorder.write(event, state, view, records.HARNESS_SUMMARY, body)
             )

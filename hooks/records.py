@@ -28,6 +28,7 @@ from memhooks.memory.log_entries import (
     TITLES,
     Entry,
     entries,
+    unquote,
 )
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ def items(records: Iterable[Entry]) -> Items:
     for entry in records:
         body = entry.text.split("\n", 1)[1] if "\n" in entry.text else ""
         if entry.title == HARNESS_SUMMARY:
-            found.summaries.append((entry.time, body.strip()))
+            found.summaries.append((entry.time, unquote(body).strip()))
             continue
         for kind, value in _body_items(body):
             if kind == "assistant":

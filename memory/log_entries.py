@@ -59,7 +59,11 @@ def entries(log: str) -> list[Entry]:
         text, title = log[m.start() : end], m[2].strip()
         # What a person typed under a record (`echo … >>` lands under the last entry) is
         # theirs: an entry of its own, with no heading, that condensing keeps.
-        cut = _record_end(text) if title in TITLES - {HARNESS_SUMMARY} else len(text)
+        cut = (
+            _record_end(text, title == HARNESS_SUMMARY)
+            if title in TITLES
+            else len(text)
+        )
         out.append(Entry(text[:cut], m[1], title))
         out.append(Entry(text[cut:], "", ""))
     return [e for e in out if e.text]
@@ -69,14 +73,35 @@ def entries(log: str) -> list[Entry]:
 _QUOTED = frozenset({"Compaction summary", "Last assistant message"})
 
 
-def _record_end(text: str) -> int:
-    """Where the lines a record is written with (`render_digest`, `_condensed`) end in
-    `text`, an entry with such a title: at the first line of another shape."""
+def quote(text: str) -> str:
+    """A harness's summary as its record holds it: each line quoted, so that where the
+    record ends is known (`entries`); blank lines as ``>``."""
+    return "\n".join(f"> {ln}".rstrip() for ln in text.split("\n"))
+
+
+def unquote(body: str) -> str:
+    """The text `quote` was given; a record written before quoting, as it is."""
+    lines = body.strip("\n").split("\n")
+    if not all(ln == ">" or ln.startswith("> ") for ln in lines):
+        return body
+    return "\n".join(ln[2:] for ln in lines)
+
+
+def _record_end(text: str, summary: bool = False) -> int:
+    """Where the lines a record is written with (`render_digest`, `_condensed`; a
+    harness's `summary`: `quote`) end in `text`, an entry with such a title: at the
+    first line of another shape. A summary written before it was quoted: the whole."""
     at = text.index("\n") + 1 if "\n" in text else len(text)
     kind, blank = None, True  # the section the lines are in; a blank line just before
+    if summary:
+        if not text[at:].startswith(">"):
+            return len(text)
+        kind, blank = "Compaction summary", False
     for line in text[at:].splitlines(keepends=True):
         s = line.rstrip("\r\n")
-        if not s:
+        if summary and s == ">" and not blank:
+            pass
+        elif not s:
             blank = True
         elif blank and s[:2] == s[-2:] == "**" and s.strip("*") in SECTIONS:
             kind, blank = s.strip("*"), False
@@ -100,4 +125,6 @@ __all__ = [
     "TRUNCATED",
     "Entry",
     "entries",
+    "quote",
+    "unquote",
 ]

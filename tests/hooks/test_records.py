@@ -11,6 +11,7 @@ import pytest
 from memhooks.hooks import records
 from memhooks.hooks.transcript import TranscriptDigest
 from memhooks.memory import Store, paths, slug_for
+from memhooks.memory.log_entries import quote
 from tests.conftest import grown_rules_and_items, run_cli
 
 if TYPE_CHECKING:
@@ -273,6 +274,56 @@ def test_condensing_keeps_what_a_person_appended_under_a_record(typed: str) -> N
     assert "- fix the build" in out and "- deploy it" in out
     again = records.condense(out + "\n" + LATER.replace("11:00", "12:00"))
     assert typed.strip() in again
+
+
+def test_a_line_appended_under_the_harnesss_summary_survives_condensing(
+    memory_root: Path, project: Path
+) -> None:
+    # Attacked on purpose (2026-12-06): the harness's summary was free text, so a line
+    # `echo … >>` put under it was read as the summary's, and condensing, which keeps a
+    # summary's first 500 characters, dropped the line.
+    def hook(event: str, **fields: object) -> None:
+        payload = {"session_id": "c1", "cwd": str(project), "hook_event_name": event}
+        done = run_cli("hook", input=json.dumps({**payload, **fields}), cwd=project)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+
+    steps = " ".join(f"step{i} done" for i in range(80))
+    summary = f"<summary>We refactored the parser.\n\n{steps}</summary>"
+    hook("PostCompact", trigger="manual", compact_summary=summary)
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    mine = "MY OWN NOTE: staging db rotates on fridays, ask Omar\n"
+    with log.open("a") as f:
+        f.write(mine)
+    pasted = "padding line\n" * 2000
+    wrote = run_cli(
+        "write", "--to", "daily", "--title", "big paste", input=pasted, cwd=project
+    )
+    assert wrote.returncode == 0, wrote.stderr
+    hook("UserPromptSubmit", prompt="now add tests for the lexer")
+    hook("SessionEnd", reason="exit")
+    after = log.read_text()
+    assert records.CONDENSED in after and "We refactored the parser." in after
+    assert after.count(mine) == 1, after[:2000]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        pytest.param("Decided with Ana: drop Redis.\n", id="line-right-after"),
+        pytest.param("\n> a quote of my own\n", id="quote-after-a-blank"),
+    ],
+)
+def test_what_a_person_appended_under_a_summary_is_theirs(typed: str) -> None:
+    summary = "### 10:00 — " + records.HARNESS_SUMMARY + "\n"
+    summary += quote("Moved auth.\n\n- gateway.py\n> kept") + "\n"
+    log = summary + typed + "\n" + LATER
+    (first, *_) = records.entries(log)
+    assert first.text.rstrip() == summary.rstrip()  # a blank line after it is its
+    out = records.condense(log)
+    assert typed.strip() in out and "Moved auth. - gateway.py > kept" in out
+    # One written before summaries were quoted is read whole, as it was.
+    legacy = "### 10:00 — " + records.HARNESS_SUMMARY + "\nMoved auth.\n" + typed
+    assert records.entries(legacy + "\n" + LATER)[0].text.startswith(legacy)
 
 
 def test_a_record_alone_is_one_entry() -> None:
