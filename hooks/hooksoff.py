@@ -139,7 +139,8 @@ def _gemini(project: Path, home: Path, names: set[str]) -> list[Finding]:
 
 def _gemini_distrusted(project: Path, home: Path) -> list[Finding]:
     """A project Gemini CLI was told not to trust: its settings, our hooks in them, are
-    not read (0.61.0 said so when it started, and ran none; doctor said ok)."""
+    not read (0.61.0 said so when it started, and ran none; doctor said ok). One it was
+    never asked about: its TUI asks, and `gemini -p` exits (0.61.0: status 55)."""
     settings = project / ".gemini" / "settings.json"
     hooks = read_settings(settings).get("hooks")
     groups = hooks.values() if isinstance(hooks, dict) else ()
@@ -168,6 +169,17 @@ def _gemini_distrusted(project: Path, home: Path) -> list[Finding]:
         inside = Path(real).is_relative_to(os.path.realpath(folder))
         if inside and len(rule) > len(best[0]):
             best = (rule, str(level))
+    if not best[1]:
+        return [
+            Finding(
+                "warn",
+                f"{HARNESS_NAMES['gemini']}: {project} is not trusted yet, and Gemini CLI "
+                "reads its settings, memhooks' hooks in .gemini/settings.json too, only "
+                "in a trusted folder: trust it when Gemini CLI asks at its next start "
+                "there (`gemini -p` cannot ask, and exits), or run `memhooks install "
+                "gemini --scope user`",
+            )
+        ]
     if best[1] != "DO_NOT_TRUST":
         return []
     return [

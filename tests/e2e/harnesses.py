@@ -7,7 +7,8 @@ What a user must do beyond `memhooks install` is spelled out here, once per harn
   project (`[projects."DIR"] trust_level = "trusted"` in config.toml, what Codex records when
   the user says yes), and the hooks run only once the user has reviewed them with `/hooks`
   in the TUI; the tier passes `--dangerously-bypass-hook-trust` instead.
-- Gemini CLI: headless runs need a trusted folder (`GEMINI_CLI_TRUST_WORKSPACE=true` here).
+- Gemini CLI: headless runs need a trusted folder (`GEMINI_CLI_TRUST_WORKSPACE=true` here,
+  a worktree too; and the project in ~/.gemini/trustedFolders.json, as its TUI records it).
 """
 
 from __future__ import annotations
@@ -148,6 +149,9 @@ def setup_gemini(
         settings["model"] = {"compressionThreshold": compression}
     (sb.home / ".gemini").mkdir(parents=True, exist_ok=True)
     (sb.home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2))
+    # What its TUI records when the person trusts the folder (`memhooks doctor` reads it).
+    trusted = {str(sb.project): "TRUST_FOLDER"}
+    (sb.home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
     sb.memhooks("install", "gemini", "--scope", "project")
     _capture(sb.project / ".gemini" / "settings.json", capture)
     return sb.env(

@@ -116,6 +116,7 @@ def test_gemini_with_hooks_disabled(
     project: Path, home: Path, user: dict[str, object], expected: str
 ) -> None:
     _installed("gemini", project, home)
+    _merge(home / ".gemini" / "trustedFolders.json", {str(project): "TRUST_FOLDER"})
     # The workspace's "enabled": true does not turn them on again (Gemini CLI 0.61.0).
     _merge(project / ".gemini" / "settings.json", {"hooksConfig": {"enabled": True}})
     _merge(home / ".gemini" / "settings.json", {"hooksConfig": user})
@@ -146,6 +147,26 @@ def test_gemini_in_a_folder_it_does_not_trust(project: Path, home: Path) -> None
     rules.write_text(
         json.dumps({str(project.parent): "DO_NOT_TRUST", str(project): "TRUST_FOLDER"})
     )
+    assert _doctor(project) == []
+
+
+def test_gemini_in_a_folder_it_was_never_asked_to_trust(
+    project: Path, home: Path
+) -> None:
+    # Gemini CLI 0.61.0's `gemini -p` there exits 55 ("not running in a trusted
+    # directory"); its TUI asks first. Doctor said ok.
+    _installed("gemini", project, home)
+    assert _doctor(project) == [
+        (
+            f"warn: Gemini CLI: {project} is not trusted yet, and Gemini CLI reads its "
+            "settings, memhooks' hooks in .gemini/settings.json too, only in a trusted "
+            "folder: trust it when Gemini CLI asks at its next start there (`gemini -p` "
+            "cannot ask, and exits), or run `memhooks install gemini --scope user`"
+        )
+    ]
+    # Trusted with its parent (what "Trust parent folder" records).
+    rules = home / ".gemini" / "trustedFolders.json"
+    _merge(rules, {str(project / "src"): "TRUST_PARENT"})
     assert _doctor(project) == []
 
 
