@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from memhooks.hooks.constants import ERROR_MAX_BYTES
+from memhooks.memory.errors import MemoryStoreError
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.text import one_line, scrub_surrogates
 
@@ -37,7 +38,9 @@ def why(e: Exception, max_bytes: int = ERROR_MAX_BYTES) -> str:
     """An event's failure in one line: what was wrong with a `BadEventError`; for anything
     else, which exception too (a bug: its name helps the report). At most `max_bytes`,
     its head and its tail (`one_line`): it may quote the event (an event name of 1 MB)."""
-    said = str(e) if isinstance(e, BadEventError) else f"{type(e).__name__}: {e}"
+    # Ours say what went wrong; an OSError names the file and the reason.
+    plain = isinstance(e, (BadEventError, MemoryStoreError, OSError))
+    said = str(e) if plain else f"{type(e).__name__}: {e}"
     return one_line(said, max_bytes)
 
 
@@ -69,10 +72,10 @@ def parse_payload(data: object) -> Payload:
     """Validate a decoded JSON payload; fields of the wrong type are dropped, not fatal.
 
     Raises:
-        TypeError: the JSON is not an object.
+        BadEventError: the JSON is not an object.
     """
     if not isinstance(data, dict):
-        raise TypeError(f"payload is a JSON {type(data).__name__}, not an object")
+        raise BadEventError(f"payload is {_json_kind(data)}, not a JSON object")
     kept: dict[str, Any] = {}
     bad = []
     for name in Payload._fields:
@@ -86,9 +89,19 @@ def parse_payload(data: object) -> Payload:
             kept[name] = value
         else:
             bad.append(name)
+    if "hook_event_name" in bad:
+        raise BadEventError("payload's hook_event_name is not a string")
     if bad:
         logger.debug("ignoring fields of the wrong type: %s", ", ".join(bad))
     return Payload(**kept)
+
+
+def _json_kind(data: object) -> str:
+    # What a decoded JSON value is called in JSON's words, not Python's.
+    if data is None or isinstance(data, bool):
+        return "null" if data is None else str(data).lower()
+    kinds = ((str, "a string"), (list, "an array"), ((int, float), "a number"))
+    return next((said for t, said in kinds if isinstance(data, t)), "no object")
 
 
 def request_id(value: object) -> RequestId | None:

@@ -370,6 +370,11 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         missing = str(e).startswith("the following arguments are required")
         if missing and first not in (None, "search"):
             refuse_unknown(build(first), first, argv)
+        if first and str(e).startswith("unrecognized arguments"):
+            # The top parser reports a command's unknown option: its help says more.
+            e = UsageError(
+                str(e).replace(f"`{PROG} --help`", f"`{PROG} {first} --help`")
+            )
         known = (*_SEARCH_VALUES, "--json", "--help", "-h")
         dashed = next(unknown_options(argv, known, _SEARCH_VALUES), None)
         if first != "search" or dashed is None or "--" in argv:

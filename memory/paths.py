@@ -244,7 +244,7 @@ def locate(target: str, slug: str) -> Located:
         raise UnsafeNameError(target, "NUL byte")
     t = target.strip()
     if t.startswith(("/", "\\")) or (len(t) > 1 and t[1] == ":"):
-        raise UnsafeNameError(target, "absolute paths are not memory targets")
+        raise UnsafeNameError(target, "an absolute path outside the memory root")
     if t.lower() in ("memory.md", "memory"):
         return memory_file()
     if t.lower() in ("scratchpad", "scratchpad.md"):

@@ -64,6 +64,12 @@ def call(*argv: str, stdin: str = "") -> tuple[int, str]:
             "unrecognized arguments: --newer",
             id="flag-typo-before-missing",
         ),
+        pytest.param(
+            ["write", "--slug", SLUG, "--to", "memory", "--text", "x", "--bogus"],
+            # It said "(see `memhooks --help`)", which lists the commands only.
+            "unrecognized arguments: --bogus (see `memhooks write --help`)",
+            id="flag-after-all-arguments",
+        ),
     ],
 )
 def test_user_errors_exit_1_with_one_line(
@@ -576,7 +582,7 @@ def test_a_memory_file_may_be_named_by_its_absolute_path(
     outside.write_text("not memory")
     refused = run_cli("read", "--slug", SLUG, str(outside))
     assert refused.returncode == 1
-    assert "absolute paths are not memory targets" in refused.stderr
+    assert "an absolute path outside the memory root" in refused.stderr
     sneaky = run_cli("read", "--slug", SLUG, f"{memory_root}/../elsewhere.md")
     assert sneaky.returncode == 1 and "not memory" not in sneaky.stdout
 

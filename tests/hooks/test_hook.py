@@ -576,6 +576,12 @@ def test_bad_input_fails_open(stdin: str) -> None:
     [
         ("garbage", "input is not JSON: Expecting value: line 1 column 1 (char 0)"),
         ('{"x": 1}', "payload has no hook_event_name"),
+        # Before (2026-12-06): "TypeError: payload is a JSON NoneType, not an object",
+        # and "payload has no hook_event_name" for one that was not a string.
+        ("null", "payload is null, not a JSON object"),
+        ("[1]", "payload is an array, not a JSON object"),
+        ('"SessionStart"', "payload is a string, not a JSON object"),
+        ('{"hook_event_name": 5}', "payload's hook_event_name is not a string"),
     ],
 )
 def test_input_that_is_no_event_is_said_in_words(stdin: str, reason: str) -> None:
