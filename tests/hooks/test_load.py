@@ -207,7 +207,7 @@ def test_concurrent_sessions_on_one_project_keep_every_entry(
     assert failures == []
     log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
     flushed = re.findall(r"^- prompt (\d)/(\d+)$", log, re.MULTILINE)
-    summaries = re.findall(r"^summary (\d)/(\d+)$", log, re.MULTILINE)
+    summaries = re.findall(r"^> summary (\d)/(\d+)$", log, re.MULTILINE)
     expected = {(str(w), str(j)) for w in range(WRITERS) for j in range(ROUNDS)}
     assert sorted(flushed) == sorted(expected)  # each exactly once
     assert sorted(summaries) == sorted(expected)
