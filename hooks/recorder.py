@@ -39,12 +39,24 @@ def safe(text: str, known: Collection[str] = ()) -> str:
     return redact(scrub_surrogates(text), known)
 
 
+#: Of a prompt too long to keep whole, the bytes of its end kept after its head: a
+#: question typed after a paste.
+KEPT_END = 1024
+
+
 def kept_prompt(prompt: str) -> str:
     """A prompt as a session's state keeps it until the next flush: redacted, and before
     it is cut (a secret cut in half is no longer recognisable), but only as much of it as
-    can be kept, with room to spare: a pasted 6 MB prompt is not scanned whole."""
-    head = prompt[: 2 * MAX_PROMPT_BYTES]
-    return cut(safe(head), MAX_PROMPT_BYTES, "…[prompt truncated]")
+    can be kept, with room to spare: a pasted 6 MB prompt is not scanned whole. One too
+    long keeps its head, a marker, and its end."""
+    whole = safe(prompt[: 2 * MAX_PROMPT_BYTES])
+    if len(prompt) <= 2 * MAX_PROMPT_BYTES and nbytes(whole) <= MAX_PROMPT_BYTES:
+        return whole
+    head = cut(whole, MAX_PROMPT_BYTES - KEPT_END - 1, "…[prompt truncated]")
+    # Redacted from far enough back that a secret ending there (a private key block,
+    # a kubeconfig's base64 key) is seen whole.
+    end = safe(prompt[-16 * KEPT_END :]).encode("utf-8", "surrogatepass")[-KEPT_END:]
+    return f"{head}\n{end.decode('utf-8', 'ignore')}"
 
 
 def safe_digest(d: TranscriptDigest) -> TranscriptDigest:

@@ -333,10 +333,10 @@ def _chunks(path: Path, max_bytes: int, overlap: int) -> Iterator[tuple[int, byt
 
 
 def _one_line(text: str, max_chars: int) -> str:
-    # Backticks would open or close code spans in the log, so they become quotes.
-    text = _BLANK.sub(" ", text).strip().replace("`", "'")
+    # Backticks become quotes (no code spans); a long one keeps its head and its end.
+    text, end = _BLANK.sub(" ", text).strip().replace("`", "'"), max_chars // 3
     if len(text) > max_chars:
-        text = text[: max(max_chars - 1, 0)].rstrip() + "…"
+        text = f"{text[: max(max_chars - end - 1, 0)].rstrip()}…{text[-end:][:end]}"
     return text
 
 

@@ -377,3 +377,40 @@ def test_a_days_records_never_push_the_persons_entry_out_of_the_block(
         "- Rule 0:" in context and "finish the billing export of customer 0" in context
     )
     hook("SessionEnd", "s2", reason="other")
+
+
+KEY = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    + "Hxzqm4EVWauYIOJXzMZTiy9oEiPqfwyp0bVjkUlNDC3VmiE6jYYMIEQYqe9qbjyj\n" * 40
+    + "-----END RSA PRIVATE KEY-----\n"
+)
+
+
+@pytest.mark.parametrize("transcript", [True, False], ids=["transcript", "state"])
+def test_a_question_typed_after_a_paste_is_recorded(
+    memory_root: Path, project: Path, tmp_path: Path, transcript: bool
+) -> None:
+    # Driven with the real Claude Code (2026-12-06): a 60 KB log pasted, then a question
+    # typed after it; the record held the paste's head, and the question was nowhere.
+    # The end of a prompt is now kept after its head, redacted from far enough back.
+    paste = "".join(f"worker 3 heartbeat ok at tick {i}\n" for i in range(1800))
+    question = "Which port does the wombat proxy use here?"
+    prompt = (
+        f'<pasted_content id="4e9d">{paste}{KEY}</pasted_content id="4e9d"> {question}'
+    )
+    fields: dict[str, object] = {}
+    if transcript:
+        path = tmp_path / "t.jsonl"
+        path.write_text(json.dumps({"type": "user", "message": {"content": prompt}}))
+        fields["transcript_path"] = str(path)
+    for event, more in (
+        ("UserPromptSubmit", {"prompt": prompt}),
+        ("SessionEnd", {"reason": "other"}),
+    ):
+        payload = {"session_id": "p1", "cwd": str(project), "hook_event_name": event}
+        done = run_cli("hook", input=json.dumps({**payload, **fields, **more}))
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    text = log.read_text()
+    assert question in text and "worker 3 heartbeat ok at tick 0" in text, text
+    assert "Hxzqm4EVWauYIOJX" not in text

@@ -521,7 +521,13 @@ def test_render_keeps_last_items() -> None:
     ("item", "max_chars", "expected"),
     [
         pytest.param("short", 300, "short", id="short"),
-        pytest.param("x" * 20, 10, "x" * 9 + "…", id="cut"),
+        pytest.param("x" * 20, 10, "x" * 6 + "…" + "x" * 3, id="cut"),
+        pytest.param(
+            "<pasted_content> " + "log line. " * 100 + "which port is it?",
+            60,
+            "<pasted_content> log line. log line. lo…e. which port is it?",
+            id="the-end-kept",
+        ),
         pytest.param("x" * 10, 10, "x" * 10, id="exact"),
         pytest.param("a\nb\r\n\tc  d", 300, "a b c d", id="collapsed"),
         pytest.param("a\x00b\x1b[0mc", 300, "a b [0mc", id="control-chars"),
@@ -563,7 +569,7 @@ def test_render_over_its_total_keeps_the_newest_of_each_part() -> None:
     assert lines[:2] == ["**Prompts**", "- …(18 earlier omitted)"]
     assert lines[2:4] == [f"- prompt {i} " + "y" * 80 for i in (18, 19)]
     assert "- …(18 earlier omitted)\n- `cmd 18`\n- `cmd 19`" in body
-    assert lines[-2:] == ["**Last assistant message**", "> " + "z" * 99 + "…"]
+    assert lines[-2:] == ["**Last assistant message**", "> " + "z" * 66 + "…" + "z" * 33]
 
 
 def test_render_total_is_bounded() -> None:
