@@ -17,6 +17,8 @@ from memhooks.memory.files import read_regular
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memhooks.memory import Store
 
 logger = getLogger(__name__)
@@ -73,11 +75,14 @@ def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str
                     continue
                 base = entry.path.removesuffix(name[2])
                 if name[2] == "json":
-                    harness = _harness_of(read_regular(entry.path).data)
+                    state = _state_of(read_regular(entry.path).data)
+                    harness = state.harness if state else 0
                     if (harness and pid_alive(harness)) or (
                         not harness and age < UNOWNED_STALE_SECONDS
                     ):
                         continue
+                    if state and not _recorded(store.root, state, now - age):
+                        continue  # the next sweep tries again
                 elif os.path.lexists(base + "json"):
                     continue  # removed with its state
                 os.unlink(entry.path)
@@ -88,8 +93,41 @@ def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str
     return removed
 
 
-def _harness_of(raw: bytes) -> int:
+def _state_of(raw: bytes) -> SessionState | None:
     try:
-        return SessionState.from_json(raw).harness
+        return SessionState.from_json(raw)
     except (ValueError, TypeError, RecursionError):
-        return 0  # damaged: no session reads it (`state.load`)
+        return None  # damaged: no session reads it (`state.load`)
+
+
+def _recorded(root: Path, state: SessionState, at: float) -> bool:
+    """The prompts a session that never ended still held (its harness and session
+    process killed, the machine off, or a session end that could not write: a full
+    disk), recorded in its log of the day it last ran, as its session end would have.
+    False when that failed: its state is kept."""
+    if not state.prompts or not state.slug:
+        return True
+    import datetime as dt
+
+    from memhooks.hooks import records
+    from memhooks.hooks.transcript import TranscriptDigest
+    from memhooks.memory import MemoryStoreError, Store
+    from memhooks.memory.paths import daily, today
+
+    when = dt.datetime.fromtimestamp(at).astimezone()
+    store = Store(root, state.slug)
+    try:
+        log = store.read_text(daily(state.slug, today(when)).rel)
+    except (MemoryStoreError, OSError):
+        log = ""
+    digest = TranscriptDigest(prompts=tuple(state.prompts))
+    digest = records.news(digest, records.on_record(log))
+    if digest.is_empty():
+        return True
+    try:
+        body = records.render(digest, records.SESSION_END_MAX)
+        store.append_daily(records.SESSION_END, body, now=when)
+    except (MemoryStoreError, OSError) as e:
+        logger.warning("prompts of an ended session not recorded: %s", e)
+        return False
+    return True

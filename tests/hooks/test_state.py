@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -73,6 +74,54 @@ def test_the_state_of_a_session_that_never_ended_is_swept_at_the_next_start(
 
     assert not killed.exists()
     assert (memory_root / state_rel("other")).exists()
+    # Until 2026-12-06 its prompt went with it: it is recorded in the log of the day
+    # the session last ran, as its session end would have (once: not by a later sweep).
+    day = dt.date.fromtimestamp(time.time() - 8 * DAY)
+    (log,) = memory_root.glob(f"projects/*/daily/{day}.md")
+    assert "— session end\n**Prompts**\n- deploy the pump" in log.read_text()
+
+
+def test_a_session_end_that_could_not_write_loses_no_prompt(
+    memory_root: Path, project: Path
+) -> None:
+    # Attacked on purpose (2026-12-06): a session end on a full disk (or a log it may
+    # not write) wrote no record and said nothing (its session process had answered
+    # the hook already); its state kept the prompt until a sweep removed it, unread.
+    def hook(event: str, session: str, **fields: object) -> None:
+        payload = {"session_id": session, "cwd": str(project), "hook_event_name": event}
+        done = run_cli("hook", input=json.dumps({**payload, **fields}))
+        assert done.returncode == 0, done.stderr
+
+    hook("UserPromptSubmit", "full", prompt="rotate the billing keys")
+    folder = memory_root / "projects" / slug_for(str(project))
+    (folder / "daily").mkdir(parents=True)
+    (folder / "daily").rename(folder / "daily-aside")
+    (folder / "daily").write_text("a file where the folder was: no log can be written")
+    hook("SessionEnd", "full", reason="other")
+    state = memory_root / state_rel("full")
+    held = json.loads(state.read_text())
+    assert "rotate the billing keys" in held["prompts"]
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    state.write_text(
+        json.dumps(held | {"harness": int(gone.stdout)})
+    )  # its harness exited
+    os.utime(state, (time.time() - 8 * DAY, time.time() - 8 * DAY))
+    event = {"hook_event_name": "SessionStart", "session_id": "next"}
+    done = run_cli("hook", input=json.dumps(event | {"cwd": str(project)}))
+    (said,) = done.stderr.splitlines()  # still unwritable: said, and kept for later
+    assert done.returncode == 0 and "prompts of an ended session not recorded" in said
+    assert state.exists()
+    (folder / "daily").unlink()
+    (folder / "daily-aside").rename(folder / "daily")
+    _start(memory_root, project, "later")
+    assert not state.exists()
+    logs = "".join(f.read_text() for f in folder.glob("daily/*.md"))
+    assert logs.count("- rotate the billing keys") == 1, logs
 
 
 def test_a_live_harness_keeps_its_sessions_state_however_old(
