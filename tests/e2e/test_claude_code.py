@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -530,3 +531,24 @@ def test_continue_after_compact_surfaces_the_note_again(
         again = [r for r in sb.requests() if r.carries(ASK)][-1]
         assert "Summary:" in again.text, "not the compacted conversation"
         assert again.text.count(FACT) == 1, "the note did not come back"
+
+
+def test_a_question_typed_after_a_paste_is_in_the_record(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A 60 KB log pasted into the TUI, the question typed after it: until 2026-12-06
+    the session-end record held the paste's first 300 characters, and the question was
+    nowhere in the log (found driving the real TUI)."""
+    with sandbox(tmp_path_factory.mktemp("claude-paste"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        tmux = sb.tmux(["claude"], env=env)
+        wait_ready(tmux)
+        tmux.paste("\n".join(f"line {i}: build step output" for i in range(1200)))
+        time.sleep(2)
+        tmux.type(" " + ASK)
+        tmux.wait_for(lambda: any(ASK in r.text for r in sb.requests()), timeout=60)
+        assert next(r for r in sb.requests() if ASK in r.text).text.count(FACT) == 1
+        tmux.type("/exit")
+        tmux.wait_exit()
+        assert sb.daily().count(ASK) == 1, sb.daily()

@@ -45,6 +45,17 @@ class Tmux:
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", "main", *keys)
 
+    def paste(self, text: str) -> None:
+        """`text` pasted as a terminal pastes it (bracketed), not typed."""
+        subprocess.run(
+            ["tmux", "-S", str(self.socket), "load-buffer", "-"],
+            input=text,
+            text=True,
+            check=True,
+            timeout=10,
+        )
+        self._tmux("paste-buffer", "-p", "-t", "main")
+
     def wait_for(self, check: Any, *, timeout: float = 30, what: str = "") -> None:
         """Poll until `check()` is true; fail with the screen when it never is."""
         deadline = time.monotonic() + timeout
