@@ -18,7 +18,9 @@ from memhooks.hooks import settings_text
 
 def save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:
     """Write ``new``, first copying the previous content to ``.bak``; return the backup.
-    A backup holding ``new`` (the file before an install) is written back byte for byte.
+    A backup holding ``new`` (the file before an install) is written back byte for byte
+    when the file is as the change from it left it (a layout a person gave it since,
+    even one that holds the same values, is theirs: it stays).
 
     Raises:
         OSError: the disk refused.
@@ -27,7 +29,12 @@ def save(path: Path, raw: bytes | None, new: dict[str, Any]) -> Path | None:
     before = _read_or_none(backup) if backup is not None else None
     if backup is not None and raw is not None:
         _atomic_write(backup, raw)
-    if before is not None and settings_text.holding(before, new):
+    if (
+        raw is not None
+        and before is not None
+        and settings_text.holding(before, new)
+        and settings_text.made_from(raw, before)
+    ):
         _atomic_write(path, before)
     else:
         _atomic_write(path, settings_text.dumps_keeping(new, raw))

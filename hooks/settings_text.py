@@ -105,5 +105,15 @@ def holding(raw: bytes, value: dict[str, Any]) -> bool:
         return False
 
 
+def made_from(raw: bytes, before: bytes) -> bool:
+    """Whether ``raw`` is what `dumps_keeping` makes of ``before`` for the value ``raw``
+    holds: a file a change wrote from ``before``, its layout not touched since."""
+    try:
+        value = json.loads(raw.decode("utf-8-sig"))
+    except ValueError:
+        return False
+    return isinstance(value, dict) and dumps_keeping(value, before) == raw
+
+
 def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True)

@@ -363,3 +363,26 @@ def test_help_names_the_file_of_each_harness(verb: str) -> None:
     text = " ".join(proc.stdout.split())
     for name in (".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"):
         assert name in text
+
+
+def test_a_layout_given_between_uninstall_and_install_is_kept(repo: Path) -> None:
+    # Attacked on purpose (2026-12-06): the second install wrote back the backup the
+    # first one's uninstall left (the installed text, in the old layout), since it held
+    # the same values: the person's tabs and key order were gone.
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{\n  "model": "opus",\n  "env": {"A": "1"}\n}\n')
+    for command in ("install", "uninstall"):
+        done = run_cli(command, "claude-code", cwd=repo, env=_path_env(BIN))
+        assert done.returncode == 0, done.stderr
+    mine = b'{\n\t"env": {"A": "1"},\n\t"model": "opus"\n}\n'
+    settings.write_bytes(mine)
+
+    done = run_cli("install", "claude-code", cwd=repo, env=_path_env(BIN))
+    assert done.returncode == 0, done.stderr
+    assert settings.read_bytes().startswith(
+        b'{\n\t"env": {"A": "1"},\n\t"model": "opus",'
+    )
+    done = run_cli("uninstall", "claude-code", cwd=repo, env=_path_env(BIN))
+    assert done.returncode == 0, done.stderr
+    assert settings.read_bytes() == mine
