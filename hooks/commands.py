@@ -258,6 +258,7 @@ def cmd_write(
         from memhooks.hooks.arguments import stdin_text  # argparse: not for a search
 
         text = stdin_text(stdin)
+        utf8("the text on standard input", text, "convert it: iconv -t UTF-8")
     store, _ = open_store(where)
     unknown = unknown_slug(where, store.root, writing=True)
     with writing(to, text):
@@ -287,14 +288,12 @@ def _all_dropped(text: str, result: WriteResult) -> bool:
     return bool(result.dropped) and len(result.dropped) >= len(lines)
 
 
-def utf8(what: str, value: str | None) -> None:
+def utf8(what: str, value: str | None, fix: str = "set the terminal to UTF-8") -> None:
     """Refuse a value to be written that is not UTF-8: bytes argv could not decode (a
     Latin-1 terminal) or a lone surrogate, written as such (search shows "caf�"); or
     that holds a NUL byte, which makes the file binary to grep, git and editors."""
     if value and value.encode("utf-8", "replace").decode("utf-8") != value:
-        raise UsageError(
-            f"{what} is not UTF-8 (set the terminal to UTF-8); nothing was written"
-        )
+        raise UsageError(f"{what} is not UTF-8 ({fix}); nothing was written")
     if value and "\x00" in value:
         raise UsageError(f"{what} holds a NUL byte (binary data?); nothing was written")
 

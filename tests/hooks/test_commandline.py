@@ -599,6 +599,32 @@ def test_text_that_is_not_utf8_is_refused(
     assert not memory_root.exists() or not any(memory_root.rglob("*.md"))
 
 
+def test_text_on_stdin_that_is_not_utf8_is_named_as_such(memory_root: Path) -> None:
+    # Attacked on purpose (2026-12-06): Latin-1 bytes piped in were refused as
+    # "write --text is not UTF-8 (set the terminal to UTF-8)": no --text was given, and
+    # no terminal setting converts a file.
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memhooks.hooks",
+            "write",
+            "--slug",
+            SLUG,
+            "--to",
+            "memory",
+        ],
+        input=b"caf\xe9 rule\n",
+        capture_output=True,
+        check=False,
+        env={**os.environ, "MEMHOOKS_HOME": str(memory_root)},
+    )
+    assert (proc.returncode, proc.stdout) == (1, b"")
+    said = proc.stderr.decode()
+    assert said.startswith("memhooks: error: the text on standard input is not UTF-8")
+    assert "iconv" in said and said.count("\n") == 1
+
+
 @pytest.mark.parametrize(
     "argv",
     [
