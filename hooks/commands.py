@@ -69,6 +69,13 @@ def open_store(where: Where, *, must_exist: bool = False) -> tuple[Store, Config
     root = default_root(where.root)
     if must_exist or root.exists():
         root_exists(root)
+    elif (
+        up := next((p for p in root.parents if p.exists()), None)
+    ) and not up.is_dir():
+        raise UsageError(
+            f"memory root {root} cannot be made: {up} is not a folder (check --root "
+            "and $MEMHOOKS_HOME)"
+        )
     project_folder(where.project)
     store = (
         Store(root, where.slug)

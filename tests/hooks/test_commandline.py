@@ -248,6 +248,18 @@ def test_a_root_that_does_not_exist_is_an_error_for_reading(
     assert wrote.returncode == 0 and (typo / "MEMORY.md").is_file()
 
 
+def test_a_root_under_a_file_is_said_to_be_so(tmp_path: Path) -> None:
+    # Attacked on purpose (2026-12-06): "cannot read config.toml: Not a directory".
+    (tmp_path / "notes.txt").write_text("a file")
+    root = tmp_path / "notes.txt" / "memory"
+    wrote = run_cli("write", "--root", str(root), "--to", "memory", "--text", "- a")
+    assert (wrote.returncode, wrote.stdout) == (1, "")
+    assert wrote.stderr == (
+        f"memhooks: error: memory root {root} cannot be made: {tmp_path}/notes.txt is "
+        "not a folder (check --root and $MEMHOOKS_HOME)\n"
+    )
+
+
 def test_relative_memhooks_home_is_refused(tmp_path: Path) -> None:
     env = {"MEMHOOKS_HOME": "mem"}
     proc = run_cli("write", "--to", "memory", "--text", "- a", cwd=tmp_path, env=env)
