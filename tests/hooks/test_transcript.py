@@ -569,7 +569,10 @@ def test_render_over_its_total_keeps_the_newest_of_each_part() -> None:
     assert lines[:2] == ["**Prompts**", "- …(18 earlier omitted)"]
     assert lines[2:4] == [f"- prompt {i} " + "y" * 80 for i in (18, 19)]
     assert "- …(18 earlier omitted)\n- `cmd 18`\n- `cmd 19`" in body
-    assert lines[-2:] == ["**Last assistant message**", "> " + "z" * 66 + "…" + "z" * 33]
+    assert lines[-2:] == [
+        "**Last assistant message**",
+        "> " + "z" * 66 + "…" + "z" * 33,
+    ]
 
 
 def test_render_total_is_bounded() -> None:
