@@ -3,8 +3,9 @@
 Memory files live for years, so every digest a hook writes on its own goes through
 `redact`. Explicit writes by a person or the model keep their text; `find_secrets`
 only names what looks sensitive so the caller can warn. The rules are in
-`memory.secret_tokens` (prefixed tokens), `memory.secret_shapes` (everything else) and
-`memory.secret_checks` (where the line between a secret and ordinary text is drawn);
+`memory.secret_tokens` (prefixed tokens), `memory.secret_commands` (command lines),
+`memory.secret_shapes` (everything else) and `memory.secret_checks` (where the line
+between a secret and ordinary text is drawn);
 the count of shapes they are tested on is in docs/reliability.md.
 """
 
@@ -20,7 +21,7 @@ from memhooks.memory.secret_tokens import TOKEN_RUN, TOKENS, Token
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator
 
-    from memhooks.memory.secret_shapes import Shape
+    from memhooks.memory.secret_rules import Shape
 
 __all__ = ["REDACTED", "find_secrets", "redact", "secret_values", "strip_private"]
 
@@ -163,6 +164,7 @@ def _matches(
     pattern = shape.pattern
     searched = lowered if shape.lower else text
     tail = None if shape.tail is None else re.compile(shape.tail)
+    parts = None if shape.parts is None else re.compile(shape.parts)
     for pos, stop in ranges:
         while (m := pattern.search(searched, pos, stop)) is not None:
             if shape.check is not None and not shape.check(text, m):
@@ -171,7 +173,11 @@ def _matches(
             start, end = secret_span(m)
             if tail is not None:
                 end = max(end, tail.match(text, end).end())  # type: ignore[union-attr]
-            yield start, end
+            if parts is None:
+                yield start, end
+            else:
+                for part in parts.finditer(text, start, end):
+                    yield part.span("secret")
             pos = max(m.end(), end, m.start() + 1)
 
 

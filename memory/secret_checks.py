@@ -1,12 +1,17 @@
-"""Whether a match of a `memory.secret_shapes.Shape` is a secret: the checks that
-read its context, and the value patterns the shapes share.
+"""Whether a match of a `memory.secret_rules.Shape` is a secret: the checks that read
+its context, and the value patterns the shapes share.
 
 Where the line is drawn, on purpose (ordinary prose and code must come back intact):
 
 - "token" or "password" without a value, and keys that only contain a keyword
   (``max_tokens=4096``, ``token_count: 3``, ``password_reset_url``): the keyword must
-  end the key. ``pass``, ``pw`` and ``auth`` count only as a whole word of the key
-  (``DB_PASS``, ``"auth"``; not ``bypass``, ``oauth``).
+  end the key (as it must end an XML element's name: ``<password>``, ``<apiKey>``),
+  or come before one word that says what form or version of the secret the key holds
+  (``SECRET_KEY_BASE``, ``JWT_SECRET_B64``, ``DB_PASSWORD_OLD``; see `QUALIFIERS`);
+  then, but on a ``NAME=value`` line, the value must be quoted or hold a digit, since
+  code names its variables so (``self._secret_value = value``).
+  ``pass``, ``pw`` and ``auth`` count only as a whole word of the key (``DB_PASS``,
+  ``"auth"``; not ``bypass``, ``oauth``).
 - Values shorter than 4 characters; placeholders starting with one of
   ``$ < { % * . = / ~ [`` (``${PASSWORD}``, ``<your-token>``, ``{{ secret }}``,
   ``***``, ``[redacted]``); the literals null/none/nil/true/false; and, unquoted,
@@ -17,11 +22,16 @@ Where the line is drawn, on purpose (ordinary prose and code must come back inta
   its whole value up to the next blank is redacted, parentheses included, since
   generated keys hold them (Django's do).
 - ``PWD=/home/me`` (the shell's working directory, not a password).
-- Short command-line flags count only after the command that reads a password from
-  them (``mysql -pPW``, ``sshpass -p PW``, ``redis-cli -a PW``, ``docker login -p PW``,
-  ``curl -u user:PW``); ``ssh -p 2222`` and ``docker run -p 80:80`` are ports, and
-  ``mysql -p db`` asks for the password. ``--password X`` counts for any command, even
-  in prose ("the --password option" loses "option").
+- In a sentence, after "password" (or Passwort, contraseña, mot de passe, пароль…): a
+  word of ASCII with a digit, a symbol or mixed case ("password is required" stays).
+  After "token", "secret" or "api key": 16 characters or more with a letter and a
+  digit ("the token is expired", "the secret is TokenRefreshService" stay).
+- A request's ``Cookie:`` header: every value, whatever its name, but a lower-case
+  word shorter than 16 letters (``theme=dark``); ``Set-Cookie:``: its first value.
+- ``user:password`` without a scheme (``admin:Gf6Hj8Kl0Zx2``): only a lower-case user
+  name standing alone, and a password of 8 to 64 characters with upper case, lower
+  case and a digit and no ``/ \\ : @ = +``, followed by a blank or the end (no
+  ``host:8080``, ``file.py:12``, ``12:30:45``, ``sha256:…``, ``h1:…=``, ``C:\\``).
 - Nothing tells a `.pgpass` line from another ``a:12:b:c:text`` (a log format such as
   ``LEVEL:12:module:func:message`` loses its last field): the price of catching the
   line wherever it was pasted.
@@ -31,38 +41,43 @@ Where the line is drawn, on purpose (ordinary prose and code must come back inta
   entropy guess, which eats lockfiles and images. A 40-character AWS-style secret in
   prose counts only with upper case, lower case and a digit, on a line that names AWS,
   IAM, a secret or an access key; a Discord bot token only where "discord" occurs.
+
+Command lines are `memory.secret_commands`'.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import bisect
 import re
-from typing import TYPE_CHECKING, Final
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
+from typing import Final
 
 __all__ = [
+    "COOKIE",
+    "COOKIES",
+    "COOKIE_VALUE",
     "KEY_WORDS",
+    "PLACEHOLDER",
+    "QUALIFIERS",
     "TAIL",
     "VALUE",
     "assignment",
     "aws_secret",
     "b64_private_key",
-    "command",
     "discord_bot",
     "env_line",
-    "flag",
     "pgpass_host",
     "prose_password",
+    "prose_secret",
     "url_userinfo",
+    "user_password",
+    "xml_element",
 ]
 
 _I = re.IGNORECASE
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _KEY = _WORD | {".", "-"}
+_USER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _SCHEME = (_WORD - {"_"}) | {"+", ".", "-"}
 
 
@@ -74,23 +89,37 @@ VALUE = (
     r"|[^\s\"'`,;&()\[\]{}<>|:=]{4,100}+(?![(\[])))"
 )
 TAIL = r"[^\s\"'`,;&()\[\]{}<>|]*+"
-_PLACEHOLDER = re.compile(r"[$<{%*.=/~\[]|(?:null|none|nil|true|false|undefined)\b", _I)
+PLACEHOLDER = re.compile(r"[$<{%*.=/~\[]|(?:null|none|nil|true|false|undefined)\b", _I)
 _CODE_NAME = re.compile(r"[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++", re.ASCII)
 _TYPE_NAME = re.compile(
     r"(?:str|bytes|int|float|bool|dict|list|tuple|object|Any|Optional|Union"
     r"|SecretStr|SecretBytes|String|string)\Z"
 )
-_SENSITIVE_KEY = re.compile(
+#: Words that may follow a key's secret word and still name the secret: the form it
+#: is written in (Rails' ``SECRET_KEY_BASE``, ``JWT_SECRET_B64``) or its version
+#: (``DB_PASSWORD_OLD``, ``API_TOKEN_PROD``). Not ``_PATH``, ``_FILE``, ``_ID``,
+#: ``_URL``, ``_LENGTH``, ``_TTL``: those name something else.
+QUALIFIERS: Final = (
+    *("base", "b64", "base64", "hex", "raw", "value", "pem"),
+    *("old", "new", "prev", "previous", "current", "next"),
+    *("prod", "production", "live", "staging", "dev", "test"),
+)
+_SECRET_WORD = (
     r"(?:password|passwd|passphrase|pwd|secret|token"
     r"|(?:api|secret|private|access|account|encryption|decryption|signing|master|auth"
     r"|app|client|service|license|webhook|shared|hmac|session|cookie|crypt)[_.-]?key"
-    r"|(?:\A|[_.-])(?:pass|pw|auth))\Z",
-    _I,
+    r"|(?:\A|[_.-])(?:pass|pw|auth))"
 )
+_SENSITIVE_KEY = re.compile(rf"{_SECRET_WORD}\Z", _I)
+_QUALIFIED_KEY = re.compile(rf"{_SECRET_WORD}[_.-](?:{'|'.join(QUALIFIERS)})\Z", _I)
 KEY_WORDS: Final = ("pass", "pwd", "pw", "secret", "token", "key", "auth")
 # The last two letters of every sensitive key (password, passwd, passphrase, pwd,
-# secret, token, *key, pass, pw, auth): most separators fail this before any more work.
-_KEY_ENDS: Final = frozenset({"rd", "wd", "se", "et", "en", "ey", "ss", "pw", "th"})
+# secret, token, *key, pass, pw, auth, and a qualifier): most separators fail this
+# before any more work.
+_KEY_ENDS: Final = frozenset(
+    {"rd", "wd", "se", "et", "en", "ey", "ss", "pw", "th"}
+    | {q[-2:] for q in QUALIFIERS}
+)
 
 
 def _key_before(text: str, end: int) -> tuple[int, str]:
@@ -116,6 +145,11 @@ def _sensitive(key: str) -> bool:
     return key not in ("", "PWD", "OLDPWD") and bool(_SENSITIVE_KEY.search(key))
 
 
+def _qualified(key: str) -> bool:
+    """Whether ``key``'s secret word comes before a qualifier (``SECRET_KEY_BASE``)."""
+    return bool(_QUALIFIED_KEY.search(key))
+
+
 def assignment(text: str, m: re.Match[str]) -> bool:
     """Whether ``key = value`` (or ``key: value``) holds a secret.
 
@@ -129,11 +163,15 @@ def assignment(text: str, m: re.Match[str]) -> bool:
     """
     # `m` is a match in the lower-cased text: read the original by offset.
     start, key = _key_before(text, m.start("sep"))
-    if not _sensitive(key) or text.endswith("://", 0, start):
+    if text.endswith("://", 0, start):
         return False  # `https://user:pass@` is for url-credentials
     value = text[m.start("secret") : m.end("secret")]
-    if _PLACEHOLDER.match(value):
+    if PLACEHOLDER.match(value):
         return False
+    if not _sensitive(key):
+        # Code names its variables so (`self._secret_value = value`): a qualified
+        # key's value counts quoted or with a digit (`secret_key_base: 9c1e…`).
+        return _qualified(key) and bool(m["q"] or any(c.isdigit() for c in value))
     if m["q"]:
         return True
     if _CODE_NAME.fullmatch(value) and not any(c.isdigit() for c in value):
@@ -141,34 +179,95 @@ def assignment(text: str, m: re.Match[str]) -> bool:
     return not _TYPE_NAME.match(value)
 
 
+_OPENSSL_SOURCE = re.compile(r"(?:pass|env|file|fd):")
+
+
 def prose_password(text: str, m: re.Match[str]) -> bool:
     """Whether the word after "password" in a sentence ("the db password is hunter2",
     "user bob and password hunter2") is one: a word of ASCII with a digit, a symbol or
     mixed case, not an English word ("password is required", "password reset flow")."""
     value = text[m.start("secret") : m.end("secret")].rstrip(".,;:!?)")
-    if len(value) < 6 or _PLACEHOLDER.match(value) or "://" in value:
+    if len(value) < 6 or PLACEHOLDER.match(value) or "://" in value:
         return False
+    if _OPENSSL_SOURCE.match(value):
+        return False  # `-password pass:PW`: the flag's rule keeps `pass:`
     mixed = value[1:] != value[1:].lower() and value != value.upper()  # not "Vault"
     return mixed or not value.isalpha()
 
 
-def env_line(text: str, m: re.Match[str]) -> bool:
-    """Whether a ``NAME=value`` line (``key`` and ``secret`` groups) holds a secret."""
-    return _sensitive(m["key"]) and not _PLACEHOLDER.match(m["secret"])
-
-
-_FLAG = re.compile(
-    r"--(?:[a-z0-9]++-)*(?:password|passwd|pass|token|secret|auth|api-?key"
-    r"|(?:account|access|secret|private|client|auth)-key|client-secret)\Z",
+# What makes "key" a secret's name in a sentence ("api key", "access_key").
+_KEY_NAME = re.compile(
+    r"(?<![a-z])(?:api|access|secret|private|auth|client|app|master|license|signing"
+    r"|encryption)[ _-]?\Z",
     _I,
 )
 
 
-def flag(text: str, m: re.Match[str]) -> bool:
-    """Whether ``--name value`` (``key`` without its dashes) passes a secret."""
-    if not _FLAG.match("--" + m["key"]):
+def prose_secret(text: str, m: re.Match[str]) -> bool:
+    """Whether the word after "token", "secret" or "api key" in a sentence ("the token
+    is Hx7Kq2…") is one: 16 characters or more with a letter and a digit, not a word
+    or a name ("the token is expired", "the secret is TokenRefreshService")."""
+    start = m.start()
+    if m["word"] == "key" and not _KEY_NAME.search(text, max(0, start - 16), start):
+        return False  # "the key is …" alone names too much
+    value = m["secret"]
+    if PLACEHOLDER.match(value) or "://" in value:
         return False
-    return not (m["secret"].startswith("-") or _PLACEHOLDER.match(m["secret"]))
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def xml_element(text: str, m: re.Match[str]) -> bool:
+    """Whether ``<name>value</name>`` holds a secret (``m`` from the ``>``): ``name``
+    ends in a sensitive word and is closed after the value."""
+    stop = m.start()
+    if text[stop - 2 : stop].lower() not in _KEY_ENDS:
+        return False  # most `>` end no such name: the cheap test first
+    pos = stop
+    while pos > 0 and stop - pos < 100 and text[pos - 1] in _KEY | {":"}:
+        pos -= 1
+    if pos == 0 or text[pos - 1] != "<" or not _sensitive(text[pos:stop]):
+        return False
+    if not text.startswith(text[pos:stop] + ">", m.end()):
+        return False  # `<token>a</b>`: no element
+    value = m["secret"].strip()
+    return len(value) >= 4 and not PLACEHOLDER.match(value)
+
+
+# A cookie (`name=value`; RFC 6265 bars blanks, `;`, `,`, quotes and `\` from the
+# value) and a list of them, as a request's `Cookie:` header or `curl -b` holds it.
+COOKIE = r"[^\s;=,\"'\\]++=[^\s;,\"'\\]*+"
+COOKIES = rf"{COOKIE}(?:;[ \t]*+{COOKIE})*+"
+# Each value of such a list (`Shape.parts`): not a placeholder, nor a lower-case word
+# (`theme=dark`, `lang=en`).
+COOKIE_VALUE = (
+    r"=(?![$<{\[*])(?![a-z]{1,15}+(?![^\s;,\"'\\]))(?P<secret>[^\s;,\"'\\]{4,}+)"
+)
+
+
+def user_password(text: str, m: re.Match[str]) -> bool:
+    """Whether ``user:value`` (no scheme before it) ends in a password: upper case,
+    lower case and a digit, as a password rule asks and no ``host:port``, ``key:value``
+    or digest has."""
+    pos = m.start()
+    while pos > 0 and m.start() - pos < 32 and text[pos - 1] in _USER:
+        pos -= 1
+    if m.start() - pos < 2 or not text[pos].islower():
+        return False  # no user, or `Class:` or `12:`
+    if pos > 0 and not (text[pos - 1].isspace() or text[pos - 1] in "\"'(["):
+        return False  # `a.b:`, `x/y:`, `std::`, `git@host:`
+    value = m["secret"]
+    return (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+        and not PLACEHOLDER.match(value)
+    )
+
+
+def env_line(text: str, m: re.Match[str]) -> bool:
+    """Whether a ``NAME=value`` line (``key`` and ``secret`` groups) holds a secret."""
+    key = m["key"]
+    return (_sensitive(key) or _qualified(key)) and not PLACEHOLDER.match(m["secret"])
 
 
 def url_userinfo(text: str, m: re.Match[str]) -> bool:
@@ -214,55 +313,3 @@ def discord_bot(text: str, m: re.Match[str]) -> bool:
     except (binascii.Error, ValueError):
         return False
     return decoded.isdigit()
-
-
-def command(*names: str, verb: str = "") -> Callable[[str, re.Match[str]], bool]:
-    """A check that the flag matched belongs to one of the commands ``names``.
-
-    The command is on the same line, with no pipe, `;` or `&` between, at most 300
-    characters back. The flag leads the pattern, so text without it costs nothing;
-    where it occurs, the commands and separators of the text are found once.
-
-    Args:
-        names: Command names (``mysql``), also as the last part of a path.
-        verb: A word that must come between the command and the flag (``login``).
-
-    Returns:
-        The check: whether the flag's ``secret`` group is a password, not a
-        placeholder.
-    """
-    words = "|".join(map(re.escape, names))
-    command = re.compile(rf"(?<![\w./-])(?:[\w./-]*/)?(?:{words})(?![\w.-])")
-    after = re.compile(rf"(?<![\w-]){verb}(?![\w-])") if verb else None
-    cached: list[tuple[str, list[int], list[int], list[int]]] = []
-
-    def positions(text: str) -> tuple[list[int], list[int], list[int]]:
-        found = cached[0] if cached else None  # one read: threads may share this
-        if found is None or found[0] is not text:
-            found = (
-                text,
-                [m.start() for m in command.finditer(text)],
-                [m.start() for m in _SEPARATOR.finditer(text)],
-                [m.start() for m in after.finditer(text)] if after else [],
-            )
-            cached[:] = [found]
-        return found[1], found[2], found[3]
-
-    def check(text: str, m: re.Match[str]) -> bool:
-        commands, separators, verbs = positions(text)
-        start = m.start()
-        i = bisect.bisect_left(separators, start)
-        floor = max(start - 300, separators[i - 1] + 1 if i else 0)
-        j = bisect.bisect_left(commands, start)
-        if not j or commands[j - 1] < floor:
-            return False
-        if after is not None:  # the verb between the command and the flag
-            k = bisect.bisect_left(verbs, start)
-            if not k or verbs[k - 1] < commands[j - 1]:
-                return False
-        return not _PLACEHOLDER.match(m["secret"])
-
-    return check
-
-
-_SEPARATOR = re.compile(r"[\n|;&]")

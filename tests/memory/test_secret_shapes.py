@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memhooks.memory.redact import REDACTED, find_secrets, redact
+from memhooks.memory.redact import REDACTED, find_secrets, redact, secret_values
 from memhooks.memory.secret_shapes import KINDS
 
 CORPUS = tomllib.loads(
@@ -85,3 +85,14 @@ def test_a_whole_session_at_once_loses_only_its_secrets() -> None:
     for line in joined.splitlines():
         if not any(part in line for s in secrets for part in s.split("\n")):
             assert line in result_lines, line
+
+
+def test_a_cookie_list_gives_each_value_alone_and_no_name() -> None:
+    """A rule with `Shape.parts` (a cookie list) reports each value as a secret of its
+    own: redacted wherever it comes again bare, while the names stay words."""
+    text = "curl -b 'sid=Wd3Kp9Lq2Zx7Vb; remember_token=Tn5Gh8Jm1Qs4Xc' https://a.dev"
+    assert secret_values([text]) == {"Wd3Kp9Lq2Zx7Vb", "Tn5Gh8Jm1Qs4Xc"}
+    again = "grep -rn Tn5Gh8Jm1Qs4Xc logs/ and the sid cookie"
+    assert redact(again, secret_values([text])) == (
+        "grep -rn [redacted] logs/ and the sid cookie"
+    )
