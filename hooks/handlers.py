@@ -190,19 +190,23 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
 
     prompt = event.prompt or ""
     blocked.undo_if_blocked(event, state)
-    # Gemini has no post-compression event: the prompt after one is where it is recorded
-    # and where the block comes back.
+    # Gemini has no post-compression event, nor one for `/chat resume`: the prompt after
+    # one is where it is recorded and where the block comes back (read before
+    # `compressed` forgets where the last prompt left the chat file).
+    reloaded = resumes.gemini_reloaded(event, state)
     if compaction.compressed(event, state):
         # The block back for the model that lost it (`shared_session`).
         again = not compressed_elsewhere(state, event.caller)
         after = post_compaction(event._replace(reinject=again), state, view)
-    elif event.harness in _RESUME_DROPS_BLOCK and not state.noticed_at:
-        # Resumed or cleared: the block comes unless a replayed prompt brought it.
-        # A block replayed may be older than the files: what changed since is told.
+    elif event.harness in _RESUME_DROPS_BLOCK and (reloaded or not state.noticed_at):
+        # Resumed, cleared, or a checkpoint loaded: the block comes unless the history
+        # brought it. A block there may be older than the files: what changed since, or
+        # was told in turns the checkpoint does not hold, is told.
         replay, replayed = resumes.gemini_replayed(event, view)
         block = _block(event, state, view)
         state.surfaced = replayed
-        resumes.skip_replayed(event, state, view)
+        if not reloaded:  # the first prompt of the conversation
+            resumes.skip_replayed(event, state, view)
         if resumes.holds_block(replay):
             after = Reply(
                 context=_told_since(replay, dict(state.injected), event, state, view)

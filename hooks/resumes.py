@@ -21,7 +21,7 @@ from memhooks.hooks.notice import names_line, told, told_head
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
 from memhooks.hooks.transcript import found, holds
-from memhooks.hooks.transcript_shapes import gemini_replay
+from memhooks.hooks.transcript_shapes import gemini_history_set, gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
 from memhooks.memory.inject import CUT, MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
@@ -356,6 +356,19 @@ def gemini_replayed(event: Event, view: View) -> tuple[list[str], dict[str, str]
     found_in = (SHOWN.findall(t.encode("utf-8", "replace")) for t in replay)
     shown = (m[0] for ms in found_in for m in ms if m[0])
     return replay, _as_now((raw.decode("utf-8", "replace") for raw in shown), view)
+
+
+def gemini_reloaded(event: Event, state: SessionState) -> bool:
+    """Whether the Gemini process running the session loaded another history since its
+    last prompt's PreCompress (`/chat resume`, with no hook event): a block built then,
+    and what it was told after, may not be in it. Only read from that PreCompress on,
+    the part `compaction.compressed` reads too; not beside another harness process."""
+    path, at = event.transcript_path, state.compaction_at
+    if event.harness != "gemini" or not (path and at >= 0 and state.noticed_at):
+        return False
+    if state.beside:
+        return False
+    return state.compaction_by == event.caller and gemini_history_set(Path(path), at)
 
 
 def holds_block(texts: Iterable[str]) -> bool:

@@ -19,11 +19,12 @@ chat files); neither is documented, so every accessor checks types and skips the
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.adapters import strip_hook_context
-from memhooks.memory.files import read_regular
+from memhooks.memory.files import open_regular, read_regular
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -234,9 +235,14 @@ def gemini_replay(path: Path, *, max_bytes: int = 64 * 1024 * 1024) -> list[str]
     (`loadConversationRecord`, `convertSessionToClientHistory`): records by id in the
     order first seen, a `$set` of `messages` replacing them all, a `$rewindTo` dropping
     that record and the ones after it; a user message whose text starts with one of
-    `_NOT_REPLAYED` is left out whole. A hook's context that came after a prompt (a
-    BeforeAgent reply) is replayed with it. Not a regular file, or over `max_bytes`: []."""
+    `_NOT_REPLAYED` is left out whole, unless the last `$set` holds it: that is the
+    history a running Gemini set (`GeminiChat.setHistory`), as its model has it, the
+    resumed one already rebuilt so, and `/chat resume`'s checkpoint whose first message
+    holds the workspace's context and the SessionStart block (`<session_context>…`). A
+    hook's context that came after a prompt (a BeforeAgent reply) is replayed with it.
+    Not a regular file, or over `max_bytes`: []."""
     records: dict[str, dict[object, object]] = {}
+    held: set[str] = set()  # the ids of the last `$set`'s messages
     try:
         read = read_regular(path, max_bytes)
     except OSError:  # gone, or no regular file (a FIFO is not waited for)
@@ -263,8 +269,9 @@ def gemini_replay(path: Path, *, max_bytes: int = 64 * 1024 * 1024) -> list[str]
             for message in _dicts(rewrite["messages"]):
                 if (k := _str(message, "id")) is not None:
                     records[k] = message
+            held = set(records)
     out = []
-    for record in records.values():
+    for key, record in records.items():
         if record.get("type") != "user":
             continue
         content = record.get("content")
@@ -273,6 +280,35 @@ def gemini_replay(path: Path, *, max_bytes: int = 64 * 1024 * 1024) -> list[str]
             if isinstance(content, str)
             else "".join(_str(p, "text") or "[part]" for p in _dicts(content))
         )
-        if text.strip() and not text.strip().startswith(_NOT_REPLAYED):
+        if text.strip() and (key in held or not text.strip().startswith(_NOT_REPLAYED)):
             out.append(text)
     return out
+
+
+#: How a line of a Gemini chat file starts when it is the header a process writes as it
+#: starts on the file, and when it sets the history (Gemini CLI 0.61.0 writes their keys
+#: in this order).
+_HEADER = re.compile(rb'\{\s*"sessionId"\s*:')
+_HISTORY_SET = re.compile(rb'\{\s*"\$set"\s*:\s*\{\s*"messages"\s*:')
+
+
+def gemini_history_set(path: Path, offset: int) -> bool:
+    """Whether the Gemini process writing the chat file at `path` set another history
+    there after `offset`, not by compressing it: `/chat resume` loads a checkpoint (as
+    does `/rewind`, and a prompt cancelled rolls back), which no hook event tells. A
+    header after `offset` is another process's start (`gemini --resume` beside it),
+    whose history its own model does not hold: False."""
+    found = False
+    try:
+        with os.fdopen(open_regular(path), "rb") as f:
+            f.seek(offset)
+            for line in f:
+                if _HEADER.match(line):
+                    return False
+                found = found or (
+                    _HISTORY_SET.match(line) is not None
+                    and _SNAPSHOT.encode() not in line
+                )
+    except OSError:
+        return False
+    return found

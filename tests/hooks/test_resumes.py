@@ -8,6 +8,8 @@ yesterday's date. tests/e2e/test_days.py drives the same with the real CLIs.
 from __future__ import annotations
 
 import datetime as dt
+import html
+import json
 from typing import TYPE_CHECKING
 
 from tests.hooks.test_hook import (
@@ -20,6 +22,7 @@ from tests.hooks.test_hook import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 FIRST = "Start the osprey queue work."
@@ -251,3 +254,100 @@ def test_no_note_is_named_new_when_the_blocks_index_of_notes_was_cut(
     assert "[section truncated: Notes" in transcript.read_text()  # the index was cut
     (memory_root / "config.toml").write_text("[inject]\nbudget = 9000\n")
     assert _resume(project, transcript) == str(transcript)
+
+
+# --- Gemini CLI's `/chat resume <tag>`: no hook event, another history in the chat file
+
+
+def _gemini(
+    event: str, project: Path, chat: Path, session: str = "g-1", **fields: object
+) -> str:
+    """Run the hook for a Gemini CLI event of `session`; its context ("" for none)."""
+    payload = {
+        "session_id": session,
+        "transcript_path": str(chat),
+        "cwd": str(project),
+        "hook_event_name": event,
+        "timestamp": "2026-12-06T02:24:32.000Z",
+        **fields,
+    }
+    code, out, err = hook(payload, "--harness", "gemini")
+    assert code == 0 and not err, err
+    return context_of(out, event) if out else ""
+
+
+def _chat(chat: Path, *lines: Mapping[str, object]) -> None:
+    # As Gemini CLI writes them: compact JSON, one per line, its context escaped.
+    with chat.open("a") as f:
+        f.writelines(json.dumps(x, separators=(",", ":")) + "\n" for x in lines)
+
+
+def _said(context: str) -> dict[str, str]:
+    return {"text": f"<hook_context>{html.escape(context, quote=False)}</hook_context>"}
+
+
+def _message(rid: str, kind: str, *parts: dict[str, str]) -> dict[str, object]:
+    return {"id": rid, "type": kind, "content": list(parts)}
+
+
+#: Gemini's first user message: the workspace's description.
+WORKSPACE = {"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}
+HEADER = {"sessionId": "g-1", "projectHash": "h", "startTime": "t", "kind": "main"}
+
+
+def _checkpoint_loaded(chat: Path, block: str, first: str) -> None:
+    """`/chat resume`: the checkpoint's turns written again, then set as the history; its
+    first user message holds the workspace, the SessionStart block and the first prompt."""
+    turns = [
+        _message("c1", "user", WORKSPACE, _said(block), {"text": first}),
+        _message("c2", "gemini", {"text": "Mock reply 2."}),
+    ]
+    _chat(chat, *turns, {"$set": {"messages": turns, "lastUpdated": "t"}})
+
+
+def test_a_gemini_checkpoint_resumed_after_clear_gets_no_second_block(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # `/clear` starts another session with SessionStart(clear), whose context Gemini
+    # drops: the block waits for the next prompt, unless the history holds one, as a
+    # checkpoint resumed since does (one saved in the session before).
+    store_for(memory_root, project).write_memory("- Rule MARMOT-9.")
+    chat = tmp_path / "chat.jsonl"
+    block = _gemini(
+        "SessionStart", project, tmp_path / "0.jsonl", "g-0", source="startup"
+    )
+    for session in ("g-1", "g-2"):
+        assert _gemini("SessionStart", project, chat, session, source="clear") == ""
+    _chat(chat, HEADER, {"$set": {"messages": [_message("w", "user", WORKSPACE)]}})
+    cleared = _gemini("BeforeAgent", project, chat, "g-2", prompt="Say hi.")
+    assert "## MEMORY.md\n- Rule MARMOT-9." in cleared  # with nothing loaded: the block
+    _checkpoint_loaded(chat, block, FIRST)
+    asked = _gemini("BeforeAgent", project, chat, prompt="Say hello.")
+    assert "## MEMORY.md" not in asked, asked
+
+
+def test_a_gemini_checkpoint_resumed_is_told_a_change_its_turns_missed(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # A prompt, the rule replaced, a prompt told so, then `/chat resume` of a checkpoint
+    # saved before: its history holds the old rule and not the notice.
+    store_for(memory_root, project).write_memory("- Rule MARMOT-9.")
+    chat = tmp_path / "chat.jsonl"
+    block = _gemini("SessionStart", project, chat, source="startup")
+    _chat(chat, HEADER, _message("b", "user", _said(block)))
+
+    def ask(prompt: str) -> str:
+        context = _gemini("BeforeAgent", project, chat, prompt=prompt)
+        _gemini("PreCompress", project, chat, trigger="auto")
+        said = [_said(context)] if context else []
+        _chat(chat, _message(prompt, "user", {"text": prompt}, *said))
+        return context
+
+    assert ask(FIRST) == ""
+    (memory_root / "MEMORY.md").write_text("- Rule OSPREY-3.\n")
+    told = "-- Rule MARMOT-9.\n+- Rule OSPREY-3.\n"
+    assert told in ask(SECOND)
+    _checkpoint_loaded(chat, block, FIRST)
+    again = ask("Say hello.")
+    assert told in again and "## MEMORY.md" not in again, again
+    assert ask("Say hello again.") == ""

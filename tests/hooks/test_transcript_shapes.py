@@ -11,13 +11,15 @@ import pytest
 from memhooks.hooks.adapters import strip_hook_context, to_event
 from memhooks.hooks.events import parse_payload
 from memhooks.hooks.transcript import parse_lines, read_transcript
-from memhooks.hooks.transcript_shapes import gemini_replay
+from memhooks.hooks.transcript_shapes import gemini_history_set, gemini_replay
 from tests.conftest import run_cli
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "harness"
 ASK = "Tell me which port the kestrel staging database uses behind the wombat proxy."
 EDIT = "Remind me when our deploys go out."
 AFTER = "Pick the next task after the compaction."
+#: How a block ends in a chat file (Gemini escapes the context).
+BLOCK_END = "&lt;/memory&gt;\nMemory tools"
 
 
 def digest(rel: str):
@@ -202,17 +204,65 @@ def test_gemini_tool_calls_written_twice_count_once() -> None:
 
 def test_gemini_replay_leaves_out_the_first_headless_prompt() -> None:
     # `gemini -p ASK`, then `--resume latest -p` twice: the first prompt, its SessionStart
-    # context before it, is not sent again; each resumed prompt is, with its context.
+    # context before it, is not sent again; each resumed prompt is, with its context. The
+    # workspace's context opens the history each resume set.
     got = gemini_replay(DATA / "gemini" / "resumed" / "chat.jsonl")
-    assert [t.split("<hook_context>")[0] for t in got] == ["Say one.", "Say two."]
-    assert all("&lt;/memory&gt;\nMemory tools" in t for t in got)
+    assert got[0].startswith("<session_context>") and BLOCK_END not in got[0]
+    assert [t.split("<hook_context>")[0] for t in got[1:]] == ["Say one.", "Say two."]
+    assert all(BLOCK_END in t for t in got[1:])
 
 
-def test_gemini_replay_leaves_out_the_tui_session_context() -> None:
+def test_gemini_replay_of_a_compressed_tui_chat_holds_no_block() -> None:
+    # The SessionStart block came in a message of its own, compressed away since.
     got = gemini_replay(DATA / "gemini" / "interactive" / "chat.jsonl")
-    assert got and not any(
-        t.startswith(("<hook_context>", "<session_context>")) for t in got
-    )
+    assert got[0].startswith("<session_context>")
+    assert not any(t.startswith("<hook_context>") or BLOCK_END in t for t in got)
+
+
+CHAT_RESUME = DATA / "gemini" / "chat-resume" / "chat.jsonl"
+
+
+def test_gemini_replay_after_chat_resume_is_the_checkpoints_history() -> None:
+    # `/chat resume tag1`: the checkpoint's first message holds the workspace's context,
+    # the SessionStart block and the first prompt in one, and the model gets it; the
+    # prompts after the checkpoint, before the resume, are gone (the file holds a prompt
+    # asked after it too).
+    first, *later = gemini_replay(CHAT_RESUME)
+    assert first.startswith("<session_context>") and BLOCK_END in first
+    assert first.endswith("P1 alpha hello.") and later == ["P4 delta hello."]
+
+
+def _offset_of(path: Path, needle: bytes) -> int:
+    data = path.read_bytes()
+    return data.rindex(b"\n", 0, data.index(needle)) + 1
+
+
+@pytest.mark.parametrize(
+    ("chat", "since", "expected"),
+    [
+        pytest.param(CHAT_RESUME, b"P3 charlie", True, id="chat-resume"),
+        pytest.param(CHAT_RESUME, b"P4 delta", False, id="after-it"),
+        pytest.param(
+            DATA / "gemini" / "interactive" / "chat.jsonl",
+            b"Remind me",
+            False,
+            id="compressed",
+        ),
+        pytest.param(
+            DATA / "gemini" / "resumed" / "chat.jsonl",
+            b"Mock reply 2.",
+            False,
+            id="another-process-started",
+        ),
+    ],
+)
+def test_gemini_history_set(chat: Path, since: bytes, expected: bool) -> None:
+    assert gemini_history_set(chat, _offset_of(chat, since)) is expected
+
+
+def test_gemini_history_set_of_no_file(tmp_path: Path) -> None:
+    assert gemini_history_set(tmp_path / "gone.jsonl", 0) is False
+    assert gemini_history_set(tmp_path, 0) is False
 
 
 def _record(rid: str, kind: str, text: str) -> dict[str, object]:

@@ -1,0 +1,120 @@
+"""Gemini CLI 0.61.0's checkpoints in its TUI: `/chat save <tag>`, then `/chat resume <tag>`.
+
+`/chat resume` sends no hook event: Gemini CLI sets the checkpoint's history (its first
+user message holds the workspace's context, the SessionStart block and the first prompt
+in one) as the model's, and writes it into the session's chat file as a `$set` of
+`messages`. What the model got is asserted at the prompt after it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import capture_dir, sandbox
+from tests.e2e.harnesses import setup_gemini
+from tests.e2e.memory_fixture import RULE, blocks_in, seed
+from tests.e2e.test_change_notice import BUILT, NEW_RULE
+from tests.e2e.test_gemini import hook_errors
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.e2e.sandbox import Sandbox
+    from tests.e2e.tmux import Tmux
+
+pytestmark = pytest.mark.timeout(300)
+
+#: Prompts that search finds nothing for (no "?": Gemini's TUI takes it for help).
+FIRST = "Say hello before the checkpoint."
+BETWEEN = "Say hello after the checkpoint."
+EDITED = "Say hello after the edit."
+RESUMED = "Say hello in the checkpoint resumed."
+AGAIN = "Say hello once more in it."
+
+
+def _command(tmux: Tmux, command: str, done: str, *, gone: str = "") -> None:
+    """Type a slash command; wait until the screen shows `done` (and no more `gone`)."""
+    tmux.type(command)
+    tmux.wait_for(
+        lambda: done in tmux.screen() and not (gone and gone in tmux.screen()),
+        timeout=30,
+        what=f"{command!r} to finish",
+    )
+
+
+def _after(sb: Sandbox, prompt: str) -> str:
+    """What the model got with `prompt`, from the prompt on (the hook's context)."""
+    return sb.turn(prompt).text.split(prompt)[-1]
+
+
+def _tui(sb: Sandbox) -> Tmux:
+    tmux = sb.tmux(["gemini"], env=setup_gemini(sb, capture=capture_dir("gemini")))
+    tmux.wait_text("Type your message", timeout=60)
+    return tmux
+
+
+def test_a_checkpoint_resumed_after_clear_brings_its_block_alone(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/chat save t`, `/clear`, `/chat resume t`, a prompt: after `/clear` the
+    block waits for the next prompt, but the checkpoint's history holds one already (in
+    its first message, which `gemini --resume` would leave out): one block, not two."""
+    with sandbox(tmp_path_factory.mktemp("gemini-chat-clear"), cli_bins, netns) as sb:
+        seed(sb)
+        tmux = _tui(sb)
+        first = sb.ask(tmux, FIRST)
+        _command(tmux, "/chat save t", "checkpoint saved with tag: t")
+        _command(tmux, "/clear", "Type your message", gone=f"Mock reply {first.n}.")
+        _command(tmux, "/chat resume t", f"Mock reply {first.n}.")
+        sb.ask(tmux, RESUMED)
+        sb.ask(tmux, AGAIN)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert blocks_in(sb.turn(FIRST)) == 1
+        assert blocks_in(sb.turn(RESUMED)) == 1, "a second block came with the prompt"
+        assert blocks_in(sb.turn(AGAIN)) == 1
+        assert not hook_errors(screen), screen
+        assert not sb.leftovers()
+
+
+def test_a_checkpoint_resumed_is_told_the_change_its_turns_missed(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/chat save tag1`, a prompt, a MEMORY.md rule replaced by hand, a prompt
+    (told the change), `/chat resume tag1`, a prompt: the checkpoint holds the block with
+    the old rule and not the turn that told the change, so that prompt is told it again;
+    the next one is not."""
+    with sandbox(tmp_path_factory.mktemp("gemini-chat-told"), cli_bins, netns) as sb:
+        seed(sb)
+        tmux = _tui(sb)
+        first = sb.ask(tmux, FIRST)
+        _command(tmux, "/chat save tag1", "checkpoint saved with tag: tag1")
+        sb.ask(tmux, BETWEEN)
+        memory = sb.root / "MEMORY.md"
+        memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
+        edited = sb.ask(tmux, EDITED)
+        _command(
+            tmux,
+            "/chat resume tag1",
+            f"Mock reply {first.n}.",
+            gone=f"Mock reply {edited.n}.",
+        )
+        sb.ask(tmux, RESUMED)
+        sb.ask(tmux, AGAIN)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        told = f"-{RULE}\n+{NEW_RULE}\n"
+        assert BUILT in _after(sb, EDITED) and told in _after(sb, EDITED)
+        resumed = sb.turn(RESUMED)
+        assert EDITED not in resumed.text  # the checkpoint's history, without it
+        assert (
+            blocks_in(resumed) == 1 and f"## MEMORY.md\n{NEW_RULE}" not in resumed.text
+        )
+        assert told in _after(sb, RESUMED), "the checkpoint's model kept the old rule"
+        assert "Memory changed on disk" not in _after(sb, AGAIN)
+        assert not hook_errors(screen), screen
+        assert not sb.leftovers()
