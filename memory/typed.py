@@ -78,7 +78,8 @@ def query_terms(query: str) -> list[Term]:
             literal = literal_of(raw, alone=len(typed) == 1)
             ks = (literal,) if literal else tuple(dict.fromkeys(keys(raw)))
             seen[folded] = Term(raw.lower(), ks)
-    return list(seen.values())
+    # A lone "-" or "…" among words separates them: no term of its own, nor a "(0)".
+    return [t for t in seen.values() if t.keys] or list(seen.values())
 
 
 def literal_of(term: str, *, alone: bool = False) -> str:
