@@ -195,8 +195,11 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     # `compressed` forgets where the last prompt left the chat file).
     reloaded = resumes.gemini_reloaded(event, state)
     if compaction.compressed(event, state):
-        # The block back for the model that lost it (`shared_session`).
+        # The block back for the model that lost it (`shared_session`), unless the
+        # history set holds one: a checkpoint saved after a compression, resumed.
         again = not compressed_elsewhere(state, event.caller)
+        if again and resumes.holds_block(resumes.gemini_replayed(event, view)[0]):
+            again = False
         after = post_compaction(event._replace(reinject=again), state, view)
     elif event.harness in _RESUME_DROPS_BLOCK and (reloaded or not state.noticed_at):
         # Resumed, cleared, or a checkpoint loaded: the block comes unless the history

@@ -16,7 +16,7 @@ from tests.e2e.conftest import capture_dir, sandbox
 from tests.e2e.harnesses import setup_gemini
 from tests.e2e.memory_fixture import RULE, blocks_in, seed
 from tests.e2e.test_change_notice import BUILT, NEW_RULE
-from tests.e2e.test_gemini import hook_errors
+from tests.e2e.test_gemini import BIG_HISTORY, hook_errors
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -32,6 +32,7 @@ BETWEEN = "Say hello after the checkpoint."
 EDITED = "Say hello after the edit."
 RESUMED = "Say hello in the checkpoint resumed."
 AGAIN = "Say hello once more in it."
+LAST = "Say hello for the last time."
 
 
 def _command(tmux: Tmux, command: str, done: str, *, gone: str = "") -> None:
@@ -116,5 +117,41 @@ def test_a_checkpoint_resumed_is_told_the_change_its_turns_missed(
         )
         assert told in _after(sb, RESUMED), "the checkpoint's model kept the old rule"
         assert "Memory changed on disk" not in _after(sb, AGAIN)
+        assert not hook_errors(screen), screen
+        assert not sb.leftovers()
+
+
+def test_a_checkpoint_saved_after_a_compression_brings_its_block_alone(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Two prompts, `/compress`, a prompt (the block back with it), `/chat save t`, a
+    prompt, `/chat resume t`, two prompts: the checkpoint's history is a compression's
+    (its summary first), which until 2026-12-06 was taken for a new compression, and the
+    block came again beside the one the checkpoint holds, in every request after."""
+    with sandbox(tmp_path_factory.mktemp("gemini-chat-comp"), cli_bins, netns) as sb:
+        seed(sb)
+        sb.script(usage=BIG_HISTORY)
+        tmux = _tui(sb)
+        sb.ask(tmux, FIRST)
+        sb.ask(tmux, BETWEEN)
+        tmux.type("/compress")
+        tmux.wait_text("compressed from", timeout=60)
+        saved = sb.ask(tmux, EDITED)
+        _command(tmux, "/chat save t", "checkpoint saved with tag: t")
+        left = sb.ask(tmux, AGAIN)
+        _command(
+            tmux,
+            "/chat resume t",
+            f"Mock reply {saved.n}.",
+            gone=f"Mock reply {left.n}.",
+        )
+        sb.ask(tmux, RESUMED)
+        sb.ask(tmux, LAST)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        for prompt in (FIRST, BETWEEN, EDITED, AGAIN, RESUMED, LAST):
+            assert blocks_in(sb.turn(prompt)) == 1, prompt
+            assert sb.daily().count(f"- {prompt}") == 1, prompt
         assert not hook_errors(screen), screen
         assert not sb.leftovers()
