@@ -21,6 +21,7 @@ from tests.e2e.test_gemini import BIG_HISTORY, hook_errors
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from tests.e2e.modellog import Request
     from tests.e2e.sandbox import Sandbox
     from tests.e2e.tmux import Tmux
 
@@ -48,6 +49,25 @@ def _command(tmux: Tmux, command: str, done: str, *, gone: str = "") -> None:
 def _after(sb: Sandbox, prompt: str) -> str:
     """What the model got with `prompt`, from the prompt on (the hook's context)."""
     return sb.turn(prompt).text.split(prompt)[-1]
+
+
+def _resumed(
+    sb: Sandbox, tmux: Tmux, tag: str, back: Request, left: Request, *prompts: str
+) -> str:
+    """`/chat resume tag` (done when reply `back` shows again and `left` no more), then
+    `prompts` asked and `/quit`; the screen before it."""
+    _command(
+        tmux,
+        f"/chat resume {tag}",
+        f"Mock reply {back.n}.",
+        gone=f"Mock reply {left.n}.",
+    )
+    for prompt in prompts:
+        sb.ask(tmux, prompt)
+    screen = tmux.screen()
+    tmux.type("/quit")
+    tmux.wait_exit()
+    return screen
 
 
 def _tui(sb: Sandbox) -> Tmux:
@@ -97,17 +117,7 @@ def test_a_checkpoint_resumed_is_told_the_change_its_turns_missed(
         memory = sb.root / "MEMORY.md"
         memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
         edited = sb.ask(tmux, EDITED)
-        _command(
-            tmux,
-            "/chat resume tag1",
-            f"Mock reply {first.n}.",
-            gone=f"Mock reply {edited.n}.",
-        )
-        sb.ask(tmux, RESUMED)
-        sb.ask(tmux, AGAIN)
-        screen = tmux.screen()
-        tmux.type("/quit")
-        tmux.wait_exit()
+        screen = _resumed(sb, tmux, "tag1", first, edited, RESUMED, AGAIN)
         told = f"-{RULE}\n+{NEW_RULE}\n"
         assert BUILT in _after(sb, EDITED) and told in _after(sb, EDITED)
         resumed = sb.turn(RESUMED)
@@ -139,17 +149,7 @@ def test_a_checkpoint_saved_after_a_compression_brings_its_block_alone(
         saved = sb.ask(tmux, EDITED)
         _command(tmux, "/chat save t", "checkpoint saved with tag: t")
         left = sb.ask(tmux, AGAIN)
-        _command(
-            tmux,
-            "/chat resume t",
-            f"Mock reply {saved.n}.",
-            gone=f"Mock reply {left.n}.",
-        )
-        sb.ask(tmux, RESUMED)
-        sb.ask(tmux, LAST)
-        screen = tmux.screen()
-        tmux.type("/quit")
-        tmux.wait_exit()
+        screen = _resumed(sb, tmux, "t", saved, left, RESUMED, LAST)
         for prompt in (FIRST, BETWEEN, EDITED, AGAIN, RESUMED, LAST):
             assert blocks_in(sb.turn(prompt)) == 1, prompt
             assert sb.daily().count(f"- {prompt}") == 1, prompt
