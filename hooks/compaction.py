@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from memhooks.hooks import records
 from memhooks.hooks.events import Reply
+from memhooks.hooks.transcript_shapes import gemini_compresses
 from memhooks.memory.log_entries import quote
 from memhooks.memory.text import cut
 
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
     from memhooks.hooks.view import View
 
 F = TypeVar("F", bound="Callable[..., Any]")
-#: A Gemini chat-file line rewriting the history with a compressed one.
-_COMPRESSED = (b'"$set"', b"<state_snapshot>")
 
 
 def _adopted(step: F) -> F:
@@ -169,7 +168,7 @@ def _compressed_after(path: str | None, offset: int) -> int | None:
                 return None
             f.seek(offset)
             for line in f:
-                if all(mark in line for mark in _COMPRESSED):
+                if gemini_compresses(line):
                     return offset
                 offset += len(line)
     except (OSError, ValueError):

@@ -348,7 +348,9 @@ def surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:
 def gemini_replayed(event: Event, view: View) -> tuple[list[str], dict[str, str]]:
     """The turns Gemini CLI replays to the model on resume, as it gets them, and the
     notes auto-search showed in them, as the files are now. Its SessionStart context is
-    never replayed; a hook's context that came with a later prompt is (`holds_block`)."""
+    not replayed but in a history it set whole (a `/chat resume` checkpoint's first
+    message: `gemini_replay`); a hook's context that came with a later prompt is
+    (`holds_block`)."""
     from memhooks.hooks.autosearch import SHOWN
 
     path = event.transcript_path

@@ -292,6 +292,12 @@ _HEADER = re.compile(rb'\{\s*"sessionId"\s*:')
 _HISTORY_SET = re.compile(rb'\{\s*"\$set"\s*:\s*\{\s*"messages"\s*:')
 
 
+def gemini_compresses(line: bytes) -> bool:
+    """Whether a line of a Gemini chat file sets the history to a compressed one (its
+    `$set` holds the compression's summary)."""
+    return b'"$set"' in line and _SNAPSHOT.encode() in line
+
+
 def gemini_history_set(path: Path, offset: int) -> bool:
     """Whether the Gemini process writing the chat file at `path` set another history
     there after `offset`, not by compressing it: `/chat resume` loads a checkpoint (as
@@ -306,8 +312,7 @@ def gemini_history_set(path: Path, offset: int) -> bool:
                 if _HEADER.match(line):
                     return False
                 found = found or (
-                    _HISTORY_SET.match(line) is not None
-                    and _SNAPSHOT.encode() not in line
+                    _HISTORY_SET.match(line) is not None and not gemini_compresses(line)
                 )
     except OSError:
         return False
