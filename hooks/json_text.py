@@ -1,6 +1,6 @@
-"""The members of a JSON object read from its text, with where each one stands: what a
-settings file's bytes are cut at (`settings_text`), and the ``id`` of a request of which
-only the head was kept (`events.id_in_head`).
+"""The members of a JSON object, or the items of an array, read from its text, with where
+each one stands: what a settings file's bytes are cut at (`settings_text`), and the ``id``
+of a request of which only the head was kept (`events.id_in_head`).
 """
 
 from __future__ import annotations
@@ -45,6 +45,26 @@ def members(text: str) -> Iterator[Member]:
         except (ValueError, RecursionError):  # a value cut short, or not JSON
             return
         yield Member(key, value, key_at, start, end)
+        i = skip(text, end)
+        if not text.startswith(",", i):
+            return
+        i = skip(text, i + 1)
+
+
+def items(text: str) -> Iterator[tuple[Any, int, int]]:
+    """The items of the array `text` holds, each with where it starts and ends, up to the
+    first thing that is not one more (as `members` reads an object's)."""
+    decoder = json.JSONDecoder()
+    i = skip(text, 0)
+    if not text.startswith("[", i):
+        return
+    i = skip(text, i + 1)
+    while i < len(text) and not text.startswith("]", i):
+        try:
+            value, end = decoder.raw_decode(text, i)
+        except (ValueError, RecursionError):
+            return
+        yield value, i, end
         i = skip(text, end)
         if not text.startswith(",", i):
             return
