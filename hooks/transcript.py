@@ -17,9 +17,9 @@ import stat
 from typing import TYPE_CHECKING, BinaryIO, Literal, NamedTuple
 
 from memhooks.hooks.transcript_shapes import (
-    MCP_READ,
-    MCP_SEARCH,
     GeminiReader,
+    claude_assistant_events,
+    claude_tool_results,
     codex_events,
     is_codex,
     is_gemini,
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 
 logger = getLogger(__name__)
 
-_EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-_PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
 # User text nobody typed (§4.1: local commands, bash output, a subagent's end notice).
 _NOISE = re.compile(
     r"<(local-command-\w+|command-message|command-args|bash-std\w+|task-notification)>"
@@ -43,9 +41,19 @@ _NOISE = re.compile(
 # Hooks inject context as <system-reminder> spans in user text (§4.1); unclosed: to the end.
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 _BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
-#: What a transcript line can contribute to a digest.
+#: What a transcript line can contribute to a digest ("use": the id of the tool call
+#: whose command or file comes next; "unrun", "failed": a call's id, `claude_tool_results`).
 TranscriptEvent = Literal[
-    "prompt", "file", "command", "assistant", "summary", "read", "search"
+    "prompt",
+    "file",
+    "command",
+    "assistant",
+    "summary",
+    "read",
+    "search",
+    "use",
+    "unrun",
+    "failed",
 ]
 _SKIP_CHUNK = 64 * 1024
 
@@ -153,6 +161,7 @@ def _events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
         tool_result = any(b.get("type") == "tool_result" for b in _blocks(content))
         injected = obj.get("isMeta") is True or "toolUseResult" in obj or tool_result
         typed = None if injected else _texts(content)
+        yield from claude_tool_results(content, obj.get("toolUseResult"))
     elif kind == "attachment":
         # A prompt typed while the agent is busy arrives as an attachment (UNVERIFIED).
         attachment = obj.get("attachment")
@@ -160,36 +169,9 @@ def _events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
             typed = _str(attachment, "prompt")
     elif kind == "assistant" and isinstance(message, dict):
         api_error = obj.get("isApiErrorMessage") is True
-        yield from _assistant_events(message, content, api_error)
+        yield from claude_assistant_events(message, content, api_error)
     if prompt := _prompt(typed or ""):
         yield "prompt", prompt
-
-
-def _assistant_events(
-    message: dict[object, object], content: object, api_error: bool
-) -> Iterator[tuple[TranscriptEvent, str]]:
-    # Synthetic/API-error replies ("No response requested.") are not the model's word.
-    speaks = not api_error and message.get("model") != "<synthetic>"
-    if isinstance(content, str) and content.strip() and speaks:
-        yield "assistant", content
-    for block in _blocks(content):
-        kind, name, args = block.get("type"), _str(block, "name"), block.get("input")
-        if kind == "text" and speaks and (text := _str(block, "text") or "").strip():
-            yield "assistant", text
-        elif kind != "tool_use":
-            continue
-        elif name == "Bash":
-            if command := (_str(args, "command") or "").strip():
-                yield "command", command
-        elif name in _EDIT_TOOLS:
-            paths = [p for k in _PATH_KEYS if (p := _str(args, k)) and p.strip()]
-            if paths:
-                yield "file", paths[0]
-        elif name == "Read" or (name or "").endswith(MCP_READ):
-            if target := _str(args, "file_path") or _str(args, "target"):
-                yield "read", target
-        elif (name or "").endswith(MCP_SEARCH) and (query := _str(args, "query")):
-            yield "search", query
 
 
 def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
@@ -208,23 +190,33 @@ def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
     looked: dict[TranscriptEvent, list[str]] = {"read": [], "search": []}
     last: dict[TranscriptEvent, str] = {}
     gemini = GeminiReader()
+    use = ""  # the id of the tool call whose command or file comes next
+    placed: dict[str, tuple[list[str], int]] = {}  # where each call's went
     for raw in lines:
         obj = _json(raw)
         for event, value in _line_events(obj, gemini) if obj is not None else ():
             if event == "prompt":
                 prompts.append(value)
+            elif event == "use":
+                use = value
+            elif event in ("unrun", "failed") and value in placed:
+                # A failed command ran; a failed edit wrote nothing.
+                where, at = placed.pop(value)
+                where[at] = "" if event == "unrun" or where is files else where[at]
             elif event == "file" and value not in files:
                 files.append(value)
+                placed[use], use = (files, len(files) - 1), ""
             elif event == "command" and commands[-1:] != [value]:
                 commands.append(value)
+                placed[use], use = (commands, len(commands) - 1), ""
             elif event in ("assistant", "summary"):
                 last[event] = value
             elif event in looked and value not in looked[event]:
                 looked[event].append(value)
     return TranscriptDigest(
         tuple(prompts),
-        tuple(files),
-        tuple(commands),
+        tuple(f for f in files if f),
+        tuple(c for c in commands if c),
         last.get("assistant"),
         last.get("summary"),
         tuple(looked["read"]),

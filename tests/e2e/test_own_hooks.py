@@ -1,0 +1,82 @@
+"""A person's own Claude Code hooks beside memhooks: a bash guard and another tool's prompt
+hook in ~/.claude/settings.json, memhooks installed for the project."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import sandbox
+from tests.e2e.harnesses import setup_claude
+from tests.e2e.memory_fixture import blocks_in, seed
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+pytestmark = pytest.mark.timeout(300)
+
+BLOCKED = "rm -rf build-cache"
+RAN = "echo the build ran"
+GUARD = """#!/bin/sh
+case "$(cat)" in *"rm -rf"*) echo "refused by my guard" >&2; exit 2;; esac
+"""
+OTHER = """#!/bin/sh
+cat >/dev/null
+printf '%s\\n' '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+  "additionalContext": "TICKETS-7731: the tracker is tickets.local"}}'
+"""
+
+
+def test_a_command_the_persons_guard_blocked_is_not_recorded_as_run(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found with the real Claude Code 2.1.332 (2026-12-06): the session-end record
+    listed under Commands a `rm -rf` the person's PreToolUse guard had refused, so the
+    next session read that it ran. The other tool's context reached the model beside
+    the block, as it did before."""
+    with sandbox(tmp_path_factory.mktemp("own-hooks"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        scripts = sb.home / "bin"
+        scripts.mkdir()
+        for name, text in (("guard.sh", GUARD), ("other.sh", OTHER)):
+            (scripts / name).write_text(text)
+            (scripts / name).chmod(0o755)
+        own = {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "Bash",
+                        "hooks": [
+                            {"type": "command", "command": f"{scripts}/guard.sh"}
+                        ],
+                    }
+                ],
+                "UserPromptSubmit": [
+                    {"hooks": [{"type": "command", "command": f"{scripts}/other.sh"}]}
+                ],
+            }
+        }
+        (sb.home / ".claude").mkdir(exist_ok=True)
+        (sb.home / ".claude" / "settings.json").write_text(json.dumps(own, indent=4))
+        clean, build = "Clean the build cache now.", "Run the build now."
+        sb.script(
+            [
+                {"when": clean, "tool": "Bash", "args": {"command": BLOCKED}},
+                {"when": build, "tool": "Bash", "args": {"command": RAN}},
+            ]
+        )
+        for prompt in (clean, build):
+            done = sb.run(["claude", "-p", prompt, "--allowedTools", "Bash"], env=env)
+            assert done.returncode == 0, done.stderr
+
+        refused = [r.text for r in sb.requests() if "refused by my guard" in r.text]
+        assert refused, "the guard never refused the command"
+        first = sb.turn(clean)
+        assert blocks_in(first) == 1 and "TICKETS-7731" in first.text
+        (blocked,) = sb.entries("session end", at_least=2)[:1]
+        assert clean in blocked and BLOCKED not in blocked
+        ran = sb.entries("session end", at_least=2)[1]
+        assert build in ran and f"`{RAN}`" in ran

@@ -1,0 +1,109 @@
+"""A command or an edit that never ran is not recorded as done.
+
+Found with the real Claude Code 2.1.332 and a person's own PreToolUse bash guard
+(2026-12-06): the session-end record listed under **Commands** a `rm -rf` the guard had
+blocked, a `git push` a hook denied, a `curl` a deny rule refused and a `touch` the person
+answered No to; the next session's block and searches then showed them as run. The
+tool results below are those the real CLI wrote in its transcript for each.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memhooks.hooks.transcript import parse_lines
+
+
+def _use(n: int, name: str, **args: str) -> dict[str, Any]:
+    block = {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": args}
+    message = {"role": "assistant", "model": "claude-x", "content": [block]}
+    return {"type": "assistant", "isSidechain": False, "message": message}
+
+
+def _result(
+    n: int, content: str, used: object, *, error: bool = True
+) -> dict[str, Any]:
+    block: dict[str, object] = {"type": "tool_result", "content": content}
+    block["tool_use_id"] = f"toolu_{n}"
+    if error:
+        block["is_error"] = True
+    message = {"role": "user", "content": [block]}
+    return {"type": "user", "message": message, "toolUseResult": used}
+
+
+#: (command, the result's content, its toolUseResult) for each way a call never runs.
+NOT_RUN = [
+    (  # the person's guard exited 2
+        "rm -rf /tmp/x",
+        "PreToolUse:Bash hook error: [/home/me/bin/bash-guard.sh]: blocked by guard\n",
+    ),
+    (  # a hook's permissionDecision "deny"
+        "git push origin main",
+        "PreToolUse:Bash hook error: no pushing from agents",
+    ),
+    (  # a permissions.deny rule
+        "curl http://127.0.0.1:1/x",
+        "Permission to use Bash with command curl http://127.0.0.1:1/x has been denied.",
+    ),
+    (  # claude -p, a path outside the project
+        "touch /tmp/y",
+        (
+            "touch in '/tmp/y' needs approval. The path is outside the working "
+            "directories for this session ('/w/kestrel'). Allowing runs the command "
+            "as written."
+        ),
+    ),
+]
+REJECTED = (  # No, in the TUI's permission prompt (its toolUseResult says so)
+    "The user doesn't want to proceed with this tool use. The tool use was rejected "
+    "(eg. if it was a file edit, the new_string was NOT written to the file). STOP "
+    "what you are doing and wait for the user to tell you how to proceed."
+)
+UNRUN = [
+    *((command, content, "Error: " + content) for command, content in NOT_RUN),
+    ("touch /tmp/z", REJECTED, "User rejected tool use"),
+]
+
+
+def test_a_command_that_never_ran_is_not_recorded() -> None:
+    lines = [_use(0, "Bash", command="ls /nonexistent")]
+    # Ran and failed: it ran.
+    lines.append(
+        _result(
+            0,
+            "Exit code 2\nls: cannot access '/nonexistent': No such file or directory",
+            "Error: Exit code 2\nls: cannot access '/nonexistent': No such file or directory",
+        )
+    )
+    for n, (command, content, used) in enumerate(UNRUN, start=1):
+        lines += [_use(n, "Bash", command=command), _result(n, content, used)]
+    lines += [
+        _use(9, "Bash", command="pytest -q"),
+        _result(9, "3 passed", {"stdout": "3 passed", "stderr": ""}, error=False),
+    ]
+
+    digest = parse_lines(json.dumps(line) for line in lines)
+
+    assert digest.commands == ("ls /nonexistent", "pytest -q")
+
+
+def test_an_edit_that_was_refused_is_not_recorded() -> None:
+    _, content, used = UNRUN[-1]
+    lines = [
+        _use(1, "Edit", file_path="/w/a.py", old_string="x", new_string="y"),
+        _result(1, content, used),
+        _use(2, "Write", file_path="/w/b.py", content="z"),
+        _result(2, "File created successfully at: /w/b.py", {}, error=False),
+    ]
+
+    digest = parse_lines(json.dumps(line) for line in lines)
+
+    assert digest.files == ("/w/b.py",)
+
+
+def test_a_command_still_running_at_the_flush_is_recorded() -> None:
+    # No result yet (the session killed mid-command, or a flush while it runs): as before.
+    digest = parse_lines([json.dumps(_use(1, "Bash", command="make build"))])
+
+    assert digest.commands == ("make build",)
