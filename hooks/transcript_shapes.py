@@ -55,7 +55,11 @@ _UNRUN = re.compile(
     r"PreToolUse:\S+ hook error:|Permission to use \S+ with |The user doesn't want to "
     r"proceed with this tool use|[^\n]* needs approval\b"
 )
+#: What a Codex call's output begins with when a PreToolUse hook refused it (0.171.0).
+_CODEX_BLOCKED = "Command blocked by PreToolUse hook:"
 _GEMINI_SHELL = frozenset({"run_shell_command"})
+#: What a Gemini CLI call shows when a BeforeTool hook refused it (0.61.0).
+_GEMINI_BLOCKED = "Tool execution blocked:"
 _GEMINI_EDITS = frozenset({"write_file", "replace", "edit"})
 # Gemini's own first user message: the workspace description, not a prompt.
 _SESSION_CONTEXT = "<session_context>"
@@ -186,6 +190,7 @@ def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent
             args = json.loads(_str(payload, "arguments") or "")
         except (ValueError, RecursionError):
             return
+        yield "use", _str(payload, "call_id") or ""
         command = _str(args, "cmd") or _str(args, "command")
         if command is None and isinstance(args, dict):
             argv = args.get("command")
@@ -196,6 +201,9 @@ def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent
                 yield "file", path.strip()
         elif command and command.strip():
             yield "command", command.strip()
+    elif kind == "function_call_output" and (call := _str(payload, "call_id")):
+        if (_str(payload, "output") or "").startswith(_CODEX_BLOCKED):
+            yield "unrun", call
     elif kind == "local_shell_call":
         argv = payload.get("action")
         argv = argv.get("command") if isinstance(argv, dict) else None
@@ -260,20 +268,34 @@ class GeminiReader:
         self, call: dict[object, object]
     ) -> Iterator[tuple[TranscriptEvent, str]]:
         key = _str(call, "id")
+        # A call a BeforeTool hook blocked, or the person cancelled, never ran; an edit
+        # that failed wrote nothing (a command that exits 1 is a "success" here).
+        shown = _str(call, "resultDisplay") or ""
+        ended: TranscriptEvent | None = None
+        if _str(call, "status") == "cancelled" or shown.startswith(_GEMINI_BLOCKED):
+            ended = "unrun"
+        elif call.get("status") == "error":
+            ended = "failed"
         if key is not None:
             if key in self._calls:
+                if ended:
+                    yield ended, key
                 return
             self._calls.add(key)
         name, args = _str(call, "name"), call.get("args")
         if name in _GEMINI_SHELL:
             if command := (_str(args, "command") or "").strip():
+                yield "use", key or ""
                 yield "command", command
         elif name in _GEMINI_EDITS:
             path = _str(args, "file_path") or _str(args, "absolute_path")
             if path and path.strip():
+                yield "use", key or ""
                 yield "file", path
         else:
             yield from _looked(name, args)
+        if ended and key:
+            yield ended, key
 
 
 #: What a user message's text starts with when Gemini CLI leaves it out of a resumed

@@ -1,5 +1,6 @@
-"""A person's own Claude Code hooks beside memhooks: a bash guard and another tool's prompt
-hook in ~/.claude/settings.json, memhooks installed for the project."""
+"""A person's own hooks beside memhooks, installed for the project: a bash guard and
+another tool's prompt hook in ~/.claude/settings.json, a guard in ~/.codex/config.toml
+and in ~/.gemini/settings.json."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_claude
+from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import blocks_in, seed
 
 if TYPE_CHECKING:
@@ -79,4 +80,56 @@ def test_a_command_the_persons_guard_blocked_is_not_recorded_as_run(
         (blocked,) = sb.entries("session end", at_least=2)[:1]
         assert clean in blocked and BLOCKED not in blocked
         ran = sb.entries("session end", at_least=2)[1]
+        assert build in ran and f"`{RAN}`" in ran
+
+
+@pytest.mark.parametrize("harness", ["codex", "gemini"])
+def test_a_command_a_guard_blocked_is_not_recorded_by_codex_or_gemini(
+    tmp_path_factory, cli_bins: Path, netns: bool, harness: str
+) -> None:
+    """The same with the real Codex CLI 0.171.0 (a PreToolUse hook inline in
+    config.toml) and Gemini CLI 0.61.0 (a BeforeTool hook): the refused command was in
+    the record (2026-12-06)."""
+    with sandbox(tmp_path_factory.mktemp(f"own-{harness}"), cli_bins, netns) as sb:
+        guard = sb.home / "guard.sh"
+        guard.write_text(GUARD)
+        guard.chmod(0o755)
+        clean, build = "Clean the build cache now.", "Run the build now."
+        if harness == "codex":
+            env = setup_codex(sb)
+            with (sb.home / ".codex" / "config.toml").open("a") as f:
+                f.write('\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n')
+                f.write(
+                    f'[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "{guard}"\n'
+                )
+            tool, key = "exec_command", "cmd"
+            runs = [codex_exec(clean), codex_exec(build)]
+        else:
+            env = setup_gemini(sb)
+            settings = sb.home / ".gemini" / "settings.json"
+            data = json.loads(settings.read_text())
+            hook = {"type": "command", "command": str(guard), "name": "guard"}
+            data["hooks"] = {
+                "BeforeTool": [{"matcher": "run_shell_command", "hooks": [hook]}]
+            }
+            settings.write_text(json.dumps(data, indent=2))
+            tool, key = "run_shell_command", "command"
+            yolo = ["--approval-mode", "yolo"]
+            runs = [["gemini", "-p", clean, *yolo], ["gemini", "-p", build, *yolo]]
+        # The build's rule first: Gemini's block, put before the prompt, holds the
+        # first run's record, and so its prompt.
+        sb.script(
+            [
+                {"when": build, "tool": tool, "args": {key: RAN}},
+                {"when": clean, "tool": tool, "args": {key: BLOCKED}},
+            ]
+        )
+        for argv in runs:
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+
+        refused = [r.text for r in sb.requests() if "refused by my guard" in r.text]
+        assert refused, "the guard never refused the command"
+        blocked, ran = sb.entries("session end", at_least=2)[:2]
+        assert clean in blocked and BLOCKED not in blocked
         assert build in ran and f"`{RAN}`" in ran

@@ -107,3 +107,101 @@ def test_a_command_still_running_at_the_flush_is_recorded() -> None:
     digest = parse_lines([json.dumps(_use(1, "Bash", command="make build"))])
 
     assert digest.commands == ("make build",)
+
+
+def _codex(payload: dict[str, Any]) -> str:
+    return json.dumps(
+        {
+            "timestamp": "2026-12-06T05:11:24.360Z",
+            "type": "response_item",
+            "payload": payload,
+        }
+    )
+
+
+def test_a_codex_command_a_pretooluse_hook_blocked_is_not_recorded() -> None:
+    # The real Codex CLI 0.171.0's rollout, the person's guard inline in config.toml
+    # (exit 2), then a hook's permissionDecision "deny" (the same words).
+    lines = []
+    for n, (command, why) in enumerate(
+        [("rm -rf /tmp/x", "blocked by guard"), ("git push", "no pushing from agents")]
+    ):
+        args = json.dumps({"cmd": command})
+        lines.append(
+            _codex(
+                {
+                    "type": "function_call",
+                    "status": "completed",
+                    "name": "exec_command",
+                    "arguments": args,
+                    "call_id": f"call_{n}",
+                }
+            )
+        )
+        output = f"Command blocked by PreToolUse hook: {why}. Command: {command}"
+        lines.append(
+            _codex(
+                {
+                    "type": "function_call_output",
+                    "call_id": f"call_{n}",
+                    "output": output,
+                }
+            )
+        )
+    lines.append(
+        _codex(
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": "make test"}),
+                "call_id": "call_9",
+            }
+        )
+    )
+    lines.append(
+        _codex(
+            {
+                "type": "function_call_output",
+                "call_id": "call_9",
+                "output": "Exit code: 2",
+            }
+        )
+    )
+
+    assert parse_lines(lines).commands == ("make test",)
+
+
+def _gemini(n: int, name: str, args: dict[str, str], status: str, shown: str) -> str:
+    call_id = f"{name}__{name}_1796533911394_{n}"
+    response = {"error": shown} if status == "error" else {"output": shown}
+    result = {"functionResponse": {"id": call_id, "name": name, "response": response}}
+    call = {
+        "id": call_id,
+        "name": name,
+        "args": args,
+        "result": [result],
+        "status": status,
+        "resultDisplay": shown,
+    }
+    record = {"id": f"m{n}", "type": "gemini", "content": "", "toolCalls": [call]}
+    return json.dumps(record)
+
+
+def test_a_gemini_call_a_beforetool_hook_blocked_is_not_recorded() -> None:
+    # The real Gemini CLI 0.61.0's chat file, the person's guard a BeforeTool hook
+    # (exit 2); a command that exits 2 is a "success" there, and it ran.
+    header = json.dumps({"sessionId": "s", "projectHash": "h", "startTime": "t"})
+    blocked = "Tool execution blocked: blocked by guard"
+    lines = [
+        header,
+        _gemini(0, "run_shell_command", {"command": "rm -rf /tmp/x"}, "error", blocked),
+        _gemini(1, "write_file", {"file_path": "/w/a.py"}, "error", blocked),
+        _gemini(
+            2, "run_shell_command", {"command": "ls /nope"}, "success", "Exit Code: 2"
+        ),
+    ]
+
+    digest = parse_lines(lines)
+
+    assert digest.commands == ("ls /nope",)
+    assert digest.files == ()
