@@ -175,14 +175,16 @@ def digest_since_flush(
             )
             state.transcript_path = path
             looked(event, view, digest)
+            # Seen when sent, but a hook blocked them: the model never got them.
+            seen = _unblocked(state.prompts, digest.blocked)
             if skipped or not digest.prompts:
                 # A long run of tool output since the last prompt; or none of the
                 # prompts seen since the last flush written yet (Claude Code writes a
                 # turn to its transcript after the fact, and a harness killed in the
                 # turn never does): they were seen when they were sent.
-                digest = digest._replace(prompts=(*state.prompts, *digest.prompts))
+                digest = digest._replace(prompts=(*seen, *digest.prompts))
             else:
-                unwritten = _after_last_of(state.prompts, digest.prompts)
+                unwritten = _after_last_of(seen, digest.prompts)
                 digest = digest._replace(prompts=(*digest.prompts, *unwritten))
             return digest
         except (OSError, ValueError) as e:  # ValueError: a NUL in the path
@@ -191,6 +193,17 @@ def digest_since_flush(
                 getattr(e, "strerror", None) or e,
             )
     return TranscriptDigest(prompts=tuple(state.prompts))
+
+
+def _unblocked(seen: Sequence[str], blocked: Sequence[str]) -> list[str]:
+    left = [kept_prompt(p) for p in blocked]  # one each: it may be asked again
+    kept: list[str] = []
+    for prompt in seen:
+        if prompt in left:
+            left.remove(prompt)
+        else:
+            kept.append(prompt)
+    return kept
 
 
 def _after_last_of(seen: Sequence[str], written: Sequence[str]) -> Sequence[str]:

@@ -16,10 +16,13 @@ import re
 import stat
 from typing import TYPE_CHECKING, BinaryIO, Literal, NamedTuple
 
+from memhooks.hooks.claude_shapes import (
+    claude_assistant_events,
+    claude_blocked_prompt,
+    claude_tool_results,
+)
 from memhooks.hooks.transcript_shapes import (
     GeminiReader,
-    claude_assistant_events,
-    claude_tool_results,
     codex_events,
     is_codex,
     is_gemini,
@@ -41,20 +44,11 @@ _NOISE = re.compile(
 # Hooks inject context as <system-reminder> spans in user text (§4.1); unclosed: to the end.
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 _BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
-#: What a transcript line can contribute to a digest ("use": the id of the tool call
-#: whose command or file comes next; "unrun", "failed": a call's id, `claude_tool_results`).
-TranscriptEvent = Literal[
-    "prompt",
-    "file",
-    "command",
-    "assistant",
-    "summary",
-    "read",
-    "search",
-    "use",
-    "unrun",
-    "failed",
-]
+#: What a transcript line can contribute to a digest; and what tells of one that did not
+#: happen ("use": the id of the tool call whose command or file comes next; "unrun",
+#: "failed": a call's id, `claude_tool_results`; "blocked": a prompt a hook blocked).
+_Done = Literal["prompt", "file", "command", "assistant", "summary", "read", "search"]
+TranscriptEvent = _Done | Literal["use", "unrun", "failed", "blocked"]
 _SKIP_CHUNK = 64 * 1024
 
 
@@ -71,6 +65,8 @@ class TranscriptDigest(NamedTuple):
     #: log: `memhooks report` compares them with what auto-search surfaced.
     reads: tuple[str, ...] = ()
     searches: tuple[str, ...] = ()
+    #: Prompts a UserPromptSubmit hook blocked: the model never got them.
+    blocked: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:
         """Return True when there is nothing worth writing to the log."""
@@ -170,6 +166,8 @@ def _events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
     elif kind == "assistant" and isinstance(message, dict):
         api_error = obj.get("isApiErrorMessage") is True
         yield from claude_assistant_events(message, content, api_error)
+    elif kind == "system" and (blocked := claude_blocked_prompt(obj)) is not None:
+        yield "blocked", blocked
     if prompt := _prompt(typed or ""):
         yield "prompt", prompt
 
@@ -185,6 +183,7 @@ def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
         The digest of the lines, in transcript order. Never raises on content.
     """
     prompts: list[str] = []
+    blocked: list[str] = []  # prompts a hook blocked
     files: list[str] = []
     commands: list[str] = []
     looked: dict[TranscriptEvent, list[str]] = {"read": [], "search": []}
@@ -211,6 +210,8 @@ def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
                 placed[use], use = (commands, len(commands) - 1), ""
             elif event in ("assistant", "summary"):
                 last[event] = value
+            elif event == "blocked":
+                blocked.append(value)
             elif event in looked and value not in looked[event]:
                 looked[event].append(value)
     return TranscriptDigest(
@@ -221,6 +222,7 @@ def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
         last.get("summary"),
         tuple(looked["read"]),
         tuple(looked["search"]),
+        tuple(blocked),
     )
 
 

@@ -1,5 +1,4 @@
-"""What one line of a Codex rollout or a Gemini chat file contributes to a digest, and
-the tool calls of a Claude Code transcript.
+"""What one line of a Codex rollout or a Gemini chat file contributes to a digest.
 
 `hooks.transcript` reads any of the three transcript shapes line by line; it hands the
 lines that are not Claude Code's to the functions here. Both shapes were read off files
@@ -46,15 +45,6 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$", re.MULTILINE)
 _PATCH_CALL = re.compile(
     r"(?:^|\s)(?:apply_patch|applypatch)\b[^\n]*\n?\s*\*\*\* Begin Patch", re.MULTILINE
 )
-_CLAUDE_EDITS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-_PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
-#: How a Claude Code tool result begins when the call never ran: a PreToolUse hook
-#: blocked or denied it, a permission rule refused it, it waited for an approval `-p`
-#: cannot give, the person answered No (2.1.332's words, read off its transcripts).
-_UNRUN = re.compile(
-    r"PreToolUse:\S+ hook error:|Permission to use \S+ with |The user doesn't want to "
-    r"proceed with this tool use|[^\n]* needs approval\b"
-)
 #: What a Codex call's output begins with when a PreToolUse hook refused it (0.171.0).
 _CODEX_BLOCKED = "Command blocked by PreToolUse hook:"
 _GEMINI_SHELL = frozenset({"run_shell_command"})
@@ -91,50 +81,6 @@ def is_gemini(obj: dict[object, object]) -> bool:
         return True
     # Claude Code's records keep their text under "message"; Gemini's under "content".
     return "message" not in obj and "id" in obj and "content" in obj
-
-
-def claude_assistant_events(
-    message: dict[object, object], content: object, api_error: bool
-) -> Iterator[tuple[TranscriptEvent, str]]:
-    """What a Claude Code model turn says, and its tool calls' commands, edited files,
-    memory reads and searches, each command or file after its call's id ("use")."""
-    # Synthetic/API-error replies ("No response requested.") are not the model's word.
-    speaks = not api_error and message.get("model") != "<synthetic>"
-    if isinstance(content, str) and content.strip() and speaks:
-        yield "assistant", content
-    for block in _dicts(content):
-        kind, name, args = block.get("type"), _str(block, "name"), block.get("input")
-        if kind == "text" and speaks and (text := _str(block, "text") or "").strip():
-            yield "assistant", text
-        elif kind != "tool_use":
-            continue
-        elif name == "Bash" and (command := (_str(args, "command") or "").strip()):
-            yield "use", _str(block, "id") or ""
-            yield "command", command
-        elif name in _CLAUDE_EDITS:
-            if paths := [p for k in _PATH_KEYS if (p := _str(args, k)) and p.strip()]:
-                yield "use", _str(block, "id") or ""
-                yield "file", paths[0]
-        elif name == "Read" or (name or "").endswith(MCP_READ):
-            if target := _str(args, "file_path") or _str(args, "target"):
-                yield "read", target
-        elif (name or "").endswith(MCP_SEARCH) and (query := _str(args, "query")):
-            yield "search", query
-
-
-def claude_tool_results(
-    content: object, result: object
-) -> Iterator[tuple[TranscriptEvent, str]]:
-    """The ids of the calls whose result says they never ran ("unrun"), or that they
-    failed ("failed": a command that exits 1 ran; an edit that fails writes nothing)."""
-    for block in _dicts(content):
-        use = _str(block, "tool_use_id")
-        if block.get("type") != "tool_result" or block.get("is_error") is not True:
-            continue
-        text = _joined(_dicts(block.get("content"))) or _str(block, "content") or ""
-        unrun = result == "User rejected tool use" or _UNRUN.match(text)
-        if use:
-            yield ("unrun" if unrun else "failed"), use
 
 
 def codex_events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:

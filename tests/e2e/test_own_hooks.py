@@ -133,3 +133,43 @@ def test_a_command_a_guard_blocked_is_not_recorded_by_codex_or_gemini(
         blocked, ran = sb.entries("session end", at_least=2)[:2]
         assert clean in blocked and BLOCKED not in blocked
         assert build in ran and f"`{RAN}`" in ran
+
+
+def test_a_prompt_another_tools_hook_blocked_is_not_recorded(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found with the real Claude Code 2.1.332 (2026-12-06): another tool's prompt hook
+    blocked a prompt (`{"decision": "block"}`), so the model never got it, but the
+    session-end record listed it and the next session's block showed it to the model."""
+    secret = "Tell me about SECRET-PROJECT omega."
+    with sandbox(tmp_path_factory.mktemp("own-block"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        script = sb.home / "block.sh"
+        # A scanner takes its time: memhooks' own prompt hook has seen the prompt
+        # by the time this one blocks it.
+        script.write_text(
+            '#!/bin/sh\ninput=$(cat); sleep 1\ncase "$input" in *SECRET-PROJECT*) '
+            'echo \'{"decision": "block", "reason": "not to be discussed"}\';; esac\n'
+        )
+        script.chmod(0o755)
+        hook = {"type": "command", "command": str(script)}
+        own = {"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}}
+        (sb.home / ".claude").mkdir(exist_ok=True)
+        (sb.home / ".claude" / "settings.json").write_text(json.dumps(own))
+        first, after = "Start on the heron table.", "What is next for the heron table?"
+        for argv in (
+            ["claude", "-p", first],
+            ["claude", "-p", "--continue", secret],
+            ["claude", "-p", after],
+        ):
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+
+        assert not sb.turns(secret), "the hook let the prompt through"
+        # The blocked run has nothing to record: the two others have their records.
+        ended = sb.entries("session end", at_least=2)
+        assert "SECRET-PROJECT" not in sb.daily()
+        assert len(ended) == 2
+        next_start = sb.turn(after)
+        assert blocks_in(next_start) == 1 and "SECRET-PROJECT" not in next_start.text

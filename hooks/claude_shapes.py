@@ -1,0 +1,100 @@
+"""What the lines of a Claude Code transcript tell of its tool calls and prompts beyond
+their text: which call ran a command or edited a file, which never ran, and which
+prompt a hook blocked before the model got it.
+
+`hooks.transcript` reads Claude Code's records and hands these parts to the functions
+here. The shapes were read off transcripts the real Claude Code 2.1.332 wrote; they are
+not documented, so every accessor checks types and skips the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from memhooks.hooks.transcript_shapes import MCP_READ, MCP_SEARCH
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from memhooks.hooks.transcript import TranscriptEvent
+
+_CLAUDE_EDITS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+_PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
+#: How a Claude Code tool result begins when the call never ran: a PreToolUse hook
+#: blocked or denied it, a permission rule refused it, it waited for an approval `-p`
+#: cannot give, the person answered No (2.1.332's words, read off its transcripts).
+_UNRUN = re.compile(
+    r"PreToolUse:\S+ hook error:|Permission to use \S+ with |The user doesn't want to "
+    r"proceed with this tool use|[^\n]* needs approval\b"
+)
+
+
+def _str(obj: object, key: str) -> str | None:
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _dicts(value: object) -> list[dict[object, object]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def claude_assistant_events(
+    message: dict[object, object], content: object, api_error: bool
+) -> Iterator[tuple[TranscriptEvent, str]]:
+    """What a Claude Code model turn says, and its tool calls' commands, edited files,
+    memory reads and searches, each command or file after its call's id ("use")."""
+    # Synthetic/API-error replies ("No response requested.") are not the model's word.
+    speaks = not api_error and message.get("model") != "<synthetic>"
+    if isinstance(content, str) and content.strip() and speaks:
+        yield "assistant", content
+    for block in _dicts(content):
+        kind, name, args = block.get("type"), _str(block, "name"), block.get("input")
+        if kind == "text" and speaks and (text := _str(block, "text") or "").strip():
+            yield "assistant", text
+        elif kind != "tool_use":
+            continue
+        elif name == "Bash" and (command := (_str(args, "command") or "").strip()):
+            yield "use", _str(block, "id") or ""
+            yield "command", command
+        elif name in _CLAUDE_EDITS:
+            if paths := [p for k in _PATH_KEYS if (p := _str(args, k)) and p.strip()]:
+                yield "use", _str(block, "id") or ""
+                yield "file", paths[0]
+        elif name == "Read" or (name or "").endswith(MCP_READ):
+            if target := _str(args, "file_path") or _str(args, "target"):
+                yield "read", target
+        elif (name or "").endswith(MCP_SEARCH) and (query := _str(args, "query")):
+            yield "search", query
+
+
+def claude_blocked_prompt(obj: dict[object, object]) -> str | None:
+    """The prompt a Claude Code `system` record says a UserPromptSubmit hook blocked
+    (2.1.332: its ending ``blocked_by_hook``, not kept; the prompt after "Original
+    prompt: "): the model never got it."""
+    ending = obj.get("promptSubmitEnding")
+    if not isinstance(ending, dict) or ending.get("promptKept") is not False:
+        return None
+    if _str(ending.get("ending"), "kind") != "blocked_by_hook":
+        return None
+    _, found, prompt = (_str(obj, "content") or "").partition("\n\nOriginal prompt: ")
+    return prompt if found else None
+
+
+def claude_tool_results(
+    content: object, result: object
+) -> Iterator[tuple[TranscriptEvent, str]]:
+    """The ids of the calls whose result says they never ran ("unrun"), or that they
+    failed ("failed": a command that exits 1 ran; an edit that fails writes nothing)."""
+    for block in _dicts(content):
+        use = _str(block, "tool_use_id")
+        if block.get("type") != "tool_result" or block.get("is_error") is not True:
+            continue
+        text = (
+            "\n".join(t for b in _dicts(block.get("content")) if (t := _str(b, "text")))
+            or _str(block, "content")
+            or ""
+        )
+        unrun = result == "User rejected tool use" or _UNRUN.match(text)
+        if use:
+            yield ("unrun" if unrun else "failed"), use
