@@ -173,3 +173,39 @@ def test_a_prompt_another_tools_hook_blocked_is_not_recorded(
         assert len(ended) == 2
         next_start = sb.turn(after)
         assert blocks_in(next_start) == 1 and "SECRET-PROJECT" not in next_start.text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Gemini CLI 0.61.0 writes nothing of a prompt a BeforeAgent hook blocked to "
+    "the chat file of `gemini -p` (the TUI: a warning record that does not name it), so "
+    "the prompt memhooks' own BeforeAgent hook saw is recorded as sent",
+)
+def test_a_prompt_another_tools_hook_blocked_is_not_recorded_by_gemini(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    secret = "Tell me about SECRET-PROJECT omega."
+    with sandbox(tmp_path_factory.mktemp("own-block-gemini"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        script = sb.home / "block.sh"
+        script.write_text(
+            '#!/bin/sh\ninput=$(cat); sleep 1\ncase "$input" in *SECRET-PROJECT*) '
+            "echo 'not to be discussed' >&2; exit 2;; esac\n"
+        )
+        script.chmod(0o755)
+        settings = sb.home / ".gemini" / "settings.json"
+        data = json.loads(settings.read_text())
+        hook = {"type": "command", "command": str(script), "name": "blocker"}
+        data["hooks"] = {"BeforeAgent": [{"hooks": [hook]}]}
+        settings.write_text(json.dumps(data, indent=2))
+        first = "Start on the heron table."
+        for argv in (
+            ["gemini", "-p", first],
+            ["gemini", "--resume", "latest", "-p", secret],
+        ):
+            sb.run(argv, env=env)
+
+        assert not sb.turns(secret), "the hook let the prompt through"
+        sb.entries("session end", at_least=2, wait=5)
+        assert "SECRET-PROJECT" not in sb.daily()
