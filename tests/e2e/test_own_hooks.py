@@ -177,33 +177,45 @@ def test_a_prompt_another_tools_hook_blocked_is_not_recorded(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="Gemini CLI 0.61.0 writes nothing of a prompt a BeforeAgent hook blocked to "
-    "the chat file of `gemini -p` (the TUI: a warning record that does not name it), so "
-    "the prompt memhooks' own BeforeAgent hook saw is recorded as sent",
+    reason="Codex CLI 0.171.0's rollout and Gemini CLI 0.61.0's chat file of a headless "
+    "run hold nothing of a prompt another prompt hook blocked (Gemini's TUI: a warning "
+    "record that does not name it), so the prompt memhooks' own hook saw is recorded "
+    "as sent",
 )
-def test_a_prompt_another_tools_hook_blocked_is_not_recorded_by_gemini(
-    tmp_path_factory, cli_bins: Path, netns: bool
+@pytest.mark.parametrize("harness", ["codex", "gemini"])
+def test_a_prompt_another_tools_hook_blocked_is_not_recorded_by_codex_or_gemini(
+    tmp_path_factory, cli_bins: Path, netns: bool, harness: str
 ) -> None:
     secret = "Tell me about SECRET-PROJECT omega."
-    with sandbox(tmp_path_factory.mktemp("own-block-gemini"), cli_bins, netns) as sb:
-        env = setup_gemini(sb)
-        seed(sb)
+    with sandbox(tmp_path_factory.mktemp(f"block-{harness}"), cli_bins, netns) as sb:
         script = sb.home / "block.sh"
         script.write_text(
             '#!/bin/sh\ninput=$(cat); sleep 1\ncase "$input" in *SECRET-PROJECT*) '
             "echo 'not to be discussed' >&2; exit 2;; esac\n"
         )
         script.chmod(0o755)
-        settings = sb.home / ".gemini" / "settings.json"
-        data = json.loads(settings.read_text())
-        hook = {"type": "command", "command": str(script), "name": "blocker"}
-        data["hooks"] = {"BeforeAgent": [{"hooks": [hook]}]}
-        settings.write_text(json.dumps(data, indent=2))
         first = "Start on the heron table."
-        for argv in (
-            ["gemini", "-p", first],
-            ["gemini", "--resume", "latest", "-p", secret],
-        ):
+        if harness == "codex":
+            env = setup_codex(sb)
+            with (sb.home / ".codex" / "config.toml").open("a") as f:
+                f.write(
+                    "\n[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\n"
+                )
+                f.write(f'type = "command"\ncommand = "{script}"\n')
+            runs = [codex_exec(first), codex_exec(secret, "resume", "--last")]
+        else:
+            env = setup_gemini(sb)
+            settings = sb.home / ".gemini" / "settings.json"
+            data = json.loads(settings.read_text())
+            hook = {"type": "command", "command": str(script), "name": "blocker"}
+            data["hooks"] = {"BeforeAgent": [{"hooks": [hook]}]}
+            settings.write_text(json.dumps(data, indent=2))
+            runs = [
+                ["gemini", "-p", first],
+                ["gemini", "--resume", "latest", "-p", secret],
+            ]
+        seed(sb)
+        for argv in runs:
             sb.run(argv, env=env)
 
         assert not sb.turns(secret), "the hook let the prompt through"
