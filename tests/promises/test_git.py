@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from memhooks.memory.paths import slug_for
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
@@ -28,12 +29,13 @@ def _git(root: Path, *args: str) -> str:
     ).stdout
 
 
-def _hook(project: Path, event: str, **fields: object) -> None:
+def _hook(project: Path, event: str, **fields: object) -> str:
     payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": event}
     proc = run_cli(
         "hook", "--harness", "claude-code", input=json.dumps(payload | fields)
     )
     assert proc.returncode == 0, proc.stderr
+    return proc.stdout
 
 
 def test_a_session_leaves_git_only_memory_files(
@@ -65,12 +67,12 @@ def _untracked(root: Path) -> list[str]:
     return sorted(line[3:] for line in status.splitlines())
 
 
-def test_doctor_names_a_merge_conflict_left_in_memory(
-    memory_root: Path, project: Path, tmp_path: Path
-) -> None:
-    # Two clones write MEMORY.md and a note; the second merges and leaves the conflict.
+def _merged_in_conflict(memory_root: Path, project: Path, tmp_path: Path) -> None:
+    """Two clones write MEMORY.md and a note; the first pulls the second's and leaves
+    the conflict (as `git pull` does, MERGE_HEAD and all)."""
+
     def write(*args: str) -> None:
-        proc = run_cli("write", "--slug", "app-0123abcd", *args, cwd=project)
+        proc = run_cli("write", "--slug", slug_for(str(project)), *args, cwd=project)
         assert proc.returncode == 0, proc.stderr
 
     write("--to", "memory", "--text", "- deploy with make")
@@ -85,7 +87,9 @@ def test_doctor_names_a_merge_conflict_left_in_memory(
         for to in ("memory", "note"):
             args = ("--to", to, "--text", f"- {who} was here")
             extra = ("--name", "setup") if to == "note" else ()
-            proc = run_cli("write", "--slug", "app-0123abcd", *args, *extra, env=env)
+            proc = run_cli(
+                "write", "--slug", slug_for(str(project)), *args, *extra, env=env
+            )
             assert proc.returncode == 0, proc.stderr
         _git(root, "add", "-A")
         _git(
@@ -102,6 +106,11 @@ def test_doctor_names_a_merge_conflict_left_in_memory(
     )
     assert "CONFLICT" in merge.stdout + merge.stderr
 
+
+def test_doctor_names_a_merge_conflict_left_in_memory(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    _merged_in_conflict(memory_root, project, tmp_path)
     doctor = run_cli("doctor", "--project", str(project))
     fixes = [ln for ln in doctor.stdout.splitlines() if "merge conflict" in ln]
     assert doctor.returncode == 1
@@ -111,7 +120,7 @@ def test_doctor_names_a_merge_conflict_left_in_memory(
     )
     assert fixes == [
         f"fix: MEMORY.md:3: {said}",
-        f"fix: projects/app-0123abcd/notes/setup.md:5: {said}",
+        f"fix: projects/{slug_for(str(project))}/notes/setup.md:5: {said}",
     ]
 
 
@@ -150,3 +159,23 @@ def test_a_write_into_a_file_left_in_conflict_says_so(
         "is right and delete the marker lines\n"
     )
     assert (memory_root / "MEMORY.md").read_text() == conflict + "\n- a new rule\n"
+
+
+def test_the_block_says_which_files_a_merge_left_in_conflict(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Both sides of MEMORY.md's conflict went to the model as two rules, not a word
+    # that the person had chosen neither; the note was listed as "<<<<<<< HEAD".
+    _merged_in_conflict(memory_root, project, tmp_path)
+    out = _hook(project, "SessionStart", source="startup")
+    block = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "- alice was here\n=======\n- bob was here" in block  # shown as it stands
+    head = block.split("\n## ", 2)[1]
+    assert head == (
+        "Unresolved git merge conflict\n"
+        "MEMORY.md (from line 3) and notes/setup.md (from line 5) hold both sides of a"
+        " git merge between <<<<<<< and >>>>>>> lines: the person has chosen neither"
+        " yet, so neither side is settled. Do not follow either as a rule; ask which"
+        " is right, or to resolve the file.\n"
+    )
+    assert "- notes/setup.md — (unresolved merge conflict) Title" in block

@@ -1,0 +1,66 @@
+"""Memory files a git merge left in conflict, as the block tells the model of them.
+
+A root kept in git and pulled on two machines can hold both sides of a conflict between
+``<<<<<<<`` and ``>>>>>>>`` lines until the person resolves it. The block shows such a
+file as it stands, but first says that neither side is settled: two contradicting rules
+are not both rules. A note is looked at in its head only (`note_top`), as the block's
+index of notes reads it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memhooks.memory.note_format import conflict_line, note_top
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from memhooks.memory.corpus import Doc
+
+#: The title of the block's section that names them.
+CONFLICT_TITLE = "Unresolved git merge conflict"
+#: The lines git writes around and between a conflict's sides (`first_line` skips them).
+MARKERS = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
+
+
+def conflict_at(doc: Doc) -> int | None:
+    """The line where `doc`'s first unresolved merge conflict starts, or None."""
+    return conflict_line(note_top(doc.text) if doc.kind == "note" else doc.text)
+
+
+def shown_name(doc: Doc) -> str:
+    """`doc`'s path as the project's commands take it: ``notes/pool.md``,
+    ``daily/2026-12-06.md``, ``MEMORY.md``."""
+    parts = doc.rel.split("/")
+    return "/".join(parts[2:]) if parts[0] == "projects" and len(parts) > 2 else doc.rel
+
+
+def conflict_body(docs: Iterable[Doc]) -> str:
+    """The section's text for the files of `docs` left in conflict ("" for none)."""
+    found = [(shown_name(d), at) for d in docs if (at := conflict_at(d)) is not None]
+    if not found:
+        return ""
+    named = [f"{name} (from line {at})" for name, at in found]
+    files = ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+    verb = "hold" if len(named) > 1 else "holds"
+    return (
+        f"{files} {verb} both sides of a git merge between <<<<<<< and >>>>>>> lines:"
+        " the person has chosen neither yet, so neither side is settled. Do not follow"
+        " either as a rule; ask which is right, or to resolve the file."
+    )
+
+
+def is_marker(line: str) -> bool:
+    """Whether `line` is one git writes around or between a conflict's sides."""
+    return line.startswith(MARKERS)
+
+
+__all__ = [
+    "CONFLICT_TITLE",
+    "MARKERS",
+    "conflict_at",
+    "conflict_body",
+    "is_marker",
+    "shown_name",
+]
