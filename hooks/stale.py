@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import time
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import shared_session
@@ -15,10 +16,13 @@ from memhooks.memory import gone
 from memhooks.memory.constants import STATE_DIR
 from memhooks.memory.files import read_regular
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.note_format import conflict_line
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from memhooks.hooks.transcript import TranscriptDigest
+    from memhooks.hooks.view import View
     from memhooks.memory import Store
 
 logger = getLogger(__name__)
@@ -45,8 +49,33 @@ def began(
     """
     if not shared_session.joins(state, caller) and (again or not state.harness):
         state.harness = caller
+    if state.ended and _recorded(store.root, state, state.ended):
+        state.prompts = []  # its session end kept them (`deferred`): it goes on
+    state.ended = 0
     sweep(store, keep=session_id)
     gone.sweep(store.root, ACTIVITY_DIR, (".jsonl",))  # renamed or deleted projects'
+
+
+def deferred(
+    state: SessionState, digest: TranscriptDigest, view: View, rel: str
+) -> bool:
+    """At a session end: whether today's log (`rel`) is mid-merge, an unresolved git
+    merge conflict in it. Its record is then not written: below git's markers, `git
+    merge --abort` or `git checkout --theirs` would drop it without a word. Its prompts
+    stay in `state`, marked `ended`, for `sweep` to record once the log is resolved."""
+    from memhooks.hooks.recorder import today_log
+
+    at = conflict_line(today_log(view))
+    if at is None:
+        return False
+    state.ended, state.prompts = int(time.time()), list(digest.prompts)
+    logger.warning(
+        "%s:%d: an unresolved git merge conflict: this session's record is kept until it "
+        "is resolved, then written by the next session start",
+        rel,
+        at,
+    )
+    return True
 
 
 def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str]:
@@ -71,19 +100,21 @@ def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str
                 continue
             with contextlib.suppress(OSError):
                 age = now - entry.stat(follow_symlinks=False).st_mtime
-                if not entry.is_file(follow_symlinks=False) or age < STALE_SECONDS:
+                if not entry.is_file(follow_symlinks=False):
                     continue
                 base = entry.path.removesuffix(name[2])
                 if name[2] == "json":
                     state = _state_of(read_regular(entry.path).data)
                     harness = state.harness if state else 0
-                    if (harness and pid_alive(harness)) or (
-                        not harness and age < UNOWNED_STALE_SECONDS
+                    if not (state and state.ended) and (
+                        age < STALE_SECONDS
+                        or (harness and pid_alive(harness))
+                        or (not harness and age < UNOWNED_STALE_SECONDS)
                     ):
                         continue
                     if state and not _recorded(store.root, state, now - age):
                         continue  # the next sweep tries again
-                elif os.path.lexists(base + "json"):
+                elif age < STALE_SECONDS or os.path.lexists(base + "json"):
                     continue  # removed with its state
                 os.unlink(entry.path)
                 removed.append(entry.name)
@@ -116,10 +147,14 @@ def _recorded(root: Path, state: SessionState, at: float) -> bool:
 
     when = dt.datetime.fromtimestamp(at).astimezone()
     store = Store(root, state.slug)
+    rel = daily(state.slug, today(when)).rel
     try:
-        log = store.read_text(daily(state.slug, today(when)).rel)
+        log = store.read_text(rel)
     except (MemoryStoreError, OSError):
         log = ""
+    if (line := conflict_line(log)) is not None:
+        logger.info("%s:%d: still mid-merge; a session's record waits", rel, line)
+        return False
     digest = TranscriptDigest(prompts=tuple(state.prompts))
     digest = records.news(digest, records.on_record(log))
     if digest.is_empty():

@@ -61,6 +61,7 @@ _TYPES: dict[str, Any] = {
     "pending_at": int,
     "listed": (list, str),
     "names_at": int,
+    "ended": int,
 }
 
 
@@ -99,6 +100,7 @@ class SessionState:
         pending_at: int = -1,
         listed: list[str] | None = None,
         names_at: int = 0,
+        ended: int = 0,
     ) -> None:
         self.version = version
         self.slug = slug
@@ -145,6 +147,9 @@ class SessionState:
         #: the change notice knows (`mv` keeps a file's mtime: `notice`).
         self.listed = listed or []
         self.names_at = names_at
+        #: When its session end found today's log mid-merge (0: it did not) and kept its
+        #: prompts here: the next session start's sweep records them once it is resolved.
+        self.ended = ended
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _TYPES}

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from memhooks.memory import today
 from memhooks.memory.paths import slug_for
 from tests.conftest import run_cli
 
@@ -29,8 +30,8 @@ def _git(root: Path, *args: str) -> str:
     ).stdout
 
 
-def _hook(project: Path, event: str, **fields: object) -> str:
-    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": event}
+def _hook(project: Path, event: str, session: str = "s1", **fields: object) -> str:
+    payload = {"session_id": session, "cwd": str(project), "hook_event_name": event}
     proc = run_cli(
         "hook", "--harness", "claude-code", input=json.dumps(payload | fields)
     )
@@ -67,9 +68,12 @@ def _untracked(root: Path) -> list[str]:
     return sorted(line[3:] for line in status.splitlines())
 
 
-def _merged_in_conflict(memory_root: Path, project: Path, tmp_path: Path) -> None:
-    """Two clones write MEMORY.md and a note; the first pulls the second's and leaves
-    the conflict (as `git pull` does, MERGE_HEAD and all)."""
+def _merged_in_conflict(
+    memory_root: Path, project: Path, tmp_path: Path, *also: str
+) -> None:
+    """Two clones write MEMORY.md and a note (and `also`: "daily", today's log); the
+    first pulls the second's and leaves the conflict (as `git pull` does, MERGE_HEAD and
+    all)."""
 
     def write(*args: str) -> None:
         proc = run_cli("write", "--slug", slug_for(str(project)), *args, cwd=project)
@@ -84,7 +88,7 @@ def _merged_in_conflict(memory_root: Path, project: Path, tmp_path: Path) -> Non
     _git(tmp_path, "clone", "-q", str(memory_root), str(other))
     for root, who in ((memory_root, "alice"), (other, "bob")):
         env = {"MEMHOOKS_HOME": str(root)}
-        for to in ("memory", "note"):
+        for to in ("memory", "note", *also):
             args = ("--to", to, "--text", f"- {who} was here")
             extra = ("--name", "setup") if to == "note" else ()
             proc = run_cli(
@@ -179,3 +183,35 @@ def test_the_block_says_which_files_a_merge_left_in_conflict(
         " is right, or to resolve the file.\n"
     )
     assert "- notes/setup.md — (unresolved merge conflict) Title" in block
+
+
+def test_a_session_ending_mid_merge_keeps_its_record_out_of_the_conflict(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Its record went below the markers of today's log, and `git merge --abort` (or
+    # `git checkout --theirs`) then dropped it without a word.
+    _merged_in_conflict(memory_root, project, tmp_path, "daily")
+    log = memory_root / "projects" / slug_for(str(project)) / "daily" / f"{today()}.md"
+    mid_merge = log.read_bytes()
+    assert b"<<<<<<< HEAD" in mid_merge
+    _hook(project, "SessionStart", source="startup")
+    _hook(project, "UserPromptSubmit", prompt="what is the pool size on staging?")
+    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "SessionEnd"}
+    args = ("hook", "--harness", "claude-code")
+    end = run_cli(*args, input=json.dumps(payload | {"reason": "exit"}))
+    assert end.returncode == 0
+    assert log.read_bytes() == mid_merge  # the merge is the person's to finish
+    said = end.stderr.splitlines()
+    assert len(said) == 1
+    assert "unresolved git merge conflict" in said[0]
+    _hook(project, "SessionStart", "s2", source="startup")  # still mid-merge: kept
+    assert log.read_bytes() == mid_merge
+    _git(memory_root, "merge", "--abort")
+    kept = log.read_text()
+    _hook(project, "SessionStart", "s3", source="startup")  # once resolved
+    now = log.read_text()
+    assert now.startswith(kept)
+    assert now.count("what is the pool size on staging?") == 1
+    _hook(project, "SessionEnd", "s3", reason="exit")
+    _hook(project, "SessionStart", "s4", source="startup")
+    assert log.read_text().count("what is the pool size on staging?") == 1
