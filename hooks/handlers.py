@@ -368,7 +368,7 @@ def session_end(event: Event, state: SessionState, view: View) -> Reply:
     digest = recorder.digest_since_flush(
         event, state, view, tail=recorder.SESSION_END_TAIL
     )
-    digest = recorder.news(digest, state, view)
+    digest = recorder.news(stale.with_kept(state, digest), state, view)
     wrote: tuple[str, ...] = ()
     log = daily(view.store.slug, today()).rel
     if not digest.is_empty() and not stale.deferred(state, digest, view, log):

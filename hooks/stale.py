@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import shared_session
 from memhooks.hooks.activity import ACTIVITY_DIR
-from memhooks.hooks.state import SessionState, state_rel
+from memhooks.hooks.state import MAX_PROMPTS, SessionState, state_rel
 from memhooks.memory import gone
 from memhooks.memory.constants import STATE_DIR
 from memhooks.memory.files import read_regular
@@ -49,9 +49,9 @@ def began(
     """
     if not shared_session.joins(state, caller) and (again or not state.harness):
         state.harness = caller
-    if state.ended and _recorded(store.root, state, state.ended):
-        state.prompts = []  # its session end kept them (`deferred`): it goes on
-    state.ended = 0
+    if state.kept and _recorded(store.root, state, state.ended or time.time()):
+        state.kept, state.prompts = [], []  # a session end of it kept them (`deferred`)
+    state.ended = 0  # it goes on
     sweep(store, keep=session_id)
     gone.sweep(store.root, ACTIVITY_DIR, (".jsonl",))  # renamed or deleted projects'
 
@@ -62,13 +62,15 @@ def deferred(
     """At a session end: whether today's log (`rel`) is mid-merge, an unresolved git
     merge conflict in it. Its record is then not written: below git's markers, `git
     merge --abort` or `git checkout --theirs` would drop it without a word. Its prompts
-    stay in `state`, marked `ended`, for `sweep` to record once the log is resolved."""
-    from memhooks.hooks.recorder import today_log
+    are kept in `state` (`kept`), marked `ended`, for `sweep` to record once the log is
+    resolved (or the session's next start or end, if it is resumed first)."""
+    from memhooks.hooks.recorder import kept_prompt, today_log
 
     at = conflict_line(today_log(view))
     if at is None:
         return False
-    state.ended, state.prompts = int(time.time()), list(digest.prompts)
+    state.ended = int(time.time())
+    state.kept = [kept_prompt(p) for p in digest.prompts][-MAX_PROMPTS:]
     logger.warning(
         "%s:%d: an unresolved git merge conflict: this session's record is kept until it "
         "is resolved, then written by the next session start",
@@ -76,6 +78,17 @@ def deferred(
         at,
     )
     return True
+
+
+def with_kept(state: SessionState, digest: TranscriptDigest) -> TranscriptDigest:
+    """`digest` with the prompts an earlier end of this session kept (`deferred`) first."""
+    if not state.kept:
+        return digest
+    from memhooks.hooks.recorder import kept_prompt
+
+    held = set(map(kept_prompt, digest.prompts))
+    kept = [p for p in state.kept if p not in held]
+    return digest._replace(prompts=(*kept, *digest.prompts))
 
 
 def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str]:
@@ -136,7 +149,7 @@ def _recorded(root: Path, state: SessionState, at: float) -> bool:
     process killed, the machine off, or a session end that could not write: a full
     disk), recorded in its log of the day it last ran, as its session end would have.
     False when that failed: its state is kept."""
-    if not state.prompts or not state.slug:
+    if not (state.prompts or state.kept) or not state.slug:
         return True
     import datetime as dt
 
@@ -155,7 +168,9 @@ def _recorded(root: Path, state: SessionState, at: float) -> bool:
     if (line := conflict_line(log)) is not None:
         logger.info("%s:%d: still mid-merge; a session's record waits", rel, line)
         return False
-    digest = TranscriptDigest(prompts=tuple(state.prompts))
+    kept = set(state.kept)  # kept at its end (`deferred`), or seen since its last flush
+    prompts = [*state.kept, *(p for p in state.prompts if p not in kept)]
+    digest = TranscriptDigest(prompts=tuple(prompts))
     digest = records.news(digest, records.on_record(log))
     if digest.is_empty():
         return True

@@ -5,7 +5,6 @@ the model received and on the log's bytes."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from datetime import date
@@ -66,32 +65,37 @@ def _settled(path: Path, wait: float = 3.0) -> bytes:
     return last
 
 
+def _pulled_in_conflict(sb: Sandbox) -> Path:
+    """The root (the laptop's) and a clone of it (the desktop's) each add a rule to
+    MEMORY.md and an entry to today's log; the laptop pulls and leaves the conflict.
+    Today's log, mid-merge."""
+    laptop, desktop = sb.root, sb.base / "desktop-root"
+    _write(sb, laptop, "--to", "memory", "--text", "- Deploy with make.")
+    (laptop / ".gitignore").write_text(".memhooks.lock\n.sessions.lock\n*.bak\n")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "a"]):
+        assert _git(laptop, *args).returncode == 0
+    assert _git(sb.base, "clone", "-q", str(laptop), str(desktop)).returncode == 0
+    for root, zone in ((laptop, "kw-1"), (desktop, "kw-2")):
+        rule = f"- The kittiwake cluster runs in zone {zone}."
+        _write(sb, root, "--to", "memory", "--text", rule)
+        _write(sb, root, "--to", "daily", "--title", "zones", "--text", zone)
+        assert _git(root, "add", "-A").returncode == 0
+        assert _git(root, "commit", "-qm", zone).returncode == 0
+    pull = _git(laptop, "pull", "--no-rebase", str(desktop), "main")
+    assert "CONFLICT" in pull.stdout, pull.stdout + pull.stderr
+    log = next(laptop.glob(f"projects/*/daily/{date.today().isoformat()}.md"))
+    assert b"<<<<<<<" in log.read_bytes()
+    return log
+
+
 def test_a_session_during_an_unresolved_pull(
     tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:
     with sandbox(tmp_path_factory.mktemp("git-root"), cli_bins, netns) as sb:
         env = setup_claude(sb)
-        laptop, desktop = sb.root, sb.base / "desktop-root"
-        _write(sb, laptop, "--to", "memory", "--text", "- Deploy with make.")
-        (laptop / ".gitignore").write_text(".memhooks.lock\n.sessions.lock\n*.bak\n")
-        for args in (
-            ["init", "-q", "-b", "main"],
-            ["add", "-A"],
-            ["commit", "-qm", "a"],
-        ):
-            assert _git(laptop, *args).returncode == 0
-        assert _git(sb.base, "clone", "-q", str(laptop), str(desktop)).returncode == 0
-        for root, zone in ((laptop, "kw-1"), (desktop, "kw-2")):
-            rule = f"- The kittiwake cluster runs in zone {zone}."
-            _write(sb, root, "--to", "memory", "--text", rule)
-            _write(sb, root, "--to", "daily", "--title", "zones", "--text", zone)
-            assert _git(root, "add", "-A").returncode == 0
-            assert _git(root, "commit", "-qm", zone).returncode == 0
-        pull = _git(laptop, "pull", "--no-rebase", str(desktop), "main")
-        assert "CONFLICT" in pull.stdout, pull.stdout + pull.stderr
-        log = next(laptop.glob(f"projects/*/daily/{date.today().isoformat()}.md"))
+        laptop = sb.root
+        log = _pulled_in_conflict(sb)
         mid_merge = log.read_bytes()
-        assert b"<<<<<<<" in mid_merge
 
         debug = sb.base / "debug.txt"
         done = sb.run(["claude", "-p", ASKED, "--debug-file", str(debug)], env=env)
@@ -121,4 +125,31 @@ def test_a_session_during_an_unresolved_pull(
         assert text.index(ASKED) < text.index(AFTER)
         assert not sb.leftovers()
         assert "?? " not in _git(laptop, "status", "--porcelain").stdout
-        os.sync()
+
+
+def test_a_session_resumed_while_the_merge_stands(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    # Its second end kept only its own prompt: the first run's, kept by its first end,
+    # was never recorded (claude -p --continue, then the log resolved).
+    first, second, third = (
+        "Which zone now, in the merge.",
+        "And again, the merge still open.",
+        "Say hello once the log is resolved.",
+    )
+    with sandbox(tmp_path_factory.mktemp("git-root"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        log = _pulled_in_conflict(sb)
+        mid_merge = log.read_bytes()
+        for argv in (["claude", "-p", first], ["claude", "-p", "--continue", second]):
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+            assert _settled(log) == mid_merge
+        assert _git(sb.root, "checkout", "--theirs", str(log)).returncode == 0
+        assert _git(sb.root, "commit", "-qam", "resolved").returncode == 0
+        done = sb.run(["claude", "-p", "--continue", third], env=env)
+        assert done.returncode == 0, done.stderr
+        text = _settled(log).decode()
+        assert [text.count(p) for p in (first, second, third)] == [1, 1, 1]
+        assert text.index(first) < text.index(second) < text.index(third)
+        assert not sb.leftovers()
