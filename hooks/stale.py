@@ -16,6 +16,7 @@ from memhooks.memory import gone
 from memhooks.memory.constants import STATE_DIR
 from memhooks.memory.files import read_regular
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.merging import git_waits
 from memhooks.memory.note_format import conflict_line
 
 if TYPE_CHECKING:
@@ -59,25 +60,35 @@ def began(
 def deferred(
     state: SessionState, digest: TranscriptDigest, view: View, rel: str
 ) -> bool:
-    """At a session end: whether today's log (`rel`) is mid-merge, an unresolved git
-    merge conflict in it. Its record is then not written: below git's markers, `git
-    merge --abort` or `git checkout --theirs` would drop it without a word. Its prompts
-    are kept in `state` (`kept`), marked `ended`, for `sweep` to record once the log is
-    resolved (or the session's next start or end, if it is resumed first)."""
+    """At a session end: whether its record must wait, today's log (`rel`) being
+    mid-merge (`waits`). Its prompts are then kept in `state` (`kept`), marked `ended`,
+    for `sweep` to record once git is done (or the session's next start or end, if it is
+    resumed first)."""
     from memhooks.hooks.recorder import kept_prompt, today_log
 
-    at = conflict_line(today_log(view))
-    if at is None:
+    why = waits(view.store.root, rel, today_log(view))
+    if not why:
         return False
     state.ended = int(time.time())
     state.kept = [kept_prompt(p) for p in digest.prompts][-MAX_PROMPTS:]
     logger.warning(
-        "%s:%d: an unresolved git merge conflict: this session's record is kept until it "
-        "is resolved, then written by the next session start",
-        rel,
-        at,
+        "%s: this session's record is kept, and the first session start once git is "
+        "done (resolved and committed, or aborted) writes it",
+        why,
     )
     return True
+
+
+def waits(root: Path, rel: str, log: str) -> str:
+    """Why a record may not be appended to the log `rel` (its text `log`) now, or "":
+    it holds an unresolved git merge conflict (below git's markers, `git merge --abort`
+    or `git checkout --theirs` would drop it without a word), or the root's git stands
+    in a merge or a rebase (`merge --abort` would refuse, `rebase --abort` drop it)."""
+    if (at := conflict_line(log)) is not None:
+        return f"{rel}:{at}: an unresolved git merge conflict"
+    if what := git_waits(root):
+        return f"the memory root's git is in {what}"
+    return ""
 
 
 def with_kept(state: SessionState, digest: TranscriptDigest) -> TranscriptDigest:
@@ -165,8 +176,8 @@ def _recorded(root: Path, state: SessionState, at: float) -> bool:
         log = store.read_text(rel)
     except (MemoryStoreError, OSError):
         log = ""
-    if (line := conflict_line(log)) is not None:
-        logger.info("%s:%d: still mid-merge; a session's record waits", rel, line)
+    if why := waits(root, rel, log):
+        logger.info("%s: a session's record waits", why)
         return False
     kept = set(state.kept)  # kept at its end (`deferred`), or seen since its last flush
     prompts = [*state.kept, *(p for p in state.prompts if p not in kept)]

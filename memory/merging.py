@@ -12,9 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memhooks.memory.note_format import conflict_line, note_top
+from memhooks.memory.paths import git_checkout
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from pathlib import Path
 
     from memhooks.memory.corpus import Doc
 
@@ -51,6 +53,28 @@ def conflict_body(docs: Iterable[Doc]) -> str:
     )
 
 
+#: What git keeps in its folder while an operation waits for the person, and its name.
+_WAITING = (
+    ("MERGE_HEAD", "a merge"),
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+)
+
+
+def git_waits(root: Path) -> str:
+    """The operation ("a merge", "a rebase", ...) that the git repository holding `root`
+    stands in, waiting for the person to finish or abort it; "" when none (or outside
+    git). Its folder is read, git never run. A file appended to meanwhile makes `git
+    merge --abort` refuse, and `git rebase --abort` drops what was appended."""
+    found = git_checkout(root)
+    gitdir = found[1] if found else None
+    if gitdir is None:
+        return ""
+    return next((what for name, what in _WAITING if (gitdir / name).exists()), "")
+
+
 def is_marker(line: str) -> bool:
     """Whether `line` is one git writes around or between a conflict's sides."""
     return line.startswith(MARKERS)
@@ -61,6 +85,7 @@ __all__ = [
     "MARKERS",
     "conflict_at",
     "conflict_body",
+    "git_waits",
     "is_marker",
     "shown_name",
 ]

@@ -69,7 +69,11 @@ def _untracked(root: Path) -> list[str]:
 
 
 def _merged_in_conflict(
-    memory_root: Path, project: Path, tmp_path: Path, *also: str
+    memory_root: Path,
+    project: Path,
+    tmp_path: Path,
+    *also: str,
+    pull: str = "--no-rebase",
 ) -> None:
     """Two clones write MEMORY.md and a note (and `also`: "daily", today's log); the
     first pulls the second's and leaves the conflict (as `git pull` does, MERGE_HEAD and
@@ -100,7 +104,7 @@ def _merged_in_conflict(
             root, "-c", f"user.name={who}", "-c", "user.email=x@x", "commit", "-qm", who
         )
     merge = subprocess.run(
-        ["git", "pull", "-q", "--no-rebase", str(other), "main"],
+        ["git", "pull", "-q", pull, str(other), "main"],
         cwd=memory_root,
         capture_output=True,
         text=True,
@@ -214,4 +218,27 @@ def test_a_session_ending_mid_merge_keeps_its_record_out_of_the_conflict(
     assert now.count("what is the pool size on staging?") == 1
     _hook(project, "SessionEnd", "s3", reason="exit")
     _hook(project, "SessionStart", "s4", source="startup")
+    assert log.read_text().count("what is the pool size on staging?") == 1
+
+
+@pytest.mark.parametrize("pull", ["--no-rebase", "--rebase"])
+def test_a_session_ending_while_git_waits_on_the_root_leaves_it_be(
+    memory_root: Path, project: Path, tmp_path: Path, pull: str
+) -> None:
+    # Today's log merged cleanly (`merge=union`, as the README says) but a note did not:
+    # a session end appended to the log, and `git merge --abort` then refused ("not
+    # uptodate"); mid-rebase, `git rebase --abort` dropped the record without a word.
+    (memory_root).mkdir()
+    (memory_root / ".gitattributes").write_text("projects/*/daily/*.md merge=union\n")
+    _merged_in_conflict(memory_root, project, tmp_path, "daily", pull=pull)
+    log = memory_root / "projects" / slug_for(str(project)) / "daily" / f"{today()}.md"
+    assert "<<<<<<<" not in log.read_text()
+    before = log.read_bytes()
+    _hook(project, "SessionStart", source="startup")
+    _hook(project, "UserPromptSubmit", prompt="what is the pool size on staging?")
+    _hook(project, "SessionEnd", reason="exit")
+    assert log.read_bytes() == before
+    abort = "merge" if pull == "--no-rebase" else "rebase"
+    _git(memory_root, abort, "--abort")  # check=True: it must not refuse
+    _hook(project, "SessionStart", "s2", source="startup")
     assert log.read_text().count("what is the pool size on staging?") == 1
