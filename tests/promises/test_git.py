@@ -19,6 +19,7 @@ from memhooks.memory.paths import slug_for
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -74,6 +75,7 @@ def _merged_in_conflict(
     tmp_path: Path,
     *also: str,
     pull: str = "--no-rebase",
+    before_pull: Callable[[], None] = lambda: None,
 ) -> None:
     """Two clones write MEMORY.md and a note (and `also`: "daily", today's log); the
     first pulls the second's and leaves the conflict (as `git pull` does, MERGE_HEAD and
@@ -103,6 +105,7 @@ def _merged_in_conflict(
         _git(
             root, "-c", f"user.name={who}", "-c", "user.email=x@x", "commit", "-qm", who
         )
+    before_pull()
     merge = subprocess.run(
         ["git", "pull", "-q", pull, str(other), "main"],
         cwd=memory_root,
@@ -242,3 +245,27 @@ def test_a_session_ending_while_git_waits_on_the_root_leaves_it_be(
     _git(memory_root, abort, "--abort")  # check=True: it must not refuse
     _hook(project, "SessionStart", "s2", source="startup")
     assert log.read_text().count("what is the pool size on staging?") == 1
+
+
+def test_a_pull_mid_session_that_conflicts_is_told_as_one(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # The change notice gave MEMORY.md's conflict as lines added ("+<<<<<<< HEAD",
+    # "+- bob was here", ...), the other side's rule read as a new one, with no word.
+    def started() -> None:
+        # The session starts after both clones committed, before the pull.
+        _hook(project, "SessionStart", source="startup")
+        _hook(project, "UserPromptSubmit", prompt="hello there")
+
+    _merged_in_conflict(memory_root, project, tmp_path, before_pull=started)
+    out = _hook(project, "UserPromptSubmit", prompt="how do we deploy?")
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    lines = context.split("\n")
+    assert lines[1].startswith("Memory changed on disk since this session's block")
+    assert lines[2] == (
+        "MEMORY.md (from line 3) and notes/setup.md (from line 5) hold both sides of a"
+        " git merge between <<<<<<< and >>>>>>> lines: the person has chosen neither"
+        " yet, so neither side is settled. Do not follow either as a rule; ask which"
+        " is right, or to resolve the file."
+    )
+    assert "+- bob was here" in lines  # the lines, as they stand
