@@ -57,8 +57,7 @@ OVERSIZE_BYTES = 1024 * 1024
 #: Less free space than this under the root: a day's records and an index may not fit.
 _LOW_DISK_BYTES = 1024 * 1024
 _TEMP = re.compile(r"\..+\.tmp")
-#: Files a notes folder brought from Obsidian or a wiki holds beside its notes: renaming
-#: one NAME.md would not make it a note.
+#: Files a notes folder brought from Obsidian or a wiki holds beside its notes (not notes).
 _ATTACHMENT = re.compile(
     r"\.(?:png|jpe?g|gif|svg|webp|bmp|ico|tiff?|pdf|mp[34]|wav|ogg|webm|mov|zip)$",
     re.IGNORECASE,
@@ -92,6 +91,18 @@ def _walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str] | OSError]]:
                 and rel.count("/") < 3
             ):
                 queue.append(rel)
+
+
+def _merge_copy(shown: str, name: str) -> Finding | None:
+    from memhooks.memory.paths import merge_copy_of
+
+    if (of := merge_copy_of(name)) is None:  # "pool_LOCAL_12345.md", "pool.md.orig"
+        return None
+    if name.endswith(".orig"):
+        return Finding("warn", f"{shown}: git mergetool's copy of {of} as it was before "
+                       f"the merge: never read; delete it once {of} is as it should be")  # fmt: skip
+    return Finding("fix", f"{shown}: what git mergetool made of {of} while it runs, read "
+                   "as a note; it removes it when done (left by one stopped: delete it)")  # fmt: skip
 
 
 def _stray(rel: str, is_dir: bool) -> str | None:
@@ -240,6 +251,9 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
         if (of := synced_copy_of(entry.name)) and not is_dir:
             found.append(Finding("fix", f"{_shown(rel)}: a sync tool's copy of {of}, which "
                          f"two machines changed: merge it into {of}, then delete it"))  # fmt: skip
+            continue
+        if not is_dir and (left := _merge_copy(_shown(rel), entry.name)):
+            found.append(left)
             continue
         if why := _stray(rel, is_dir):
             found.append(

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -269,3 +270,37 @@ def test_a_pull_mid_session_that_conflicts_is_told_as_one(
         " is right, or to resolve the file."
     )
     assert "+- bob was here" in lines  # the lines, as they stand
+
+
+def test_doctor_names_what_git_mergetool_leaves(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # While `git mergetool` runs, a note's sides (notes/setup_LOCAL_<pid>.md, ...) are
+    # notes to the block and to search, doctor silent; after it, setup.md.orig (kept by
+    # default) was "not named NAME.md ... rename it": a second copy of the note.
+    _merged_in_conflict(memory_root, project, tmp_path)
+    during = tmp_path / "during.txt"
+    doctor = f"{sys.executable} -m memhooks.hooks doctor --project {project}"
+    tool = f'{doctor} > {during}; cp "$REMOTE" "$MERGED"'
+    slug = slug_for(str(project))
+    note = f"projects/{slug}/notes/setup.md"
+    args = (
+        "-c",
+        f"mergetool.fake.cmd={tool}",
+        "-c",
+        "mergetool.fake.trustExitCode=true",
+    )
+    _git(memory_root, *args, "mergetool", "--tool=fake", note)
+    said = [ln for ln in during.read_text().splitlines() if "mergetool" in ln]
+    sides = sorted(ln.split(":")[1].split("/")[-1].split("_")[1] for ln in said)
+    assert sides == ["BACKUP", "BASE", "LOCAL", "REMOTE"], said
+    assert said[0].startswith(f"fix: projects/{slug}/notes/setup_")
+    assert said[0].endswith(
+        ": what git mergetool made of setup.md while it runs, read as a note; it"
+        " removes it when done (left by one stopped: delete it)"
+    )
+    after = run_cli("doctor", "--project", str(project)).stdout.splitlines()
+    assert (
+        f"warn: {note}.orig: git mergetool's copy of setup.md as it was before the"
+        " merge: never read; delete it once setup.md is as it should be" in after
+    )
