@@ -18,8 +18,10 @@ from memhooks.memory.files import read_regular
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.merging import git_waits
 from memhooks.memory.note_format import conflict_line
+from memhooks.memory.paths import daily, today
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from memhooks.hooks.transcript import TranscriptDigest
@@ -89,6 +91,25 @@ def waits(root: Path, rel: str, log: str) -> str:
     if what := git_waits(root):
         return f"the memory root's git is in {what}"
     return ""
+
+
+def flush_waits(state: SessionState, view: View, prompts: Sequence[str] = ()) -> bool:
+    """At a compaction: whether its flush must wait, as a session end's record does
+    (`deferred`); `prompts` are then kept for the session's end, in `state.kept`. The
+    harness's summary is not recorded then."""
+    from memhooks.hooks.recorder import kept_prompt, today_log
+
+    rel = daily(view.store.slug, today()).rel
+    why = waits(view.store.root, rel, today_log(view))
+    if why:
+        kept = [
+            *state.kept,
+            *(p for p in map(kept_prompt, prompts) if p not in state.kept),
+        ]
+        state.kept = kept[-MAX_PROMPTS:]
+        log = logger.warning if prompts else logger.info  # one line a hook
+        log("%s: the compaction's record waits for the session's end", why)
+    return bool(why)
 
 
 def with_kept(state: SessionState, digest: TranscriptDigest) -> TranscriptDigest:
@@ -167,7 +188,6 @@ def _recorded(root: Path, state: SessionState, at: float) -> bool:
     from memhooks.hooks import records
     from memhooks.hooks.transcript import TranscriptDigest
     from memhooks.memory import MemoryStoreError, Store
-    from memhooks.memory.paths import daily, today
 
     when = dt.datetime.fromtimestamp(at).astimezone()
     store = Store(root, state.slug)

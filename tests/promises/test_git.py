@@ -304,3 +304,25 @@ def test_doctor_names_what_git_mergetool_leaves(
         f"warn: {note}.orig: git mergetool's copy of setup.md as it was before the"
         " merge: never read; delete it once setup.md is as it should be" in after
     )
+
+
+def test_a_compaction_mid_merge_keeps_its_flush_out_of_the_log(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # `/compact` while today's log held a conflict: its flush went below the markers,
+    # where `git merge --abort` dropped it.
+    asked = "what is the pool size on staging?"
+
+    def started() -> None:
+        _hook(project, "SessionStart", source="startup")
+        _hook(project, "UserPromptSubmit", prompt=asked)
+
+    _merged_in_conflict(memory_root, project, tmp_path, "daily", before_pull=started)
+    log = memory_root / "projects" / slug_for(str(project)) / "daily" / f"{today()}.md"
+    mid_merge = log.read_bytes()
+    _hook(project, "PreCompact", trigger="manual")
+    _hook(project, "PostCompact", trigger="manual", compact_summary="Asked the pool.")
+    assert log.read_bytes() == mid_merge
+    _git(memory_root, "merge", "--abort")
+    _hook(project, "SessionEnd", reason="exit")
+    assert log.read_text().count(asked) == 1
