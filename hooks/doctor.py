@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from memhooks.hooks.blockcmd import check_block
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.errors import project_folder
-from memhooks.hooks.gitcheck import check_tracked
+from memhooks.hooks.gitcheck import check_tracked, check_waiting
 from memhooks.hooks.harnesscheck import Finding, check_harness, installed, our_handlers
 from memhooks.hooks.harnessversion import check_version, unsent_events, version_of
 from memhooks.hooks.hookenv import claude_root
@@ -336,7 +336,7 @@ def run_checks(
 ) -> list[Finding]:
     """Every check, in report order; `here`: where the harnesses would be started."""
     found = check_root(root, config_text=config_text) + check_moved(root, project)
-    found += check_tracked(root)
+    found += check_tracked(root) + check_waiting(root)
     found += check_block(root, project, config_text)
     for harness in ("claude-code", "codex", "gemini"):
         ours = our_handlers(harness, project, home)

@@ -243,6 +243,12 @@ def test_a_session_ending_while_git_waits_on_the_root_leaves_it_be(
     _hook(project, "SessionEnd", reason="exit")
     assert log.read_bytes() == before
     abort = "merge" if pull == "--no-rebase" else "rebase"
+    said = run_cli("doctor", "--project", str(project)).stdout.splitlines()
+    assert (
+        f"warn: the memory root's git is in a {abort}: the records of 1 session that"
+        " ended meanwhile wait in its state; the first session start once it is done"
+        " (committed, or aborted) writes them"
+    ) in said
     _git(memory_root, abort, "--abort")  # check=True: it must not refuse
     _hook(project, "SessionStart", "s2", source="startup")
     assert log.read_text().count("what is the pool size on staging?") == 1
