@@ -81,14 +81,14 @@ def deferred(
     return True
 
 
-def waits(root: Path, rel: str, log: str) -> str:
+def waits(root: Path, rel: str, log: str, *, git: bool = True) -> str:
     """Why a record may not be appended to the log `rel` (its text `log`) now, or "":
     it holds an unresolved git merge conflict (below git's markers, `git merge --abort`
     or `git checkout --theirs` would drop it without a word), or the root's git stands
     in a merge or a rebase (`merge --abort` would refuse, `rebase --abort` drop it)."""
     if (at := conflict_line(log)) is not None:
         return f"{rel}:{at}: an unresolved git merge conflict"
-    if what := git_waits(root):
+    if git and (what := git_waits(root)):
         return f"the memory root's git is in {what}"
     return ""
 
@@ -157,7 +157,12 @@ def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str
                         or (not harness and age < UNOWNED_STALE_SECONDS)
                     ):
                         continue
-                    if state and not _recorded(store.root, state, now - age):
+                    # A merge or rebase left standing a week (an abandoned `git am`)
+                    # holds up no record longer: only a conflict in the log does.
+                    patient = age < STALE_SECONDS
+                    if state and not _recorded(
+                        store.root, state, now - age, git=patient
+                    ):
                         continue  # the next sweep tries again
                 elif age < STALE_SECONDS or os.path.lexists(base + "json"):
                     continue  # removed with its state
@@ -176,7 +181,7 @@ def _state_of(raw: bytes) -> SessionState | None:
         return None  # damaged: no session reads it (`state.load`)
 
 
-def _recorded(root: Path, state: SessionState, at: float) -> bool:
+def _recorded(root: Path, state: SessionState, at: float, *, git: bool = True) -> bool:
     """The prompts a session that never ended still held (its harness and session
     process killed, the machine off, or a session end that could not write: a full
     disk), recorded in its log of the day it last ran, as its session end would have.
@@ -196,7 +201,7 @@ def _recorded(root: Path, state: SessionState, at: float) -> bool:
         log = store.read_text(rel)
     except (MemoryStoreError, OSError):
         log = ""
-    if why := waits(root, rel, log):
+    if why := waits(root, rel, log, git=git):
         logger.info("%s: a session's record waits", why)
         return False
     kept = set(state.kept)  # kept at its end (`deferred`), or seen since its last flush

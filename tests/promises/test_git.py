@@ -332,3 +332,27 @@ def test_a_compaction_mid_merge_keeps_its_flush_out_of_the_log(
     _git(memory_root, "merge", "--abort")
     _hook(project, "SessionEnd", reason="exit")
     assert log.read_text().count(asked) == 1
+
+
+def test_a_merge_left_standing_a_week_holds_up_no_record_longer(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # A merge never finished (or an abandoned `git am`) kept every record waiting.
+    import time
+
+    from memhooks.hooks import stale
+    from memhooks.memory import Store
+
+    memory_root.mkdir()
+    (memory_root / ".gitattributes").write_text("projects/*/daily/*.md merge=union\n")
+    _merged_in_conflict(memory_root, project, tmp_path, "daily")
+    log = memory_root / "projects" / slug_for(str(project)) / "daily" / f"{today()}.md"
+    _hook(project, "SessionStart", source="startup")
+    _hook(project, "UserPromptSubmit", prompt="what is the pool size on staging?")
+    _hook(project, "SessionEnd", reason="exit")
+    store = Store(memory_root, slug_for(str(project)))
+    assert stale.sweep(store, now=time.time() + 3600) == []  # waits
+    week = time.time() + stale.STALE_SECONDS + 60
+    stale.sweep(store, now=week)
+    assert not list((memory_root / ".sessions").glob("*.json"))
+    assert log.read_text().count("what is the pool size on staging?") == 1
