@@ -356,3 +356,24 @@ def test_a_merge_left_standing_a_week_holds_up_no_record_longer(
     stale.sweep(store, now=week)
     assert not list((memory_root / ".sessions").glob("*.json"))
     assert log.read_text().count("what is the pool size on staging?") == 1
+
+
+def test_a_write_while_the_roots_git_is_mid_rebase_says_what_abort_does(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # A write mid-rebase (the model's memory_write, or a person's) landed in a file git
+    # had not stopped on, without a word: `git rebase --abort` then dropped it.
+    begun = ("write", "--to", "daily", "--title", "begun", "--text", "the log")
+    assert run_cli(*begun, cwd=project).returncode == 0
+    _merged_in_conflict(memory_root, project, tmp_path, pull="--rebase")
+    args = ("write", "--to", "daily", "--title", "staging", "--text", "pool is 30")
+    proc = run_cli(*args, cwd=project)
+    assert proc.returncode == 0
+    assert proc.stderr.splitlines()[-1] == (
+        "memhooks: warning: the memory root's git is in a rebase: `git rebase --abort`"
+        " would drop this write; finish the rebase to keep it (`git rebase --continue`)"
+    )
+    _git(memory_root, "rebase", "--abort")
+    assert (
+        "pool is 30" not in next(memory_root.glob("projects/*/daily/*.md")).read_text()
+    )
