@@ -48,7 +48,9 @@ def began(
     """At a session start: note `caller`, the harness process that sent it, as the one
     running the session (`again`: even over one noted, as the hook of a resumed session
     does; a session process only notes a missing one), or beside a live one
-    (`shared_session`); then `sweep` the state of sessions that never ended.
+    (`shared_session`); record what an earlier end or compaction of it kept while git
+    was mid-merge (`deferred`), if it is done; then `sweep` the state of sessions that
+    never ended, or ended keeping their record.
     """
     if not shared_session.joins(state, caller) and (again or not state.harness):
         state.harness = caller
