@@ -12,15 +12,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from memhooks.memory import merging
 from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.corpus import Doc, newest_dailies
 from memhooks.memory.log_entries import entries
-from memhooks.memory.merging import (
-    CONFLICT_TITLE,
-    conflict_at,
-    conflict_body,
-    is_marker,
-)
 from memhooks.memory.note_format import OPEN_ITEM, note_head, note_top, superseded_by
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
@@ -89,8 +84,8 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
         out.append(Section(NOTES_TITLE, "\n".join(map(index_line, notes)), "notes"))
-    if told := conflict_body([*logs[:1], *memory, *logs[1:], *notes]):
-        out.insert(0, Section(CONFLICT_TITLE, told, "conflict"))
+    if told := merging.conflict_body([*logs[:1], *memory, *logs[1:], *notes]):
+        out.insert(0, Section(merging.CONFLICT_TITLE, told, "conflict"))
     return out
 
 
@@ -118,7 +113,7 @@ def first_line(doc: Doc) -> str:
         return top.title[:120]
     for ln in head[top.body : top.body + 40]:
         s = ln.strip()
-        if s and not is_marker(s):
+        if s and not merging.is_marker(s):
             return s.lstrip("#").strip()[:120]
     return ""
 
@@ -134,7 +129,7 @@ def index_line(doc: Doc) -> str:
     # Forgotten notes never reach here (Store.load drops them); marked: superseded, merging.
     newer = superseded_by(_head(doc))
     mark = f"(superseded by notes/{newer.by}.md) " if newer else ""
-    mark += "(unresolved merge conflict) " if conflict_at(doc) is not None else ""
+    mark += "(unresolved merge conflict) " if merging.conflict_at(doc) else ""
     return f"- notes/{doc.filename} — {mark}{first_line(doc)}".rstrip(" —")
 
 

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
     from memhooks.memory.corpus import Doc
 
+#: What begins a conflict: a text without it holds none.
+MARK = "<<<<<<<"
 #: The title of the block's section that names them.
 CONFLICT_TITLE = "Unresolved git merge conflict"
 #: The lines git writes around and between a conflict's sides (`first_line` skips them).
@@ -28,6 +30,8 @@ MARKERS = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
 
 def conflict_at(doc: Doc) -> int | None:
     """The line where `doc`'s first unresolved merge conflict starts, or None."""
+    if MARK not in doc.text:  # each note the block lists: no copy of its head
+        return None
     return conflict_line(note_top(doc.text) if doc.kind == "note" else doc.text)
 
 
@@ -82,6 +86,7 @@ def is_marker(line: str) -> bool:
 
 __all__ = [
     "CONFLICT_TITLE",
+    "MARK",
     "MARKERS",
     "conflict_at",
     "conflict_body",
