@@ -72,11 +72,14 @@ def git_waits(root: Path) -> str:
     stands in, waiting for the person to finish or abort it; "" when none (or outside
     git). Its folder is read, git never run. A file appended to meanwhile makes `git
     merge --abort` refuse, and `git rebase --abort` drops what was appended."""
-    found = git_checkout(root)
-    gitdir = found[1] if found else None
-    if gitdir is None:
+    try:
+        found = git_checkout(root)
+        gitdir = found[1] if found else None
+        if gitdir is None:
+            return ""
+        return next((what for name, what in _WAITING if (gitdir / name).exists()), "")
+    except OSError:  # a folder on the way it may not read: as if outside git
         return ""
-    return next((what for name, what in _WAITING if (gitdir / name).exists()), "")
 
 
 def is_marker(line: str) -> bool:

@@ -377,3 +377,21 @@ def test_a_write_while_the_roots_git_is_mid_rebase_says_what_abort_does(
     assert (
         "pool is 30" not in next(memory_root.glob("projects/*/daily/*.md")).read_text()
     )
+
+
+def test_a_git_file_naming_no_usable_folder_stops_no_record(
+    memory_root: Path, project: Path
+) -> None:
+    # A root whose `.git` file names a folder git could not use (a name too long):
+    # the look for a merge in progress raised, and the session end recorded nothing.
+    memory_root.mkdir()
+    (memory_root / ".git").write_text("gitdir: " + "a" * 300 + "/x\n")
+    _hook(project, "SessionStart", source="startup")
+    _hook(project, "UserPromptSubmit", prompt="what is the pool size on staging?")
+    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "SessionEnd"}
+    end = run_cli("hook", "--harness", "claude-code", input=json.dumps(payload))
+    assert (end.returncode, end.stderr) == (0, "")
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    assert "what is the pool size on staging?" in log.read_text()
+    proc = run_cli("write", "--to", "memory", "--text", "- a rule", cwd=project)
+    assert (proc.returncode, proc.stderr) == (0, "")
