@@ -35,16 +35,18 @@ def conflict_at(doc: Doc) -> int | None:
     return conflict_line(note_top(doc.text) if doc.kind == "note" else doc.text)
 
 
-def shown_name(doc: Doc) -> str:
-    """`doc`'s path as the project's commands take it: ``notes/pool.md``,
+def shown_name(rel: str) -> str:
+    """A memory file's path `rel` as the project's commands take it: ``notes/pool.md``,
     ``daily/2026-12-06.md``, ``MEMORY.md``."""
-    parts = doc.rel.split("/")
-    return "/".join(parts[2:]) if parts[0] == "projects" and len(parts) > 2 else doc.rel
+    parts = rel.split("/")
+    return "/".join(parts[2:]) if parts[0] == "projects" and len(parts) > 2 else rel
 
 
 def conflict_body(docs: Iterable[Doc]) -> str:
     """The section's text for the files of `docs` left in conflict ("" for none)."""
-    found = [(shown_name(d), at) for d in docs if (at := conflict_at(d)) is not None]
+    found = [
+        (shown_name(d.rel), at) for d in docs if (at := conflict_at(d)) is not None
+    ]
     if not found:
         return ""
     named = [f"{name} (from line {at})" for name, at in found]

@@ -395,3 +395,21 @@ def test_a_git_file_naming_no_usable_folder_stops_no_record(
     assert "what is the pool size on staging?" in log.read_text()
     proc = run_cli("write", "--to", "memory", "--text", "- a rule", cwd=project)
     assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_reading_a_file_left_in_conflict_says_so(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # `memhooks read` (the model's way to a note the block did not show) gave both
+    # sides as the note's text, with no word.
+    _merged_in_conflict(memory_root, project, tmp_path)
+    proc = run_cli("read", "notes/setup.md", cwd=project)
+    assert proc.returncode == 0
+    assert "=======\n- bob was here\n>>>>>>>" in proc.stdout  # as it stands
+    assert proc.stderr == (
+        "memhooks: warning: notes/setup.md:5: an unresolved git merge conflict: both"
+        " sides of a merge stand between <<<<<<< and >>>>>>>, neither settled\n"
+    )
+    note = memory_root / "projects" / slug_for(str(project)) / "notes" / "setup.md"
+    note.write_text("Title\n=======\nuse uv\n- alice was here\n")  # resolved
+    assert run_cli("read", "notes/setup.md", cwd=project).stderr == ""
