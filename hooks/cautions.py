@@ -1,12 +1,13 @@
 """What a writer is told after a write or an edit, on stderr or in the MCP tool's reply:
 lines dropped as repeats, secrets stored as given, a forgotten note, a merge conflict left
-in the file.
+in the file, or a merge or rebase the root's git stands in.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memhooks.memory.merging import git_waits
 from memhooks.memory.note_format import conflict_line, note_forgotten
 from memhooks.memory.paths import is_note
 
@@ -42,6 +43,15 @@ def write_warnings(
         notes.append(
             f"warning: {result.rel}:{at}: an unresolved git merge conflict: keep what "
             "is right and delete the marker lines"
+        )
+    elif what := git_waits(store.root):
+        op = what.split()[-1]  # "merge", "rebase", "cherry-pick", "revert"
+        does = (
+            "would drop this write" if op == "rebase" else "may refuse while it stands"
+        )
+        notes.append(
+            f"warning: the memory root's git is in {what}: `git {op} --abort` {does};"
+            f" finish the {op} to keep it (`git {op} --continue`)"
         )
     return notes
 

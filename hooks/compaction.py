@@ -19,7 +19,7 @@ import os
 import stat
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from memhooks.hooks import records
+from memhooks.hooks import records, stale
 from memhooks.hooks.events import Reply
 from memhooks.hooks.transcript_shapes import gemini_compresses
 from memhooks.memory.log_entries import quote
@@ -95,7 +95,7 @@ def confirmed(event: Event, state: SessionState, view: View) -> tuple[str, ...]:
     # summary of a 5 MB reply is not worth seconds of redaction past its cap.
     part = records.summary_part(summary or "")
     part = recorder.safe(part[: 2 * records.SUMMARY_MAX]).strip()
-    if part:
+    if part and not stale.flush_waits(state, view):
         k = records.key(part)
         if k not in state.flushed_summaries and k not in records.on_record(
             recorder.today_log(view)
@@ -145,7 +145,7 @@ def _record(
     state.prompts = []
     if digest.compact_summary:
         state.flushed_summaries.append(records.key(digest.compact_summary))
-    if digest.is_empty():
+    if digest.is_empty() or stale.flush_waits(state, view, digest.prompts):
         return ()
     body = records.render(digest, records.FLUSH_MAX)
     return (recorder.write(event, state, view, records.FLUSH, body),)

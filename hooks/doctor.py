@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from memhooks.hooks.blockcmd import check_block
 from memhooks.hooks.constants import EXIT_OK, EXIT_USER_ERROR, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.errors import project_folder
-from memhooks.hooks.gitcheck import check_tracked
+from memhooks.hooks.gitcheck import check_tracked, check_waiting
 from memhooks.hooks.harnesscheck import Finding, check_harness, installed, our_handlers
 from memhooks.hooks.harnessversion import check_version, unsent_events, version_of
 from memhooks.hooks.hookenv import claude_root
@@ -57,8 +57,7 @@ OVERSIZE_BYTES = 1024 * 1024
 #: Less free space than this under the root: a day's records and an index may not fit.
 _LOW_DISK_BYTES = 1024 * 1024
 _TEMP = re.compile(r"\..+\.tmp")
-#: Files a notes folder brought from Obsidian or a wiki holds beside its notes: renaming
-#: one NAME.md would not make it a note.
+#: Files a notes folder brought from Obsidian or a wiki holds beside its notes (not notes).
 _ATTACHMENT = re.compile(
     r"\.(?:png|jpe?g|gif|svg|webp|bmp|ico|tiff?|pdf|mp[34]|wav|ogg|webm|mov|zip)$",
     re.IGNORECASE,
@@ -92,6 +91,18 @@ def _walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str] | OSError]]:
                 and rel.count("/") < 3
             ):
                 queue.append(rel)
+
+
+def _merge_copy(shown: str, name: str) -> Finding | None:
+    from memhooks.memory.paths import merge_copy_of
+
+    if (of := merge_copy_of(name)) is None:  # "pool_LOCAL_12345.md", "pool.md.orig"
+        return None
+    if name.endswith(".orig"):
+        return Finding("warn", f"{shown}: git mergetool's copy of {of} as it was before "
+                       f"the merge: never read; delete it once {of} is as it should be")  # fmt: skip
+    return Finding("fix", f"{shown}: what git mergetool made of {of} while it runs, read "
+                   "as a note; it removes it when done (left by one stopped: delete it)")  # fmt: skip
 
 
 def _stray(rel: str, is_dir: bool) -> str | None:
@@ -241,6 +252,9 @@ def check_root(root: Path, *, config_text: str | None) -> list[Finding]:
             found.append(Finding("fix", f"{_shown(rel)}: a sync tool's copy of {of}, which "
                          f"two machines changed: merge it into {of}, then delete it"))  # fmt: skip
             continue
+        if not is_dir and (left := _merge_copy(_shown(rel), entry.name)):
+            found.append(left)
+            continue
         if why := _stray(rel, is_dir):
             found.append(
                 Finding("warn", f"{_shown(rel)}{'/' if is_dir else ''}: {why}")
@@ -322,7 +336,7 @@ def run_checks(
 ) -> list[Finding]:
     """Every check, in report order; `here`: where the harnesses would be started."""
     found = check_root(root, config_text=config_text) + check_moved(root, project)
-    found += check_tracked(root)
+    found += check_tracked(root) + check_waiting(root)
     found += check_block(root, project, config_text)
     for harness in ("claude-code", "codex", "gemini"):
         ours = our_handlers(harness, project, home)

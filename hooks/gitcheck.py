@@ -11,14 +11,17 @@ git is never run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.activity import ACTIVITY_DIR
 from memhooks.hooks.harnesscheck import Finding
+from memhooks.hooks.state import SessionState
 from memhooks.memory.constants import EMBEDDINGS_DIR, INDEX_DIR, STATE_DIR
 from memhooks.memory.files import read_bytes
+from memhooks.memory.merging import git_waits
 from memhooks.memory.paths import git_checkout
 from memhooks.memory.text import shell_word
 
@@ -49,6 +52,27 @@ def check_tracked(root: Path) -> list[Finding]:
             f"{names[0]}), committed before memhooks ignored them: each clone changes "
             f"them, and merges conflict there; `git -C {shell_word(top)} rm -r --cached "
             f"--quiet -- {words}` stops tracking them (they stay here), then commit",
+        )
+    ]
+
+
+def check_waiting(root: Path) -> list[Finding]:
+    """A warning while the root's git stands in a merge or a rebase: the records of the
+    sessions that end meanwhile wait (`stale.deferred`)."""
+    what = git_waits(root)
+    if not what:
+        return []
+    kept = 0
+    for path in (root / STATE_DIR).glob("*.json"):
+        with contextlib.suppress(ValueError, TypeError, RecursionError):
+            kept += bool(SessionState.from_json(read_bytes(path) or b"").kept)
+    n = f"{kept} session{'s' if kept != 1 else ''}" if kept else "a session"
+    return [
+        Finding(
+            "warn",
+            f"the memory root's git is in {what}: the records of {n} that ended "
+            "meanwhile wait in its state; the first session start once it is done "
+            "(committed, or aborted) writes them",
         )
     ]
 

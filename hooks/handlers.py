@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import activity, blocked, compaction, records, resumes
+from memhooks.hooks import activity, blocked, compaction, records, resumes, stale
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.held import INDEX_NAME, whole_in
@@ -368,12 +368,12 @@ def session_end(event: Event, state: SessionState, view: View) -> Reply:
     digest = recorder.digest_since_flush(
         event, state, view, tail=recorder.SESSION_END_TAIL
     )
-    digest = recorder.news(digest, state, view)
+    digest = recorder.news(stale.with_kept(state, digest), state, view)
     wrote: tuple[str, ...] = ()
-    if not digest.is_empty():
+    log = daily(view.store.slug, today()).rel
+    if not digest.is_empty() and not stale.deferred(state, digest, view, log):
         body = records.render(digest, records.SESSION_END_MAX)
         wrote = (recorder.write(event, state, view, records.SESSION_END, body),)
-    log = daily(view.store.slug, today()).rel
     activity.note(
         view.store,
         event.session_id,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import held
 from memhooks.hooks.ondisk import moved_in, mtimes_of
+from memhooks.memory.merging import conflict_body
 from memhooks.memory.text import cut, nbytes
 
 if TYPE_CHECKING:
@@ -52,10 +53,18 @@ def changed_line(
         renamed, state.names_at = moved_in(view.store, state.noticed_at, looked)
     edited: dict[str, bool] = {}
     line = _changes(state, docs, limit, newest_doc, gone, renamed, edited)
+    if line and (merging := conflict_body(_named(line, docs))):
+        line += "\n" + merging  # a pull that conflicted: its sides are no new rules
     if not edited or not session_id:
         return line
     told = _told(view, docs, session_id, edited, limit - nbytes(line or ""), usage)
     return "\n".join(x for x in (line, told) if x) or None
+
+
+def _named(line: str, docs: Mapping[str, Doc]) -> list[Doc]:
+    """The documents the notice's first line (`names_line`) names."""
+    names = line.removeprefix(CHANGED).removesuffix(".").split(", ")
+    return [docs[n] for n in names if n in docs]
 
 
 def _removed(state: SessionState, view: View) -> list[str]:

@@ -25,6 +25,7 @@ from memhooks.hooks.transcript_shapes import gemini_history_set, gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
 from memhooks.memory.inject import CUT, MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
+from memhooks.memory.merging import conflict_body
 from memhooks.memory.text import nbytes, neutralise
 
 if TYPE_CHECKING:
@@ -239,7 +240,10 @@ def told_since(
             state.injected[rel] = whole[rel]
     if not parts and not added:
         return ""
-    return "\n".join([names_line([*parts, *added], limit), *parts.values()])
+    docs = (view.store.read_listed(r) for r in [*parts, *added])
+    merging = conflict_body(d for d in docs if d is not None)  # no new rules: `notice`
+    head = [names_line([*parts, *added], limit), *([merging] if merging else [])]
+    return "\n".join([*head, *parts.values()])
 
 
 def _holds(

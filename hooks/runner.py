@@ -132,7 +132,7 @@ class Sessions:
     def finish(
         self, view: View, event: Event, st: SessionState, begun: int, reply: Reply
     ) -> None:
-        if event.kind == "session-end" and not reply.goes_on:
+        if event.kind == "session-end" and not reply.goes_on and not st.ended:
             self.last.pop(event.session_id, None)
             state_io.delete(view.store, event.session_id)
             self._states.pop(event.session_id, None)

@@ -6,19 +6,26 @@ from __future__ import annotations
 
 import contextlib
 import re
+import time
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import shared_session
 from memhooks.hooks.activity import ACTIVITY_DIR
-from memhooks.hooks.state import SessionState, state_rel
+from memhooks.hooks.state import MAX_PROMPTS, SessionState, state_rel
 from memhooks.memory import gone
 from memhooks.memory.constants import STATE_DIR
 from memhooks.memory.files import read_regular
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.merging import git_waits
+from memhooks.memory.note_format import conflict_line
+from memhooks.memory.paths import daily, today
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
+    from memhooks.hooks.transcript import TranscriptDigest
+    from memhooks.hooks.view import View
     from memhooks.memory import Store
 
 logger = getLogger(__name__)
@@ -41,12 +48,81 @@ def began(
     """At a session start: note `caller`, the harness process that sent it, as the one
     running the session (`again`: even over one noted, as the hook of a resumed session
     does; a session process only notes a missing one), or beside a live one
-    (`shared_session`); then `sweep` the state of sessions that never ended.
+    (`shared_session`); record what an earlier end or compaction of it kept while git
+    was mid-merge (`deferred`), if it is done; then `sweep` the state of sessions that
+    never ended, or ended keeping their record.
     """
     if not shared_session.joins(state, caller) and (again or not state.harness):
         state.harness = caller
+    if state.kept and _recorded(store.root, state, state.ended or time.time()):
+        state.kept, state.prompts = [], []  # a session end of it kept them (`deferred`)
+    state.ended = 0  # it goes on
     sweep(store, keep=session_id)
     gone.sweep(store.root, ACTIVITY_DIR, (".jsonl",))  # renamed or deleted projects'
+
+
+def deferred(
+    state: SessionState, digest: TranscriptDigest, view: View, rel: str
+) -> bool:
+    """At a session end: whether its record must wait, today's log (`rel`) being
+    mid-merge (`waits`). Its prompts are then kept in `state` (`kept`), marked `ended`,
+    for `sweep` to record once git is done (or the session's next start or end, if it is
+    resumed first)."""
+    from memhooks.hooks.recorder import kept_prompt, today_log
+
+    why = waits(view.store.root, rel, today_log(view))
+    if not why:
+        return False
+    state.ended = int(time.time())
+    state.kept = [kept_prompt(p) for p in digest.prompts][-MAX_PROMPTS:]
+    logger.warning(
+        "%s: this session's record is kept, and the first session start once git is "
+        "done (resolved and committed, or aborted) writes it",
+        why,
+    )
+    return True
+
+
+def waits(root: Path, rel: str, log: str, *, git: bool = True) -> str:
+    """Why a record may not be appended to the log `rel` (its text `log`) now, or "":
+    it holds an unresolved git merge conflict (below git's markers, `git merge --abort`
+    or `git checkout --theirs` would drop it without a word), or the root's git stands
+    in a merge or a rebase (`merge --abort` would refuse, `rebase --abort` drop it)."""
+    if (at := conflict_line(log)) is not None:
+        return f"{rel}:{at}: an unresolved git merge conflict"
+    if git and (what := git_waits(root)):
+        return f"the memory root's git is in {what}"
+    return ""
+
+
+def flush_waits(state: SessionState, view: View, prompts: Sequence[str] = ()) -> bool:
+    """At a compaction: whether its flush must wait, as a session end's record does
+    (`deferred`); `prompts` are then kept for the session's end, in `state.kept`. The
+    harness's summary is not recorded then."""
+    from memhooks.hooks.recorder import kept_prompt, today_log
+
+    rel = daily(view.store.slug, today()).rel
+    why = waits(view.store.root, rel, today_log(view))
+    if why:
+        kept = [
+            *state.kept,
+            *(p for p in map(kept_prompt, prompts) if p not in state.kept),
+        ]
+        state.kept = kept[-MAX_PROMPTS:]
+        log = logger.warning if prompts else logger.info  # one line a hook
+        log("%s: the compaction's record waits for the session's end", why)
+    return bool(why)
+
+
+def with_kept(state: SessionState, digest: TranscriptDigest) -> TranscriptDigest:
+    """`digest` with the prompts an earlier end of this session kept (`deferred`) first."""
+    if not state.kept:
+        return digest
+    from memhooks.hooks.recorder import kept_prompt
+
+    held = set(map(kept_prompt, digest.prompts))
+    kept = [p for p in state.kept if p not in held]
+    return digest._replace(prompts=(*kept, *digest.prompts))
 
 
 def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str]:
@@ -71,19 +147,26 @@ def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str
                 continue
             with contextlib.suppress(OSError):
                 age = now - entry.stat(follow_symlinks=False).st_mtime
-                if not entry.is_file(follow_symlinks=False) or age < STALE_SECONDS:
+                if not entry.is_file(follow_symlinks=False):
                     continue
                 base = entry.path.removesuffix(name[2])
                 if name[2] == "json":
                     state = _state_of(read_regular(entry.path).data)
                     harness = state.harness if state else 0
-                    if (harness and pid_alive(harness)) or (
-                        not harness and age < UNOWNED_STALE_SECONDS
+                    if not (state and state.ended) and (
+                        age < STALE_SECONDS
+                        or (harness and pid_alive(harness))
+                        or (not harness and age < UNOWNED_STALE_SECONDS)
                     ):
                         continue
-                    if state and not _recorded(store.root, state, now - age):
+                    # A merge or rebase left standing a week (an abandoned `git am`)
+                    # holds up no record longer: only a conflict in the log does.
+                    patient = age < STALE_SECONDS
+                    if state and not _recorded(
+                        store.root, state, now - age, git=patient
+                    ):
                         continue  # the next sweep tries again
-                elif os.path.lexists(base + "json"):
+                elif age < STALE_SECONDS or os.path.lexists(base + "json"):
                     continue  # removed with its state
                 os.unlink(entry.path)
                 removed.append(entry.name)
@@ -100,27 +183,32 @@ def _state_of(raw: bytes) -> SessionState | None:
         return None  # damaged: no session reads it (`state.load`)
 
 
-def _recorded(root: Path, state: SessionState, at: float) -> bool:
+def _recorded(root: Path, state: SessionState, at: float, *, git: bool = True) -> bool:
     """The prompts a session that never ended still held (its harness and session
     process killed, the machine off, or a session end that could not write: a full
     disk), recorded in its log of the day it last ran, as its session end would have.
     False when that failed: its state is kept."""
-    if not state.prompts or not state.slug:
+    if not (state.prompts or state.kept) or not state.slug:
         return True
     import datetime as dt
 
     from memhooks.hooks import records
     from memhooks.hooks.transcript import TranscriptDigest
     from memhooks.memory import MemoryStoreError, Store
-    from memhooks.memory.paths import daily, today
 
     when = dt.datetime.fromtimestamp(at).astimezone()
     store = Store(root, state.slug)
+    rel = daily(state.slug, today(when)).rel
     try:
-        log = store.read_text(daily(state.slug, today(when)).rel)
+        log = store.read_text(rel)
     except (MemoryStoreError, OSError):
         log = ""
-    digest = TranscriptDigest(prompts=tuple(state.prompts))
+    if why := waits(root, rel, log, git=git):
+        logger.info("%s: a session's record waits", why)
+        return False
+    kept = set(state.kept)  # kept at its end (`deferred`), or seen since its last flush
+    prompts = [*state.kept, *(p for p in state.prompts if p not in kept)]
+    digest = TranscriptDigest(prompts=tuple(prompts))
     digest = records.news(digest, records.on_record(log))
     if digest.is_empty():
         return True

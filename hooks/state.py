@@ -61,6 +61,8 @@ _TYPES: dict[str, Any] = {
     "pending_at": int,
     "listed": (list, str),
     "names_at": int,
+    "ended": int,
+    "kept": (list, str),
 }
 
 
@@ -99,6 +101,8 @@ class SessionState:
         pending_at: int = -1,
         listed: list[str] | None = None,
         names_at: int = 0,
+        ended: int = 0,
+        kept: list[str] | None = None,
     ) -> None:
         self.version = version
         self.slug = slug
@@ -145,6 +149,11 @@ class SessionState:
         #: the change notice knows (`mv` keeps a file's mtime: `notice`).
         self.listed = listed or []
         self.names_at = names_at
+        #: When its session end found today's log mid-merge (0: it did not, or the
+        #: session goes on), and the prompts it kept for a later hook to record once the
+        #: log is resolved (`stale.deferred`).
+        self.ended = ended
+        self.kept = kept or []
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _TYPES}

@@ -1,25 +1,22 @@
 """The injected memory block (docs/design.md). Pure: documents in, text out.
 
-Sections come in this order: scratchpad open items, the newest daily log, MEMORY.md, the
-second-newest daily log, then an index of notes. zerostack put MEMORY.md first and
-watched it starve today's log once it grew; a strict priority order starved MEMORY.md
-instead once the hooks wrote today's log on their own (issue #15). So each section has a
-share of the budget (`WEIGHTS`), and what one does not use flows on to the others.
+Sections come in this order: the files a git merge left in conflict (`merging`),
+scratchpad open items, the newest daily log, MEMORY.md, the second-newest daily log, then
+an index of notes. zerostack put MEMORY.md first and watched it starve today's log once
+it grew; a strict priority order starved MEMORY.md instead once the hooks wrote today's
+log on their own (issue #15). So each section has a share of the budget (`WEIGHTS`), and
+what one does not use flows on to the others.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+from memhooks.memory import merging
 from memhooks.memory.constants import DEFAULT_INJECT_BUDGET, WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.corpus import Doc, newest_dailies
 from memhooks.memory.log_entries import entries
-from memhooks.memory.note_format import (
-    OPEN_ITEM,
-    note_head,
-    note_top,
-    superseded_by,
-)
+from memhooks.memory.note_format import OPEN_ITEM, note_head, note_top, superseded_by
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 #: The line the block ends with when the model reaches memory through the shell.
@@ -80,15 +77,15 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
     logs = newest_dailies(docs, 2, today)
     if logs:
         out.append(Section(_log_title(logs[0].key, today), body(logs[0]), "today"))
-    memory = [d for d in docs.values() if d.kind == "memory" and d.text.strip()]
-    if memory:
-        out.append(Section(MEMORY_TITLE, body(memory[0]), "memory"))
+    memory = [d for d in docs.values() if d.kind == "memory" and d.text.strip()][:1]
+    out.extend(Section(MEMORY_TITLE, body(d), "memory") for d in memory)
     if len(logs) > 1:
         out.append(Section(_log_title(logs[1].key, today), body(logs[1]), "older"))
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
-        index = [index_line(d) for d in notes]
-        out.append(Section(NOTES_TITLE, "\n".join(index), "notes"))
+        out.append(Section(NOTES_TITLE, "\n".join(map(index_line, notes)), "notes"))
+    if told := merging.conflict_body([*logs[:1], *memory, *logs[1:], *notes]):
+        out.insert(0, Section(merging.CONFLICT_TITLE, told, "conflict"))
     return out
 
 
@@ -116,7 +113,7 @@ def first_line(doc: Doc) -> str:
         return top.title[:120]
     for ln in head[top.body : top.body + 40]:
         s = ln.strip()
-        if s:
+        if s and not merging.is_marker(s):
             return s.lstrip("#").strip()[:120]
     return ""
 
@@ -129,25 +126,27 @@ def _head(doc: Doc) -> list[str]:
 
 def index_line(doc: Doc) -> str:
     """A note's line in the block's index of notes."""
-    # Forgotten notes never reach here (Store.load drops them); superseded ones say so.
+    # Forgotten notes never reach here (Store.load drops them); marked: superseded, merging.
     newer = superseded_by(_head(doc))
     mark = f"(superseded by notes/{newer.by}.md) " if newer else ""
+    mark += "(unresolved merge conflict) " if merging.conflict_at(doc) else ""
     return f"- notes/{doc.filename} — {mark}{first_line(doc)}".rstrip(" —")
 
 
-#: Each section's share of the budget (docs/design.md, revised after real use). A section that
-#: needs less than its share leaves the rest to the others, so with a small log every
+#: Each section's share of the budget (docs/design.md, revised after real use). A section
+#: that needs less than its share leaves the rest to the others, so with a small log every
 #: section is whole; under pressure each keeps at least its share, so today's log, which
-#: the hooks append to on their own, can never push MEMORY.md or the open items out.
-#: What people wrote weighs most: at Claude Code's 9,000-byte cap MEMORY.md keeps
-#: ≥ 3.1 KB and the open items ≥ 2.3 KB however large the logs grow (all five sections
-#: present; more when some need less).
+#: the hooks append to on their own, can never push MEMORY.md or the open items out. What
+#: people wrote weighs most: at Claude Code's 9,000-byte cap MEMORY.md keeps ≥ 3.1 KB and
+#: the open items ≥ 2.3 KB however large the logs grow (all five sections present; more
+#: when some need less). A merge conflict's warning, short, weighs as MEMORY.md.
 WEIGHTS: dict[str, int] = {
     "scratchpad": 3,
     "today": 2,
     "memory": 4,
     "older": 1,
     "notes": 1,
+    "conflict": 4,
 }
 
 
@@ -353,8 +352,7 @@ def _tail(body: str, room: int) -> tuple[str, int]:
 
 
 def _entry_heading(body: str, start: int, tail: str) -> str:
-    # The `###` line of the entry `body[start:]` begins within; "" at a heading or
-    # before the first one.
+    # The `###` line of the entry `body[start:]` begins within; "" at one or before one.
     if not tail or tail.startswith("### "):
         return ""
     at = body.rfind("\n### ", 0, start) + 1

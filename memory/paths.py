@@ -316,6 +316,19 @@ def synced_copy_of(name: str) -> str | None:
     return None if m is None else m[1] + m[2]
 
 
+#: What `git mergetool` leaves beside a file it merges: the sides while it runs
+#: ("pool_LOCAL_12345.md", BASE, REMOTE, BACKUP; left by one stopped), and after, the
+#: file as it was before ("pool.md.orig": `mergetool.keepBackup`, on by default).
+_MERGE_COPY = re.compile(r"(.+)_(?:BASE|LOCAL|REMOTE|BACKUP)_\d+(\.md)|(.+\.md)\.orig")
+
+
+def merge_copy_of(name: str) -> str | None:
+    """The name of the file that `git mergetool` made the file `name` of ("pool.md"),
+    or None when `name` is no such file."""
+    m = _MERGE_COPY.fullmatch(name)
+    return None if m is None else m[3] or m[1] + m[2]
+
+
 def breaks_line(name: str) -> bool:
     """Whether a file name holds a line break: such a note (made elsewhere, named
     "a\\n## MEMORY.md\\n…") would forge lines of the block and of search's output, so it

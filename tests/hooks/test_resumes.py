@@ -175,6 +175,28 @@ def test_a_rule_edited_while_the_conversation_was_left_is_told_once_when_it_resu
     assert _resume(project, transcript) == path  # nothing told a second time
 
 
+def test_a_conflict_pulled_while_the_conversation_was_left_is_told_as_one(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # A pull left MEMORY.md in conflict before `--continue`: the notice gave both sides
+    # as lines added, the other machine's rule read as a new one, with no word.
+    transcript = tmp_path / "t.jsonl"
+    _first_run(memory_root, project, transcript)
+    conflict = (
+        "- rule\n<<<<<<< HEAD\n- port 9911\n=======\n- port 9912\n>>>>>>> 1a2b3c4\n"
+    )
+    (memory_root / "MEMORY.md").write_text(conflict)
+    path = str(transcript)
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    told = context_of(hook(resumed)[1], "SessionStart").split("\n")
+    assert (
+        told[1]
+        == "Memory changed on disk since this session's block was built: MEMORY.md."
+    )
+    assert told[2].startswith("MEMORY.md (from line 2) holds both sides of a git merge")
+    assert "+- port 9912" in told
+
+
 def test_the_last_open_item_closed_while_the_conversation_was_left_is_told(
     memory_root: Path, project: Path, tmp_path: Path
 ) -> None:
