@@ -290,6 +290,8 @@ def gemini_replay(path: Path, *, max_bytes: int = 64 * 1024 * 1024) -> list[str]
 #: in this order).
 _HEADER = re.compile(rb'\{\s*"sessionId"\s*:')
 _HISTORY_SET = re.compile(rb'\{\s*"\$set"\s*:\s*\{\s*"messages"\s*:')
+#: A line that cuts the history back (`/rewind`): no `$set` follows when none is left.
+_REWOUND = re.compile(rb'\{\s*"\$rewindTo"\s*:')
 
 
 def gemini_compresses(line: bytes) -> bool:
@@ -300,8 +302,10 @@ def gemini_compresses(line: bytes) -> bool:
 
 def gemini_history_set(path: Path, offset: int) -> bool:
     """Whether the Gemini process writing the chat file at `path` set another history
-    there after `offset`, not by compressing it: `/chat resume` loads a checkpoint (as
-    does `/rewind`, and a prompt cancelled rolls back), which no hook event tells. A
+    there after `offset`, not by compressing it: `/chat resume` loads a checkpoint, and
+    `/rewind` cuts it back (a `$rewindTo`, then a `$set` of what is left, or none when
+    nothing is: rewound to before the first prompt, the block went too), which no hook
+    event tells. A
     header after `offset` is another process's start (`gemini --resume` beside it),
     whose history its own model does not hold: False."""
     found = False
@@ -311,6 +315,7 @@ def gemini_history_set(path: Path, offset: int) -> bool:
             for line in f:
                 if _HEADER.match(line):
                     return False
+                found = found or _REWOUND.match(line) is not None
                 found = found or (
                     _HISTORY_SET.match(line) is not None and not gemini_compresses(line)
                 )

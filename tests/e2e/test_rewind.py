@@ -1,0 +1,111 @@
+"""A person goes back in a conversation and takes another branch, in each real TUI:
+Claude Code's `/rewind` ("Restore conversation"), Codex CLI's Esc Esc (backtrack: the
+thread forks), Gemini CLI's `/rewind` ("Rewind conversation"). None sends a hook event
+of its own; what the model got is asserted at the prompts after it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import sandbox
+from tests.e2e.harnesses import setup_gemini
+from tests.e2e.memory_fixture import RULE, seed
+from tests.e2e.test_change_notice import NEW_RULE
+from tests.e2e.test_gemini import hook_errors
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.e2e.modellog import Request
+    from tests.e2e.sandbox import Sandbox
+    from tests.e2e.tmux import Tmux
+
+pytestmark = pytest.mark.timeout(300)
+
+#: Prompts that search finds nothing for (no "?": Gemini's TUI takes it for help).
+FIRST = "Say hello before the rewind."
+SECOND = "Say hello after the edit."
+BRANCH = "Say hello in the branch."
+AGAIN = "Say hello once more in it."
+LAST = "Say hello for the last time."
+#: What a notice says of the rule replaced: the line removed, the line added.
+TOLD = f"-{RULE}\n+{NEW_RULE}\n"
+
+
+def _heads(request: Request) -> int:
+    """How many blocks the model has in `request`, whichever rule each shows."""
+    return request.text.count("## MEMORY.md\n- Name every migration")
+
+
+def _replace_rule(sb: Sandbox) -> None:
+    memory = sb.root / "MEMORY.md"
+    memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
+
+
+def _pick(tmux: Tmux, pointer: str, text: str) -> None:
+    """In a TUI's list of earlier prompts, move up until `pointer` marks `text`."""
+    for _ in range(12):
+        lines = (ln.strip("│ ") for ln in tmux.screen().splitlines())
+        if any(ln.startswith(f"{pointer} {text}") for ln in lines):
+            return
+        tmux.keys("Up")
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} never marked:\n{tmux.screen()}")
+
+
+def _branch(sb: Sandbox, tmux: Tmux, *prompts: str) -> None:
+    """The rewound prompt back in the input box is cleared; `prompts` are asked."""
+    tmux.keys("C-u")
+    for prompt in prompts:
+        sb.ask(tmux, prompt)
+
+
+def _daily_once(sb: Sandbox, *prompts: str) -> None:
+    for prompt in prompts:
+        assert sb.daily().count(f"- {prompt}\n") == 1, (prompt, sb.daily())
+
+
+def _gemini_rewind(tmux: Tmux, to: str) -> None:
+    """`/rewind` to before the prompt `to`, confirmed ("Rewind conversation")."""
+    tmux.type("/rewind")
+    tmux.wait_text("Stay at current position")
+    _pick(tmux, "●", to)
+    tmux.keys("Enter")
+    tmux.wait_text("Rewind conversation")
+    tmux.keys("Enter")
+    tmux.wait_for(lambda: "Rewind conversation" not in tmux.screen())
+
+
+def test_gemini_rewound_to_before_the_first_prompt_gets_the_block_back(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Two prompts, `/rewind` to before the second, a prompt (the history Gemini set
+    there left out the block's message: the block comes with it), `/rewind` to before
+    the first, two prompts: Gemini sends the model nothing of the conversation then,
+    and writes no history set in its chat file, only a `$rewindTo`: until 2026-12-06
+    no block came back, in any request after (the real Gemini CLI 0.61.0 TUI)."""
+    with sandbox(tmp_path_factory.mktemp("rewind-gemini"), cli_bins, netns) as sb:
+        seed(sb)
+        tmux = sb.tmux(["gemini"], env=setup_gemini(sb))
+        tmux.wait_text("Type your message", timeout=60)
+        sb.ask(tmux, FIRST)
+        sb.ask(tmux, SECOND)
+        _gemini_rewind(tmux, SECOND)
+        _branch(sb, tmux, BRANCH)
+        _gemini_rewind(tmux, FIRST)
+        _branch(sb, tmux, AGAIN, LAST)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert _heads(sb.turn(BRANCH)) == 1
+        again = sb.turn(AGAIN)
+        assert BRANCH not in again.text  # rewound away, with its block
+        assert _heads(again) == 1, "no block after the rewind to the start"
+        assert _heads(sb.turn(LAST)) == 1
+        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN, LAST)
+        assert not hook_errors(screen), screen
+        assert not sb.leftovers()
