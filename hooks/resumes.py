@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memhooks.hooks import activity
+from memhooks.hooks import activity, codex_forks
 from memhooks.hooks.held import INDEX_NAME, shown, visible, whole_in
 from memhooks.hooks.notice import names_line, told, told_head
 from memhooks.hooks.records import entries, entry_id
@@ -43,9 +43,13 @@ _BLOCK_END = WRAPPER_CLOSE + "\nMemory tools"
 
 
 def block_in_transcript(event: Event) -> bool:
-    """Whether the transcript holds memhooks' context (the block comes first)."""
+    """Whether the transcript holds memhooks' context (the block comes first), or the
+    history a Codex thread forked from (`codex_forks`)."""
     path = event.transcript_path
-    return path is not None and path != "" and holds(Path(path), _BLOCK_MARK)
+    if not path:
+        return False
+    forked = any(_BLOCK_MARK in b for b in codex_forks.bases(Path(path)))
+    return forked or holds(Path(path), _BLOCK_MARK)
 
 
 def forked_unwritten(event: Event) -> bool:
@@ -306,7 +310,9 @@ def _contexts(path: str) -> list[str]:
             else:
                 walk(inner, depth + 1)
 
-    for line in _lines_with(Path(path), _BLOCK_MARK) if path else ():
+    forked = codex_forks.bases(Path(path)) if path else []
+    lines = [ln for b in forked for ln in b.splitlines() if _BLOCK_MARK in ln]
+    for line in [*lines, *(_lines_with(Path(path), _BLOCK_MARK) if path else ())]:
         walk(_json(line))
     return out
 
@@ -337,7 +343,9 @@ def surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:
 
     shown: set[str] = set()
     path = event.transcript_path
-    for raw, compacted in found(Path(path), SHOWN) if path else ():
+    forked = codex_forks.bases(Path(path)) if path else []
+    kept = [m.groups() for b in forked for m in SHOWN.finditer(b)]
+    for raw, compacted in [*kept, *(found(Path(path), SHOWN) if path else ())]:
         if compacted or raw is None:
             shown.clear()  # compacted: what came before is a summary now
         else:

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_gemini
+from tests.e2e.harnesses import setup_codex, setup_gemini
 from tests.e2e.memory_fixture import RULE, seed
 from tests.e2e.test_change_notice import NEW_RULE
+from tests.e2e.test_codex import _READY as CODEX_READY
 from tests.e2e.test_gemini import hook_errors
 
 if TYPE_CHECKING:
@@ -108,4 +109,45 @@ def test_gemini_rewound_to_before_the_first_prompt_gets_the_block_back(
         assert _heads(sb.turn(LAST)) == 1
         _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN, LAST)
         assert not hook_errors(screen), screen
+        assert not sb.leftovers()
+
+
+def test_codex_backtracked_thread_holds_one_block_and_is_told_the_change(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, a MEMORY.md rule replaced, a prompt (told the change), Esc Esc and Enter
+    (the thread reverted to before that prompt), two prompts. Codex 0.171.0 ends the
+    session and resumes it on a new rollout file that holds none of the history (its
+    `history_base` names the thread's file and where in it the history ends): until
+    2026-12-06 memhooks found no block there and sent a second one, beside the first,
+    in every request of the branch. The branch holds the old block and not the turn
+    that told the change: its first prompt is told it, the next not."""
+    with sandbox(tmp_path_factory.mktemp("rewind-codex"), cli_bins, netns) as sb:
+        seed(sb)
+        argv = ["codex", "--dangerously-bypass-hook-trust"]
+        tmux = sb.tmux(argv, env=setup_codex(sb))
+        tmux.wait_for(
+            lambda: any(m in tmux.screen() for m in CODEX_READY),
+            timeout=60,
+            what="the input box",
+        )
+        sb.ask(tmux, FIRST)
+        _replace_rule(sb)
+        sb.ask(tmux, SECOND)
+        tmux.keys("Escape")
+        time.sleep(0.3)
+        tmux.keys("Escape")
+        tmux.wait_text("↵ rewind")
+        tmux.keys("Enter")
+        tmux.wait_text("Conversation reverted")
+        _branch(sb, tmux, BRANCH, AGAIN)
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert TOLD in sb.turn(SECOND).text
+        branch, again = sb.turn(BRANCH), sb.turn(AGAIN)
+        assert branch.count(SECOND) == 0  # reverted
+        assert _heads(branch) == 1 and _heads(again) == 1, "a second block"
+        assert branch.text.count(TOLD) == 1, "the change told in a turn reverted"
+        assert again.text.count(TOLD) == 1  # told once: no notice again
+        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
         assert not sb.leftovers()
