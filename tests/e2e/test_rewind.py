@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_codex, setup_gemini
+from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import RULE, seed
 from tests.e2e.test_change_notice import NEW_RULE
+from tests.e2e.test_claude_code import hook_errors as claude_errors
+from tests.e2e.test_claude_code import wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
 from tests.e2e.test_gemini import hook_errors
 
@@ -47,10 +49,13 @@ def _replace_rule(sb: Sandbox) -> None:
     memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
 
 
-def _pick(tmux: Tmux, pointer: str, text: str) -> None:
-    """In a TUI's list of earlier prompts, move up until `pointer` marks `text`."""
+def _pick(tmux: Tmux, pointer: str, text: str, *, under: str = "") -> None:
+    """In a TUI's list of earlier prompts (below the line holding `under`: the screen
+    above it shows the conversation), move up until `pointer` marks `text`."""
     for _ in range(12):
-        lines = (ln.strip("│ ") for ln in tmux.screen().splitlines())
+        screen = tmux.screen()
+        at = screen.rfind(under) if under else 0
+        lines = (ln.strip("│ ") for ln in screen[at:].splitlines())
         if any(ln.startswith(f"{pointer} {text}") for ln in lines):
             return
         tmux.keys("Up")
@@ -151,3 +156,46 @@ def test_codex_backtracked_thread_holds_one_block_and_is_told_the_change(
         assert again.text.count(TOLD) == 1  # told once: no notice again
         _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
         assert not sb.leftovers()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "Claude Code's /rewind sends no hook event, and the branch's first prompt is "
+        "written to the transcript only after its UserPromptSubmit hook: a change told "
+        "in a turn rewound away is not told again, and the model follows the old rule"
+    ),
+)
+def test_claude_code_rewound_past_a_notice_is_told_the_change_again(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, a MEMORY.md rule replaced, a prompt (told the change), `/rewind` to
+    before it ("Restore conversation"), two prompts: the branch holds the block with
+    the old rule (the SessionStart context stays) and not the turn that told the
+    change. Each prompt is in one record, the one rewound away too, as typed."""
+    with sandbox(tmp_path_factory.mktemp("rewind-claude"), cli_bins, netns) as sb:
+        seed(sb)
+        log = sb.base / "debug.txt"
+        tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
+        wait_ready(tmux)
+        sb.ask(tmux, FIRST)
+        _replace_rule(sb)
+        sb.ask(tmux, SECOND)
+        tmux.type("/rewind")
+        tmux.wait_text("(current)")
+        _pick(tmux, "❯", SECOND, under="Restore the code and/or conversation")
+        tmux.keys("Enter")
+        tmux.wait_text("Restore conversation")
+        tmux.keys("Enter")
+        tmux.wait_for(lambda: "Restore conversation" not in tmux.screen())
+        _branch(sb, tmux, BRANCH, AGAIN)
+        tmux.type("/exit")
+        tmux.wait_exit()
+        assert TOLD in sb.turn(SECOND).text
+        branch, again = sb.turn(BRANCH), sb.turn(AGAIN)
+        assert branch.count(SECOND) == 0  # rewound away
+        assert _heads(branch) == 1 and _heads(again) == 1
+        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
+        assert not claude_errors(log.read_text()), claude_errors(log.read_text())
+        assert not sb.leftovers()
+        assert again.text.count(TOLD) == 1, "the model holds the old rule alone"
