@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import activity, blocked, compaction, records, resumes
+from memhooks.hooks import activity, blocked, compaction, records, resumes, rewinds
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.held import INDEX_NAME, whole_in
@@ -24,6 +24,7 @@ from memhooks.hooks.state import (
     SessionState,
     fingerprint,
 )
+from memhooks.hooks.transcript_contexts import block_in_transcript
 from memhooks.memory import today
 from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.inject import render_shares, sections
@@ -123,7 +124,7 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
         return Reply(notes=(f"block comes with the first prompt ({event.source})",))
     if event.source in ("resume", "fork") and (
         state.noticed_at
-        or resumes.block_in_transcript(event)
+        or block_in_transcript(event)
         or resumes.forked_unwritten(event)
     ):
         # The resumed or forked conversation already holds a block: a session-end may
@@ -224,8 +225,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         block = _block(event, state.copy(), view, keep=False)
         state.beside[str(event.caller)] = 1
         after = Reply(context=None if resumes.holds_block(replay) else block or None)
-    else:
-        after = Reply()
+    else:  # a Claude Code branch begun at the last prompt (`/rewind`)
+        after = Reply(context=rewinds.told(event, state, view, _block, _told_since))
     if records.is_slash_command(prompt) or harness_wrote(prompt):
         # `/compact`, `/exit`: a command to the harness, not a question; a turn the
         # harness started itself (Claude Code's `<task-notification>`): nobody asked.

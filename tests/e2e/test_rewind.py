@@ -158,21 +158,17 @@ def test_codex_backtracked_thread_holds_one_block_and_is_told_the_change(
         assert not sb.leftovers()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "Claude Code's /rewind sends no hook event, and the branch's first prompt is "
-        "written to the transcript only after its UserPromptSubmit hook: a change told "
-        "in a turn rewound away is not told again, and the model follows the old rule"
-    ),
-)
+@pytest.mark.parametrize("to", [SECOND, FIRST], ids=["to-the-notice", "to-the-start"])
 def test_claude_code_rewound_past_a_notice_is_told_the_change_again(
-    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+    to: str, tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
     """A prompt, a MEMORY.md rule replaced, a prompt (told the change), `/rewind` to
-    before it ("Restore conversation"), two prompts: the branch holds the block with
-    the old rule (the SessionStart context stays) and not the turn that told the
-    change. Each prompt is in one record, the one rewound away too, as typed."""
+    before that prompt or the first ("Restore conversation"), three prompts: the branch
+    holds the block with the old rule (the SessionStart context stays) and not the turn
+    that told the change. Until 2026-12-06 the change was never told again, and the
+    model followed the old rule. `/rewind` sends no hook event, and the branch's first
+    prompt is written to the transcript only after its hook: the second is told it,
+    the third not. Each prompt is in one record, the one rewound away too, as typed."""
     with sandbox(tmp_path_factory.mktemp("rewind-claude"), cli_bins, netns) as sb:
         seed(sb)
         log = sb.base / "debug.txt"
@@ -183,19 +179,20 @@ def test_claude_code_rewound_past_a_notice_is_told_the_change_again(
         sb.ask(tmux, SECOND)
         tmux.type("/rewind")
         tmux.wait_text("(current)")
-        _pick(tmux, "❯", SECOND, under="Restore the code and/or conversation")
+        _pick(tmux, "❯", to, under="Restore the code and/or conversation")
         tmux.keys("Enter")
         tmux.wait_text("Restore conversation")
         tmux.keys("Enter")
         tmux.wait_for(lambda: "Restore conversation" not in tmux.screen())
-        _branch(sb, tmux, BRANCH, AGAIN)
+        _branch(sb, tmux, BRANCH, AGAIN, LAST)
         tmux.type("/exit")
         tmux.wait_exit()
         assert TOLD in sb.turn(SECOND).text
-        branch, again = sb.turn(BRANCH), sb.turn(AGAIN)
-        assert branch.count(SECOND) == 0  # rewound away
-        assert _heads(branch) == 1 and _heads(again) == 1
-        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
+        branch, again, last = sb.turn(BRANCH), sb.turn(AGAIN), sb.turn(LAST)
+        assert branch.count(SECOND) == 0 and branch.count(to) == 0  # rewound away
+        assert all(_heads(r) == 1 for r in (branch, again, last)), "blocks"
+        assert TOLD in again.text.split(AGAIN)[-1], "the model holds the old rule"
+        assert last.text.count(TOLD) == 1  # told once
+        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN, LAST)
         assert not claude_errors(log.read_text()), claude_errors(log.read_text())
         assert not sb.leftovers()
-        assert again.text.count(TOLD) == 1, "the model holds the old rule alone"
