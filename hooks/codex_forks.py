@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from memhooks.memory.files import open_regular
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from pathlib import Path
 
 #: How a `session_meta` line that names the history's base shows it.
@@ -66,11 +67,16 @@ def _base(path: Path) -> tuple[Path, int] | None:
         return None
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0:
         return None
+
     # sessions/YYYY/MM/DD/rollout-…: a base begun on another day is in another folder.
-    name = f"rollout-*-{thread}.jsonl"
-    found = sorted(path.parent.glob(name))
+    # A fork's own id follows its thread's after a "_": a fork of a fork names it.
+    def named(paths: Iterable[Path]) -> list[Path]:
+        ends = (f"-{thread}.jsonl", f"_{thread}.jsonl")
+        return sorted(p for p in paths if p.name.endswith(ends))
+
+    found = named(path.parent.glob(f"rollout-*{thread}.jsonl"))
     if not found and len(path.parents) > 4:
-        found = sorted(path.parents[3].glob(f"*/*/*/{name}"))
+        found = named(path.parents[3].glob(f"*/*/*/rollout-*{thread}.jsonl"))
     return (found[-1], end) if found else None
 
 

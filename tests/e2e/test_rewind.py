@@ -121,7 +121,8 @@ def test_codex_backtracked_thread_holds_one_block_and_is_told_the_change(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
     """A prompt, a MEMORY.md rule replaced, a prompt (told the change), Esc Esc and Enter
-    (the thread reverted to before that prompt), two prompts. Codex 0.171.0 ends the
+    (the thread reverted to before that prompt), two prompts, reverted again to before
+    the second of them, a prompt (a fork of the fork). Codex 0.171.0 ends the
     session and resumes it on a new rollout file that holds none of the history (its
     `history_base` names the thread's file and where in it the history ends): until
     2026-12-06 memhooks found no block there and sent a second one, beside the first,
@@ -139,23 +140,31 @@ def test_codex_backtracked_thread_holds_one_block_and_is_told_the_change(
         sb.ask(tmux, FIRST)
         _replace_rule(sb)
         sb.ask(tmux, SECOND)
-        tmux.keys("Escape")
-        time.sleep(0.3)
-        tmux.keys("Escape")
-        tmux.wait_text("↵ rewind")
-        tmux.keys("Enter")
-        tmux.wait_text("Conversation reverted")
+        _codex_revert(tmux)
         _branch(sb, tmux, BRANCH, AGAIN)
+        _codex_revert(tmux)
+        _branch(sb, tmux, LAST)
         tmux.type("/quit")
         tmux.wait_exit()
         assert TOLD in sb.turn(SECOND).text
-        branch, again = sb.turn(BRANCH), sb.turn(AGAIN)
-        assert branch.count(SECOND) == 0  # reverted
-        assert _heads(branch) == 1 and _heads(again) == 1, "a second block"
+        branch, again, last = sb.turn(BRANCH), sb.turn(AGAIN), sb.turn(LAST)
+        assert branch.count(SECOND) == 0 and last.count(AGAIN) == 0  # reverted
+        assert all(_heads(r) == 1 for r in (branch, again, last)), "a second block"
         assert branch.text.count(TOLD) == 1, "the change told in a turn reverted"
         assert again.text.count(TOLD) == 1  # told once: no notice again
-        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
+        assert last.text.count(TOLD) == 1  # the branch's first turn told it
+        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN, LAST)
         assert not sb.leftovers()
+
+
+def _codex_revert(tmux: Tmux) -> None:
+    """Esc Esc, and Enter on the last prompt: the conversation reverted to before it."""
+    tmux.keys("Escape")
+    time.sleep(0.3)
+    tmux.keys("Escape")
+    tmux.wait_text("↵ rewind")
+    tmux.keys("Enter")
+    tmux.wait_text("Conversation reverted")
 
 
 @pytest.mark.parametrize("to", [SECOND, FIRST], ids=["to-the-notice", "to-the-start"])

@@ -44,6 +44,22 @@ def test_a_fork_reads_its_base_up_to_the_fork(tmp_path: Path) -> None:
     assert bases(fork) == [kept]
 
 
+def test_a_fork_of_a_fork_reads_both(tmp_path: Path) -> None:
+    # Reverted twice: the second fork's base is the first fork, named by its own id
+    # (after the "_"), whose base is the thread's rollout.
+    fork, kept = _rollouts(tmp_path)
+    branch = fork.read_bytes() + _line("response_item", {"text": "BLOCK two"})
+    fork.write_bytes(branch + _line("response_item", {"text": "NOTICE again"}))
+    base_of: dict[str, object] = {
+        "thread_id": "01a249b6-d4e8",
+        "end_byte_offset": len(branch),
+    }
+    meta: dict[str, object] = {"id": THREAD, "history_base": base_of}
+    second = fork.with_name(f"rollout-2026-12-06T10-02-00-{THREAD}_01a249b7-aaaa.jsonl")
+    second.write_bytes(_line("session_meta", meta))
+    assert bases(second) == [kept, branch]
+
+
 def test_a_fork_whose_base_is_gone_has_none(tmp_path: Path) -> None:
     fork, _ = _rollouts(tmp_path)
     for base in (tmp_path / "sessions").rglob(f"*-{THREAD}.jsonl"):
