@@ -205,3 +205,56 @@ def test_claude_code_rewound_past_a_notice_is_told_the_change_again(
         _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN, LAST)
         assert not claude_errors(log.read_text()), claude_errors(log.read_text())
         assert not sb.leftovers()
+
+
+def _summarized(sb: Sandbox, choice: str) -> tuple[Request, Request]:
+    """Claude Code: two prompts, `/rewind` to before the second and `choice` ("Summarize
+    from here", "Summarize up to here"), two prompts; their requests."""
+    log = sb.base / "debug.txt"
+    tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
+    wait_ready(tmux)
+    sb.ask(tmux, FIRST)
+    sb.ask(tmux, SECOND)
+    tmux.type("/rewind")
+    tmux.wait_text("(current)")
+    _pick(tmux, "❯", SECOND, under="Restore the code and/or conversation")
+    tmux.keys("Enter")
+    tmux.wait_text("Restore conversation")
+    _pick(tmux, "❯", choice, under="Restore to the point before")
+    tmux.keys("Enter")
+    tmux.wait_text("Summarized", timeout=60)
+    _branch(sb, tmux, BRANCH, AGAIN)
+    tmux.type("/exit")
+    tmux.wait_exit()
+    assert not claude_errors(log.read_text()), claude_errors(log.read_text())
+    assert not sb.leftovers()
+    return sb.turn(BRANCH), sb.turn(AGAIN)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "Claude Code 2.1.332's /rewind 'Summarize from here' keeps the messages before "
+        "the point, the SessionStart block among them, and sends SessionStart(compact) "
+        "before it writes what it kept: the block is injected again beside the kept one"
+    ),
+)
+def test_claude_code_summarized_from_a_point_holds_one_block(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    with sandbox(tmp_path_factory.mktemp("summarize-from"), cli_bins, netns) as sb:
+        seed(sb)
+        branch, again = _summarized(sb, "2. Summarize from here")
+        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
+        assert _heads(branch) == 1 and _heads(again) == 1, "two blocks"
+
+
+def test_claude_code_summarized_up_to_a_point_holds_one_block(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """The part summarized held the block: it comes back after the compaction."""
+    with sandbox(tmp_path_factory.mktemp("summarize-upto"), cli_bins, netns) as sb:
+        seed(sb)
+        branch, again = _summarized(sb, "3. Summarize up to here")
+        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
+        assert _heads(branch) == 1 and _heads(again) == 1
