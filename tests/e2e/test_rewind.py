@@ -35,6 +35,7 @@ SECOND = "Say hello after the edit."
 BRANCH = "Say hello in the branch."
 AGAIN = "Say hello once more in it."
 LAST = "Say hello for the last time."
+THIRD = "Say hello a third time."
 #: What a notice says of the rule replaced: the line removed, the line added.
 TOLD = f"-{RULE}\n+{NEW_RULE}\n"
 
@@ -179,32 +180,55 @@ def test_claude_code_rewound_past_a_notice_is_told_the_change_again(
     prompt is written to the transcript only after its hook: the second is told it,
     the third not. Each prompt is in one record, the one rewound away too, as typed."""
     with sandbox(tmp_path_factory.mktemp("rewind-claude"), cli_bins, netns) as sb:
-        seed(sb)
-        log = sb.base / "debug.txt"
-        tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
-        wait_ready(tmux)
-        sb.ask(tmux, FIRST)
-        _replace_rule(sb)
-        sb.ask(tmux, SECOND)
-        tmux.type("/rewind")
-        tmux.wait_text("(current)")
-        _pick(tmux, "❯", to, under="Restore the code and/or conversation")
-        tmux.keys("Enter")
-        tmux.wait_text("Restore conversation")
-        tmux.keys("Enter")
-        tmux.wait_for(lambda: "Restore conversation" not in tmux.screen())
-        _branch(sb, tmux, BRANCH, AGAIN, LAST)
-        tmux.type("/exit")
-        tmux.wait_exit()
-        assert TOLD in sb.turn(SECOND).text
+        _claude_rewound(sb, to, [FIRST, SECOND])
         branch, again, last = sb.turn(BRANCH), sb.turn(AGAIN), sb.turn(LAST)
         assert branch.count(SECOND) == 0 and branch.count(to) == 0  # rewound away
         assert all(_heads(r) == 1 for r in (branch, again, last)), "blocks"
         assert TOLD in again.text.split(AGAIN)[-1], "the model holds the old rule"
         assert last.text.count(TOLD) == 1  # told once
         _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN, LAST)
-        assert not claude_errors(log.read_text()), claude_errors(log.read_text())
-        assert not sb.leftovers()
+
+
+def test_claude_code_rewound_after_a_notice_is_not_told_it_again(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """As above, with a third prompt, and `/rewind` to before it: the branch holds the
+    turn that told the change, and is not told it again when its rewind is seen."""
+    with sandbox(tmp_path_factory.mktemp("rewind-claude-after"), cli_bins, netns) as sb:
+        _claude_rewound(sb, THIRD, [FIRST, SECOND, THIRD])
+        branch, again, last = sb.turn(BRANCH), sb.turn(AGAIN), sb.turn(LAST)
+        assert branch.count(SECOND) == 1 and branch.count(THIRD) == 0
+        assert all(_heads(r) == 1 for r in (branch, again, last)), "blocks"
+        assert all(r.text.count(TOLD) == 1 for r in (branch, again, last))
+        assert "Memory changed on disk" not in again.text.split(AGAIN)[-1]
+        _daily_once(sb, FIRST, SECOND, THIRD, BRANCH, AGAIN, LAST)
+
+
+def _claude_rewound(sb: Sandbox, to: str, before: list[str]) -> None:
+    """Claude Code's TUI: `before` asked (the rule replaced after the first), `/rewind`
+    to before `to`, "Restore conversation", three prompts, `/exit`: no hook error,
+    nothing left, and the change told with the second of `before`."""
+    seed(sb)
+    log = sb.base / "debug.txt"
+    tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
+    wait_ready(tmux)
+    for i, prompt in enumerate(before):
+        if i == 1:
+            _replace_rule(sb)
+        sb.ask(tmux, prompt)
+    tmux.type("/rewind")
+    tmux.wait_text("(current)")
+    _pick(tmux, "❯", to, under="Restore the code and/or conversation")
+    tmux.keys("Enter")
+    tmux.wait_text("Restore conversation")
+    tmux.keys("Enter")
+    tmux.wait_for(lambda: "Restore conversation" not in tmux.screen())
+    _branch(sb, tmux, BRANCH, AGAIN, LAST)
+    tmux.type("/exit")
+    tmux.wait_exit()
+    assert TOLD in sb.turn(SECOND).text
+    assert not claude_errors(log.read_text()), claude_errors(log.read_text())
+    assert not sb.leftovers()
 
 
 def _summarized(sb: Sandbox, choice: str) -> tuple[Request, Request]:

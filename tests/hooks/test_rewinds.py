@@ -76,6 +76,22 @@ def test_a_rewind_to_the_start_keeps_the_sessions_block(tmp_path: Path) -> None:
     assert branch_contexts(path) == [BLOCK]
 
 
+def test_a_context_kept_twice_is_taken_once(tmp_path: Path) -> None:
+    # Claude Code keeps a hook's context in its attachment and again wrapped as the
+    # model got it: a notice counted twice would tell its change again.
+    wrapped = _context("w2", "n2", f"<system-reminder>\nUserPromptSubmit: {NOTICE}")
+    path = _write(
+        tmp_path / "t.jsonl",
+        *TURNS[:5],
+        wrapped,
+        _reply("r2", "w2"),
+        _prompt("p3", "r2", "Say hello a third time."),
+        _reply("r3", "p3"),
+        _prompt("p4", "r2", "In the branch."),
+    )
+    assert branch_contexts(path) == [BLOCK, NOTICE]
+
+
 def test_a_tools_result_is_no_prompt(tmp_path: Path) -> None:
     # A tool's result answers the reply before it; the prompt before it is the last.
     result = {"role": "user", "content": [{"type": "tool_result", "content": "ok"}]}
