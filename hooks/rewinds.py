@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks.resumes import holds_block, keep_held, surfaced_in
 from memhooks.hooks.transcript_contexts import BLOCK_MARK, contexts_in
-from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
 
 if TYPE_CHECKING:
@@ -82,23 +81,7 @@ def branch_contexts(path: Path) -> list[str] | None:
     else:
         return None
     whole = _read(path, _MAX_BYTES, from_end=False)
-    return None if whole is None else _once(contexts_in(_branch(whole)))
-
-
-def _once(contexts: list[str]) -> list[str]:
-    # Each context once: Claude Code keeps one in the hook's attachment, and again in an
-    # entry that wraps it as the model got it (`<system-reminder>` …): told twice, a
-    # change would count twice in what the branch holds.
-    seen: set[str] = set()
-    out = []
-    for text in contexts:
-        start = max(text.find(WRAPPER_OPEN), 0)
-        end = text.find(WRAPPER_CLOSE, start)
-        key = text[start : end if end >= 0 else None]
-        if key not in seen:
-            seen.add(key)
-            out.append(text)
-    return out
+    return None if whole is None else contexts_in(_branch(whole))
 
 
 def _branch(data: bytes) -> list[bytes]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import codex_forks
 from memhooks.hooks.transcript import holds
-from memhooks.memory.constants import WRAPPER_OPEN
+from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
 
 if TYPE_CHECKING:
@@ -63,7 +63,33 @@ def contexts_in(lines: Iterable[bytes]) -> list[str]:
                 walk(inner, depth + 1)
 
     for line in lines:
-        walk(_json(line))
+        before, obj = len(out), _json(line)
+        if isinstance(obj, dict) and obj.get("type") == _REQUEST_COPY:
+            continue
+        walk(obj)
+        out[before:] = _once(out[before:])
+    return out
+
+
+#: A Claude Code 2.1.332 transcript line holding a copy of a request's message, each
+#: context of which an entry of the conversation holds too: counted twice, a notice
+#: would have its change told again on resume.
+_REQUEST_COPY = "api-request-blob"
+
+
+def _once(contexts: list[str]) -> list[str]:
+    # The contexts of one line, each once: Claude Code 2.1.332 keeps a hook's context in
+    # its attachment twice, the second time wrapped as the model got it (a
+    # `<system-reminder>`); a notice counted twice would have its change told again.
+    seen: set[str] = set()
+    out = []
+    for text in contexts:
+        start = max(text.find(WRAPPER_OPEN), 0)
+        end = text.find(WRAPPER_CLOSE, start)
+        key = text[start : end if end >= 0 else None]
+        if key not in seen:
+            seen.add(key)
+            out.append(text)
     return out
 
 

@@ -77,14 +77,16 @@ def test_a_rewind_to_the_start_keeps_the_sessions_block(tmp_path: Path) -> None:
 
 
 def test_a_context_kept_twice_is_taken_once(tmp_path: Path) -> None:
-    # Claude Code keeps a hook's context in its attachment and again wrapped as the
-    # model got it: a notice counted twice would tell its change again.
-    wrapped = _context("w2", "n2", f"<system-reminder>\nUserPromptSubmit: {NOTICE}")
+    # Claude Code 2.1.332 keeps a hook's context in its attachment, and again in the
+    # same entry as the model got it (`rendered`): a notice counted twice would have
+    # its change told again.
+    notice = _context("n2", "p2", NOTICE)
+    notice["rendered"] = [{"content": f"<system-reminder>\nUserPromptSubmit: {NOTICE}"}]
     path = _write(
         tmp_path / "t.jsonl",
-        *TURNS[:5],
-        wrapped,
-        _reply("r2", "w2"),
+        *TURNS[:4],
+        notice,
+        _reply("r2", "n2"),
         _prompt("p3", "r2", "Say hello a third time."),
         _reply("r3", "p3"),
         _prompt("p4", "r2", "In the branch."),
