@@ -118,6 +118,36 @@ def test_gemini_rewound_to_before_the_first_prompt_gets_the_block_back(
         assert not sb.leftovers()
 
 
+def test_gemini_rewound_past_a_notice_holds_the_rule_as_it_is(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, a MEMORY.md rule replaced, a prompt (told the change), `/rewind` to
+    before it, two prompts: the history Gemini sets there leaves out the start's message
+    (the workspace's context and the block) and the turn that told the change, so the
+    block comes again with the branch's first prompt, as the files are; not after."""
+    with sandbox(tmp_path_factory.mktemp("rewind-gemini-told"), cli_bins, netns) as sb:
+        seed(sb)
+        tmux = sb.tmux(["gemini"], env=setup_gemini(sb))
+        tmux.wait_text("Type your message", timeout=60)
+        sb.ask(tmux, FIRST)
+        _replace_rule(sb)
+        sb.ask(tmux, SECOND)
+        _gemini_rewind(tmux, SECOND)
+        _branch(sb, tmux, BRANCH, AGAIN)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert TOLD in sb.turn(SECOND).text
+        branch, again = sb.turn(BRANCH), sb.turn(AGAIN)
+        assert branch.count(SECOND) == 0  # rewound away, with its notice
+        assert _heads(branch) == 1 and _heads(again) == 1
+        assert f"## MEMORY.md\n{NEW_RULE}" in branch.text and RULE not in branch.text
+        assert "Memory changed on disk" not in again.text.split(AGAIN)[-1]
+        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
+        assert not hook_errors(screen), screen
+        assert not sb.leftovers()
+
+
 def test_codex_backtracked_thread_holds_one_block_and_is_told_the_change(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
