@@ -246,12 +246,7 @@ def _claude_rewound(sb: Sandbox, to: str, before: list[str]) -> None:
         if i == 1:
             _replace_rule(sb)
         sb.ask(tmux, prompt)
-    tmux.type("/rewind")
-    tmux.wait_text("(current)")
-    _pick(tmux, "❯", to, under="Restore the code and/or conversation")
-    tmux.keys("Enter")
-    tmux.wait_text("Restore conversation")
-    tmux.keys("Enter")
+    _claude_rewind(tmux, to, "1. Restore conversation")
     tmux.wait_for(lambda: "Restore conversation" not in tmux.screen())
     _branch(sb, tmux, BRANCH, AGAIN, LAST)
     tmux.type("/exit")
@@ -261,28 +256,38 @@ def _claude_rewound(sb: Sandbox, to: str, before: list[str]) -> None:
     assert not sb.leftovers()
 
 
-def _summarized(sb: Sandbox, choice: str) -> tuple[Request, Request]:
-    """Claude Code: two prompts, `/rewind` to before the second and `choice` ("Summarize
-    from here", "Summarize up to here"), two prompts; their requests."""
-    log = sb.base / "debug.txt"
-    tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
-    wait_ready(tmux)
-    sb.ask(tmux, FIRST)
-    sb.ask(tmux, SECOND)
+def _claude_rewind(tmux: Tmux, to: str, choice: str) -> None:
+    """Claude Code's `/rewind`: the point before the prompt `to`, then `choice`."""
     tmux.type("/rewind")
     tmux.wait_text("(current)")
-    _pick(tmux, "❯", SECOND, under="Restore the code and/or conversation")
+    _pick(tmux, "❯", to, under="Restore the code and/or conversation")
     tmux.keys("Enter")
     tmux.wait_text("Restore conversation")
     _pick(tmux, "❯", choice, under="Restore to the point before")
     tmux.keys("Enter")
-    tmux.wait_text("Summarized", timeout=60)
-    _branch(sb, tmux, BRANCH, AGAIN)
-    tmux.type("/exit")
-    tmux.wait_exit()
-    assert not claude_errors(log.read_text()), claude_errors(log.read_text())
-    assert not sb.leftovers()
-    return sb.turn(BRANCH), sb.turn(AGAIN)
+
+
+def _summarized(factory, bins: Path, netns: bool, choice: str) -> list[int]:
+    """Claude Code: two prompts, `/rewind` to before the second and `choice` ("Summarize
+    from here", "Summarize up to here"), two prompts, `/exit`: each prompt in one
+    record, no hook error, nothing left; how many blocks those two prompts' requests
+    hold."""
+    with sandbox(factory.mktemp("summarized"), bins, netns) as sb:
+        seed(sb)
+        log = sb.base / "debug.txt"
+        tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
+        wait_ready(tmux)
+        sb.ask(tmux, FIRST)
+        sb.ask(tmux, SECOND)
+        _claude_rewind(tmux, SECOND, choice)
+        tmux.wait_text("Summarized", timeout=60)
+        _branch(sb, tmux, BRANCH, AGAIN)
+        tmux.type("/exit")
+        tmux.wait_exit()
+        assert not claude_errors(log.read_text()), claude_errors(log.read_text())
+        assert not sb.leftovers()
+        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
+        return [_heads(sb.turn(BRANCH)), _heads(sb.turn(AGAIN))]
 
 
 @pytest.mark.xfail(
@@ -296,19 +301,13 @@ def _summarized(sb: Sandbox, choice: str) -> tuple[Request, Request]:
 def test_claude_code_summarized_from_a_point_holds_one_block(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
-    with sandbox(tmp_path_factory.mktemp("summarize-from"), cli_bins, netns) as sb:
-        seed(sb)
-        branch, again = _summarized(sb, "2. Summarize from here")
-        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
-        assert _heads(branch) == 1 and _heads(again) == 1, "two blocks"
+    heads = _summarized(tmp_path_factory, cli_bins, netns, "2. Summarize from here")
+    assert heads == [1, 1], "two blocks"
 
 
 def test_claude_code_summarized_up_to_a_point_holds_one_block(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
     """The part summarized held the block: it comes back after the compaction."""
-    with sandbox(tmp_path_factory.mktemp("summarize-upto"), cli_bins, netns) as sb:
-        seed(sb)
-        branch, again = _summarized(sb, "3. Summarize up to here")
-        _daily_once(sb, FIRST, SECOND, BRANCH, AGAIN)
-        assert _heads(branch) == 1 and _heads(again) == 1
+    heads = _summarized(tmp_path_factory, cli_bins, netns, "3. Summarize up to here")
+    assert heads == [1, 1]
