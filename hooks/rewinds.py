@@ -93,7 +93,7 @@ def _branch(data: bytes) -> list[bytes]:
             lines[entry[0]] = entry[1], line
             last = entry[0]
     kept: list[bytes] = []
-    while last in lines and len(kept) <= len(lines):
+    while last in lines:  # each entry once: a loop of parents ends too
         parent, line = lines.pop(last)
         if BLOCK_MARK in line:
             kept.append(line)

@@ -94,6 +94,22 @@ def test_a_context_kept_twice_is_taken_once(tmp_path: Path) -> None:
     assert branch_contexts(path) == [BLOCK, NOTICE]
 
 
+def test_a_branch_of_contexts_alone_is_read_to_its_root(tmp_path: Path) -> None:
+    # Most entries hold a context of ours: each is read, the block at the root too.
+    hits = [
+        _context(f"h{i}", f"h{i - 1}" if i else "b", f"{NOTICE} {i}") for i in range(4)
+    ]
+    path = _write(
+        tmp_path / "t.jsonl",
+        TURNS[0],
+        *hits,
+        _prompt("p1", "h3", "Say hello."),
+        _reply("r1", "p1"),
+        _prompt("p2", "h3", "In the branch."),
+    )
+    assert branch_contexts(path) == [BLOCK, *(f"{NOTICE} {i}" for i in range(4))]
+
+
 def test_a_tools_result_is_no_prompt(tmp_path: Path) -> None:
     # A tool's result answers the reply before it; the prompt before it is the last.
     result = {"role": "user", "content": [{"type": "tool_result", "content": "ok"}]}
