@@ -324,12 +324,13 @@ def gemini_reloaded(event: Event, state: SessionState) -> bool:
     """Whether the Gemini process running the session loaded another history since its
     last prompt's PreCompress (`/chat resume`, with no hook event): a block built then,
     and what it was told after, may not be in it. Only read from that PreCompress on,
-    the part `compaction.compressed` reads too; not beside another harness process."""
+    the part `compaction.compressed` reads too, or at the first prompt, none having come
+    yet, since the process began; not beside another harness process."""
     path, at = event.transcript_path, state.compaction_at
-    if event.harness != "gemini" or not (path and at >= 0 and state.noticed_at):
+    if event.harness != "gemini" or not (path and state.noticed_at) or state.beside:
         return False
-    if state.beside:
-        return False
+    if at < 0:  # no PreCompress yet: the first prompt, read since the process began
+        return gemini_history_set(Path(path), -1)
     return state.compaction_by == event.caller and gemini_history_set(Path(path), at)
 
 

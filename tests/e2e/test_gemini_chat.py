@@ -155,3 +155,41 @@ def test_a_checkpoint_saved_after_a_compression_brings_its_block_alone(
             assert sb.daily().count(f"- {prompt}") == 1, prompt
         assert not hook_errors(screen), screen
         assert not sb.leftovers()
+
+
+def test_a_checkpoint_resumed_first_in_a_new_tui_is_told_the_change(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/chat save t`, a prompt, `/quit`; a MEMORY.md rule replaced by hand;
+    a new TUI: `/chat resume t` before any prompt, two prompts, `/chat delete t`. The
+    checkpoint holds the block with the old rule, and the new TUI's own block went with
+    the history Gemini set: until 2026-12-06 no history set was looked for before the
+    first prompt, and the model kept the old rule. The first prompt is told it."""
+    with sandbox(tmp_path_factory.mktemp("gemini-chat-first"), cli_bins, netns) as sb:
+        seed(sb)
+        tmux = _tui(sb)
+        first = sb.ask(tmux, FIRST)
+        _command(tmux, "/chat save t", "checkpoint saved with tag: t")
+        sb.ask(tmux, BETWEEN)
+        tmux.type("/quit")
+        tmux.wait_exit()
+        memory = sb.root / "MEMORY.md"
+        memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
+        tmux = _tui(sb)
+        _command(tmux, "/chat resume t", f"Mock reply {first.n}.")
+        sb.ask(tmux, RESUMED)
+        sb.ask(tmux, AGAIN)
+        _command(tmux, "/chat delete t", "has been deleted")
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        resumed = sb.turn(RESUMED)
+        assert resumed.count(BETWEEN) == 0  # the checkpoint's history
+        assert blocks_in(resumed) == 1 and blocks_in(sb.turn(AGAIN)) == 1
+        told = f"-{RULE}\n+{NEW_RULE}\n"
+        assert told in _after(sb, RESUMED), "the checkpoint's model kept the old rule"
+        assert "Memory changed on disk" not in _after(sb, AGAIN)
+        for prompt in (FIRST, BETWEEN, RESUMED, AGAIN):
+            assert sb.daily().count(f"- {prompt}\n") == 1, prompt
+        assert not hook_errors(screen), screen
+        assert not sb.leftovers()

@@ -276,6 +276,23 @@ def test_gemini_history_set(chat: Path, since: bytes, expected: bool) -> None:
     assert gemini_history_set(chat, _offset_of(chat, since)) is expected
 
 
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # `/chat resume` before a new TUI's first prompt: after its block's record.
+        ("chat-resume-first", True),
+        # A fresh start, and `gemini --resume -p` runs: the histories each start set
+        # before it wrote a record are its own.
+        ("print", False),
+        ("resumed", False),
+        ("tools", False),
+        ("interactive", False),  # compressed
+    ],
+)
+def test_gemini_history_set_since_the_start(name: str, expected: bool) -> None:
+    assert gemini_history_set(DATA / "gemini" / name / "chat.jsonl", -1) is expected
+
+
 def test_gemini_history_set_of_no_file(tmp_path: Path) -> None:
     assert gemini_history_set(tmp_path / "gone.jsonl", 0) is False
     assert gemini_history_set(tmp_path, 0) is False
