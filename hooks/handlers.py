@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import activity, blocked, compaction, records, resumes, stale
+from memhooks.hooks import activity, blocked, compaction, records, resumes, rewinds
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.held import INDEX_NAME, whole_in
@@ -19,11 +19,13 @@ from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.notice import changed_line
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
+from memhooks.hooks.stale import deferred, with_kept
 from memhooks.hooks.state import (
     MAX_PROMPTS,
     SessionState,
     fingerprint,
 )
+from memhooks.hooks.transcript_contexts import block_in_transcript
 from memhooks.memory import today
 from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.inject import render_shares, sections
@@ -123,7 +125,7 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
         return Reply(notes=(f"block comes with the first prompt ({event.source})",))
     if event.source in ("resume", "fork") and (
         state.noticed_at
-        or resumes.block_in_transcript(event)
+        or block_in_transcript(event)
         or resumes.forked_unwritten(event)
     ):
         # The resumed or forked conversation already holds a block: a session-end may
@@ -224,8 +226,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         block = _block(event, state.copy(), view, keep=False)
         state.beside[str(event.caller)] = 1
         after = Reply(context=None if resumes.holds_block(replay) else block or None)
-    else:
-        after = Reply()
+    else:  # a Claude Code branch begun at the last prompt (`/rewind`)
+        after = Reply(context=rewinds.told(event, state, view, _block, _told_since))
     if records.is_slash_command(prompt) or harness_wrote(prompt):
         # `/compact`, `/exit`: a command to the harness, not a question; a turn the
         # harness started itself (Claude Code's `<task-notification>`): nobody asked.
@@ -368,10 +370,10 @@ def session_end(event: Event, state: SessionState, view: View) -> Reply:
     digest = recorder.digest_since_flush(
         event, state, view, tail=recorder.SESSION_END_TAIL
     )
-    digest = recorder.news(stale.with_kept(state, digest), state, view)
+    digest = recorder.news(with_kept(state, digest), state, view)
     wrote: tuple[str, ...] = ()
     log = daily(view.store.slug, today()).rel
-    if not digest.is_empty() and not stale.deferred(state, digest, view, log):
+    if not digest.is_empty() and not deferred(state, digest, view, log):
         body = records.render(digest, records.SESSION_END_MAX)
         wrote = (recorder.write(event, state, view, records.SESSION_END, body),)
     activity.note(

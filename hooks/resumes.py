@@ -8,21 +8,24 @@ from __future__ import annotations
 
 import html
 import itertools
-import json
 import os
 import re
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memhooks.hooks import activity
+from memhooks.hooks import activity, codex_forks
 from memhooks.hooks.held import INDEX_NAME, shown, visible, whole_in
 from memhooks.hooks.notice import names_line, told, told_head
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
-from memhooks.hooks.transcript import found, holds
+from memhooks.hooks.transcript import found
+from memhooks.hooks.transcript_contexts import (
+    block_in_transcript,
+    contexts_of,
+)
 from memhooks.hooks.transcript_shapes import gemini_history_set, gemini_replay
-from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
+from memhooks.memory.constants import WRAPPER_CLOSE
 from memhooks.memory.files import open_regular
 from memhooks.memory.inject import CUT, MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
 from memhooks.memory.merging import conflict_body
@@ -35,18 +38,9 @@ if TYPE_CHECKING:
     from memhooks.hooks.state import SessionState
     from memhooks.hooks.view import View
 
-#: A phrase of the block's wrapper without quotes or "<", so that it reads the same in a
-#: JSON transcript and in one that escaped the context (Gemini's "&lt;").
-_BLOCK_MARK = WRAPPER_OPEN.split('"')[1].encode()
 #: How a block ends (its usage line follows the wrapper), whatever its sections; an
 #: auto-search context ends with the wrapper alone.
 _BLOCK_END = WRAPPER_CLOSE + "\nMemory tools"
-
-
-def block_in_transcript(event: Event) -> bool:
-    """Whether the transcript holds memhooks' context (the block comes first)."""
-    path = event.transcript_path
-    return path is not None and path != "" and holds(Path(path), _BLOCK_MARK)
 
 
 def forked_unwritten(event: Event) -> bool:
@@ -137,15 +131,18 @@ def _recorded_up_to(event: Event) -> int:
 _TAIL = 1024 * 1024
 
 
-def keep_held(event: Event, state: SessionState, view: View) -> list[str]:
+def keep_held(
+    event: Event, state: SessionState, view: View, held_in: list[str] | None = None
+) -> list[str]:
     """Of what a block built now holds, keep as seen only what the resumed conversation
     holds, in its own block or the hits shown with its prompts: a file or an entry
     written since, while it was left for a day or a week, is news to its model, for
     auto-search to find (MEMORY.md and the scratchpad: `told_since`). Nothing changes
     when the transcript shows no context of ours. Returns the contexts it holds, oldest
-    first.
+    first (`held_in`: those, read elsewhere: a branch of a conversation rewound).
     """
-    contexts = _contexts(event.transcript_path or "")
+    path = event.transcript_path or ""
+    contexts = contexts_of(path) if held_in is None else held_in
     held = "\n".join(contexts)
     if not held:
         return contexts
@@ -289,50 +286,6 @@ def _lines(text: str) -> Counter[str]:
     return Counter(ln for ln in text.split("\n") if ln.strip())
 
 
-def _contexts(path: str) -> list[str]:
-    # The texts of the transcript's lines that hold our wrapper, as the model got them:
-    # a string of a JSON line, or of the JSON a hook printed, kept in a string of one
-    # (Claude Code keeps the hook's stdout).
-    out: list[str] = []
-
-    def walk(value: object, depth: int = 0) -> None:
-        if isinstance(value, dict):
-            value = list(value.values())
-        if isinstance(value, list):
-            for v in value:
-                walk(v, depth)
-        elif isinstance(value, str) and _BLOCK_MARK.decode() in value:
-            inner = (
-                _json(value) if value.lstrip().startswith("{") and depth < 2 else None
-            )
-            if inner is None:
-                out.append(value)
-            else:
-                walk(inner, depth + 1)
-
-    for line in _lines_with(Path(path), _BLOCK_MARK) if path else ():
-        walk(_json(line))
-    return out
-
-
-def _json(raw: str | bytes) -> object:
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _lines_with(path: Path, needle: bytes) -> list[bytes]:
-    # Only a regular file (`open_regular` waits for no FIFO), and not one past 64 MB.
-    try:
-        with os.fdopen(open_regular(path), "rb") as f:
-            if os.fstat(f.fileno()).st_size > 64 * 1024 * 1024:
-                return []
-            return [ln for ln in f if needle in ln]
-    except OSError:
-        return []
-
-
 def surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:
     """What auto-search showed earlier in a resumed conversation, as the files are now:
     the same question asked again does not show it twice (like the block, a file edited
@@ -341,7 +294,9 @@ def surfaced_in_transcript(event: Event, view: View) -> dict[str, str]:
 
     shown: set[str] = set()
     path = event.transcript_path
-    for raw, compacted in found(Path(path), SHOWN) if path else ():
+    forked = codex_forks.bases(Path(path)) if path else []
+    kept = [m.groups() for b in forked for m in SHOWN.finditer(b)]
+    for raw, compacted in [*kept, *(found(Path(path), SHOWN) if path else ())]:
         if compacted or raw is None:
             shown.clear()  # compacted: what came before is a summary now
         else:
@@ -355,25 +310,31 @@ def gemini_replayed(event: Event, view: View) -> tuple[list[str], dict[str, str]
     not replayed but in a history it set whole (a `/chat resume` checkpoint's first
     message: `gemini_replay`); a hook's context that came with a later prompt is
     (`holds_block`)."""
-    from memhooks.hooks.autosearch import SHOWN
-
     path = event.transcript_path
     replay = [html.unescape(t) for t in gemini_replay(Path(path))] if path else []
-    found_in = (SHOWN.findall(t.encode("utf-8", "replace")) for t in replay)
+    return replay, surfaced_in(replay, view)
+
+
+def surfaced_in(texts: Iterable[str], view: View) -> dict[str, str]:
+    """The notes auto-search showed in `texts` (turns, contexts), as they are now."""
+    from memhooks.hooks.autosearch import SHOWN
+
+    found_in = (SHOWN.findall(t.encode("utf-8", "replace")) for t in texts)
     shown = (m[0] for ms in found_in for m in ms if m[0])
-    return replay, _as_now((raw.decode("utf-8", "replace") for raw in shown), view)
+    return _as_now((raw.decode("utf-8", "replace") for raw in shown), view)
 
 
 def gemini_reloaded(event: Event, state: SessionState) -> bool:
     """Whether the Gemini process running the session loaded another history since its
     last prompt's PreCompress (`/chat resume`, with no hook event): a block built then,
     and what it was told after, may not be in it. Only read from that PreCompress on,
-    the part `compaction.compressed` reads too; not beside another harness process."""
+    the part `compaction.compressed` reads too, or at the first prompt, none having come
+    yet, since the process began; not beside another harness process."""
     path, at = event.transcript_path, state.compaction_at
-    if event.harness != "gemini" or not (path and at >= 0 and state.noticed_at):
+    if event.harness != "gemini" or not (path and state.noticed_at) or state.beside:
         return False
-    if state.beside:
-        return False
+    if at < 0:  # no PreCompress yet: the first prompt, read since the process began
+        return gemini_history_set(Path(path), -1)
     return state.compaction_by == event.caller and gemini_history_set(Path(path), at)
 
 

@@ -312,6 +312,10 @@ def gemini_replay(path: Path, *, max_bytes: int = 64 * 1024 * 1024) -> list[str]
 #: in this order).
 _HEADER = re.compile(rb'\{\s*"sessionId"\s*:')
 _HISTORY_SET = re.compile(rb'\{\s*"\$set"\s*:\s*\{\s*"messages"\s*:')
+#: A line that cuts the history back (`/rewind`): no `$set` follows when none is left.
+_REWOUND = re.compile(rb'\{\s*"\$rewindTo"\s*:')
+#: A message record (`{"id": …`): what a process writes once it has started.
+_RECORD = re.compile(rb'\{\s*"id"\s*:')
 
 
 def gemini_compresses(line: bytes) -> bool:
@@ -322,17 +326,27 @@ def gemini_compresses(line: bytes) -> bool:
 
 def gemini_history_set(path: Path, offset: int) -> bool:
     """Whether the Gemini process writing the chat file at `path` set another history
-    there after `offset`, not by compressing it: `/chat resume` loads a checkpoint (as
-    does `/rewind`, and a prompt cancelled rolls back), which no hook event tells. A
-    header after `offset` is another process's start (`gemini --resume` beside it),
-    whose history its own model does not hold: False."""
-    found = False
+    there after `offset`, not by compressing it: `/chat resume` loads a checkpoint, and
+    `/rewind` cuts it back (a `$rewindTo`, then a `$set` of what is left, or none when
+    nothing is: rewound to before the first prompt, the block went too), which no hook
+    event tells. A header after `offset` is another process's start (`gemini --resume`
+    beside it), whose history its own model does not hold: False. With `offset` -1:
+    since the last header, past the histories that start set before it wrote a record
+    (its own, a resumed chat's): `/chat resume` before a fresh TUI's first prompt."""
+    found, start = False, offset < 0  # `start`: no record since the header yet
     try:
         with os.fdopen(open_regular(path), "rb") as f:
-            f.seek(offset)
+            f.seek(max(offset, 0))
             for line in f:
                 if _HEADER.match(line):
-                    return False
+                    if offset >= 0:
+                        return False
+                    found, start = False, True
+                    continue
+                start = start and _RECORD.match(line) is None
+                if start:
+                    continue
+                found = found or _REWOUND.match(line) is not None
                 found = found or (
                     _HISTORY_SET.match(line) is not None and not gemini_compresses(line)
                 )

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from pathlib import Path
 
+    from tests.e2e.modellog import Request
     from tests.e2e.sandbox import Leftovers, Sandbox
 
 pytestmark = pytest.mark.timeout(240)
@@ -188,3 +189,35 @@ def test_a_note_written_while_no_session_ran_is_named_on_resume(
         )
         assert named.search(sb.turn(AFTER).text), sb.turn(AFTER).text
         assert len(named.findall(sb.turn(AGAIN).text)) == 1, "named again"
+
+
+def test_a_change_told_in_the_tui_is_not_told_again_on_resume(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Claude Code's TUI: a prompt, a MEMORY.md rule replaced, a prompt (told), `/exit`;
+    then `claude -p --continue`: the conversation holds the notice. Claude Code 2.1.332
+    keeps a hook's context in its transcript twice in one entry (the second as the model
+    got it): until 2026-12-06 the notice counted twice, and the resume told it again."""
+    with sandbox(tmp_path_factory.mktemp("told-tui"), cli_bins, netns) as sb:
+        seed(sb)
+        env = setup_claude(sb)
+        tmux = sb.tmux(["claude"], env=env)
+        wait_ready(tmux)
+        sb.ask(tmux, FIRST)
+        memory = sb.root / "MEMORY.md"
+        memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
+        sb.ask(tmux, AFTER)
+        tmux.type("/exit")
+        tmux.wait_exit()
+        done = sb.run(["claude", "-p", "--continue", AGAIN], env=env)
+        assert done.returncode == 0, done.stderr
+        again = sb.turn(AGAIN)
+        assert blocks_in(again) == 1
+        assert again.text.count(f"-{RULE}\n+{NEW_RULE}\n") == 1, "told again"
+        assert "Memory changed on disk" not in run_after(again, AGAIN)
+        assert not sb.leftovers()
+
+
+def run_after(request: Request, prompt: str) -> str:
+    """What `request` holds after `prompt`: the hook's context for it."""
+    return request.text.split(prompt)[-1]

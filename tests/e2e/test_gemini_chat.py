@@ -76,6 +76,22 @@ def _tui(sb: Sandbox) -> Tmux:
     return tmux
 
 
+def _saved(sb: Sandbox, tag: str) -> tuple[Tmux, Request]:
+    """The memory seeded, a TUI: `FIRST`, `/chat save tag`, `BETWEEN`; the TUI, and the
+    request of `FIRST`."""
+    seed(sb)
+    tmux = _tui(sb)
+    first = sb.ask(tmux, FIRST)
+    _command(tmux, f"/chat save {tag}", f"checkpoint saved with tag: {tag}")
+    sb.ask(tmux, BETWEEN)
+    return tmux, first
+
+
+def _replace_rule(sb: Sandbox) -> None:
+    memory = sb.root / "MEMORY.md"
+    memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
+
+
 def test_a_checkpoint_resumed_after_clear_brings_its_block_alone(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
@@ -109,13 +125,8 @@ def test_a_checkpoint_resumed_is_told_the_change_its_turns_missed(
     the old rule and not the turn that told the change, so that prompt is told it again;
     the next one is not."""
     with sandbox(tmp_path_factory.mktemp("gemini-chat-told"), cli_bins, netns) as sb:
-        seed(sb)
-        tmux = _tui(sb)
-        first = sb.ask(tmux, FIRST)
-        _command(tmux, "/chat save tag1", "checkpoint saved with tag: tag1")
-        sb.ask(tmux, BETWEEN)
-        memory = sb.root / "MEMORY.md"
-        memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
+        tmux, first = _saved(sb, "tag1")
+        _replace_rule(sb)
         edited = sb.ask(tmux, EDITED)
         screen = _resumed(sb, tmux, "tag1", first, edited, RESUMED, AGAIN)
         told = f"-{RULE}\n+{NEW_RULE}\n"
@@ -153,5 +164,38 @@ def test_a_checkpoint_saved_after_a_compression_brings_its_block_alone(
         for prompt in (FIRST, BETWEEN, EDITED, AGAIN, RESUMED, LAST):
             assert blocks_in(sb.turn(prompt)) == 1, prompt
             assert sb.daily().count(f"- {prompt}") == 1, prompt
+        assert not hook_errors(screen), screen
+        assert not sb.leftovers()
+
+
+def test_a_checkpoint_resumed_first_in_a_new_tui_is_told_the_change(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/chat save t`, a prompt, `/quit`; a MEMORY.md rule replaced by hand;
+    a new TUI: `/chat resume t` before any prompt, two prompts, `/chat delete t`. The
+    checkpoint holds the block with the old rule, and the new TUI's own block went with
+    the history Gemini set: until 2026-12-06 no history set was looked for before the
+    first prompt, and the model kept the old rule. The first prompt is told it."""
+    with sandbox(tmp_path_factory.mktemp("gemini-chat-first"), cli_bins, netns) as sb:
+        tmux, first = _saved(sb, "t")
+        tmux.type("/quit")
+        tmux.wait_exit()
+        _replace_rule(sb)
+        tmux = _tui(sb)
+        _command(tmux, "/chat resume t", f"Mock reply {first.n}.")
+        sb.ask(tmux, RESUMED)
+        sb.ask(tmux, AGAIN)
+        _command(tmux, "/chat delete t", "has been deleted")
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        resumed = sb.turn(RESUMED)
+        assert resumed.count(BETWEEN) == 0  # the checkpoint's history
+        assert blocks_in(resumed) == 1 and blocks_in(sb.turn(AGAIN)) == 1
+        told = f"-{RULE}\n+{NEW_RULE}\n"
+        assert told in _after(sb, RESUMED), "the checkpoint's model kept the old rule"
+        assert "Memory changed on disk" not in _after(sb, AGAIN)
+        for prompt in (FIRST, BETWEEN, RESUMED, AGAIN):
+            assert sb.daily().count(f"- {prompt}\n") == 1, prompt
         assert not hook_errors(screen), screen
         assert not sb.leftovers()

@@ -232,6 +232,17 @@ def test_gemini_replay_after_chat_resume_is_the_checkpoints_history() -> None:
     assert first.endswith("P1 alpha hello.") and later == ["P4 delta hello."]
 
 
+#: Gemini CLI 0.61.0's TUI: two prompts, a third, `/rewind` to before it and two prompts,
+#: `/rewind` to before the last and a prompt, `/rewind` to before the first and a prompt.
+REWIND = DATA / "gemini" / "rewind" / "chat.jsonl"
+
+
+def test_gemini_replay_after_a_rewind_to_the_start_is_the_prompt_after() -> None:
+    # The history Gemini set at the earlier rewinds is gone too: the model has nothing
+    # of the conversation, not the workspace's context, not the block.
+    assert gemini_replay(REWIND) == ["Say hello from the start again."]
+
+
 def _offset_of(path: Path, needle: bytes) -> int:
     data = path.read_bytes()
     return data.rindex(b"\n", 0, data.index(needle)) + 1
@@ -254,10 +265,32 @@ def _offset_of(path: Path, needle: bytes) -> int:
             False,
             id="another-process-started",
         ),
+        # `/rewind` to before the first prompt (the real TUI): a `$rewindTo` of the
+        # first prompt's record, and no `$set` after it, as the history left is empty.
+        pytest.param(REWIND, b"Mock reply 12.", True, id="rewound-to-the-start"),
+        pytest.param(REWIND, b"Mock reply 2.", True, id="rewound-with-a-set"),
+        pytest.param(REWIND, b"from the start again", False, id="after-the-rewind"),
     ],
 )
 def test_gemini_history_set(chat: Path, since: bytes, expected: bool) -> None:
     assert gemini_history_set(chat, _offset_of(chat, since)) is expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # `/chat resume` before a new TUI's first prompt: after its block's record.
+        ("chat-resume-first", True),
+        # A fresh start, and `gemini --resume -p` runs: the histories each start set
+        # before it wrote a record are its own.
+        ("print", False),
+        ("resumed", False),
+        ("tools", False),
+        ("interactive", False),  # compressed
+    ],
+)
+def test_gemini_history_set_since_the_start(name: str, expected: bool) -> None:
+    assert gemini_history_set(DATA / "gemini" / name / "chat.jsonl", -1) is expected
 
 
 def test_gemini_history_set_of_no_file(tmp_path: Path) -> None:

@@ -1,0 +1,89 @@
+"""Where the history of a Codex CLI thread forked by a backtrack is.
+
+Codex CLI 0.171.0 reverts a conversation to an earlier prompt (Esc Esc in its TUI) by
+forking the thread: it ends the session and resumes it, under the same id, on a new
+rollout file (`rollout-…-<thread>_<fork>.jsonl`). That file holds none of the turns
+kept: its first line, the `session_meta`, names in `history_base` the thread whose
+rollout holds them and the byte where they end there. What the conversation holds of
+ours (its block, the notices and hits told in the turns kept) is read there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import TYPE_CHECKING
+
+from memhooks.memory.files import open_regular
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+#: How a `session_meta` line that names the history's base shows it.
+_BASE = b'"history_base"'
+#: A thread id as Codex names its rollout files with it.
+_THREAD = re.compile(r"[0-9A-Za-z-]{8,64}")
+#: A fork of a fork of …: how many bases are followed.
+_DEPTH = 8
+#: The most of a base read, as for any transcript.
+_MAX_BYTES = 64 * 1024 * 1024
+
+
+def bases(path: Path) -> list[bytes]:
+    """The history `path` forked from, oldest first: each base rollout's bytes up to
+    where the fork's history ends in it, whole lines. [] for any other transcript (not
+    a fork, or a base that is gone or not a regular file)."""
+    out: list[bytes] = []
+    seen = {path}
+    while len(out) < _DEPTH and (base := _base(path)) is not None:
+        path, end = base
+        if path in seen:
+            break
+        seen.add(path)
+        data = _head(path, end)
+        if data is None:
+            break
+        out.append(data[: data.rfind(b"\n") + 1])
+    return out[::-1]
+
+
+def _base(path: Path) -> tuple[Path, int] | None:
+    # The rollout file and byte `path`'s `session_meta` names as its history's base.
+    first = _head(path, 1024 * 1024)
+    if first is None or _BASE not in first.split(b"\n", 1)[0]:
+        return None
+    try:
+        meta = json.loads(first.split(b"\n", 1)[0])
+    except ValueError:
+        return None
+    payload = meta.get("payload") if isinstance(meta, dict) else None
+    base = payload.get("history_base") if isinstance(payload, dict) else None
+    if not isinstance(base, dict):
+        return None
+    thread, end = base.get("thread_id"), base.get("end_byte_offset")
+    if not isinstance(thread, str) or not _THREAD.fullmatch(thread):
+        return None
+    if not isinstance(end, int) or isinstance(end, bool) or end <= 0:
+        return None
+
+    # sessions/YYYY/MM/DD/rollout-…: a base begun on another day is in another folder.
+    # A fork's own id follows its thread's after a "_": a fork of a fork names it.
+    def named(paths: Iterable[Path]) -> list[Path]:
+        ends = (f"-{thread}.jsonl", f"_{thread}.jsonl")
+        return sorted(p for p in paths if p.name.endswith(ends))
+
+    found = named(path.parent.glob(f"rollout-*{thread}.jsonl"))
+    if not found and len(path.parents) > 4:
+        found = named(path.parents[3].glob(f"*/*/*/rollout-*{thread}.jsonl"))
+    return (found[-1], end) if found else None
+
+
+def _head(path: Path, size: int) -> bytes | None:
+    # The first `size` bytes of a regular file (`open_regular` waits for no FIFO).
+    try:
+        with os.fdopen(open_regular(path), "rb") as f:
+            return f.read(min(size, _MAX_BYTES))
+    except OSError:
+        return None
