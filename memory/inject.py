@@ -53,6 +53,8 @@ USAGE_MCP = usage_mcp()
 SCRATCHPAD_TITLE = "Scratchpad (open items)"
 MEMORY_TITLE = "MEMORY.md"
 NOTES_TITLE = "Notes (read with `memhooks read notes/NAME`)"
+#: What a note's line in that index says of a note that holds a conflict.
+_CONFLICTED = "(unresolved merge conflict) "
 
 
 class Section(NamedTuple):
@@ -83,7 +85,10 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
         out.append(Section(_log_title(logs[1].key, today), body(logs[1]), "older"))
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
-        out.append(Section(NOTES_TITLE, "\n".join(map(index_line, notes)), "notes"))
+        index = list(map(index_line, notes))
+        out.append(Section(NOTES_TITLE, "\n".join(index), "notes"))
+        # Looked through again only where its index line found a conflict.
+        notes = [d for d, line in zip(notes, index, strict=True) if _CONFLICTED in line]
     if told := merging.conflict_body([*logs[:1], *memory, *logs[1:], *notes]):
         out.insert(0, Section(merging.CONFLICT_TITLE, told, "conflict"))
     return out
@@ -129,7 +134,7 @@ def index_line(doc: Doc) -> str:
     # Forgotten notes never reach here (Store.load drops them); marked: superseded, merging.
     newer = superseded_by(_head(doc))
     mark = f"(superseded by notes/{newer.by}.md) " if newer else ""
-    mark += "(unresolved merge conflict) " if merging.conflict_at(doc) else ""
+    mark += _CONFLICTED if merging.conflict_at(doc) else ""
     return f"- notes/{doc.filename} — {mark}{first_line(doc)}".rstrip(" —")
 
 
