@@ -28,8 +28,8 @@ from memhooks.memory import (
 )
 from memhooks.memory.constants import DEFAULT_READ_CAP, INDEX_DIR, PROJECTS_DIR
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.merging import shown_name
-from memhooks.memory.note_format import checklist, conflict_line
+from memhooks.memory.merging import conflict_warning
+from memhooks.memory.note_format import checklist
 from memhooks.memory.paths import project_slugs
 from memhooks.memory.text import nbytes
 
@@ -183,13 +183,8 @@ def cmd_read(
     else:
         rel, text = store.read(target, cap or DEFAULT_READ_CAP)
         out.write(text if text.endswith("\n") else text + "\n")
-    if at := conflict_line(text):  # the sides read as the file's text otherwise
-        logger.warning(
-            "warning: %s:%d: an unresolved git merge conflict: both sides of a merge "
-            "stand between <<<<<<< and >>>>>>>, neither settled",
-            shown_name(rel),
-            at,
-        )
+    if warning := conflict_warning(rel, text):
+        logger.warning("%s", warning)
     return EXIT_OK
 
 

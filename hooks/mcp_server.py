@@ -57,6 +57,7 @@ from memhooks.memory import (
 from memhooks.memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
 from memhooks.memory.inject import USAGE_MCP
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.merging import conflict_warning
 from memhooks.memory.searching import search
 from memhooks.memory.text import one_line, scrub_surrogates
 
@@ -215,7 +216,10 @@ def tools(store: Store) -> dict[str, Tool]:
         return render_text(result, cfg.budget)
 
     def memory_read(target: Target) -> str:
-        return store.read(file_target(store, target), DEFAULT_READ_CAP)[1]
+        rel, text = store.read(file_target(store, target), DEFAULT_READ_CAP)
+        if warning := conflict_warning(rel, text):  # as `memhooks read` says it
+            return text.removesuffix("\n") + "\n" + warning
+        return text
 
     def memory_write(
         to: To,

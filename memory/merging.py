@@ -84,6 +84,18 @@ def git_waits(root: Path) -> str:
         return ""
 
 
+def conflict_warning(rel: str, text: str) -> str:
+    """What a reader of `text`, the memory file `rel` as read, is told when it holds an
+    unresolved merge conflict (`memhooks read`, MCP `memory_read`); "" when none: the
+    sides read as the file's text otherwise."""
+    if (at := conflict_line(text)) is None:
+        return ""
+    return (
+        f"warning: {shown_name(rel)}:{at}: an unresolved git merge conflict: both sides"
+        " of a merge stand between <<<<<<< and >>>>>>>, neither settled"
+    )
+
+
 def is_marker(line: str) -> bool:
     """Whether `line` is one git writes around or between a conflict's sides."""
     return line.startswith(MARKERS)
@@ -95,6 +107,7 @@ __all__ = [
     "MARKERS",
     "conflict_at",
     "conflict_body",
+    "conflict_warning",
     "git_waits",
     "is_marker",
     "shown_name",

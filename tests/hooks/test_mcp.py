@@ -192,6 +192,32 @@ async def test_a_note_file_named_in_latin1_is_found_and_the_server_lives_on(
     assert "Traceback" not in (tmp_path / "err.log").read_text()
 
 
+async def test_a_note_left_in_a_merge_conflict_is_read_with_a_warning(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Before: `memhooks read` warned on stderr that a note held both sides of a git
+    # merge, but the model's memory_read gave the sides as the note's text, no word.
+    notes = memory_root / "projects" / SLUG / "notes"
+    notes.mkdir(parents=True)
+    sides = "pool size:\n<<<<<<< HEAD\n40\n=======\n60\n>>>>>>> origin/main\n"
+    (notes / "pool.md").write_text(sides)
+    (notes / "settled.md").write_text("pool size: 40\n")
+    with anyio.fail_after(30):
+        async with _served(memory_root, tmp_path) as session:
+            read = wire(
+                await session.call_tool("memory_read", {"target": "notes/pool"})
+            )
+            text = read["content"][0]["text"]
+            assert text == sides + (
+                "warning: notes/pool.md:2: an unresolved git merge conflict: both sides"
+                " of a merge stand between <<<<<<< and >>>>>>>, neither settled"
+            )
+            args = {"target": "notes/settled"}
+            settled = wire(await session.call_tool("memory_read", args))
+            assert settled["content"][0]["text"] == "pool size: 40\n"
+    assert (notes / "pool.md").read_text() == sides  # read, not changed
+
+
 async def test_an_overwrite_from_a_client_sending_empty_aliases_keeps_them(
     memory_root: Path, tmp_path: Path
 ) -> None:
