@@ -11,11 +11,10 @@ ours (its block, the notices and hits told in the turns kept) is read there.
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import TYPE_CHECKING
 
-from memhooks.memory.files import open_regular
+from memhooks.memory.files import read_regular
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -81,9 +80,9 @@ def _base(path: Path) -> tuple[Path, int] | None:
 
 
 def _head(path: Path, size: int) -> bytes | None:
-    # The first `size` bytes of a regular file (`open_regular` waits for no FIFO).
+    # The first `size` bytes of a regular file (`read_regular` waits for no FIFO).
+    size = min(size, _MAX_BYTES)
     try:
-        with os.fdopen(open_regular(path), "rb") as f:
-            return f.read(min(size, _MAX_BYTES))
+        return read_regular(path, size).data[:size]
     except OSError:
         return None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks.resumes import holds_block, keep_held, surfaced_in
 from memhooks.hooks.transcript_contexts import BLOCK_MARK, contexts_in
-from memhooks.memory.files import open_regular
+from memhooks.memory.files import open_regular, read_regular
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -64,7 +64,7 @@ def branch_contexts(path: Path) -> list[str] | None:
     last prompt in the transcript at `path` starts a branch (its parent is not the entry
     before it); None when it does not, or when that cannot be read. The last turn's
     lines alone are parsed, from the end, at each prompt."""
-    tail = _read(path, _TAIL, from_end=True)
+    tail = _tail(path, _TAIL)
     if tail is None:
         return None
     lines = tail.split(b"\n")
@@ -80,8 +80,11 @@ def branch_contexts(path: Path) -> list[str] | None:
             parent = entry[1]
     else:
         return None
-    whole = _read(path, _MAX_BYTES, from_end=False)
-    return None if whole is None else contexts_in(_branch(whole))
+    try:
+        whole = read_regular(path, _MAX_BYTES).data
+    except OSError:
+        return None
+    return None if len(whole) > _MAX_BYTES else contexts_in(_branch(whole))
 
 
 def _branch(data: bytes) -> list[bytes]:
@@ -134,15 +137,11 @@ def _results(content: list[object]) -> bool:
     return any(isinstance(p, dict) and p.get("type") == "tool_result" for p in content)
 
 
-def _read(path: Path, size: int, *, from_end: bool) -> bytes | None:
-    # At most `size` bytes of a regular file: its last (`from_end`), or all (None when
-    # it is larger).
+def _tail(path: Path, size: int) -> bytes | None:
+    # The last `size` bytes of a regular file (`open_regular` waits for no FIFO).
     try:
         with os.fdopen(open_regular(path), "rb") as f:
-            total = os.fstat(f.fileno()).st_size
-            if total > size and not from_end:
-                return None
-            f.seek(max(total - size, 0))
+            f.seek(max(os.fstat(f.fileno()).st_size - size, 0))
             return f.read(size)
     except OSError:
         return None
