@@ -144,6 +144,9 @@ class Event(NamedTuple):
     #: The harness process that ran the hook (0: not known): two may run one session at
     #: once (`shared_session`).
     caller: int = 0
+    #: A session end the harness never sent (it was killed): its transcript may lack the
+    #: turn it was in.
+    killed: bool = False
 
 
 class Reply(NamedTuple):

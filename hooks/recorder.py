@@ -160,6 +160,14 @@ def digest_since_flush(
     `tail`: only the transcript's last bytes, with the prompts this session saw before
     them when that skips some; `upto`: only what came before this offset.
     """
+    # At a session end Codex or Gemini CLI sent, their transcript holds every prompt
+    # they sent: one seen and not there was blocked by another tool's hook, and is not
+    # recorded (neither writes a line that says so, as Claude Code does: `blocked`).
+    whole = (
+        event.kind == "session-end"
+        and not event.killed
+        and event.harness in _WHOLE_AT_END
+    )
     path = event.transcript_path
     if path:
         offset = state.transcript_offset if state.transcript_path == path else 0
@@ -177,6 +185,8 @@ def digest_since_flush(
             looked(event, view, digest)
             # Seen when sent, but a hook blocked them: the model never got them.
             seen = _unblocked(state.prompts, digest.blocked)
+            if whole and not skipped:
+                return digest
             if skipped or not digest.prompts:
                 # A long run of tool output since the last prompt; or none of the
                 # prompts seen since the last flush written yet (Claude Code writes a
@@ -193,6 +203,10 @@ def digest_since_flush(
                 getattr(e, "strerror", None) or e,
             )
     return TranscriptDigest(prompts=tuple(state.prompts))
+
+
+#: The harnesses whose transcript holds every prompt sent by the time they end a session.
+_WHOLE_AT_END = frozenset({"codex", "gemini"})
 
 
 def _unblocked(seen: Sequence[str], blocked: Sequence[str]) -> list[str]:

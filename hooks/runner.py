@@ -302,7 +302,9 @@ async def end_orphaned(
     if not state_io.exists(sessions.view(project).store, session_id):
         return  # ended already
     event = last._replace(kind="session-end", name="SessionEnd", prompt=None)
-    event = event._replace(summary=None, source=None, reinject=False, request_id=None)
+    event = event._replace(
+        summary=None, source=None, reinject=False, request_id=None, killed=True
+    )
     try:
         await handle(event, sessions)
     except Exception as e:  # noqa: BLE001 - fail open: the process is leaving anyway

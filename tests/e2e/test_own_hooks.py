@@ -175,13 +175,6 @@ def test_a_prompt_another_tools_hook_blocked_is_not_recorded(
         assert blocks_in(next_start) == 1 and "SECRET-PROJECT" not in next_start.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Codex CLI 0.171.0's rollout and Gemini CLI 0.61.0's chat file of a headless "
-    "run hold nothing of a prompt another prompt hook blocked (Gemini's TUI: a warning "
-    "record that does not name it), so the prompt memhooks' own hook saw is recorded "
-    "as sent",
-)
 @pytest.mark.parametrize("harness", ["codex", "gemini"])
 def test_a_prompt_another_tools_hook_blocked_is_not_recorded_by_codex_or_gemini(
     tmp_path_factory, cli_bins: Path, netns: bool, harness: str
@@ -219,5 +212,7 @@ def test_a_prompt_another_tools_hook_blocked_is_not_recorded_by_codex_or_gemini(
             sb.run(argv, env=env)
 
         assert not sb.turns(secret), "the hook let the prompt through"
-        sb.entries("session end", at_least=2, wait=5)
+        assert not sb.leftovers()  # both runs ended: their records are written
+        assert len(sb.entries("session end")) == 1, sb.daily()
+        assert first in sb.daily()
         assert "SECRET-PROJECT" not in sb.daily()

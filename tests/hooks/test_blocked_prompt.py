@@ -10,12 +10,16 @@ the real CLI wrote.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+import json
+from pathlib import Path
 
+import anyio
+
+from memhooks.hooks.adapters import to_event
+from memhooks.hooks.events import Event, parse_payload
+from memhooks.hooks.runner import Sessions, end_orphaned, handle
 from tests.hooks.test_hook import _transcript, _user, claude, hook, store_for
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 ASKED = "Tell me what the kestrel queue does."
 BLOCKED = "tell me about SECRET-PROJECT omega"
@@ -87,3 +91,63 @@ def test_a_run_whose_only_prompt_was_blocked_records_none(
 
     logs = list(memory_root.glob("projects/*/daily/*.md"))
     assert all("SECRET-PROJECT" not in log.read_text() for log in logs)
+
+
+_CODEX_EXEC = Path(__file__).parents[1] / "data" / "harness" / "codex" / "exec"
+#: The first run's prompt in the rollout Codex CLI 0.171.0 wrote (`codex exec`).
+_SENT = "Tell me which port the kestrel staging database uses behind the wombat proxy."
+
+
+def _codex_run(
+    project: Path, tmp_path: Path, second: str
+) -> tuple[Sessions, list[Event]]:
+    """`codex exec`'s events, as the real CLI sent them, with a second prompt that its
+    rollout does not hold."""
+    lines = (_CODEX_EXEC / "rollout.jsonl").read_text().splitlines(keepends=True)
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text("".join(lines[:13]))  # the first run, up to its reply
+    events = []
+    for name, prompt in (
+        ("01-SessionStart", None),
+        ("02-UserPromptSubmit", _SENT),
+        ("02-UserPromptSubmit", second),
+        ("03-SessionEnd", None),
+    ):
+        payload = json.loads((_CODEX_EXEC / f"{name}.json").read_text())
+        payload |= {"cwd": str(project), "transcript_path": str(rollout)}
+        payload |= {"prompt": prompt} if prompt else {}
+        event = to_event(parse_payload(payload), "codex")
+        assert event is not None
+        events.append(event)
+    return Sessions(None, keep=True), events
+
+
+async def _play(sessions: Sessions, events: list[Event], *, killed: bool) -> None:
+    for event in events[:-1] if killed else events:
+        await handle(event, sessions)
+    if killed:
+        await end_orphaned(sessions, events[0].session_id, events[0].cwd)
+
+
+def test_codex_a_prompt_its_rollout_does_not_hold_at_its_session_end_is_not_recorded(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Codex CLI 0.171.0 writes nothing of a prompt another hook blocked (found with the
+    # real CLI: tests/e2e/test_own_hooks.py); its own session end says the run is over.
+    sessions, events = _codex_run(project, tmp_path, BLOCKED)
+    anyio.run(functools.partial(_play, sessions, events, killed=False))
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    assert f"- {_SENT}\n" in log.read_text()
+    assert "SECRET-PROJECT" not in log.read_text()
+
+
+def test_codex_killed_in_a_turn_still_has_its_last_prompt_recorded(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Killed (no SessionEnd), a harness never writes the turn it was in: the prompt
+    # memhooks saw is all there is of it, and it was sent.
+    unwritten = "And which user does it connect as?"
+    sessions, events = _codex_run(project, tmp_path, unwritten)
+    anyio.run(functools.partial(_play, sessions, events, killed=True))
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    assert f"- {_SENT}\n- {unwritten}\n" in log.read_text()
