@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
     from memhooks.hooks.transcript import TranscriptEvent
 
-_CLAUDE_EDITS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-_PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
 #: How a Claude Code tool result begins when the call never ran: a PreToolUse hook
 #: blocked or denied it, a permission rule refused it, it waited for an approval `-p`
 #: cannot give, the person answered No (2.1.332's words, read off its transcripts).
@@ -57,8 +57,8 @@ def claude_assistant_events(
         elif name == "Bash" and (command := (_str(args, "command") or "").strip()):
             yield "use", _str(block, "id") or ""
             yield "command", command
-        elif name in _CLAUDE_EDITS:
-            if paths := [p for k in _PATH_KEYS if (p := _str(args, k)) and p.strip()]:
+        elif name in EDIT_TOOLS:
+            if paths := [p for k in PATH_KEYS if (p := _str(args, k)) and p.strip()]:
                 yield "use", _str(block, "id") or ""
                 yield "file", paths[0]
         elif name == "Read" or (name or "").endswith(MCP_READ):

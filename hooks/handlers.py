@@ -17,14 +17,11 @@ from memhooks.hooks.held import keep as keep_shown
 from memhooks.hooks.held import shown as shown_text
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.notice import changed_line
+from memhooks.hooks.own_edits import mark as mark_model_writes
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
 from memhooks.hooks.stale import deferred, with_kept
-from memhooks.hooks.state import (
-    MAX_PROMPTS,
-    SessionState,
-    fingerprint,
-)
+from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
 from memhooks.hooks.transcript_contexts import block_in_transcript
 from memhooks.memory import today
 from memhooks.memory.corpus import newest_dailies
@@ -245,6 +242,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if view.loaded()
         else max((d.mtime_ns for d in docs.values()), default=0)
     )
+    mark_model_writes(event, state, view.store.root, docs)  # not news to the model
     # The notice takes at most half the budget: the hits are what the prompt asked for.
     notice = changed_line(
         state,
