@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from memhooks.hooks.claude_shapes import EDIT_TOOLS, PATH_KEYS
 from memhooks.hooks.ondisk import mtimes_of
 from memhooks.hooks.rewinds import is_prompt, tail
+from memhooks.memory.files import read_regular
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 #: How far back from the transcript's end the last turn is read.
 _TAIL = 1024 * 1024
+#: The most of a transcript read on a resume, as for any transcript.
+_MAX_BYTES = 64 * 1024 * 1024
 #: A result's `timestamp` is cut to the millisecond; the write before it may fall in
 #: the same one.
 _MS = 1_000_000
@@ -54,21 +57,45 @@ def mark(
             state.own[rel] = mtimes[rel]
 
 
-def model_wrote(path: Path) -> dict[Path, int]:
+def known_on_resume(event: Event, root: Path) -> set[str]:
+    """The memory files (paths under `root`) the resumed Claude Code conversation's model
+    wrote itself, in any turn, unchanged since: a resume tells them as they are."""
+    path = event.transcript_path
+    if event.harness != "claude-code" or not path:
+        return set()
+    try:
+        data = read_regular(path, _MAX_BYTES).data
+    except OSError:
+        return set()
+    if len(data) > _MAX_BYTES:
+        return set()
+    base, known = root.resolve(), set()
+    for target, at in model_wrote(Path(path), data).items():
+        try:
+            if target.stat().st_mtime_ns <= at + _MS:
+                known.add(target.relative_to(base).as_posix())
+        except (OSError, ValueError):  # gone since, or not memory
+            continue
+    return known
+
+
+def model_wrote(path: Path, data: bytes | None = None) -> dict[Path, int]:
     """The files the model's Write, Edit or MultiEdit calls wrote since the last prompt
     in the Claude Code transcript at `path` (resolved), each with the time (ns) of its
-    result's entry, the last one's; a call refused or failed wrote nothing."""
-    data = tail(path, _TAIL)
+    result's entry, the last one's; a call refused or failed wrote nothing. With
+    `data` (the whole transcript), in every turn."""
+    whole = data is not None
+    data = data if whole else tail(path, _TAIL)
     if not data:
         return {}
     lines = data.split(b"\n")
     done: dict[str, int] = {}  # a call's id → when its result came, for those that ran
     wrote: dict[Path, int] = {}
-    for line in reversed(lines[1:] if len(data) == _TAIL else lines):
+    for line in reversed(lines[1:] if len(data) == _TAIL and not whole else lines):
         obj = _json(line)
         if obj is None:
             continue
-        if is_prompt(obj):
+        if is_prompt(obj) and not whole:
             break
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else None

@@ -123,3 +123,60 @@ def test_the_models_own_edits_are_not_told_back_a_persons_are(
         assert note.name in ended and SECRET not in sb.daily()
         assert not hook_errors(log.read_text())
         assert not sb.leftovers()
+
+
+def test_a_resume_does_not_tell_the_models_own_edits_back(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found with the real Claude Code 2.1.332 (2026-12-06): `claude -p --continue`
+    after a run whose model added a MEMORY.md rule with Edit got the rule back as a
+    change at its SessionStart, and after a run whose model wrote a note, the note named
+    as new. A person's edit after them is told on the next resume (the model's line
+    with it, as the lines added since the first run's block)."""
+    with sandbox(tmp_path_factory.mktemp("model-resume"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        memory = sb.root / "MEMORY.md"
+        (project,) = (sb.root / "projects").iterdir()
+        note = project / "notes" / "lantern-port.md"
+        edit = {"old_string": RULE, "new_string": f"{RULE}\n{MODEL_RULE}"}
+        sb.script(
+            [
+                {
+                    "when": REMEMBER,
+                    "tool": "Read",
+                    "args": {"file_path": str(memory)},
+                    "then": [
+                        {"tool": "Edit", "args": {"file_path": str(memory), **edit}}
+                    ],
+                },
+                {
+                    "when": WRITE,
+                    "tool": "Write",
+                    "args": {"file_path": str(note), "content": NOTE},
+                },
+            ]
+        )
+        allowed = ["--permission-mode", "acceptEdits", "--add-dir", str(sb.root)]
+        allowed += ["--allowedTools", "Read,Edit,Write"]
+        for i, prompt in enumerate((REMEMBER, WRITE, ASK, LAST)):
+            if prompt == LAST:
+                memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+            resume = ["--continue"] if i else []
+            done = sb.run(["claude", "-p", *resume, prompt, *allowed], env=env)
+            assert done.returncode == 0, done.stderr
+
+        def told(before: str, prompt: str) -> str:
+            # Our contexts the run of `prompt` added (its SessionStart's, its prompt's).
+            text = sb.turn(prompt).text.split(before)[-1]
+            return "".join(re.findall(r"<memory note=.*?</memory>", text, re.DOTALL))
+
+        assert memory.read_text() == f"{RULE}\n{MODEL_RULE}\n{PERSON_RULE}\n"
+        assert note.read_text() == NOTE
+        assert CHANGED not in told(REMEMBER, WRITE), "its own Edit was told back"
+        assert CHANGED not in told(WRITE, ASK), "its own note was named as new"
+        # The person's rule is told. Told from the block of the first run, the model's
+        # own line comes with it: what the model's Edit made of the file is not kept
+        # across runs (left as it is: the model reads its own line once more).
+        assert f"+{PERSON_RULE}" in told(ASK, LAST)
+        assert all(blocks_in(r) == 1 for r in sb.requests() if "messages" in r.body)
