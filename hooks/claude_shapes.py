@@ -81,11 +81,26 @@ def claude_blocked_prompt(obj: dict[object, object]) -> str | None:
     return prompt if found else None
 
 
+#: The turn Claude Code 2.1.332 starts when a background subagent stops: its id, and
+#: whether it finished.
+_NOTIFIED = re.compile(
+    r"<task-notification>\s*<task-id>([\w-]+)</task-id>.*?<status>completed</status>",
+    re.DOTALL,
+)
+
+
 def claude_tool_results(
     content: object, result: object
 ) -> Iterator[tuple[TranscriptEvent, str]]:
     """The ids of the calls whose result says they never ran ("unrun"), or that they
-    failed ("failed": a command that exits 1 ran; an edit that fails writes nothing)."""
+    failed ("failed": a command that exits 1 ran; an edit that fails writes nothing);
+    and of the subagents that finished ("agent"): an Agent call's result in the
+    foreground, the `<task-notification>` turn in the background."""
+    done = isinstance(result, dict) and result.get("status") == "completed"
+    if done and (agent := _str(result, "agentId")):
+        yield "agent", agent
+    if isinstance(content, str) and (notified := _NOTIFIED.match(content.strip())):
+        yield "agent", notified[1]
     for block in _dicts(content):
         use = _str(block, "tool_use_id")
         if block.get("type") != "tool_result" or block.get("is_error") is not True:
