@@ -93,8 +93,8 @@ def model_wrote(path: Path, data: bytes | None = None) -> dict[Path, int]:
     wrote: dict[Path, int] = {}
     for line in reversed(lines[1:] if len(data) == _TAIL and not whole else lines):
         obj = _json(line)
-        if obj is None:
-            continue
+        if obj is None or obj.get("isSidechain") is True:
+            continue  # a subagent's (older releases wrote them here): not the model's
         if is_prompt(obj) and not whole:
             break
         message = obj.get("message")

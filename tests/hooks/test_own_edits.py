@@ -68,3 +68,17 @@ def test_a_transcript_without_edits_or_none_at_all(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     assert model_wrote(fifo) == {}  # never waits on a FIFO
+
+
+def test_a_subagents_edit_is_not_the_models(tmp_path: Path) -> None:
+    """A subagent's calls, which releases before 2.1.332 wrote into the session's
+    transcript (`isSidechain`): the main model never saw that edit, so it is news."""
+    memory = tmp_path / "MEMORY.md"
+    side = {"isSidechain": True}
+    path = _transcript(
+        tmp_path,
+        _prompt("first"),
+        {**_call("a", "Edit", memory), **side},
+        {**_result("a"), **side},
+    )
+    assert model_wrote(path) == {}
