@@ -246,7 +246,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if view.loaded()
         else max((d.mtime_ns for d in docs.values()), default=0)
     )
-    mark_model_writes(event, state, view.store.root, docs)  # not news to the model
+    mark_model_writes(event, state, view.store.root, docs, newest)  # no news
     # The notice takes at most half the budget: the hits are what the prompt asked for.
     notice = changed_line(
         state,

@@ -39,12 +39,19 @@ _MS = 1_000_000
 
 
 def mark(
-    event: Event, state: SessionState, root: Path, docs: Mapping[str, Doc]
+    event: Event,
+    state: SessionState,
+    root: Path,
+    docs: Mapping[str, Doc],
+    newest: int,
 ) -> None:
     """Count as the session's own write each memory file in `docs` (under `root`) that
-    the model's file tool wrote in the last turn and that nobody changed since."""
+    the model's file tool wrote in the last turn and that nobody changed since
+    (`newest`: no document changed after it; nothing is read when none changed)."""
     path = event.transcript_path
     if event.harness != "claude-code" or not path or not state.noticed_at:
+        return
+    if newest <= state.noticed_at:
         return
     mtimes = mtimes_of(docs)
     fresh = [rel for rel, t in mtimes.items() if t > state.noticed_at]
