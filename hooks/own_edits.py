@@ -3,11 +3,14 @@ turn before a prompt: what it wrote is no news to it, and the change notice leav
 
 Claude Code 2.1.332 lets the model Edit or Write over a file only once it has read it,
 and refuses the edit when the file changed on disk since: a file its tool wrote holds
-nothing the model has not seen, until someone changes it again. So a memory file whose
-modification time is no later than the entry of its edit's result (the transcript's
-`timestamp`, in milliseconds) counts as the session's own write (`SessionState.own`); one
-a person saved after that is told as before. The turn's lines alone are read, from the
-end, as `rewinds` does: the prompt's own line is written after its hook returns.
+nothing the model has not seen, until someone changes it again (a Read of part of a long
+file counts as read: MEMORY.md past Read's 2,000 lines is taken as seen). So a memory
+file whose modification time is no later than the entry of its edit's result (the
+transcript's `timestamp`, in milliseconds) counts as the session's own write
+(`SessionState.own`); one a person saved after that is told as before. The turn's lines
+alone are read, from the end, as `rewinds` does: the prompt's own line is written after
+its hook returns. Gemini CLI's `replace` shows the model 5 lines around its edit, and
+Codex's shell shows none: no such rule holds there, and their edits are told.
 """
 
 from __future__ import annotations
