@@ -93,50 +93,73 @@ def model_wrote(path: Path, data: bytes | None = None) -> dict[Path, int]:
     """The files the model's Write, Edit or MultiEdit calls wrote since the last prompt
     in the Claude Code transcript at `path` (resolved), each with the time (ns) of its
     result's entry, the last one's; a call refused or failed wrote nothing. With
-    `data` (the whole transcript), in every turn."""
+    `data` (the whole transcript), in every turn. Only the lines that may hold such a
+    call, its result or a prompt are parsed (a transcript of tool output is large)."""
     whole = data is not None
     data = data if whole else tail(path, _TAIL)
     if not data:
         return {}
     lines = data.split(b"\n")
-    done: dict[str, int] = {}  # a call's id → when its result came, for those that ran
+    if not whole:
+        lines = lines[1:] if len(data) == _TAIL else lines
+        turn = (i for i in reversed(range(len(lines))) if _prompt(lines[i]))
+        lines = lines[next(turn, -1) + 1 :]
+    calls: dict[str, Path] = {}  # an edit call's id → the file it names
     wrote: dict[Path, int] = {}
-    for line in reversed(lines[1:] if len(data) == _TAIL and not whole else lines):
-        obj = _json(line)
-        if obj is None or obj.get("isSidechain") is True:
-            continue  # a subagent's (older releases wrote them here): not the model's
-        if is_prompt(obj) and not whole:
-            break
-        message = obj.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_result" and block.get("is_error") is not True:
-                if (at := _ns(obj.get("timestamp"))) and isinstance(
-                    use := block.get("tool_use_id"), str
-                ):
-                    done[use] = at
-            elif block.get("type") == "tool_use" and block.get("name") in EDIT_TOOLS:
+    for line in lines:
+        if any(mark in line for mark in _EDIT_MARKS):
+            for block in _blocks(_json(line), "tool_use"):
                 args = block.get("input")
-                target = next(
-                    (
-                        p
-                        for k in PATH_KEYS
-                        if isinstance(args, dict) and isinstance(p := args.get(k), str)
-                    ),
-                    None,
-                )
-                ran = done.get(str(block.get("id")), 0)
-                if target and ran:
-                    key = Path(target).resolve()
-                    wrote[key] = max(ran, wrote.get(key, 0))
+                args = args if isinstance(args, dict) else {}
+                named = [
+                    p for k in PATH_KEYS if isinstance(p := args.get(k), str) and p
+                ]
+                if block.get("name") in EDIT_TOOLS and named:
+                    calls[str(block.get("id"))] = Path(named[0]).resolve()
+        elif _result_of(line) in calls:
+            obj = _json(line)
+            at = _ns(obj.get("timestamp") if obj is not None else None)
+            for block in _blocks(obj, "tool_result"):
+                target = calls.get(str(block.get("tool_use_id")))
+                if at and target and block.get("is_error") is not True:
+                    wrote[target] = max(at, wrote.get(target, 0))
     return wrote
 
 
+#: How a line holding one of the edit calls names its tool (Claude Code writes its
+#: transcript's JSON without spaces).
+_EDIT_MARKS = tuple(f'"name":"{name}"'.encode() for name in EDIT_TOOLS)
+
+
+def _result_of(line: bytes) -> str:
+    # The id of the call whose result a line holds (its first), found without parsing.
+    at = line.find(_RESULT_ID)
+    end = line.find(b'"', at + len(_RESULT_ID)) if at >= 0 else -1
+    return (
+        line[at + len(_RESULT_ID) : end].decode("ascii", "replace") if end > 0 else ""
+    )
+
+
+_RESULT_ID = b'"tool_use_id":"'
+
+
+def _prompt(line: bytes) -> bool:
+    if b'"type":"user"' not in line or b'"toolUseResult"' in line:
+        return False  # a tool's result, or no user entry: not parsed
+    return (obj := _json(line)) is not None and is_prompt(obj)
+
+
+def _blocks(obj: dict[object, object] | None, kind: str) -> list[dict[object, object]]:
+    # The content blocks of `kind` of the model's (not a subagent's) entry `obj`.
+    if obj is None or obj.get("isSidechain") is True:
+        return []  # a subagent's (older releases wrote them here): not the model's
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    items = content if isinstance(content, list) else []
+    return [b for b in items if isinstance(b, dict) and b.get("type") == kind]
+
+
 def _json(line: bytes) -> dict[object, object] | None:
-    if b'"tool_' not in line and b'"user"' not in line:
-        return None  # neither a call, nor a result, nor a prompt: not parsed
     try:
         obj = json.loads(line)
     except (ValueError, RecursionError):

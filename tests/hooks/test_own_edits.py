@@ -42,7 +42,9 @@ def _result(use: str, *, error: bool = False) -> dict[str, object]:
 
 def _transcript(tmp_path: Path, *entries: dict[str, object]) -> Path:
     path = tmp_path / "t.jsonl"
-    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    # Without spaces, as Claude Code writes them.
+    lines = (json.dumps(e, separators=(",", ":")) + "\n" for e in entries)
+    path.write_text("".join(lines))
     return path
 
 
