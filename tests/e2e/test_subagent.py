@@ -15,7 +15,7 @@ import pytest
 
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import setup_claude
-from tests.e2e.memory_fixture import blocks_in, seed
+from tests.e2e.memory_fixture import RULE, blocks_in, seed
 from tests.e2e.test_claude_code import hook_errors
 
 if TYPE_CHECKING:
@@ -109,3 +109,47 @@ def test_what_a_subagent_wrote_and_ran_is_in_the_record(
         assert f"{COUNTED}`" in first and f"`{COUNT}`" in first
         assert f"{LISTED}`" in second and f"`{LIST}`" in second
         assert TASK not in first and LATER not in second
+
+
+def test_a_rule_a_subagent_added_is_told_to_the_main_model(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """A subagent Reads and Edits MEMORY.md: the main model never saw its edit, so the
+    resumed conversation is told the rule added, as a person's would be (the model's
+    own edits are not: test_model_edits.py). Found so with the real Claude Code 2.1.332
+    (2026-12-06)."""
+    with sandbox(tmp_path_factory.mktemp("subagent-rule"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        memory = sb.root / "MEMORY.md"
+        rule = "- Run the heron linter before each push (rule HERON-9)."
+        asked, task, after = (
+            "Have a helper agent record the heron rule.",
+            "Add the heron linter rule to MEMORY.md.",
+            "Say hello after the helper.",
+        )
+        edit = {"file_path": str(memory), "old_string": RULE}
+        edit["new_string"] = f"{RULE}\n{rule}"
+        agent: dict[str, object] = {"description": "Record rule", "prompt": task}
+        agent |= {"subagent_type": "general-purpose", "run_in_background": False}
+        sb.script(
+            [
+                {"when": asked, "tool": "Agent", "args": agent},
+                {
+                    "when": task,
+                    "tool": "Read",
+                    "args": {"file_path": str(memory)},
+                    "then": [{"tool": "Edit", "args": edit}],
+                },
+            ]
+        )
+        allowed = ["--allowedTools", "Agent,Read,Edit", "--add-dir", str(sb.root)]
+        allowed += ["--permission-mode", "acceptEdits"]
+        for argv in (["-p", asked], ["-p", "--continue", after]):
+            done = sb.run(["claude", *argv, *allowed], env=env)
+            assert done.returncode == 0, done.stderr
+        assert memory.read_text() == f"{RULE}\n{rule}\n"
+        told = sb.turn(after).text.split(asked)[-1]
+        assert f"+{rule}" in told
+        (first, _) = sb.entries("session end", at_least=2)[:2]
+        assert "MEMORY.md`" in first and task not in first
