@@ -62,6 +62,7 @@ class Payload(NamedTuple):
     compact_summary: str | None = None
     reason: str | None = None
     timestamp: str | None = None
+    agent_id: str | None = None  #: Codex CLI: the subagent whose hook this is
     # generic JSON lines
     event: str | None = None
     summary: str | None = None
@@ -144,6 +145,8 @@ class Event(NamedTuple):
     #: The harness process that ran the hook (0: not known): two may run one session at
     #: once (`shared_session`).
     caller: int = 0
+    #: A Codex CLI subagent's event (its `agent_id`), sent under its parent's session.
+    agent: str = ""
 
 
 class Reply(NamedTuple):

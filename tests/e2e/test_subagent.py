@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_claude
+from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex
 from tests.e2e.memory_fixture import RULE, blocks_in, seed
 from tests.e2e.test_claude_code import hook_errors
 
@@ -153,3 +153,31 @@ def test_a_rule_a_subagent_added_is_told_to_the_main_model(
         assert f"+{rule}" in told
         (first, _) = sb.entries("session end", at_least=2)[:2]
         assert "MEMORY.md`" in first and task not in first
+
+
+def test_a_codex_subagents_task_is_not_recorded_as_typed(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found with the real Codex CLI 0.171.0 (2026-12-06): a subagent the model spawns
+    (`multi_agent_v1/spawn_agent`) runs the UserPromptSubmit hook with its task as the
+    prompt, under the parent's session id (with `agent_id`, and its own rollout as
+    `transcript_path`), and the session-end record listed that task among the person's
+    prompts."""
+    with sandbox(tmp_path_factory.mktemp("codex-subagent"), cli_bins, netns) as sb:
+        env = setup_codex(sb)
+        seed(sb)
+        sb.script(
+            [
+                {"when": TASK, "tool": "exec_command", "args": {"cmd": COUNT}},
+                {
+                    "when": SURVEY,
+                    "tool": "multi_agent_v1/spawn_agent",
+                    "args": {"message": TASK},
+                },
+            ]
+        )
+        done = sb.run(codex_exec(SURVEY), env=env)
+        assert done.returncode == 0, done.stderr
+        (ended,) = sb.entries("session end", at_least=1)
+        assert SURVEY in ended and TASK not in ended
+        assert not sb.leftovers()
