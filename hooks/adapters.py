@@ -122,6 +122,7 @@ def to_event(p: Payload, harness: Harness | None = None) -> Event | None:
         p.compact_summary,
         p.transcript_path,
         p.source,
+        agent=(p.agent_id or "") if harness == "codex" else "",
     )
 
 

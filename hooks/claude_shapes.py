@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
     from memhooks.hooks.transcript import TranscriptEvent
 
-_CLAUDE_EDITS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-_PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+PATH_KEYS = ("file_path", "notebook_path")  # NotebookEdit uses notebook_path
 #: How a Claude Code tool result begins when the call never ran: a PreToolUse hook
 #: blocked or denied it, a permission rule refused it, it waited for an approval `-p`
 #: cannot give, the person answered No (2.1.332's words, read off its transcripts).
@@ -57,8 +57,8 @@ def claude_assistant_events(
         elif name == "Bash" and (command := (_str(args, "command") or "").strip()):
             yield "use", _str(block, "id") or ""
             yield "command", command
-        elif name in _CLAUDE_EDITS:
-            if paths := [p for k in _PATH_KEYS if (p := _str(args, k)) and p.strip()]:
+        elif name in EDIT_TOOLS:
+            if paths := [p for k in PATH_KEYS if (p := _str(args, k)) and p.strip()]:
                 yield "use", _str(block, "id") or ""
                 yield "file", paths[0]
         elif name == "Read" or (name or "").endswith(MCP_READ):
@@ -81,11 +81,26 @@ def claude_blocked_prompt(obj: dict[object, object]) -> str | None:
     return prompt if found else None
 
 
+#: The turn Claude Code 2.1.332 starts when a background subagent stops: its id, and
+#: whether it finished.
+_NOTIFIED = re.compile(
+    r"<task-notification>\s*<task-id>([\w-]+)</task-id>.*?<status>completed</status>",
+    re.DOTALL,
+)
+
+
 def claude_tool_results(
     content: object, result: object
 ) -> Iterator[tuple[TranscriptEvent, str]]:
     """The ids of the calls whose result says they never ran ("unrun"), or that they
-    failed ("failed": a command that exits 1 ran; an edit that fails writes nothing)."""
+    failed ("failed": a command that exits 1 ran; an edit that fails writes nothing);
+    and of the subagents that finished ("agent"): an Agent call's result in the
+    foreground, the `<task-notification>` turn in the background."""
+    done = isinstance(result, dict) and result.get("status") == "completed"
+    if done and (agent := _str(result, "agentId")):
+        yield "agent", agent
+    if isinstance(content, str) and (notified := _NOTIFIED.match(content.strip())):
+        yield "agent", notified[1]
     for block in _dicts(content):
         use = _str(block, "tool_use_id")
         if block.get("type") != "tool_result" or block.get("is_error") is not True:

@@ -62,6 +62,7 @@ class Payload(NamedTuple):
     compact_summary: str | None = None
     reason: str | None = None
     timestamp: str | None = None
+    agent_id: str | None = None  #: Codex CLI: the subagent whose hook this is
     # generic JSON lines
     event: str | None = None
     summary: str | None = None
@@ -147,6 +148,8 @@ class Event(NamedTuple):
     #: A session end the harness never sent (it was killed): its transcript may lack the
     #: turn it was in.
     killed: bool = False
+    #: A Codex CLI subagent's event (its `agent_id`), sent under its parent's session.
+    agent: str = ""
 
 
 class Reply(NamedTuple):

@@ -17,14 +17,12 @@ from memhooks.hooks.held import keep as keep_shown
 from memhooks.hooks.held import shown as shown_text
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.notice import changed_line
+from memhooks.hooks.own_edits import known_on_resume
+from memhooks.hooks.own_edits import mark as mark_model_writes
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
 from memhooks.hooks.stale import deferred, with_kept
-from memhooks.hooks.state import (
-    MAX_PROMPTS,
-    SessionState,
-    fingerprint,
-)
+from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
 from memhooks.hooks.transcript_contexts import block_in_transcript
 from memhooks.memory import today
 from memhooks.memory.corpus import newest_dailies
@@ -34,7 +32,7 @@ from memhooks.memory.paths import daily
 from memhooks.memory.text import nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Collection, Iterator, Mapping
 
     from memhooks.hooks.autosearch import Asked, LogHit
     from memhooks.hooks.view import View
@@ -138,7 +136,8 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
             whole = dict(state.injected)
             contexts = resumes.keep_held(event, state, view)
             state.surfaced = resumes.surfaced_in_transcript(event, view)
-            told = _told_since(contexts, whole, event, state, view)
+            known = known_on_resume(event, view.store.root)  # its model's writes
+            told = _told_since(contexts, whole, event, state, view, known)
         return Reply(
             context=told, notes=("block already injected in this conversation",)
         )
@@ -155,6 +154,7 @@ def _told_since(
     event: Event,
     state: SessionState,
     view: View,
+    known: Collection[str] = (),
 ) -> str | None:
     """The change notice of a conversation resumed with its block (`contexts`: what it
     holds of ours), wrapped, in the auto-search budget (`resumes.told_since`)."""
@@ -165,6 +165,7 @@ def _told_since(
         view,
         _budget(event, view.config.auto_search.budget) - nbytes(wrap("")) - 1,
         lambda: usage_line(event.cwd, event.harness),
+        known,
     )
     return wrap(neutralise(told)) if told else None
 
@@ -245,6 +246,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if view.loaded()
         else max((d.mtime_ns for d in docs.values()), default=0)
     )
+    mark_model_writes(event, state, view.store.root, docs, newest)  # no news
     # The notice takes at most half the budget: the hits are what the prompt asked for.
     notice = changed_line(
         state,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from memhooks.hooks import activity, records
 from memhooks.hooks.records import entry_ids
 from memhooks.hooks.state import MAX_PROMPT_BYTES
+from memhooks.hooks.subagents import with_subagents
 from memhooks.hooks.transcript import TranscriptDigest, read_transcript
 from memhooks.memory import TargetNotFoundError, today
 from memhooks.memory.lazylog import getLogger
@@ -181,6 +182,7 @@ def digest_since_flush(
             digest, state.transcript_offset = read_transcript(
                 Path(path), offset, upto=upto
             )
+            digest = with_subagents(digest, Path(path))  # Claude Code's
             state.transcript_path = path
             looked(event, view, digest)
             # Seen when sent, but a hook blocked them: the model never got them.

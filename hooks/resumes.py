@@ -32,7 +32,7 @@ from memhooks.memory.merging import conflict_body
 from memhooks.memory.text import nbytes, neutralise
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
     from memhooks.hooks.events import Event
     from memhooks.hooks.state import SessionState
@@ -182,6 +182,7 @@ def told_since(
     view: View,
     room: int,
     usage: Callable[[], str],
+    known: Collection[str] = (),
 ) -> str:
     """The change notice for a resumed conversation (`keep_held`'s `contexts`): for
     MEMORY.md and the scratchpad, held whole by a block built now (`whole`: path →
@@ -192,7 +193,8 @@ def told_since(
     held from here on, as after a notice mid-session; one whose section was cut to fit
     is left as `keep_held` found it, as is all when the conversation holds no block. The
     notes its block's index named are listed, so that the next prompt's notice tells one
-    gone since as removed; those it did not name, written since, are named here.
+    gone since as removed; those it did not name, written since, are named here. Those
+    `known` (its model wrote them itself, `own_edits`) are held as they are.
     """
     at = next(
         (i for i in reversed(range(len(contexts))) if _BLOCK_END in contexts[i]), -1
@@ -209,7 +211,7 @@ def told_since(
         if doc is None or found is None:
             continue
         (before, lines), now = found, shown(doc)
-        if lines == _lines(now):  # as it is, or told already in an earlier run
+        if lines == _lines(now) or rel in known:  # as it is, or told already
             state.injected[rel] = whole[rel]
         else:  # a scratchpad whose items were all closed is "whole" in any text
             held[rel] = before, now
@@ -223,7 +225,7 @@ def told_since(
     named = {notes + name for name in INDEX_NAME.findall(index or "")}
     told_later = "\n".join(later)
     added = [] if index is None else [r for r in state.listed if r not in named]
-    added = sorted(r for r in added if r not in told_later)
+    added = sorted(r for r in added if r not in told_later and r not in known)
     state.listed = sorted(
         {*state.listed, *(r for r in named if f"{r} (removed)" not in told_later)}
     )

@@ -64,12 +64,12 @@ def branch_contexts(path: Path) -> list[str] | None:
     last prompt in the transcript at `path` starts a branch (its parent is not the entry
     before it); None when it does not, or when that cannot be read. The last turn's
     lines alone are parsed, from the end, at each prompt."""
-    tail = _tail(path, _TAIL)
-    if tail is None:
+    data = tail(path, _TAIL)
+    if data is None:
         return None
-    lines = tail.split(b"\n")
+    lines = data.split(b"\n")
     parent: str | None = ""  # "" until the last prompt is found
-    for line in reversed(lines[1:] if len(tail) == _TAIL else lines):
+    for line in reversed(lines[1:] if len(data) == _TAIL else lines):
         if (entry := _entry(line)) is None:
             continue
         if parent != "":
@@ -116,9 +116,15 @@ def _entry(line: bytes) -> tuple[str, str | None, bool] | None:
     if not isinstance(obj, dict) or not isinstance(uuid := obj.get("uuid"), str):
         return None
     parent = obj.get("parentUuid")
+    return uuid, parent if isinstance(parent, str) else None, is_prompt(obj)
+
+
+def is_prompt(obj: dict[object, object]) -> bool:
+    """Whether a transcript entry is a prompt a person typed (not a tool's result, nor
+    one of the harness's own)."""
     message = obj.get("message")
     content = message.get("content") if isinstance(message, dict) else None
-    prompt = (
+    return (
         obj.get("type") == "user"
         and not obj.get("isMeta")
         and not obj.get("isSidechain")
@@ -129,7 +135,6 @@ def _entry(line: bytes) -> tuple[str, str | None, bool] | None:
             and not _results(content)
         )
     )
-    return uuid, parent if isinstance(parent, str) else None, prompt
 
 
 def _results(content: list[object]) -> bool:
@@ -137,8 +142,8 @@ def _results(content: list[object]) -> bool:
     return any(isinstance(p, dict) and p.get("type") == "tool_result" for p in content)
 
 
-def _tail(path: Path, size: int) -> bytes | None:
-    # The last `size` bytes of a regular file (`open_regular` waits for no FIFO).
+def tail(path: Path, size: int) -> bytes | None:
+    """The last `size` bytes of a regular file (`open_regular` waits for no FIFO)."""
     try:
         with os.fdopen(open_regular(path), "rb") as f:
             f.seek(max(os.fstat(f.fileno()).st_size - size, 0))

@@ -211,6 +211,11 @@ def request_id_of(line: bytes | Dropped, event: Event | None) -> RequestId | Non
 
 
 def _run_sync(event: Event, sessions: Sessions) -> Reply:
+    if event.agent:
+        # Codex CLI 0.171.0 runs a spawned subagent's hooks under its parent's session:
+        # its task is the model's words, not a prompt of the person's, and its turns are
+        # not the session's to record, nor to be told the session's changes.
+        return Reply(notes=("a subagent's event: the session is not its own",))
     begun = sessions.begin(event.session_id)
     if sessions.keep:
         sessions.last[event.session_id] = event

@@ -46,9 +46,10 @@ _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTA
 _BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
 #: What a transcript line can contribute to a digest; and what tells of one that did not
 #: happen ("use": the id of the tool call whose command or file comes next; "unrun",
-#: "failed": a call's id, `claude_tool_results`; "blocked": a prompt a hook blocked).
+#: "failed": a call's id, `claude_tool_results`; "blocked": a prompt a hook blocked;
+#: "agent": a Claude Code subagent that finished, `subagents`).
 _Done = Literal["prompt", "file", "command", "assistant", "summary", "read", "search"]
-TranscriptEvent = _Done | Literal["use", "unrun", "failed", "blocked"]
+TranscriptEvent = _Done | Literal["use", "unrun", "failed", "blocked", "agent"]
 _SKIP_CHUNK = 64 * 1024
 
 
@@ -67,6 +68,8 @@ class TranscriptDigest(NamedTuple):
     searches: tuple[str, ...] = ()
     #: Prompts a UserPromptSubmit hook blocked: the model never got them.
     blocked: tuple[str, ...] = ()
+    #: Claude Code's subagents that finished (their turns are in files of their own).
+    agents: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:
         """Return True when there is nothing worth writing to the log."""
@@ -173,47 +176,45 @@ def _events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
 
 
 def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
-    """Build a digest from transcript lines, skipping anything not understood.
+    """Build a digest from transcript lines (JSONL, without or with their line ending;
+    bytes decoded as UTF-8 with replacement characters), in transcript order, skipping
+    anything not understood: never raises on content."""
+    gemini = GeminiReader()
+    objs = (obj for raw in lines if (obj := _json(raw)) is not None)
+    return digest_of(e for obj in objs for e in _line_events(obj, gemini))
 
-    Args:
-        lines: JSONL lines, without or with their line ending; bytes are decoded as
-            UTF-8 with replacement characters.
 
-    Returns:
-        The digest of the lines, in transcript order. Never raises on content.
-    """
+def digest_of(events: Iterable[tuple[TranscriptEvent, str]]) -> TranscriptDigest:
+    """The digest of what transcript lines tell, in order (`parse_lines`)."""
     prompts: list[str] = []
     blocked: list[str] = []  # prompts a hook blocked
     files: list[str] = []
     commands: list[str] = []
-    looked: dict[TranscriptEvent, list[str]] = {"read": [], "search": []}
+    looked: dict[TranscriptEvent, list[str]] = {"read": [], "search": [], "agent": []}
     last: dict[TranscriptEvent, str] = {}
-    gemini = GeminiReader()
     use = ""  # the id of the tool call whose command or file comes next
     placed: dict[str, tuple[list[str], int]] = {}  # where each call's went
-    for raw in lines:
-        obj = _json(raw)
-        for event, value in _line_events(obj, gemini) if obj is not None else ():
-            if event == "prompt":
-                prompts.append(value)
-            elif event == "use":
-                use = value
-            elif event in ("unrun", "failed") and value in placed:
-                # A failed command ran; a failed edit wrote nothing.
-                where, at = placed.pop(value)
-                where[at] = "" if event == "unrun" or where is files else where[at]
-            elif event == "file" and value not in files:
-                files.append(value)
-                placed[use], use = (files, len(files) - 1), ""
-            elif event == "command" and commands[-1:] != [value]:
-                commands.append(value)
-                placed[use], use = (commands, len(commands) - 1), ""
-            elif event in ("assistant", "summary"):
-                last[event] = value
-            elif event == "blocked":
-                blocked.append(value)
-            elif event in looked and value not in looked[event]:
-                looked[event].append(value)
+    for event, value in events:
+        if event == "prompt":
+            prompts.append(value)
+        elif event == "use":
+            use = value
+        elif event in ("unrun", "failed") and value in placed:
+            # A failed command ran; a failed edit wrote nothing.
+            where, at = placed.pop(value)
+            where[at] = "" if event == "unrun" or where is files else where[at]
+        elif event == "file" and value not in files:
+            files.append(value)
+            placed[use], use = (files, len(files) - 1), ""
+        elif event == "command" and commands[-1:] != [value]:
+            commands.append(value)
+            placed[use], use = (commands, len(commands) - 1), ""
+        elif event in ("assistant", "summary"):
+            last[event] = value
+        elif event == "blocked":
+            blocked.append(value)
+        elif event in looked and value not in looked[event]:
+            looked[event].append(value)
     return TranscriptDigest(
         tuple(prompts),
         tuple(f for f in files if f),
@@ -223,6 +224,7 @@ def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
         tuple(looked["read"]),
         tuple(looked["search"]),
         tuple(blocked),
+        tuple(looked["agent"]),
     )
 
 

@@ -15,13 +15,15 @@ when it is JSON) and answers in the shape each CLI expects:
 
 What the model says comes from DIR/script.json, read again at every request so that a
 test can change it between turns: `{"rules": [{"when": TEXT, "reply": TEXT} | {"when":
-TEXT, "tool": NAME, "args": {...}}], "usage": N}` (NAME as `NAMESPACE/NAME` for a tool in a
-namespace, as Codex offers an MCP server's: `mcp__memhooks/memory_write`). The first rule whose TEXT occurs in the
-user's last message wins: it answers with that text, or calls that tool; once the tool's
-result comes back the model answers "Mock reply N." (N: the request's number, also the
-default answer). `"usage"` is the input-token count every reply reports (a big one makes
-a CLI compact), or `{"anthropic": N, "responses": N, "gemini": N}` to tell the three
-APIs apart (100 for one not named). Whatever the script says, a request asking for a conversation summary
+TEXT, "tool": NAME, "args": {...}, "then": [{"tool": NAME, "args": {...}}, ...]}], "usage":
+N}` (NAME as `NAMESPACE/NAME` for a tool in a namespace, as Codex offers an MCP server's:
+`mcp__memhooks/memory_write`). The first rule whose TEXT occurs in the user's last typed
+message wins: it answers with that text, or calls that tool; with each tool result that
+comes back it calls the next tool of `then`, and after the last the model answers the
+rule's `reply`, or "Mock reply N." (N: the request's number, also the default answer).
+`"usage"` is the input-token count every reply reports (a big one makes a CLI compact),
+or `{"anthropic": N, "responses": N, "gemini": N}` to tell the three APIs apart (100 for
+one not named). Whatever the script says, a request asking for a conversation summary
 gets `<analysis>…</analysis><summary>…</summary>` (Claude Code, Codex) or
 `<state_snapshot>…</state_snapshot>` (Gemini), and the JSON side calls (Gemini's routing and
 next-speaker check, Codex's thread title, older Claude Code's session title) get an object
@@ -87,16 +89,20 @@ class Script:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def answer(self, last_user: str | None, n: int) -> Answer:
-        """The answer to the user's last text (None: the last input was a tool result)."""
+    def answer(self, asked: tuple[str, int], n: int) -> Answer:
+        """The answer to the user's last text, after as many tool results as `asked`
+        counts: the rule's first tool, the next of its `then`, or its reply."""
         default = Answer(DEFAULT_REPLY.format(n=n))
-        if last_user is None:
-            return default
+        last_user, results = asked
         for rule in self.load().get("rules", []):
             if not isinstance(rule, dict) or str(rule.get("when", "")) not in last_user:
                 continue
-            if rule.get("tool"):
-                return Answer(tool=str(rule["tool"]), args=dict(rule.get("args") or {}))
+            calls = [rule, *(rule.get("then") or [])] if rule.get("tool") else []
+            if results < len(calls):
+                call = calls[results]
+                return Answer(tool=str(call["tool"]), args=dict(call.get("args") or {}))
+            if results and not calls:
+                return default
             return Answer(str(rule.get("reply", DEFAULT_REPLY)).format(n=n))
         return default
 
@@ -118,7 +124,7 @@ def _answer(
     body: dict[str, Any],
     n: int,
     asked: str,
-    last_user: Callable[[dict[str, Any]], str | None],
+    last_user: Callable[[dict[str, Any]], tuple[str, int]],
 ) -> Answer:
     # The reply to an Anthropic or OpenAI request: a side call's JSON, a compaction's
     # summary (the conversation at `asked` asks for one), or the script's next answer.

@@ -68,16 +68,22 @@ def side_schema(body: dict[str, Any]) -> Any:
 # --- Anthropic -------------------------------------------------------------------------
 
 
-def anthropic_last_user(body: dict[str, Any]) -> str | None:
+def _is_result(content: Any) -> bool:
+    blocks = content if isinstance(content, list) else []
+    return any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+
+
+def anthropic_last_user(body: dict[str, Any]) -> tuple[str, int]:
+    """The user's last typed message, and how many tool results came after it."""
     users = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     users = [m for m in users if m.get("role") == "user"]
-    if not users:
-        return ""
-    content = users[-1].get("content")
-    blocks = content if isinstance(content, list) else []
-    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
-        return None
-    return "\n".join(texts(content))
+    results = 0
+    for message in reversed(users):
+        content = message.get("content")
+        if not _is_result(content):
+            return "\n".join(texts(content)), results
+        results += 1
+    return "", results
 
 
 def anthropic_events(model: str, answer: Answer, n: int, usage: int) -> list[Any]:
@@ -159,12 +165,16 @@ def anthropic_message(model: str, answer: Answer, n: int, usage: int) -> dict[st
 # --- OpenAI Responses ------------------------------------------------------------------
 
 
-def responses_last_user(body: dict[str, Any]) -> str | None:
+def responses_last_user(body: dict[str, Any]) -> tuple[str, int]:
+    """The user's last message, and how many tool results (function_call_output & co)
+    came after it."""
     items = [i for i in body.get("input") or [] if isinstance(i, dict)]
-    if items and str(items[-1].get("type", "")).endswith("_output"):
-        return None  # function_call_output & co: the tool's result
-    users = [i for i in items if i.get("role") == "user"]
-    return "\n".join(texts(users[-1].get("content"))) if users else ""
+    results = 0
+    for item in reversed(items):
+        if item.get("role") == "user":
+            return "\n".join(texts(item.get("content"))), results
+        results += str(item.get("type", "")).endswith("_output")
+    return "", results
 
 
 def responses_events(answer: Answer, n: int, usage: int) -> list[Any]:
@@ -214,15 +224,17 @@ def responses_events(answer: Answer, n: int, usage: int) -> list[Any]:
 # --- Gemini ----------------------------------------------------------------------------
 
 
-def gemini_last_user(body: dict[str, Any]) -> str | None:
+def gemini_last_user(body: dict[str, Any]) -> tuple[str, int]:
+    """The user's last typed message, and how many function responses came after it."""
     contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
-    users = [c for c in contents if c.get("role") == "user"]
-    if not users:
-        return ""
-    parts = [p for p in users[-1].get("parts") or [] if isinstance(p, dict)]
-    if any("functionResponse" in p for p in parts):
-        return None
-    return "\n".join(p["text"] for p in parts if isinstance(p.get("text"), str))
+    results = 0
+    for content in reversed([c for c in contents if c.get("role") == "user"]):
+        parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
+        if not any("functionResponse" in p for p in parts):
+            texts_ = [p["text"] for p in parts if isinstance(p.get("text"), str)]
+            return "\n".join(texts_), results
+        results += 1
+    return "", results
 
 
 def from_schema(schema: Any) -> Any:

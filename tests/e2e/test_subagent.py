@@ -1,0 +1,183 @@
+"""Claude Code's subagents (its Agent tool): the model hands a task to a subagent, which
+makes its own requests to the mock, in the foreground and in the background (Claude
+Code 2.1.332's default), in `claude -p` and `claude -p --continue`.
+
+Decided: a subagent's requests hold no memory block. Claude Code gives the hook contexts
+to the main conversation only, and memhooks installs no SubagentStart hook: the subagent
+works on a task the main model wrote, holding the block, and a block in each subagent's
+requests would cost up to 9 KB a time for what its task already says."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import sandbox
+from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex
+from tests.e2e.memory_fixture import RULE, blocks_in, seed
+from tests.e2e.test_claude_code import hook_errors
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.e2e.modellog import Request
+    from tests.e2e.sandbox import Sandbox
+
+pytestmark = pytest.mark.timeout(240)
+
+SURVEY = "Survey the kestrel repository with a helper agent."
+AGAIN = "Survey it once more in the background."
+TASK = "Count the markdown files in the kestrel repository and write the count down."
+LATER = "List every file in the kestrel repository and write the list down."
+#: What each subagent writes, and runs.
+COUNTED, LISTED = "counted.txt", "listed.txt"
+COUNT, LIST = "ls *.md", "ls -a"
+
+
+def _subagent(request: Request) -> bool:
+    # Claude Code 2.1.332 marks a subagent's requests in its billing line.
+    return "cc_is_subagent=true" in str(request.body.get("system"))
+
+
+def _run(sb: Sandbox) -> Path:
+    env = setup_claude(sb)
+    seed(sb)
+    agent = {"description": "Survey repo", "subagent_type": "general-purpose"}
+    fg = {**agent, "prompt": TASK, "run_in_background": False}
+
+    def task(when: str, command: str, name: str) -> dict[str, object]:
+        write = {"file_path": str(sb.project / name), "content": "1\n"}
+        then = [{"tool": "Write", "args": write}]
+        return {
+            "when": when,
+            "tool": "Bash",
+            "args": {"command": command},
+            "then": then,
+        }
+
+    sb.script(
+        [
+            {"when": SURVEY, "tool": "Agent", "args": fg},
+            {"when": AGAIN, "tool": "Agent", "args": {**agent, "prompt": LATER}},
+            task(TASK, COUNT, COUNTED),
+            task(LATER, LIST, LISTED),
+        ]
+    )
+    log = sb.base / "debug.log"
+    allowed = ["--allowedTools", "Agent,Bash,Write", "--permission-mode", "acceptEdits"]
+    for argv in (["-p", SURVEY], ["-p", "--continue", AGAIN]):
+        done = sb.run(["claude", *argv, *allowed, "--debug-file", str(log)], env=env)
+        assert done.returncode == 0, done.stderr
+    return log
+
+
+def test_a_subagent_gets_no_block_and_its_task_is_not_recorded_as_typed(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Driven with the real Claude Code 2.1.332 (2026-12-06), and found as it should
+    be: one block in each request of the main conversation, none in the subagent's;
+    the person's two prompts each in one record, the subagent's task, its hand-back
+    and the background agent's notice in none; no hook failed, nothing left."""
+    with sandbox(tmp_path_factory.mktemp("subagent"), cli_bins, netns) as sb:
+        log = _run(sb)
+        turns = [r for r in sb.requests() if "messages" in (r.body or {})]
+        subagent = [r for r in turns if _subagent(r)]
+        assert len(subagent) >= 4, "the subagents made no requests of their own"
+        assert all(blocks_in(r) == 0 for r in subagent)
+        assert all(blocks_in(r) == 1 for r in turns if not _subagent(r))
+        assert all((sb.project / f).read_text() == "1\n" for f in (COUNTED, LISTED))
+        ended = sb.entries("session end", at_least=2)
+        daily = sb.daily()
+        assert len(ended) == 2 and daily.count(SURVEY) == 1 and daily.count(AGAIN) == 1
+        assert TASK not in daily and LATER not in daily and "hand-back" not in daily
+        assert "task-notification" not in daily
+        assert not hook_errors(log.read_text())
+        assert not sb.leftovers()
+
+
+def test_what_a_subagent_wrote_and_ran_is_in_the_record(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found with the real Claude Code 2.1.332 (2026-12-06): the session-end record
+    listed no file a subagent wrote and no command it ran, in the foreground or the
+    background: Claude Code writes a subagent's turns to a transcript of its own
+    (`<session>/subagents/agent-<id>.jsonl`), which memhooks never read."""
+    with sandbox(tmp_path_factory.mktemp("subagent-files"), cli_bins, netns) as sb:
+        _run(sb)
+        first, second = sb.entries("session end", at_least=2)[:2]
+        assert f"{COUNTED}`" in first and f"`{COUNT}`" in first
+        assert f"{LISTED}`" in second and f"`{LIST}`" in second
+        assert TASK not in first and LATER not in second
+
+
+def test_a_rule_a_subagent_added_is_told_to_the_main_model(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """A subagent Reads and Edits MEMORY.md: the main model never saw its edit, so the
+    resumed conversation is told the rule added, as a person's would be (the model's
+    own edits are not: test_model_edits.py). Found so with the real Claude Code 2.1.332
+    (2026-12-06)."""
+    with sandbox(tmp_path_factory.mktemp("subagent-rule"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        seed(sb)
+        memory = sb.root / "MEMORY.md"
+        rule = "- Run the heron linter before each push (rule HERON-9)."
+        asked, task, after = (
+            "Have a helper agent record the heron rule.",
+            "Add the heron linter rule to MEMORY.md.",
+            "Say hello after the helper.",
+        )
+        edit = {"file_path": str(memory), "old_string": RULE}
+        edit["new_string"] = f"{RULE}\n{rule}"
+        agent: dict[str, object] = {"description": "Record rule", "prompt": task}
+        agent |= {"subagent_type": "general-purpose", "run_in_background": False}
+        sb.script(
+            [
+                {"when": asked, "tool": "Agent", "args": agent},
+                {
+                    "when": task,
+                    "tool": "Read",
+                    "args": {"file_path": str(memory)},
+                    "then": [{"tool": "Edit", "args": edit}],
+                },
+            ]
+        )
+        allowed = ["--allowedTools", "Agent,Read,Edit", "--add-dir", str(sb.root)]
+        allowed += ["--permission-mode", "acceptEdits"]
+        for argv in (["-p", asked], ["-p", "--continue", after]):
+            done = sb.run(["claude", *argv, *allowed], env=env)
+            assert done.returncode == 0, done.stderr
+        assert memory.read_text() == f"{RULE}\n{rule}\n"
+        told = sb.turn(after).text.split(asked)[-1]
+        assert f"+{rule}" in told
+        (first, _) = sb.entries("session end", at_least=2)[:2]
+        assert "MEMORY.md`" in first and task not in first
+
+
+def test_a_codex_subagents_task_is_not_recorded_as_typed(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found with the real Codex CLI 0.171.0 (2026-12-06): a subagent the model spawns
+    (`multi_agent_v1/spawn_agent`) runs the UserPromptSubmit hook with its task as the
+    prompt, under the parent's session id (with `agent_id`, and its own rollout as
+    `transcript_path`), and the session-end record listed that task among the person's
+    prompts."""
+    with sandbox(tmp_path_factory.mktemp("codex-subagent"), cli_bins, netns) as sb:
+        env = setup_codex(sb)
+        seed(sb)
+        sb.script(
+            [
+                {"when": TASK, "tool": "exec_command", "args": {"cmd": COUNT}},
+                {
+                    "when": SURVEY,
+                    "tool": "multi_agent_v1/spawn_agent",
+                    "args": {"message": TASK},
+                },
+            ]
+        )
+        done = sb.run(codex_exec(SURVEY), env=env)
+        assert done.returncode == 0, done.stderr
+        (ended,) = sb.entries("session end", at_least=1)
+        assert SURVEY in ended and TASK not in ended
+        assert not sb.leftovers()
