@@ -281,6 +281,53 @@ def test_no_note_is_named_new_when_the_blocks_index_of_notes_was_cut(
 # --- Gemini CLI's `/chat resume <tag>`: no hook event, another history in the chat file
 
 
+def test_a_codex_fork_met_first_at_its_prompt_is_told_the_change_since_its_block(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Codex CLI's `/fork` in its TUI sends no SessionStart: the fork's first prompt
+    # comes under a new id, and its rollout's first line names the thread it forked
+    # from, whose rollout holds the block (the shape Codex CLI 0.171.0 wrote).
+    store_for(memory_root, project).write_memory("- old rule")
+    started = hook(claude("SessionStart", project, source="startup"), *_CODEX)
+    block = context_of(started[1], "SessionStart")
+    day = tmp_path / "sessions" / "2026" / "12" / "06"
+    day.mkdir(parents=True)
+    thread = "01a24a60-191b-7cc0-9f18-3ed462d8fe81"
+    base = day / f"rollout-2026-12-06T08-02-21-{thread}.jsonl"
+    said = {"type": "message", "role": "developer", "content": [{"text": block}]}
+    base.write_text(
+        json.dumps({"type": "session_meta", "payload": {"id": thread}})
+        + "\n"
+        + json.dumps({"type": "response_item", "payload": said})
+        + "\n"
+    )
+    fork = day / "rollout-2026-12-06T08-02-23-01a24a60-2131.jsonl"
+    meta = {
+        "id": "01a24a60-2131",
+        "forked_from_id": thread,
+        "history_base": {"thread_id": thread, "end_byte_offset": base.stat().st_size},
+    }
+    fork.write_text(json.dumps({"type": "session_meta", "payload": meta}) + "\n")
+    (memory_root / "MEMORY.md").write_text("- new rule\n")
+    told = []
+    for prompt in ("Say hello in the fork.", "Say hello once more."):
+        asked = claude(
+            "UserPromptSubmit",
+            project,
+            session_id="01a24a60-2131",
+            prompt=prompt,
+            transcript_path=str(fork),
+        )
+        code, out, err = hook(asked, *_CODEX)
+        assert code == 0, err
+        told.append(out)
+    assert "-- old rule\n+- new rule\n" in context_of(told[0], "UserPromptSubmit")
+    assert "old rule" not in told[1]
+
+
+_CODEX = ("--harness", "codex")
+
+
 def _gemini(
     event: str, project: Path, chat: Path, session: str = "g-1", **fields: object
 ) -> str:
