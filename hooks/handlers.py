@@ -57,9 +57,17 @@ def _budget(event: Event, configured: int) -> int:
     )
 
 
-def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) -> str:
+def _block(
+    event: Event,
+    state: SessionState,
+    view: View,
+    *,
+    keep: bool = True,
+    sent: bool = True,
+) -> str:
     """The block for `event`'s session, noted in `state`; with `keep`, what it shows of
-    each file it holds whole is kept for the change notice (`held`)."""
+    each file it holds whole is kept for the change notice (`held`); with `sent`, in the
+    activity record as what reached the model (`memhooks report`)."""
     budget = _budget(event, view.config.inject.budget)
     day = today()
     names_at = max(view.store.stamps())  # before the listing: a rename after is news
@@ -93,7 +101,7 @@ def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) 
         ]
         for d in newest_dailies(docs, 2, day)
     }
-    if block:
+    if block and sent:
         activity.note(
             view.store,
             event.session_id,
@@ -145,11 +153,16 @@ def _held(event: Event, state: SessionState, view: View) -> str | None:
     """For a conversation that holds a block already, met with no state of its session:
     a block built now (not sent) and kept as seen as far as the transcript holds it; the
     change notice of what changed since the block it holds."""
-    _block(event, state, view)
+    _rebuilt(event, state, view)
     whole = dict(state.injected)
     contexts = resumes.keep_held(event, state, view)
     state.surfaced = resumes.surfaced_in_transcript(event, view)
     return _told_since(contexts, whole, event, state, view)
+
+
+def _rebuilt(event: Event, state: SessionState, view: View) -> str:
+    """The block built again to compare with one the conversation holds: not sent."""
+    return _block(event, state, view, sent=False)
 
 
 def _told_since(
@@ -211,11 +224,12 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         # brought it. A block there may be older than the files: what changed since, or
         # was told in turns the checkpoint does not hold, is told.
         replay, replayed = resumes.gemini_replayed(event, view)
-        block = _block(event, state, view)
+        held = resumes.holds_block(replay)
+        block = _block(event, state, view, sent=not held)
         state.surfaced = replayed
         if not reloaded:  # the first prompt of the conversation
             resumes.skip_replayed(event, state, view)
-        if resumes.holds_block(replay):
+        if held:
             after = Reply(
                 context=_told_since(replay, dict(state.injected), event, state, view)
             )
@@ -225,17 +239,17 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         # Resumed beside the harness process that runs the session (`gemini --resume
         # latest -p` beside its TUI): a block for its model; what the session noted of
         # the block stays the other's.
-        replay, _ = resumes.gemini_replayed(event, view)
-        block = _block(event, state.copy(), view, keep=False)
+        held = resumes.holds_block(resumes.gemini_replayed(event, view)[0])
+        block = _block(event, state.copy(), view, keep=False, sent=not held)
         state.beside[str(event.caller)] = 1
-        after = Reply(context=None if resumes.holds_block(replay) else block or None)
+        after = Reply(context=None if held else block or None)
     elif not (state.noticed_at or state.prompts) and block_in_transcript(event):
         # Met first at a prompt, holding a block: Codex CLI 0.171.0's `/fork` in its
         # TUI sends no SessionStart, and the fork's history (the block, a change told or
         # not) is in the rollout of the thread it forked from (`codex_forks`).
         after = Reply(context=_held(event, state, view))
     else:  # a Claude Code branch begun at the last prompt (`/rewind`)
-        after = Reply(context=rewinds.told(event, state, view, _block, _told_since))
+        after = Reply(context=rewinds.told(event, state, view, _rebuilt, _told_since))
     if records.is_slash_command(prompt) or harness_wrote(prompt):
         # `/compact`, `/exit`: a command to the harness, not a question; a turn the
         # harness started itself (Claude Code's `<task-notification>`): nobody asked.

@@ -16,6 +16,7 @@ What each sends (Claude Code 2.1.332, Codex CLI 0.171.0, Gemini CLI 0.61.0, 2026
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING
 
@@ -72,6 +73,16 @@ def _daily_once(sb: Sandbox, *prompts: str) -> None:
         assert sb.daily().count(f"- {prompt}\n") == 1, (prompt, sb.daily())
 
 
+def _report(sb: Sandbox) -> list[dict[str, object]]:
+    return list(json.loads(sb.memhooks("report", "--json"))["sessions"])
+
+
+def _sections(session: dict[str, object]) -> list[str]:
+    shares = session["shares"]
+    assert isinstance(shares, list)
+    return [str(s["title"]).split(" (", 1)[0] for s in shares]
+
+
 # --- Claude Code --------------------------------------------------------------------
 
 
@@ -122,7 +133,9 @@ def test_claude_code_resumed_in_the_tui_is_told_the_change_once(
     """A prompt, `/clear`, a prompt, a MEMORY.md rule replaced, a prompt (told there),
     `/resume` of the first conversation, two prompts: it holds its own block with the
     old rule, so its first prompt is told the change, the next not; its earlier prompt
-    is not recorded again."""
+    is not recorded again. `memhooks report` shows for it the block its model got: the
+    block built at the resume to compare with is not sent, and until 2026-12-06 it was
+    counted as that conversation's block, sections it never held included."""
     with sandbox(tmp_path_factory.mktemp("resume-claude"), cli_bins, netns) as sb:
         tmux, log = _claude(sb)
         sb.ask(tmux, FIRST)
@@ -153,6 +166,10 @@ def test_claude_code_resumed_in_the_tui_is_told_the_change_once(
         _daily_once(sb, FIRST, SECOND, EDITED, RESUMED, AGAIN)
         assert not claude_errors(log.read_text()), claude_errors(log.read_text())
         assert not sb.leftovers()
+        first, second = _report(sb)
+        # The first conversation's block was built before any log was written.
+        assert "Daily log" not in " ".join(_sections(first)), first
+        assert "Daily log" in " ".join(_sections(second)), second
 
 
 # --- Codex CLI ----------------------------------------------------------------------

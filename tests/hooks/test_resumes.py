@@ -12,6 +12,8 @@ import html
 import json
 from typing import TYPE_CHECKING
 
+from memhooks.hooks import activity
+from memhooks.hooks.report import sessions
 from tests.hooks.test_hook import (
     _transcript,
     _user,
@@ -279,6 +281,24 @@ def test_no_note_is_named_new_when_the_blocks_index_of_notes_was_cut(
 
 
 # --- Gemini CLI's `/chat resume <tag>`: no hook event, another history in the chat file
+
+
+def test_the_report_counts_the_block_the_resumed_conversation_holds(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # The block built at a resume, to compare with the one the conversation holds, is
+    # not sent: `memhooks report` counted it as the conversation's block, the logs
+    # written since among its sections.
+    transcript = tmp_path / "t.jsonl"
+    _first_run(memory_root, project, transcript)
+    store = store_for(memory_root, project)
+    store.append_daily("queue move", MOVED)
+    _resume(project, transcript)
+    facts = activity.read(store.root, store.slug)
+    (sent,) = [f for f in facts if f["ev"] == "block"]
+    (session,) = sessions(facts, 10)
+    assert session.block_bytes == sent["bytes"]
+    assert [s["title"] for s in session.shares] == ["MEMORY.md"]
 
 
 def test_a_codex_fork_met_first_at_its_prompt_is_told_the_change_since_its_block(
