@@ -156,6 +156,7 @@ def _held(event: Event, state: SessionState, view: View) -> str | None:
     _rebuilt(event, state, view)
     whole = dict(state.injected)
     contexts = resumes.keep_held(event, state, view)
+    resumes.keep_own(event, state, view)
     state.surfaced = resumes.surfaced_in_transcript(event, view)
     return _told_since(contexts, whole, event, state, view)
 

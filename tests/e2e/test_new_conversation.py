@@ -45,7 +45,7 @@ pytestmark = pytest.mark.timeout(300)
 FIRST = "Say hello in the first chat."
 SECOND = "Say hello in the second chat."
 EDITED = "Say hello after the edit."
-RESUMED = "Say hello in the first chat again."
+RESUMED = "Say goodbye in the first chat."
 AGAIN = "Say hello once more in it."
 #: What a notice says of the rule replaced: the line removed, the line added.
 TOLD = f"-{RULE}\n+{NEW_RULE}\n"
@@ -269,7 +269,9 @@ def test_codex_resumed_in_the_tui_is_told_a_change_told_elsewhere(
 ) -> None:
     """A prompt, `/new`, a prompt, a MEMORY.md rule replaced, a prompt (told there),
     `/resume` of the first conversation, two prompts: the change is told to it once;
-    no prompt is recorded twice; nothing left."""
+    no prompt is recorded twice; nothing left. Codex ends the first conversation as it
+    resumes it: until 2026-12-06 auto-search showed it the record that end wrote (its
+    own prompts) as related memory."""
     with sandbox(tmp_path_factory.mktemp("resume-codex"), cli_bins, netns) as sb:
         tmux = _codex(sb)
         sb.ask(tmux, FIRST)
@@ -294,6 +296,8 @@ def test_codex_resumed_in_the_tui_is_told_a_change_told_elsewhere(
         assert resumed.count(SECOND) == 0  # the first conversation
         assert _heads(resumed) == 1 and _heads(again) == 1
         assert resumed.text.count(TOLD) == 1 and again.text.count(TOLD) == 1
+        # The record its end wrote at the resume: its own prompts, not news to it.
+        assert f"- {FIRST}\n" not in resumed.text, "its own record shown back"
         _daily_once(sb, FIRST, SECOND, EDITED, RESUMED, AGAIN)
         assert not codex_errors(screen), screen
         assert not sb.leftovers()

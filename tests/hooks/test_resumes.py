@@ -301,6 +301,25 @@ def test_the_report_counts_the_block_the_resumed_conversation_holds(
     assert [s["title"] for s in session.shares] == ["MEMORY.md"]
 
 
+def test_a_resumed_conversation_is_not_shown_its_own_record(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Claude Code's and Codex's `/resume` in the TUI end a conversation and resume it
+    # minutes later: the record its end wrote holds its own prompts, which its model
+    # holds; auto-search showed it back to it as related memory.
+    transcript = tmp_path / "t.jsonl"
+    path = _started(memory_root, project, transcript)
+    hook(claude("SessionEnd", project, reason="resume", transcript_path=path))
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    assert f"- {FIRST}\n" in log.read_text()
+    _resume(project, transcript)
+    again = "Is the osprey queue work done"
+    asked = hook(
+        claude("UserPromptSubmit", project, prompt=again, transcript_path=path)
+    )
+    assert f"- {FIRST}" not in asked[1]
+
+
 def test_a_codex_fork_met_first_at_its_prompt_is_told_the_change_since_its_block(
     memory_root: Path, project: Path, tmp_path: Path
 ) -> None:
