@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from memhooks.hooks.runner import WRAPPER_WITHIN
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import RULE, seed
@@ -344,5 +345,41 @@ def test_gemini_resumed_in_the_tui_gets_one_block_as_the_files_are(
         assert BUILT not in resumed.text + again.text
         assert len(sb.entries("session end", at_least=3)) == 3, sb.daily()
         _daily_once(sb, FIRST, SECOND, RESUMED, AGAIN)
+        assert not gemini_errors(screen), screen
+        assert not sb.leftovers()
+
+
+def test_gemini_opened_then_resumed_leaves_no_state_of_the_chat_it_started(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """`gemini -p`, then the TUI opened and `/resume` of that chat (no hook event), a
+    prompt, `/quit`: no event ever ends the chat the TUI started, which got no prompt,
+    and its session process served none. Until 2026-12-06 its state and the text kept
+    beside it were left after the TUI quit (for the sweep of a week later); now its
+    session process removes them as its harness goes, past the time a wrapper of the
+    start's hook would have gone with it (`runner.WRAPPER_WITHIN`)."""
+    with sandbox(tmp_path_factory.mktemp("open-resume-gemini"), cli_bins, netns) as sb:
+        seed(sb)
+        env = setup_gemini(sb)
+        assert sb.run(["gemini", "-p", FIRST], env=env).returncode == 0
+        tmux = sb.tmux(["gemini"], env=env)
+        tmux.wait_text("Type your message", timeout=60)
+        opened = time.monotonic()  # its session start's hook has returned
+        tmux.type("/resume")
+        tmux.wait_text("Chat Sessions")
+        for _ in range(6):
+            if any("❯" in ln and FIRST in ln for ln in tmux.screen().splitlines()):
+                break
+            tmux.keys("Down")
+            time.sleep(0.5)
+        tmux.keys("Enter")
+        tmux.wait_for(lambda: "Chat Sessions" not in tmux.screen(), what="resumed")
+        sb.ask(tmux, RESUMED)
+        screen = tmux.screen()
+        time.sleep(max(0.0, opened + WRAPPER_WITHIN + 2 - time.monotonic()))
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert _heads(sb.turn(RESUMED)) == 1
+        _daily_once(sb, FIRST, RESUMED)
         assert not gemini_errors(screen), screen
         assert not sb.leftovers()
