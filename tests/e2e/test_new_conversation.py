@@ -32,6 +32,7 @@ from tests.e2e.test_claude_code import wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
 from tests.e2e.test_codex import hook_errors as codex_errors
 from tests.e2e.test_gemini import hook_errors as gemini_errors
+from tests.e2e.test_rewind import TOLD, _heads, _replace_rule
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -48,18 +49,6 @@ SECOND = "Say hello in the second chat."
 EDITED = "Say hello after the edit."
 RESUMED = "Say goodbye in the first chat."
 AGAIN = "Say hello once more in it."
-#: What a notice says of the rule replaced: the line removed, the line added.
-TOLD = f"-{RULE}\n+{NEW_RULE}\n"
-
-
-def _heads(request: Request) -> int:
-    """How many blocks the model has in `request`, whichever rule each shows."""
-    return request.text.count("## MEMORY.md\n- Name every migration")
-
-
-def _replace_rule(sb: Sandbox) -> None:
-    memory = sb.root / "MEMORY.md"
-    memory.write_text(memory.read_text().replace(RULE, NEW_RULE))
 
 
 def _daily_once(sb: Sandbox, *prompts: str) -> None:
@@ -72,6 +61,19 @@ def _daily_once(sb: Sandbox, *prompts: str) -> None:
         time.sleep(0.2)
     for prompt in prompts:
         assert sb.daily().count(f"- {prompt}\n") == 1, (prompt, sb.daily())
+
+
+def _resumed_told_once(sb: Sandbox) -> Request:
+    """The first conversation resumed after a rule replaced was told in the second: one
+    block in each of its requests, the change told once; each prompt in one record.
+    The request of its first prompt resumed."""
+    assert TOLD in sb.turn(EDITED).text
+    resumed, again = sb.turn(RESUMED), sb.turn(AGAIN)
+    assert resumed.count(SECOND) == 0  # the first conversation
+    assert _heads(resumed) == 1 and _heads(again) == 1
+    assert resumed.text.count(TOLD) == 1 and again.text.count(TOLD) == 1
+    _daily_once(sb, FIRST, SECOND, EDITED, RESUMED, AGAIN)
+    return resumed
 
 
 def _report(sb: Sandbox) -> list[dict[str, object]]:
@@ -159,12 +161,7 @@ def test_claude_code_resumed_in_the_tui_is_told_the_change_once(
         sb.ask(tmux, AGAIN)
         tmux.type("/exit")
         tmux.wait_exit()
-        assert TOLD in sb.turn(EDITED).text
-        resumed, again = sb.turn(RESUMED), sb.turn(AGAIN)
-        assert resumed.count(SECOND) == 0  # the first conversation
-        assert _heads(resumed) == 1 and _heads(again) == 1
-        assert resumed.text.count(TOLD) == 1 and again.text.count(TOLD) == 1
-        _daily_once(sb, FIRST, SECOND, EDITED, RESUMED, AGAIN)
+        _resumed_told_once(sb)
         assert not claude_errors(log.read_text()), claude_errors(log.read_text())
         assert not sb.leftovers()
         first, second = _report(sb)
@@ -292,19 +289,27 @@ def test_codex_resumed_in_the_tui_is_told_a_change_told_elsewhere(
         screen = tmux.screen()
         tmux.type("/quit")
         tmux.wait_exit()
-        assert TOLD in sb.turn(EDITED).text
-        resumed, again = sb.turn(RESUMED), sb.turn(AGAIN)
-        assert resumed.count(SECOND) == 0  # the first conversation
-        assert _heads(resumed) == 1 and _heads(again) == 1
-        assert resumed.text.count(TOLD) == 1 and again.text.count(TOLD) == 1
+        resumed = _resumed_told_once(sb)
         # The record its end wrote at the resume: its own prompts, not news to it.
         assert f"- {FIRST}\n" not in resumed.text, "its own record shown back"
-        _daily_once(sb, FIRST, SECOND, EDITED, RESUMED, AGAIN)
         assert not codex_errors(screen), screen
         assert not sb.leftovers()
 
 
 # --- Gemini CLI ---------------------------------------------------------------------
+
+
+def _gemini_resume(tmux: Tmux, first: str) -> None:
+    """`/resume`, and in its browser the chat whose first prompt is `first` picked."""
+    tmux.type("/resume")
+    tmux.wait_text("Chat Sessions")
+    for _ in range(6):
+        if any("❯" in ln and first in ln for ln in tmux.screen().splitlines()):
+            break
+        tmux.keys("Down")
+        time.sleep(0.5)
+    tmux.keys("Enter")
+    tmux.wait_for(lambda: "Chat Sessions" not in tmux.screen(), what="resumed")
 
 
 def test_gemini_resumed_in_the_tui_gets_one_block_as_the_files_are(
@@ -324,15 +329,7 @@ def test_gemini_resumed_in_the_tui_gets_one_block_as_the_files_are(
         tmux.wait_for(lambda: FIRST not in tmux.screen(), what="the screen cleared")
         sb.ask(tmux, SECOND)
         _replace_rule(sb)
-        tmux.type("/resume")
-        tmux.wait_text("Chat Sessions")
-        for _ in range(6):
-            if any("❯" in ln and FIRST in ln for ln in tmux.screen().splitlines()):
-                break
-            tmux.keys("Down")
-            time.sleep(0.5)
-        tmux.keys("Enter")
-        tmux.wait_for(lambda: "Chat Sessions" not in tmux.screen(), what="resumed")
+        _gemini_resume(tmux, FIRST)
         sb.ask(tmux, RESUMED)
         sb.ask(tmux, AGAIN)
         screen = tmux.screen()
@@ -365,15 +362,7 @@ def test_gemini_opened_then_resumed_leaves_no_state_of_the_chat_it_started(
         tmux = sb.tmux(["gemini"], env=env)
         tmux.wait_text("Type your message", timeout=60)
         opened = time.monotonic()  # its session start's hook has returned
-        tmux.type("/resume")
-        tmux.wait_text("Chat Sessions")
-        for _ in range(6):
-            if any("❯" in ln and FIRST in ln for ln in tmux.screen().splitlines()):
-                break
-            tmux.keys("Down")
-            time.sleep(0.5)
-        tmux.keys("Enter")
-        tmux.wait_for(lambda: "Chat Sessions" not in tmux.screen(), what="resumed")
+        _gemini_resume(tmux, FIRST)
         sb.ask(tmux, RESUMED)
         screen = tmux.screen()
         time.sleep(max(0.0, opened + WRAPPER_WITHIN + 2 - time.monotonic()))
