@@ -11,15 +11,18 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.hooks.records import entries, entry_id
+from memhooks.hooks.state import fingerprint
 from memhooks.memory.question import REQUEST_WORDS, SCRIPTED_STOP_WORDS, STOP_WORDS
 from memhooks.memory.render import matched_label
 from memhooks.memory.terms import WORD_CHARS, scripts
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Mapping
 
-    from memhooks.memory.results import Hit
+    from memhooks.hooks.state import SessionState
+    from memhooks.memory import Doc
+    from memhooks.memory.results import Hit, SearchResult
 
 MAX_TERMS = 12
 #: A prompt up to this long (characters) is read as a question (`memory.question`): its
@@ -289,3 +292,57 @@ def _line_keys(line: str) -> frozenset[str]:
     from memhooks.memory.terms import keys
 
     return frozenset(keys(line))
+
+
+#: Hits looked at per prompt: an answer ranked below this is not worth the wait.
+CONSIDERED = 20
+
+
+def fresh_hits(
+    result: SearchResult,
+    docs: Mapping[str, Doc],
+    state: SessionState,
+    query: Asked,
+    prompt: str,
+    logs: dict[str, LogHit],
+) -> Iterator[Hit]:
+    """Hits worth injecting, best first; lazy, since only the first few fit the budget.
+
+    Answers before echoes (issue #15): a daily log that matched only in memhooks' own
+    records comes after every file a person wrote, one whose records only repeat the
+    prompt is no hit, and one whose matching entries the session has seen already is
+    not news because something else was appended to it: the entries it has not seen
+    must match on their own. A hit must match `query.need()` of the prompt's terms;
+    `logs` receives how each daily-log hit was judged, for the caller to mark seen the
+    entries the injected window shows.
+    """
+    need = query.need()
+    later: list[Hit] = []
+    for hit in result.hits[:CONSIDERED]:
+        matched = query.counted(hit.matched)
+        # A file found by meaning ([semantic], session only) matched no term by design;
+        # one matched by its name only ("deploy checklist" for notes/deploy-checklist.md
+        # whose steps never say so) shows its first lines.
+        if len(matched) < need and not hit.by_meaning:
+            continue
+        try:  # not `get`: before the corpus is read, `docs` reads a file when asked
+            doc = docs[hit.rel]
+        except KeyError:  # written since `docs` was taken: the next prompt has it
+            continue
+        fp = fingerprint(doc)
+        if state.injected.get(hit.rel) == fp or state.surfaced.get(hit.rel) == fp:
+            continue
+        if doc.kind != "daily" or hit.by_meaning:
+            yield hit
+            continue
+        judged = judge_log(doc.text, matched, prompt, need)
+        if judged is None:
+            continue
+        if not judged.news(state.seen_entries.get(hit.rel, ()), need):
+            continue
+        logs[hit.rel] = judged
+        if judged.person:
+            yield hit
+        else:
+            later.append(hit)
+    yield from later

@@ -32,13 +32,11 @@ from memhooks.memory.paths import daily
 from memhooks.memory.text import nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterator, Mapping
+    from collections.abc import Collection, Mapping
 
-    from memhooks.hooks.autosearch import Asked, LogHit
+    from memhooks.hooks.autosearch import LogHit
     from memhooks.hooks.view import View
     from memhooks.hooks.wire import Kind
-    from memhooks.memory import Doc
-    from memhooks.memory.results import Hit, SearchResult
 
 logger = getLogger(__name__)
 
@@ -57,9 +55,17 @@ def _budget(event: Event, configured: int) -> int:
     )
 
 
-def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) -> str:
+def _block(
+    event: Event,
+    state: SessionState,
+    view: View,
+    *,
+    keep: bool = True,
+    sent: bool = True,
+) -> str:
     """The block for `event`'s session, noted in `state`; with `keep`, what it shows of
-    each file it holds whole is kept for the change notice (`held`)."""
+    each file it holds whole is kept for the change notice (`held`); with `sent`, in the
+    activity record as what reached the model (`memhooks report`)."""
     budget = _budget(event, view.config.inject.budget)
     day = today()
     names_at = max(view.store.stamps())  # before the listing: a rename after is news
@@ -93,7 +99,7 @@ def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) 
         ]
         for d in newest_dailies(docs, 2, day)
     }
-    if block:
+    if block and sent:
         activity.note(
             view.store,
             event.session_id,
@@ -130,14 +136,7 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
         # have removed this session's state since (`claude -p --continue`, `codex exec
         # resume`), but the transcript remembers. What changes from here is news, and
         # so is a rule edited while it was left.
-        told = None
-        if not state.noticed_at:
-            _block(event, state, view)
-            whole = dict(state.injected)
-            contexts = resumes.keep_held(event, state, view)
-            state.surfaced = resumes.surfaced_in_transcript(event, view)
-            known = known_on_resume(event, view.store.root)  # its model's writes
-            told = _told_since(contexts, whole, event, state, view, known)
+        told = None if state.noticed_at else _held(event, state, view)
         return Reply(
             context=told, notes=("block already injected in this conversation",)
         )
@@ -146,6 +145,24 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
         state.block_at = event.began or time.time_ns()
         state.block_source = event.source or ""
     return Reply(context=block or None)
+
+
+def _held(event: Event, state: SessionState, view: View) -> str | None:
+    """For a conversation that holds a block already, met with no state of its session:
+    a block built now (not sent) and kept as seen as far as the transcript holds it; the
+    change notice of what changed since the block it holds."""
+    _rebuilt(event, state, view)
+    whole = dict(state.injected)
+    contexts = resumes.keep_held(event, state, view)
+    resumes.keep_own(event, state, view)
+    state.surfaced = resumes.surfaced_in_transcript(event, view)
+    known = known_on_resume(event, view.store.root)  # its model's writes
+    return _told_since(contexts, whole, event, state, view, known)
+
+
+def _rebuilt(event: Event, state: SessionState, view: View) -> str:
+    """The block built again to compare with one the conversation holds: not sent."""
+    return _block(event, state, view, sent=False)
 
 
 def _told_since(
@@ -209,11 +226,12 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         # brought it. A block there may be older than the files: what changed since, or
         # was told in turns the checkpoint does not hold, is told.
         replay, replayed = resumes.gemini_replayed(event, view)
-        block = _block(event, state, view)
+        held = resumes.holds_block(replay)
+        block = _block(event, state, view, sent=not held)
         state.surfaced = replayed
         if not reloaded:  # the first prompt of the conversation
             resumes.skip_replayed(event, state, view)
-        if resumes.holds_block(replay):
+        if held:
             after = Reply(
                 context=_told_since(replay, dict(state.injected), event, state, view)
             )
@@ -223,12 +241,17 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         # Resumed beside the harness process that runs the session (`gemini --resume
         # latest -p` beside its TUI): a block for its model; what the session noted of
         # the block stays the other's.
-        replay, _ = resumes.gemini_replayed(event, view)
-        block = _block(event, state.copy(), view, keep=False)
+        held = resumes.holds_block(resumes.gemini_replayed(event, view)[0])
+        block = _block(event, state.copy(), view, keep=False, sent=not held)
         state.beside[str(event.caller)] = 1
-        after = Reply(context=None if resumes.holds_block(replay) else block or None)
+        after = Reply(context=None if held else block or None)
+    elif not (state.noticed_at or state.prompts) and block_in_transcript(event):
+        # Met first at a prompt, holding a block: Codex CLI 0.171.0's `/fork` in its
+        # TUI sends no SessionStart, and the fork's history (the block, a change told or
+        # not) is in the rollout of the thread it forked from (`codex_forks`).
+        after = Reply(context=_held(event, state, view))
     else:  # a Claude Code branch begun at the last prompt (`/rewind`)
-        after = Reply(context=rewinds.told(event, state, view, _block, _told_since))
+        after = Reply(context=rewinds.told(event, state, view, _rebuilt, _told_since))
     if records.is_slash_command(prompt) or harness_wrote(prompt):
         # `/compact`, `/exit`: a command to the harness, not a question; a turn the
         # harness started itself (Claude Code's `<task-notification>`): nobody asked.
@@ -262,10 +285,10 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     query = autosearch.asked(prompt)
     logs: dict[str, LogHit] = {}
     hits = (
-        _fresh_hits(
+        autosearch.fresh_hits(
             view.search(
                 " ".join(query.terms),
-                limit=_CONSIDERED,
+                limit=autosearch.CONSIDERED,
                 counted=False,
                 frame=query.frame,
             ),
@@ -297,62 +320,6 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if event.harness == "generic"
         else {},
     )
-
-
-#: Hits looked at per prompt: an answer ranked below this is not worth the wait.
-_CONSIDERED = 20
-
-
-def _fresh_hits(
-    result: SearchResult,
-    docs: Mapping[str, Doc],
-    state: SessionState,
-    query: Asked,
-    prompt: str,
-    logs: dict[str, LogHit],
-) -> Iterator[Hit]:
-    """Hits worth injecting, best first; lazy, since only the first few fit the budget.
-
-    Answers before echoes (issue #15): a daily log that matched only in memhooks' own
-    records comes after every file a person wrote, one whose records only repeat the
-    prompt is no hit, and one whose matching entries the session has seen already is
-    not news because something else was appended to it: the entries it has not seen
-    must match on their own. A hit must match `query.need()` of the prompt's terms;
-    `logs` receives how each daily-log hit was judged, for the caller to mark seen the
-    entries the injected window shows.
-    """
-    from memhooks.hooks.autosearch import judge_log
-
-    need = query.need()
-    later: list[Hit] = []
-    for hit in result.hits[:_CONSIDERED]:
-        matched = query.counted(hit.matched)
-        # A file found by meaning ([semantic], session only) matched no term by design;
-        # one matched by its name only ("deploy checklist" for notes/deploy-checklist.md
-        # whose steps never say so) shows its first lines.
-        if len(matched) < need and not hit.by_meaning:
-            continue
-        try:  # not `get`: before the corpus is read, `docs` reads a file when asked
-            doc = docs[hit.rel]
-        except KeyError:  # written since `docs` was taken: the next prompt has it
-            continue
-        fp = fingerprint(doc)
-        if state.injected.get(hit.rel) == fp or state.surfaced.get(hit.rel) == fp:
-            continue
-        if doc.kind != "daily" or hit.by_meaning:
-            yield hit
-            continue
-        judged = judge_log(doc.text, matched, prompt, need)
-        if judged is None:
-            continue
-        if not judged.news(state.seen_entries.get(hit.rel, ()), need):
-            continue
-        logs[hit.rel] = judged
-        if judged.person:
-            yield hit
-        else:
-            later.append(hit)
-    yield from later
 
 
 def post_compaction(event: Event, state: SessionState, view: View) -> Reply:

@@ -125,6 +125,7 @@ def write(event: Event, state: SessionState, view: View, title: str, body: str) 
         rel=result.rel,
         title=title,
         bytes=nbytes(body),
+        ids=sorted(mine),
     )
     seen = state.seen_entries.get(result.rel, [])
     state.seen_entries[result.rel] = [*seen, *sorted(mine)][-200:]

@@ -161,6 +161,18 @@ def keep_held(
     return contexts
 
 
+def keep_own(event: Event, state: SessionState, view: View) -> None:
+    """The log entries the resumed session wrote in its earlier runs (its records, the
+    harness's summaries: `activity`'s `wrote` facts) are seen: what its model holds
+    already is no answer for auto-search to find for it."""
+    key = activity.session_key(event.session_id)
+    for f in activity.read(view.store.root, view.store.slug):
+        ids, rel = f.get("ids"), str(f.get("rel"))
+        if f.get("ev") == "wrote" and f.get("s") == key and isinstance(ids, list):
+            seen = state.seen_entries.get(rel, [])
+            state.seen_entries[rel] = [*seen, *map(str, ids)][-200:]
+
+
 #: The sections of a block a person's edit made while a conversation was left must be
 #: told in, when it resumes: the standing rules and the open items. A daily log is
 #: appended to by the hooks themselves; what a person adds to it, auto-search finds.

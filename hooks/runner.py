@@ -293,16 +293,30 @@ async def handle(event: Event, sessions: Sessions) -> Reply:
         )
 
 
+#: A parent that exits this soon (s) after the session process began may be a wrapper
+#: of the session start's hook (`timeout`, `uv run`): it goes with the hook, which has
+#: 8 s at most (`wire.DEADLINES`), and the harness goes on.
+WRAPPER_WITHIN = 20.0
+
+
 async def end_orphaned(
-    sessions: Sessions, session_id: str, project: str | None
+    sessions: Sessions, session_id: str, project: str | None, *, lived: float = 0.0
 ) -> None:
     """The session end that a harness killed (SIGKILL, out of memory) never sent: the
-    session's record written and its state removed, as its session process leaves."""
+    session's record written and its state removed, as its session process leaves
+    (`lived`: how long after it began its parent was found gone)."""
     # Only a session this process served a prompt of: a parent that exits right after
     # SessionStart may be a wrapper around the hook, not the harness, and the session
-    # then goes on with hooks run in-process, which need its state.
+    # then goes on with hooks run in-process, which need its state. One that lived on
+    # was the harness, leaving a session it started with no prompt (Gemini CLI's TUI
+    # opened, then `/resume` of another chat: no event ends the one it started).
     last = sessions.last.get(session_id)
     if last is None:
+        if lived > WRAPPER_WITHIN:
+            store = sessions.view(project).store
+            st = state_io.load(store, session_id)
+            if st is not None and not (st.prompts or st.kept):
+                state_io.delete(store, session_id)  # nothing to record
         return
     if not state_io.exists(sessions.view(project).store, session_id):
         return  # ended already

@@ -281,6 +281,7 @@ async def serve_socket(
     ours = inode_of(path)
     installed = started.installed if started else Install()  # `hooks.upgraded`
     killed = False  # the harness died: its session end never came
+    born, lived = anyio.current_time(), 0.0  # how long until the harness was gone
     await anyio.to_thread.run_sync(make_folder, root)
     process = Process(root, idle_timeout, started)
     if project is not None and started is None:
@@ -321,7 +322,7 @@ async def serve_socket(
             logger.exception("a request failed; still serving")
 
     def leave() -> str | None:
-        nonlocal ours, killed, parent_pid
+        nonlocal ours, killed, parent_pid, lived
         if parent_pid is not None and not pid_alive(parent_pid):
             # Another harness process on the session (`shared_session`) goes on with it.
             store = process.sessions.view(project).store
@@ -329,7 +330,7 @@ async def serve_socket(
                 state_io.load(store, session_id), parent_pid
             )
             if not other:
-                killed = True
+                killed, lived = True, anyio.current_time() - born
                 return f"harness process {parent_pid} is gone"
             logger.info("harness process %d is gone; %d goes on", parent_pid, other)
             parent_pid = other
@@ -355,7 +356,7 @@ async def serve_socket(
     sessions = process.sessions
     wrapped = bool(sessions.peers - {parent_pid} - sessions.starters)
     if killed and not wrapped and session_id is not None:
-        await end_orphaned(sessions, session_id, project)
+        await end_orphaned(sessions, session_id, project, lived=lived)
     return 0
 
 

@@ -26,7 +26,7 @@ from memhooks.memory.searching import search
 REPO = Path(__file__).resolve().parents[2]
 DEV = REPO.parent / "shared" / "eval" / "dev" / "queries.jsonl"
 SHOWN = 3  #: hits counted as shown
-CONSIDERED = 20  #: hits the hook looks at (`hooks.handlers._CONSIDERED`)
+CONSIDERED = 20  #: hits the hook looks at (`hooks.autosearch.CONSIDERED`)
 
 
 def main() -> None:

@@ -296,7 +296,7 @@ def test_a_hit_written_after_the_prompts_files_were_taken_is_skipped(
     """A session process takes the prompt's files, then searches; a note its watcher
     reported in between is a hit its files lack. The prompt failed on it (KeyError: no
     context, one stderr line), seen in a slowed soak (bench_soak) with an edit every 5 prompts."""
-    from memhooks.hooks.handlers import _fresh_hits
+    from memhooks.hooks.autosearch import fresh_hits
     from memhooks.hooks.state import SessionState
     from memhooks.memory.searching import search
 
@@ -307,7 +307,7 @@ def test_a_hit_written_after_the_prompts_files_were_taken_is_skipped(
     result = search(store, "deploy billing service")
     assert {h.rel for h in result.hits} > set(docs)  # the search found the new one
     query = asked(PROMPT)
-    hits = list(_fresh_hits(result, docs, SessionState(), query, PROMPT, {}))
+    hits = list(fresh_hits(result, docs, SessionState(), query, PROMPT, {}))
     assert [h.rel for h in hits] == [h.rel for h in result.hits if h.rel in docs]
 
 

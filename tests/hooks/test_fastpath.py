@@ -19,6 +19,7 @@ import anyio
 import pytest
 
 from memhooks.hooks import serve as serve_module
+from memhooks.hooks.runner import WRAPPER_WITHIN
 from memhooks.hooks.view import SCAN_MAX
 from memhooks.hooks.wire import (
     DEADLINES,
@@ -734,6 +735,43 @@ def test_a_session_end_is_written_for_a_killed_harness_not_a_wrapper(
         assert _wait(lambda: not _servers(memory_root), timeout=30)
         log = "".join(p.read_text() for p in memory_root.rglob("daily/*.md"))
         assert log.count("session end") == (0 if wrapped else 1), log
+    finally:
+        harness.kill()
+        if harness.stdout:
+            harness.stdout.close()
+        harness.wait()
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_a_session_started_and_left_unprompted_loses_its_state_with_its_harness(
+    memory_root: Path, project: Path, tmp_path: Path, wrapped: bool
+) -> None:
+    # Gemini CLI's TUI opened, then `/resume` of another chat: no event ever ends the
+    # session it started, and no prompt of it reached its session process. Its state
+    # was left when the harness quit; a wrapper of the start's hook, gone at once while
+    # the harness lives on, still leaves it for the hooks that follow in-process.
+    event = functools.partial(_payload, project=project, session="unprompted")
+    wrapper = [sys.executable, "-c", _WRAPPER] if wrapped else []
+    script = (
+        "import subprocess, sys, time\n"
+        f"subprocess.run({wrapper!r} + [sys.executable, '-m', 'memhooks.hooks', "
+        f"'hook'], input={event('SessionStart', source='startup')!r}, "
+        "capture_output=True, text=True)\n"
+        "print('started', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    harness = _harness(script, FAST)
+    state = memory_root / ".sessions"
+    try:
+        assert harness.stdout is not None
+        assert harness.stdout.readline().strip() == "started"
+        if not wrapped:
+            time.sleep(WRAPPER_WITHIN + 1)
+            harness.send_signal(signal.SIGKILL)
+            harness.wait(timeout=5)
+        assert _wait(lambda: not _servers(memory_root), timeout=30)
+        left = sorted(p.suffix for p in state.glob("*") if p.name != ".gitignore")
+        assert left == ([".json", ".shown"] if wrapped else []), left
     finally:
         harness.kill()
         if harness.stdout:

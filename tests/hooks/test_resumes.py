@@ -12,6 +12,8 @@ import html
 import json
 from typing import TYPE_CHECKING
 
+from memhooks.hooks import activity
+from memhooks.hooks.report import sessions
 from tests.hooks.test_hook import (
     _transcript,
     _user,
@@ -279,6 +281,90 @@ def test_no_note_is_named_new_when_the_blocks_index_of_notes_was_cut(
 
 
 # --- Gemini CLI's `/chat resume <tag>`: no hook event, another history in the chat file
+
+
+def test_the_report_counts_the_block_the_resumed_conversation_holds(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # The block built at a resume, to compare with the one the conversation holds, is
+    # not sent: `memhooks report` counted it as the conversation's block, the logs
+    # written since among its sections.
+    transcript = tmp_path / "t.jsonl"
+    _first_run(memory_root, project, transcript)
+    store = store_for(memory_root, project)
+    store.append_daily("queue move", MOVED)
+    _resume(project, transcript)
+    facts = activity.read(store.root, store.slug)
+    (sent,) = [f for f in facts if f["ev"] == "block"]
+    (session,) = sessions(facts, 10)
+    assert session.block_bytes == sent["bytes"]
+    assert [s["title"] for s in session.shares] == ["MEMORY.md"]
+
+
+def test_a_resumed_conversation_is_not_shown_its_own_record(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Claude Code's and Codex's `/resume` in the TUI end a conversation and resume it
+    # minutes later: the record its end wrote holds its own prompts, which its model
+    # holds; auto-search showed it back to it as related memory.
+    transcript = tmp_path / "t.jsonl"
+    path = _started(memory_root, project, transcript)
+    hook(claude("SessionEnd", project, reason="resume", transcript_path=path))
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    assert f"- {FIRST}\n" in log.read_text()
+    _resume(project, transcript)
+    again = "Is the osprey queue work done"
+    asked = hook(
+        claude("UserPromptSubmit", project, prompt=again, transcript_path=path)
+    )
+    assert f"- {FIRST}" not in asked[1]
+
+
+def test_a_codex_fork_met_first_at_its_prompt_is_told_the_change_since_its_block(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Codex CLI's `/fork` in its TUI sends no SessionStart: the fork's first prompt
+    # comes under a new id, and its rollout's first line names the thread it forked
+    # from, whose rollout holds the block (the shape Codex CLI 0.171.0 wrote).
+    store_for(memory_root, project).write_memory("- old rule")
+    started = hook(claude("SessionStart", project, source="startup"), *_CODEX)
+    block = context_of(started[1], "SessionStart")
+    day = tmp_path / "sessions" / "2026" / "12" / "06"
+    day.mkdir(parents=True)
+    thread = "01a24a60-191b-7cc0-9f18-3ed462d8fe81"
+    base = day / f"rollout-2026-12-06T08-02-21-{thread}.jsonl"
+    said = {"type": "message", "role": "developer", "content": [{"text": block}]}
+    base.write_text(
+        json.dumps({"type": "session_meta", "payload": {"id": thread}})
+        + "\n"
+        + json.dumps({"type": "response_item", "payload": said})
+        + "\n"
+    )
+    fork = day / "rollout-2026-12-06T08-02-23-01a24a60-2131.jsonl"
+    meta = {
+        "id": "01a24a60-2131",
+        "forked_from_id": thread,
+        "history_base": {"thread_id": thread, "end_byte_offset": base.stat().st_size},
+    }
+    fork.write_text(json.dumps({"type": "session_meta", "payload": meta}) + "\n")
+    (memory_root / "MEMORY.md").write_text("- new rule\n")
+    told = []
+    for prompt in ("Say hello in the fork.", "Say hello once more."):
+        asked = claude(
+            "UserPromptSubmit",
+            project,
+            session_id="01a24a60-2131",
+            prompt=prompt,
+            transcript_path=str(fork),
+        )
+        code, out, err = hook(asked, *_CODEX)
+        assert code == 0, err
+        told.append(out)
+    assert "-- old rule\n+- new rule\n" in context_of(told[0], "UserPromptSubmit")
+    assert "old rule" not in told[1]
+
+
+_CODEX = ("--harness", "codex")
 
 
 def _gemini(

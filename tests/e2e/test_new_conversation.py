@@ -1,0 +1,374 @@
+"""A person starts another conversation inside the same TUI, or goes back to an earlier
+one, without quitting: Claude Code's `/clear` and `/resume`, Codex CLI's `/new`,
+`/clear`, `/fork` and `/resume`, Gemini CLI's `/resume` (its browser of saved chats).
+
+What each sends (Claude Code 2.1.332, Codex CLI 0.171.0, Gemini CLI 0.61.0, 2026-12-06):
+- Claude Code `/clear`: SessionEnd(reason `clear`), then SessionStart(source `clear`)
+  under a new id; `/resume`: SessionEnd(reason `resume`) of the one left, then
+  SessionStart(source `resume`) of the one picked.
+- Codex `/new` and `/clear`: SessionStart (source `startup`, `clear`) under a new id, and
+  no SessionEnd for the one left: every conversation the TUI held ends at `/quit`.
+  `/resume`: SessionEnd of the one picked, then its SessionStart(source `resume`).
+  `/fork`: nothing at all; the fork's first prompt comes under a new id, its rollout's
+  first line names the thread it forked from (`history_base`), which holds its history.
+- Gemini `/resume`: nothing; the next prompt comes under the id of the chat picked.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memhooks.hooks.runner import WRAPPER_WITHIN
+from tests.e2e.conftest import sandbox
+from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
+from tests.e2e.memory_fixture import RULE, seed
+from tests.e2e.test_change_notice import BUILT, NEW_RULE
+from tests.e2e.test_claude_code import hook_errors as claude_errors
+from tests.e2e.test_claude_code import wait_ready
+from tests.e2e.test_codex import _READY as CODEX_READY
+from tests.e2e.test_codex import hook_errors as codex_errors
+from tests.e2e.test_gemini import hook_errors as gemini_errors
+from tests.e2e.test_rewind import TOLD, _heads, _replace_rule
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.e2e.modellog import Request
+    from tests.e2e.sandbox import Sandbox
+    from tests.e2e.tmux import Tmux
+
+pytestmark = pytest.mark.timeout(300)
+
+#: Prompts that search finds no note for (no "?": Gemini's TUI takes it for help).
+FIRST = "Say hello in the first chat."
+SECOND = "Say hello in the second chat."
+EDITED = "Say hello after the edit."
+RESUMED = "Say goodbye in the first chat."
+AGAIN = "Say hello once more in it."
+
+
+def _daily_once(sb: Sandbox, *prompts: str) -> None:
+    """Each of `prompts` in one record; waited for up to 10 s (Codex and Gemini do not
+    await the SessionEnd hook of `/quit`: the session process writes on)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not all(
+        f"- {p}\n" in sb.daily() for p in prompts
+    ):
+        time.sleep(0.2)
+    for prompt in prompts:
+        assert sb.daily().count(f"- {prompt}\n") == 1, (prompt, sb.daily())
+
+
+def _resumed_told_once(sb: Sandbox) -> Request:
+    """The first conversation resumed after a rule replaced was told in the second: one
+    block in each of its requests, the change told once; each prompt in one record.
+    The request of its first prompt resumed."""
+    assert TOLD in sb.turn(EDITED).text
+    resumed, again = sb.turn(RESUMED), sb.turn(AGAIN)
+    assert resumed.count(SECOND) == 0  # the first conversation
+    assert _heads(resumed) == 1 and _heads(again) == 1
+    assert resumed.text.count(TOLD) == 1 and again.text.count(TOLD) == 1
+    _daily_once(sb, FIRST, SECOND, EDITED, RESUMED, AGAIN)
+    return resumed
+
+
+def _report(sb: Sandbox) -> list[dict[str, object]]:
+    return list(json.loads(sb.memhooks("report", "--json"))["sessions"])
+
+
+def _sections(session: dict[str, object]) -> list[str]:
+    shares = session["shares"]
+    assert isinstance(shares, list)
+    return [str(s["title"]).split(" (", 1)[0] for s in shares]
+
+
+# --- Claude Code --------------------------------------------------------------------
+
+
+def _claude(sb: Sandbox) -> tuple[Tmux, Path]:
+    seed(sb)
+    log = sb.base / "debug.txt"
+    tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
+    wait_ready(tmux)
+    return tmux, log
+
+
+def _claude_clear(tmux: Tmux, gone: str) -> None:
+    tmux.type("/clear")
+    tmux.wait_for(lambda: gone not in tmux.screen(), what="the screen cleared")
+    wait_ready(tmux)
+
+
+def test_claude_code_clear_brings_one_block_as_the_files_are(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, a MEMORY.md rule replaced by hand, `/clear`, two prompts: the new
+    conversation's block shows the rule as it is and the record of the one before it
+    (written at its SessionEnd, which Claude Code awaits), and no change notice comes
+    on top of it; each prompt is in one record."""
+    with sandbox(tmp_path_factory.mktemp("clear-claude"), cli_bins, netns) as sb:
+        tmux, log = _claude(sb)
+        sb.ask(tmux, FIRST)
+        _replace_rule(sb)
+        _claude_clear(tmux, FIRST)
+        sb.ask(tmux, SECOND)
+        sb.ask(tmux, AGAIN)
+        tmux.type("/exit")
+        tmux.wait_exit()
+        second, again = sb.turn(SECOND), sb.turn(AGAIN)
+        assert [_heads(r) for r in (sb.turn(FIRST), second, again)] == [1, 1, 1]
+        assert f"## MEMORY.md\n{NEW_RULE}" in second.text and RULE not in second.text
+        assert f"- {FIRST}\n" in second.text  # the record of the conversation left
+        assert "Memory changed on disk" not in second.text + again.text
+        _daily_once(sb, FIRST, SECOND, AGAIN)
+        assert len(sb.entries("session end")) == 2, sb.daily()
+        assert not claude_errors(log.read_text()), claude_errors(log.read_text())
+        assert not sb.leftovers()
+
+
+def test_claude_code_resumed_in_the_tui_is_told_the_change_once(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/clear`, a prompt, a MEMORY.md rule replaced, a prompt (told there),
+    `/resume` of the first conversation, two prompts: it holds its own block with the
+    old rule, so its first prompt is told the change, the next not; its earlier prompt
+    is not recorded again. `memhooks report` shows for it the block its model got: the
+    block built at the resume to compare with is not sent, and until 2026-12-06 it was
+    counted as that conversation's block, sections it never held included."""
+    with sandbox(tmp_path_factory.mktemp("resume-claude"), cli_bins, netns) as sb:
+        tmux, log = _claude(sb)
+        sb.ask(tmux, FIRST)
+        _claude_clear(tmux, FIRST)
+        sb.ask(tmux, SECOND)
+        _replace_rule(sb)
+        sb.ask(tmux, EDITED)
+        tmux.type("/resume")
+        tmux.wait_text("Resume session")
+        tmux.wait_for(
+            lambda: any(
+                ln.strip().startswith(f"❯ {FIRST}") for ln in tmux.screen().splitlines()
+            ),
+            what="the first conversation picked",
+        )
+        tmux.keys("Enter")
+        tmux.wait_text(FIRST)
+        wait_ready(tmux)
+        sb.ask(tmux, RESUMED)
+        sb.ask(tmux, AGAIN)
+        tmux.type("/exit")
+        tmux.wait_exit()
+        _resumed_told_once(sb)
+        assert not claude_errors(log.read_text()), claude_errors(log.read_text())
+        assert not sb.leftovers()
+        first, second = _report(sb)
+        # The first conversation's block was built before any log was written.
+        assert "Daily log" not in " ".join(_sections(first)), first
+        assert "Daily log" in " ".join(_sections(second)), second
+
+
+# --- Codex CLI ----------------------------------------------------------------------
+
+
+def _codex(sb: Sandbox) -> Tmux:
+    seed(sb)
+    tmux = sb.tmux(["codex", "--dangerously-bypass-hook-trust"], env=setup_codex(sb))
+    tmux.wait_for(
+        lambda: any(m in tmux.screen() for m in CODEX_READY),
+        timeout=60,
+        what="the input box",
+    )
+    return tmux
+
+
+def _codex_new(tmux: Tmux, command: str) -> None:
+    """`/new` or `/fork`: in a git project Codex first asks where the new conversation
+    runs (Enter keeps the current worktree); `/clear` asks nothing."""
+    tmux.type(command)
+    if command == "/clear":
+        tmux.wait_for(lambda: "Mock reply" not in tmux.screen(), what="cleared")
+    else:
+        tmux.wait_text("Use current Git worktree")
+        time.sleep(0.3)
+        tmux.keys("Enter")
+        tmux.wait_for(
+            lambda: "Use current Git worktree" not in tmux.screen(),
+            what=f"{command} done",
+        )
+    time.sleep(1)
+
+
+def test_codex_new_and_clear_bring_one_block_each_and_record_each_chat(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, a MEMORY.md rule replaced, `/new`, a prompt, `/clear`, a prompt,
+    `/quit`: Codex sends no SessionEnd for a conversation left by `/new` or `/clear`,
+    and ends the three at `/quit`. One block in each request, the new ones showing the
+    rule as it is, with no notice; each prompt in one record; nothing left."""
+    with sandbox(tmp_path_factory.mktemp("new-codex"), cli_bins, netns) as sb:
+        tmux = _codex(sb)
+        sb.ask(tmux, FIRST)
+        _replace_rule(sb)
+        _codex_new(tmux, "/new")
+        sb.ask(tmux, SECOND)
+        _codex_new(tmux, "/clear")
+        sb.ask(tmux, AGAIN)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        second, again = sb.turn(SECOND), sb.turn(AGAIN)
+        assert [_heads(r) for r in (sb.turn(FIRST), second, again)] == [1, 1, 1]
+        for r in (second, again):
+            assert f"## MEMORY.md\n{NEW_RULE}" in r.text and RULE not in r.text
+            assert FIRST not in r.text and "Memory changed on disk" not in r.text
+        assert len(sb.entries("session end", at_least=3)) == 3, sb.daily()
+        _daily_once(sb, FIRST, SECOND, AGAIN)
+        assert not codex_errors(screen), screen
+        assert not sb.leftovers()
+
+
+@pytest.mark.parametrize("told", [False, True], ids=["untold", "told-before"])
+def test_codex_fork_is_told_the_change_its_block_misses(
+    told: bool, tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, a MEMORY.md rule replaced, (a prompt told the change,) `/fork`, two
+    prompts: the fork holds the conversation's block with the old rule (in the rollout
+    it forked from), and Codex sends no SessionStart for it. Until 2026-12-06 memhooks
+    met the fork first at its prompt, with no state, and never told it the change: its
+    model followed the old rule. Now its first prompt is told, once, unless a turn the
+    fork holds told it; its record holds its own prompts."""
+    with sandbox(tmp_path_factory.mktemp("fork-codex"), cli_bins, netns) as sb:
+        tmux = _codex(sb)
+        sb.ask(tmux, FIRST)
+        _replace_rule(sb)
+        if told:
+            sb.ask(tmux, EDITED)
+        _codex_new(tmux, "/fork")
+        sb.ask(tmux, SECOND)
+        sb.ask(tmux, AGAIN)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        second, again = sb.turn(SECOND), sb.turn(AGAIN)
+        assert second.count(FIRST) == 1  # the fork holds the first turn
+        assert _heads(second) == 1 and _heads(again) == 1
+        assert second.text.count(TOLD) == 1, "the fork holds the old rule, untold"
+        assert again.text.count(TOLD) == 1  # told once
+        _daily_once(sb, FIRST, SECOND, AGAIN, *([EDITED] if told else []))
+        assert not codex_errors(screen), screen
+        assert not sb.leftovers()
+
+
+def test_codex_resumed_in_the_tui_is_told_a_change_told_elsewhere(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/new`, a prompt, a MEMORY.md rule replaced, a prompt (told there),
+    `/resume` of the first conversation, two prompts: the change is told to it once;
+    no prompt is recorded twice; nothing left. Codex ends the first conversation as it
+    resumes it: until 2026-12-06 auto-search showed it the record that end wrote (its
+    own prompts) as related memory."""
+    with sandbox(tmp_path_factory.mktemp("resume-codex"), cli_bins, netns) as sb:
+        tmux = _codex(sb)
+        sb.ask(tmux, FIRST)
+        _codex_new(tmux, "/new")
+        sb.ask(tmux, SECOND)
+        _replace_rule(sb)
+        sb.ask(tmux, EDITED)
+        tmux.type("/resume")
+        tmux.wait_text("Resume a previous session")
+        time.sleep(1)
+        tmux.keys("Down")  # the newest first: the conversation open now
+        time.sleep(0.5)
+        tmux.keys("Enter")
+        tmux.wait_text(FIRST)
+        sb.ask(tmux, RESUMED)
+        sb.ask(tmux, AGAIN)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        resumed = _resumed_told_once(sb)
+        # The record its end wrote at the resume: its own prompts, not news to it.
+        assert f"- {FIRST}\n" not in resumed.text, "its own record shown back"
+        assert not codex_errors(screen), screen
+        assert not sb.leftovers()
+
+
+# --- Gemini CLI ---------------------------------------------------------------------
+
+
+def _gemini_resume(tmux: Tmux, first: str) -> None:
+    """`/resume`, and in its browser the chat whose first prompt is `first` picked."""
+    tmux.type("/resume")
+    tmux.wait_text("Chat Sessions")
+    for _ in range(6):
+        if any("❯" in ln and first in ln for ln in tmux.screen().splitlines()):
+            break
+        tmux.keys("Down")
+        time.sleep(0.5)
+    tmux.keys("Enter")
+    tmux.wait_for(lambda: "Chat Sessions" not in tmux.screen(), what="resumed")
+
+
+def test_gemini_resumed_in_the_tui_gets_one_block_as_the_files_are(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/clear`, a prompt, a MEMORY.md rule replaced, `/resume` and the first
+    chat picked in its browser (no hook event), two prompts, `/quit`: the first chat's
+    history holds no start block (Gemini drops it on resume), so the block comes with
+    its first prompt, as the files are; one block in each request, no notice on top;
+    each prompt in one record, the second chat's too (it got no SessionEnd)."""
+    with sandbox(tmp_path_factory.mktemp("resume-gemini"), cli_bins, netns) as sb:
+        seed(sb)
+        tmux = sb.tmux(["gemini"], env=setup_gemini(sb))
+        tmux.wait_text("Type your message", timeout=60)
+        sb.ask(tmux, FIRST)
+        tmux.type("/clear")
+        tmux.wait_for(lambda: FIRST not in tmux.screen(), what="the screen cleared")
+        sb.ask(tmux, SECOND)
+        _replace_rule(sb)
+        _gemini_resume(tmux, FIRST)
+        sb.ask(tmux, RESUMED)
+        sb.ask(tmux, AGAIN)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        resumed, again = sb.turn(RESUMED), sb.turn(AGAIN)
+        assert resumed.count(SECOND) == 0  # the first chat
+        assert [_heads(r) for r in (sb.turn(SECOND), resumed, again)] == [1, 1, 1]
+        assert f"## MEMORY.md\n{NEW_RULE}" in resumed.text
+        assert BUILT not in resumed.text + again.text
+        assert len(sb.entries("session end", at_least=3)) == 3, sb.daily()
+        _daily_once(sb, FIRST, SECOND, RESUMED, AGAIN)
+        assert not gemini_errors(screen), screen
+        assert not sb.leftovers()
+
+
+def test_gemini_opened_then_resumed_leaves_no_state_of_the_chat_it_started(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """`gemini -p`, then the TUI opened and `/resume` of that chat (no hook event), a
+    prompt, `/quit`: no event ever ends the chat the TUI started, which got no prompt,
+    and its session process served none. Until 2026-12-06 its state and the text kept
+    beside it were left after the TUI quit (for the sweep of a week later); now its
+    session process removes them as its harness goes, past the time a wrapper of the
+    start's hook would have gone with it (`runner.WRAPPER_WITHIN`)."""
+    with sandbox(tmp_path_factory.mktemp("open-resume-gemini"), cli_bins, netns) as sb:
+        seed(sb)
+        env = setup_gemini(sb)
+        assert sb.run(["gemini", "-p", FIRST], env=env).returncode == 0
+        tmux = sb.tmux(["gemini"], env=env)
+        tmux.wait_text("Type your message", timeout=60)
+        opened = time.monotonic()  # its session start's hook has returned
+        _gemini_resume(tmux, FIRST)
+        sb.ask(tmux, RESUMED)
+        screen = tmux.screen()
+        time.sleep(max(0.0, opened + WRAPPER_WITHIN + 2 - time.monotonic()))
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert _heads(sb.turn(RESUMED)) == 1
+        _daily_once(sb, FIRST, RESUMED)
+        assert not gemini_errors(screen), screen
+        assert not sb.leftovers()
