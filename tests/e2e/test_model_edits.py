@@ -70,24 +70,8 @@ def test_the_models_own_edits_are_not_told_back_a_persons_are(
         memory = sb.root / "MEMORY.md"
         (project,) = (sb.root / "projects").iterdir()
         note = project / "notes" / "lantern-port.md"
-        edit = {"old_string": RULE, "new_string": f"{RULE}\n{MODEL_RULE}"}
-        sb.script(
-            [
-                {
-                    "when": REMEMBER,
-                    "tool": "Read",
-                    "args": {"file_path": str(memory)},
-                    "then": [
-                        {"tool": "Edit", "args": {"file_path": str(memory), **edit}}
-                    ],
-                },
-                {
-                    "when": WRITE,
-                    "tool": "Write",
-                    "args": {"file_path": str(note), "content": NOTE},
-                    "reply": f"Saved, with the key {SECRET}. Mock reply {{n}}.",
-                },
-            ]
+        _script_edits(
+            sb, memory, note, f"Saved, with the key {SECRET}. Mock reply {{n}}."
         )
         log = sb.base / "debug.log"
         argv = ["claude", "--debug-file", str(log), "--permission-mode", "acceptEdits"]
@@ -139,24 +123,7 @@ def test_a_resume_does_not_tell_the_models_own_edits_back(
         memory = sb.root / "MEMORY.md"
         (project,) = (sb.root / "projects").iterdir()
         note = project / "notes" / "lantern-port.md"
-        edit = {"old_string": RULE, "new_string": f"{RULE}\n{MODEL_RULE}"}
-        sb.script(
-            [
-                {
-                    "when": REMEMBER,
-                    "tool": "Read",
-                    "args": {"file_path": str(memory)},
-                    "then": [
-                        {"tool": "Edit", "args": {"file_path": str(memory), **edit}}
-                    ],
-                },
-                {
-                    "when": WRITE,
-                    "tool": "Write",
-                    "args": {"file_path": str(note), "content": NOTE},
-                },
-            ]
-        )
+        _script_edits(sb, memory, note)
         allowed = ["--permission-mode", "acceptEdits", "--add-dir", str(sb.root)]
         allowed += ["--allowedTools", "Read,Edit,Write"]
         for i, prompt in enumerate((REMEMBER, WRITE, ASK, LAST)):
@@ -180,3 +147,24 @@ def test_a_resume_does_not_tell_the_models_own_edits_back(
         # across runs (left as it is: the model reads its own line once more).
         assert f"+{PERSON_RULE}" in told(ASK, LAST)
         assert all(blocks_in(r) == 1 for r in sb.requests() if "messages" in r.body)
+
+
+def _script_edits(
+    sb: Sandbox, memory: Path, note: Path, reply: str | None = None
+) -> None:
+    """The model's turns: Read and Edit of MEMORY.md (a line added under `RULE`), then
+    a Write of `note` (and `reply` after it)."""
+    edit = {"old_string": RULE, "new_string": f"{RULE}\n{MODEL_RULE}"}
+    write = {"file_path": str(note), "content": NOTE}
+    sb.script(
+        [
+            {
+                "when": REMEMBER,
+                "tool": "Read",
+                "args": {"file_path": str(memory)},
+                "then": [{"tool": "Edit", "args": {"file_path": str(memory), **edit}}],
+            },
+            {"when": WRITE, "tool": "Write", "args": write}
+            | ({"reply": reply} if reply else {}),
+        ]
+    )
