@@ -206,16 +206,16 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     elif event.harness in _RESUME_DROPS_BLOCK and (reloaded or not state.noticed_at):
         # Resumed, cleared, or a checkpoint loaded: the block comes unless the history
         # brought it. A block there may be older than the files: what changed since, or
-        # was told in turns the checkpoint does not hold, is told.
+        # was told in turns the checkpoint lacks, is told; one written, searched for.
         replay, replayed = resumes.gemini_replayed(event, view)
         block = _block(event, state, view)
         state.surfaced = replayed
         if not reloaded:  # the first prompt of the conversation
             resumes.skip_replayed(event, state, view)
         if resumes.holds_block(replay):
-            after = Reply(
-                context=_told_since(replay, dict(state.injected), event, state, view)
-            )
+            whole = dict(state.injected)
+            resumes.keep_held(event, state, view, replay)
+            after = Reply(context=_told_since(replay, whole, event, state, view))
         else:
             after = Reply(context=block or None)
     elif event.harness in _RESUME_DROPS_BLOCK and lacks_block(state, event.caller):

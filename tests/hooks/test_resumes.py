@@ -373,3 +373,24 @@ def test_a_gemini_checkpoint_resumed_is_told_a_change_its_turns_missed(
     again = ask("Say hello.")
     assert told in again and "## MEMORY.md" not in again, again
     assert ask("Say hello again.") == ""
+
+
+def test_a_gemini_resume_whose_replay_holds_a_block_is_shown_what_was_written_since(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # `gemini --resume` of a conversation whose first prompt brought the block (an
+    # earlier resume's, a headless run's): the block built at this resume is not sent,
+    # so an entry written since is news to the model, for auto-search to find.
+    store_for(memory_root, project).write_memory("- Rule MARMOT-9.")
+    chat = tmp_path / "chat.jsonl"
+    assert _gemini("SessionStart", project, chat, source="resume") == ""
+    first = _gemini("BeforeAgent", project, chat, prompt=FIRST)
+    assert "## MEMORY.md\n- Rule MARMOT-9." in first
+    asked = _message("a", "user", {"text": FIRST}, _said(first))
+    _chat(chat, HEADER, asked, _message("b", "gemini", {"text": "Mock reply 1."}))
+    assert _gemini("SessionEnd", project, chat, reason="exit") == ""
+    store_for(memory_root, project).append_daily("queue move", MOVED)
+    assert _gemini("SessionStart", project, chat, source="resume") == ""
+    again = _gemini("BeforeAgent", project, chat, prompt=SECOND)
+    assert "## MEMORY.md" not in again, again  # the replayed turn holds the block
+    assert MOVED in again
