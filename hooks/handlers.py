@@ -19,6 +19,7 @@ from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.notice import changed_line
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
+from memhooks.hooks.spawn import headless_gemini
 from memhooks.hooks.stale import deferred, with_kept
 from memhooks.hooks.state import (
     MAX_PROMPTS,
@@ -112,7 +113,8 @@ def _block(event: Event, state: SessionState, view: View, *, keep: bool = True) 
 #: block, the model does not get it): the block comes with the first prompt.
 _RESUME_DROPS_BLOCK = frozenset({"gemini"})
 #: The sources of the SessionStart whose context such a harness drops: Gemini CLI 0.61.0
-#: shows only a `systemMessage` after `/clear` (its clearCommand).
+#: shows only a `systemMessage` after `/clear` (its clearCommand); headless (no terminal on
+#: its stdin), it takes a start's context for the prompt when none is piped (exit 42 else).
 _DROPPED_STARTS = frozenset({"resume", "fork", "clear"})
 
 
@@ -121,8 +123,11 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
     if _same_start(event, state):
         return Reply(notes=("block injected by a session start run at the same time",))
     resumes.skip_recorded(event, state, view)
-    if event.source in _DROPPED_STARTS and event.harness in _RESUME_DROPS_BLOCK:
-        return Reply(notes=(f"block comes with the first prompt ({event.source})",))
+    if event.harness in _RESUME_DROPS_BLOCK and (
+        event.source in _DROPPED_STARTS or headless_gemini(event.caller)
+    ):
+        why = event.source if event.source in _DROPPED_STARTS else "headless"
+        return Reply(notes=(f"block comes with the first prompt ({why})",))
     if event.source in ("resume", "fork") and (
         state.noticed_at
         or block_in_transcript(event)
