@@ -14,6 +14,7 @@ from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import ASK, FACT, blocks_in, seed
 from tests.e2e.mockwire import side_call
+from tests.e2e.test_days import a_day_passes, records_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -220,3 +221,36 @@ def test_gemini_resumed_by_id_twice_finds_an_entry_written_between(
         got = sb.turn(asked)
         assert blocks_in(got) == 1
         assert moved in got.text
+
+
+@pytest.mark.parametrize("cli", ["claude", "codex"])
+def test_a_fork_the_next_day_records_only_its_own_prompts(
+    cli: str, tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """A conversation forked by id the day after its run (`claude -p --resume <id>
+    --fork-session`, `codex exec fork <id>`): the fork copies its turns, which went into
+    that day's log with the run; today's log gets the fork's prompt alone."""
+    first, forked = "Start the osprey queue work.", "Take the fork the next day."
+    with sandbox(tmp_path_factory.mktemp(f"{cli}-fork-day"), cli_bins, netns) as sb:
+        if cli == "claude":
+            env = setup_claude(sb)
+            seed(sb)
+            done = sb.run(["claude", "-p", "--output-format", "json", first], env=env)
+            fork = ["claude", "-p", "--resume", json.loads(done.stdout)["session_id"]]
+            fork += ["--fork-session", forked]
+        else:
+            env = setup_codex(sb)
+            seed(sb)
+            done = sb.run(codex_exec(first, "--json"), env=env)
+            started = [x for x in _json_lines(done.stdout) if "thread_id" in x]
+            fork = codex_exec(forked, "--json", "fork", str(started[0]["thread_id"]))
+        assert done.returncode == 0, done.stderr
+        assert sb.entries("session end", at_least=1), "the run left no record"
+        assert not sb.leftovers(), "the run left its session behind"
+        yesterday = a_day_passes(sb)
+        done = sb.run(fork, env=env)
+        assert done.returncode == 0, done.stderr
+        assert sb.entries("session end", at_least=1), "the fork left no record"
+        assert records_of(yesterday, first) == 1
+        assert records_of(sb.daily(), forked) == 1, sb.daily()
+        assert records_of(sb.daily(), first) == 0, sb.daily()
