@@ -73,9 +73,10 @@ def headless_gemini(pid: int) -> bool:
             argv = f.read().split(b"\0")
     except OSError:
         return False
-    # The program, or node's script: `gemini` as npm links it, or its bundle's gemini.js.
-    words = [a for a in argv[:3] if a and not a.startswith(b"-")][:2]
-    ours = any(os.path.basename(a).startswith(b"gemini") for a in words)
+    # The program, or node's script after node's options: `gemini` as npm links it, or
+    # its bundle's gemini.js (not an argument that names it: `--harness gemini`).
+    script = next((a for a in argv[1:8] if a and not a.startswith(b"-")), b"")
+    ours = any(os.path.basename(a).startswith(b"gemini") for a in (argv[0], script))
     return ours and not stdin.startswith(("/dev/pts/", "/dev/tty"))
 
 

@@ -59,6 +59,23 @@ def test_gemini_with_a_pipe_or_dev_null_on_stdin_is_headless(
     assert headless_gemini(_start(started, gemini, subprocess.PIPE))
 
 
+def test_node_running_geminis_script_is_gemini(
+    tmp_path: Path, started: list[subprocess.Popen[bytes]]
+) -> None:
+    # As Gemini CLI relaunches itself: `node --max-old-space-size=N …/bundle/gemini.js`.
+    script = tmp_path / "gemini.js"
+    script.write_text("import time\ntime.sleep(30)\n")
+    started.append(
+        subprocess.Popen([sys.executable, "-B", str(script)], stdin=subprocess.DEVNULL)
+    )
+    pid = started[-1].pid
+    deadline = time.monotonic() + 10
+    while str(script).encode() not in Path(f"/proc/{pid}/cmdline").read_bytes():
+        assert time.monotonic() < deadline, "the process never ran its script"
+        time.sleep(0.01)
+    assert headless_gemini(pid)
+
+
 def test_gemini_at_a_terminal_is_not(
     tmp_path: Path, started: list[subprocess.Popen[bytes]]
 ) -> None:
