@@ -21,6 +21,7 @@ from memhooks.hooks.own_edits import known_on_resume
 from memhooks.hooks.own_edits import mark as mark_model_writes
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
+from memhooks.hooks.spawn import headless_gemini
 from memhooks.hooks.stale import deferred, with_kept
 from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
 from memhooks.hooks.transcript_contexts import block_in_transcript
@@ -116,7 +117,8 @@ def _block(
 #: block, the model does not get it): the block comes with the first prompt.
 _RESUME_DROPS_BLOCK = frozenset({"gemini"})
 #: The sources of the SessionStart whose context such a harness drops: Gemini CLI 0.61.0
-#: shows only a `systemMessage` after `/clear` (its clearCommand).
+#: shows only a `systemMessage` after `/clear` (its clearCommand); headless (no terminal on
+#: its stdin), it takes a start's context for the prompt when none is piped (exit 42 else).
 _DROPPED_STARTS = frozenset({"resume", "fork", "clear"})
 
 
@@ -125,8 +127,11 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
     if _same_start(event, state):
         return Reply(notes=("block injected by a session start run at the same time",))
     resumes.skip_recorded(event, state, view)
-    if event.source in _DROPPED_STARTS and event.harness in _RESUME_DROPS_BLOCK:
-        return Reply(notes=(f"block comes with the first prompt ({event.source})",))
+    if event.harness in _RESUME_DROPS_BLOCK and (
+        event.source in _DROPPED_STARTS or headless_gemini(event.caller)
+    ):
+        why = event.source if event.source in _DROPPED_STARTS else "headless"
+        return Reply(notes=(f"block comes with the first prompt ({why})",))
     if event.source in ("resume", "fork") and (
         state.noticed_at
         or block_in_transcript(event)
@@ -224,7 +229,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     elif event.harness in _RESUME_DROPS_BLOCK and (reloaded or not state.noticed_at):
         # Resumed, cleared, or a checkpoint loaded: the block comes unless the history
         # brought it. A block there may be older than the files: what changed since, or
-        # was told in turns the checkpoint does not hold, is told.
+        # was told in turns the checkpoint lacks, is told; one written, searched for.
         replay, replayed = resumes.gemini_replayed(event, view)
         held = resumes.holds_block(replay)
         block = _block(event, state, view, sent=not held)
@@ -232,9 +237,9 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if not reloaded:  # the first prompt of the conversation
             resumes.skip_replayed(event, state, view)
         if held:
-            after = Reply(
-                context=_told_since(replay, dict(state.injected), event, state, view)
-            )
+            whole = dict(state.injected)
+            resumes.keep_held(event, state, view, replay)
+            after = Reply(context=_told_since(replay, whole, event, state, view))
         else:
             after = Reply(context=block or None)
     elif event.harness in _RESUME_DROPS_BLOCK and lacks_block(state, event.caller):

@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity, records
 from memhooks.hooks.records import entry_ids
+from memhooks.hooks.resumes import forked_copy_end
 from memhooks.hooks.state import MAX_PROMPT_BYTES
 from memhooks.hooks.subagents import with_subagents
 from memhooks.hooks.transcript import TranscriptDigest, read_transcript
+from memhooks.hooks.transcript_contexts import block_in_transcript
 from memhooks.memory import TargetNotFoundError, today
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import daily
@@ -173,6 +175,10 @@ def digest_since_flush(
     path = event.transcript_path
     if path:
         offset = state.transcript_offset if state.transcript_path == path else 0
+        # A fork's copy of the turns it forked went into a log with their run.
+        forked = state.forked_at and state.transcript_path != path
+        if forked and block_in_transcript(event):
+            offset = forked_copy_end(path, state.forked_at)
         try:
             skipped = False
             if tail is not None:

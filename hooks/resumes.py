@@ -10,6 +10,7 @@ import html
 import itertools
 import os
 import re
+import time
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +27,7 @@ from memhooks.hooks.transcript_contexts import (
 )
 from memhooks.hooks.transcript_shapes import gemini_history_set, gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE
-from memhooks.memory.files import open_regular
+from memhooks.memory.files import open_regular, read_regular
 from memhooks.memory.inject import CUT, MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
 from memhooks.memory.merging import conflict_body
 from memhooks.memory.text import nbytes, neutralise
@@ -69,6 +70,8 @@ def skip_recorded(event: Event, state: SessionState, view: View) -> None:
     last part unrecorded, and that part is recorded now.
     """
     fresh = not (state.noticed_at or state.transcript_path)
+    if fresh and forked_unwritten(event):
+        state.forked_at = event.began or time.time_ns()
     # A session end too: Gemini CLI runs its SessionEnd hook more than once on `/quit`,
     # and those after the first, the session ended, find its state gone.
     if (
@@ -78,6 +81,37 @@ def skip_recorded(event: Event, state: SessionState, view: View) -> None:
     ):
         state.transcript_path = event.transcript_path
         state.transcript_offset = _recorded_up_to(event)
+
+
+def forked_copy_end(path: str, since: int) -> int:
+    """Where the copy a Claude Code fork's transcript starts with ends: after the last
+    line written before the fork began at `since` (ns), as the copied turns keep their
+    times (the fork's own lines come after them); 0 when there is none."""
+    try:
+        data = read_regular(path).data
+    except OSError:
+        return 0
+    lines = data.split(b"\n")
+    ends = list(itertools.accumulate(len(line) + 1 for line in lines))
+    # From the end: the fork's own lines are a few.
+    for line, end in zip(reversed(lines), reversed(ends), strict=True):
+        at = _written_at(line)
+        if at is not None and at < since:
+            return min(end, len(data))
+    return 0
+
+
+def _written_at(line: bytes) -> int | None:
+    # A transcript line's `timestamp` (ns since the epoch), or None.
+    import datetime as dt
+    import json
+
+    try:
+        stamp = json.loads(line)["timestamp"]
+        at = dt.datetime.fromisoformat(stamp)
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return None
+    return int(at.timestamp() * 1e9) if at.tzinfo else None
 
 
 def skip_replayed(event: Event, state: SessionState, view: View) -> None:

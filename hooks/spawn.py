@@ -62,6 +62,24 @@ def peer_harness(sock: socket.socket) -> int | None:
     return None if parent is None else _above_shells(parent[1])
 
 
+def headless_gemini(pid: int) -> bool:
+    """True when process `pid` is Gemini CLI with no terminal on its stdin (a script's
+    pipe or /dev/null): it runs headless. False where that cannot be told (not Linux)."""
+    if pid <= 0:
+        return False
+    try:
+        stdin = os.readlink(f"/proc/{pid}/fd/0")
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return False
+    # The program, or node's script after node's options: `gemini` as npm links it, or
+    # its bundle's gemini.js (not an argument that names it: `--harness gemini`).
+    script = next((a for a in argv[1:8] if a and not a.startswith(b"-")), b"")
+    ours = any(os.path.basename(a).startswith(b"gemini") for a in (argv[0], script))
+    return ours and not stdin.startswith(("/dev/pts/", "/dev/tty"))
+
+
 def _stat(pid: int) -> tuple[str, int] | None:
     # A process's name and parent (Linux), or None.
     try:

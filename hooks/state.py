@@ -63,6 +63,7 @@ _TYPES: dict[str, Any] = {
     "names_at": int,
     "ended": int,
     "kept": (list, str),
+    "forked_at": int,
 }
 
 
@@ -103,6 +104,7 @@ class SessionState:
         names_at: int = 0,
         ended: int = 0,
         kept: list[str] | None = None,
+        forked_at: int = 0,
     ) -> None:
         self.version = version
         self.slug = slug
@@ -154,6 +156,10 @@ class SessionState:
         #: log is resolved (`stale.deferred`).
         self.ended = ended
         self.kept = kept or []
+        #: When a Claude Code fork whose transcript was not written yet began (ns; 0: not
+        #: one): the copy of the turns it forked, which that transcript starts with, keeps
+        #: their own times, and was recorded with the run that had them (`resumes`).
+        self.forked_at = forked_at
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _TYPES}

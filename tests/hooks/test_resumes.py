@@ -459,3 +459,53 @@ def test_a_gemini_checkpoint_resumed_is_told_a_change_its_turns_missed(
     again = ask("Say hello.")
     assert told in again and "## MEMORY.md" not in again, again
     assert ask("Say hello again.") == ""
+
+
+def test_a_gemini_resume_whose_replay_holds_a_block_is_shown_what_was_written_since(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # `gemini --resume` of a conversation whose first prompt brought the block (an
+    # earlier resume's, a headless run's): the block built at this resume is not sent,
+    # so an entry written since is news to the model, for auto-search to find.
+    store_for(memory_root, project).write_memory("- Rule MARMOT-9.")
+    chat = tmp_path / "chat.jsonl"
+    assert _gemini("SessionStart", project, chat, source="resume") == ""
+    first = _gemini("BeforeAgent", project, chat, prompt=FIRST)
+    assert "## MEMORY.md\n- Rule MARMOT-9." in first
+    asked = _message("a", "user", {"text": FIRST}, _said(first))
+    _chat(chat, HEADER, asked, _message("b", "gemini", {"text": "Mock reply 1."}))
+    assert _gemini("SessionEnd", project, chat, reason="exit") == ""
+    store_for(memory_root, project).append_daily("queue move", MOVED)
+    assert _gemini("SessionStart", project, chat, source="resume") == ""
+    again = _gemini("BeforeAgent", project, chat, prompt=SECOND)
+    assert "## MEMORY.md" not in again, again  # the replayed turn holds the block
+    assert MOVED in again
+
+
+def _at(when: dt.datetime) -> str:
+    return when.astimezone(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def test_a_fork_the_next_day_records_only_its_own_prompts(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # `claude -p --resume <id> --fork-session`: a new session id, its transcript written
+    # after its first turn, starting with a copy of the turns forked (their own times),
+    # which went into yesterday's log with their run.
+    _first_run(memory_root, project, tmp_path / "t.jsonl")
+    fork = tmp_path / "fork.jsonl"
+    forked = "Take the fork the next day."
+
+    def run(event: str, **fields: object) -> None:
+        payload = claude(event, project, transcript_path=str(fork), **fields)
+        assert hook({**payload, "session_id": "fork-1"})[0] == 0
+
+    run("SessionStart", source="fork")
+    run("UserPromptSubmit", prompt=forked)
+    copied = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
+    an_hour_ago = _at(dt.datetime.now() - dt.timedelta(hours=1))
+    _transcript(fork, [{**x, "timestamp": an_hour_ago} for x in copied])
+    _transcript(fork, [{**_user(forked), "timestamp": _at(dt.datetime.now())}])
+    run("SessionEnd", reason="other")
+    (log,) = memory_root.glob(f"projects/*/daily/{dt.date.today()}.md")
+    assert forked in log.read_text() and FIRST not in log.read_text(), log.read_text()
