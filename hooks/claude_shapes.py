@@ -10,6 +10,7 @@ not documented, so every accessor checks types and skips the rest.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.transcript_shapes import MCP_READ, MCP_SEARCH
@@ -113,3 +114,15 @@ def claude_tool_results(
         unrun = result == "User rejected tool use" or _UNRUN.match(text)
         if use:
             yield ("unrun" if unrun else "failed"), use
+
+
+def entry_ns(stamp: object) -> int:
+    """A transcript entry's ISO 8601 `timestamp` ("2026-12-06T07:57:29.543Z", to the
+    millisecond) in ns since the epoch; 0 if it has none, or none with a zone."""
+    if not isinstance(stamp, str):
+        return 0
+    try:
+        at = datetime.fromisoformat(stamp)
+    except ValueError:
+        return 0
+    return round(at.timestamp() * 1000) * 1_000_000 if at.tzinfo else 0

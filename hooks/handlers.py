@@ -9,7 +9,15 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from memhooks.hooks import activity, blocked, compaction, records, resumes, rewinds
+from memhooks.hooks import (
+    activity,
+    blocked,
+    claude_forks,
+    compaction,
+    records,
+    resumes,
+    rewinds,
+)
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
 from memhooks.hooks.held import INDEX_NAME, whole_in
@@ -133,9 +141,7 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
         why = event.source if event.source in _DROPPED_STARTS else "headless"
         return Reply(notes=(f"block comes with the first prompt ({why})",))
     if event.source in ("resume", "fork") and (
-        state.noticed_at
-        or block_in_transcript(event)
-        or resumes.forked_unwritten(event)
+        state.noticed_at or block_in_transcript(event) or claude_forks.unwritten(event)
     ):
         # The resumed or forked conversation already holds a block: a session-end may
         # have removed this session's state since (`claude -p --continue`, `codex exec

@@ -16,11 +16,10 @@ Codex's shell shows none: no such rule holds there, and their edits are told.
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.claude_shapes import EDIT_TOOLS, PATH_KEYS
+from memhooks.hooks.claude_shapes import EDIT_TOOLS, PATH_KEYS, entry_ns
 from memhooks.hooks.ondisk import mtimes_of
 from memhooks.hooks.rewinds import is_prompt, tail
 from memhooks.memory.files import read_regular
@@ -118,7 +117,7 @@ def model_wrote(path: Path, data: bytes | None = None) -> dict[Path, int]:
                     calls[str(block.get("id"))] = Path(named[0]).resolve()
         elif _result_of(line) in calls:
             obj = _json(line)
-            at = _ns(obj.get("timestamp") if obj is not None else None)
+            at = entry_ns(obj.get("timestamp") if obj is not None else None)
             for block in _blocks(obj, "tool_result"):
                 target = calls.get(str(block.get("tool_use_id")))
                 if at and target and block.get("is_error") is not True:
@@ -165,13 +164,3 @@ def _json(line: bytes) -> dict[object, object] | None:
     except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
-
-
-def _ns(stamp: object) -> int:
-    # An entry's ISO 8601 `timestamp` ("2026-12-06T07:57:29.543Z") in ns; 0 if none.
-    if not isinstance(stamp, str):
-        return 0
-    try:
-        return round(datetime.fromisoformat(stamp).timestamp() * 1000) * _MS
-    except ValueError:
-        return 0

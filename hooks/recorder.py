@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity, records
+from memhooks.hooks.claude_forks import copy_end
 from memhooks.hooks.records import entry_ids
-from memhooks.hooks.resumes import forked_copy_end
 from memhooks.hooks.state import MAX_PROMPT_BYTES
 from memhooks.hooks.subagents import with_subagents
 from memhooks.hooks.transcript import TranscriptDigest, read_transcript
@@ -178,7 +178,7 @@ def digest_since_flush(
         # A fork's copy of the turns it forked went into a log with their run.
         forked = state.forked_at and state.transcript_path != path
         if forked and block_in_transcript(event):
-            offset = forked_copy_end(path, state.forked_at)
+            offset = copy_end(path, state.forked_at)
         try:
             skipped = False
             if tail is not None:

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memhooks.hooks import activity, codex_forks
+from memhooks.hooks import activity, claude_forks, codex_forks
 from memhooks.hooks.held import INDEX_NAME, shown, visible, whole_in
 from memhooks.hooks.notice import names_line, told, told_head
 from memhooks.hooks.records import entries, entry_id
@@ -27,7 +27,7 @@ from memhooks.hooks.transcript_contexts import (
 )
 from memhooks.hooks.transcript_shapes import gemini_history_set, gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE
-from memhooks.memory.files import open_regular, read_regular
+from memhooks.memory.files import open_regular
 from memhooks.memory.inject import CUT, MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
 from memhooks.memory.merging import conflict_body
 from memhooks.memory.text import nbytes, neutralise
@@ -44,22 +44,6 @@ if TYPE_CHECKING:
 _BLOCK_END = WRAPPER_CLOSE + "\nMemory tools"
 
 
-def forked_unwritten(event: Event) -> bool:
-    """Whether `event` starts a Claude Code fork whose transcript is not written yet.
-
-    Claude Code 2.1.332 (`--fork-session`, `/branch`) writes it after the first turn,
-    with a copy of the conversation forked, block and all; nothing in the event names
-    that conversation, so its block is taken to be there (a fork of a conversation
-    begun before memhooks was installed goes without, until its next compaction)."""
-    path = event.transcript_path
-    return (
-        event.source == "fork"
-        and event.harness == "claude-code"
-        and bool(path)
-        and not os.path.lexists(path or "")
-    )
-
-
 def skip_recorded(event: Event, state: SessionState, view: View) -> None:
     """Start the records of a conversation resumed (or forked) with no state of its
     session left, its earlier run ended, where its transcript ends now: what it holds
@@ -70,7 +54,7 @@ def skip_recorded(event: Event, state: SessionState, view: View) -> None:
     last part unrecorded, and that part is recorded now.
     """
     fresh = not (state.noticed_at or state.transcript_path)
-    if fresh and forked_unwritten(event):
+    if fresh and claude_forks.unwritten(event):
         state.forked_at = event.began or time.time_ns()
     # A session end too: Gemini CLI runs its SessionEnd hook more than once on `/quit`,
     # and those after the first, the session ended, find its state gone.
@@ -81,37 +65,6 @@ def skip_recorded(event: Event, state: SessionState, view: View) -> None:
     ):
         state.transcript_path = event.transcript_path
         state.transcript_offset = _recorded_up_to(event)
-
-
-def forked_copy_end(path: str, since: int) -> int:
-    """Where the copy a Claude Code fork's transcript starts with ends: after the last
-    line written before the fork began at `since` (ns), as the copied turns keep their
-    times (the fork's own lines come after them); 0 when there is none."""
-    try:
-        data = read_regular(path).data
-    except OSError:
-        return 0
-    lines = data.split(b"\n")
-    ends = list(itertools.accumulate(len(line) + 1 for line in lines))
-    # From the end: the fork's own lines are a few.
-    for line, end in zip(reversed(lines), reversed(ends), strict=True):
-        at = _written_at(line)
-        if at is not None and at < since:
-            return min(end, len(data))
-    return 0
-
-
-def _written_at(line: bytes) -> int | None:
-    # A transcript line's `timestamp` (ns since the epoch), or None.
-    import datetime as dt
-    import json
-
-    try:
-        stamp = json.loads(line)["timestamp"]
-        at = dt.datetime.fromisoformat(stamp)
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
-        return None
-    return int(at.timestamp() * 1e9) if at.tzinfo else None
 
 
 def skip_replayed(event: Event, state: SessionState, view: View) -> None:
