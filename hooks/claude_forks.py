@@ -10,11 +10,11 @@ fork's records start where the copy ends (`copy_end`).
 from __future__ import annotations
 
 import itertools
-import json
 import os
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.claude_shapes import entry_ns
+from memhooks.hooks.transcript import json_line
 from memhooks.memory.files import read_regular
 
 if TYPE_CHECKING:
@@ -46,15 +46,7 @@ def copy_end(path: str, since: int) -> int:
     ends = list(itertools.accumulate(len(line) + 1 for line in lines))
     # From the end: the fork's own lines are a few.
     for line, end in zip(reversed(lines), reversed(ends), strict=True):
-        at = entry_ns(_stamp(line))
+        at = entry_ns((json_line(line) or {}).get("timestamp"))
         if at and at < since:
             return min(end, len(data))
     return 0
-
-
-def _stamp(line: bytes) -> object:
-    try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return obj.get("timestamp") if isinstance(obj, dict) else None

@@ -15,14 +15,13 @@ Codex's shell shows none: no such rule holds there, and their edits are told.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.claude_shapes import EDIT_TOOLS, PATH_KEYS, entry_ns
 from memhooks.hooks.ondisk import mtimes_of
-from memhooks.hooks.rewinds import is_prompt, tail
-from memhooks.memory.files import read_regular
+from memhooks.hooks.rewinds import is_prompt, tail_lines, whole
+from memhooks.hooks.transcript import json_line
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -31,10 +30,6 @@ if TYPE_CHECKING:
     from memhooks.hooks.state import SessionState
     from memhooks.memory import Doc
 
-#: How far back from the transcript's end the last turn is read.
-_TAIL = 1024 * 1024
-#: The most of a transcript read on a resume, as for any transcript.
-_MAX_BYTES = 64 * 1024 * 1024
 #: A result's `timestamp` is cut to the millisecond; the write before it may fall in
 #: the same one.
 _MS = 1_000_000
@@ -72,14 +67,11 @@ def known_on_resume(event: Event, root: Path) -> set[str]:
     path = event.transcript_path
     if event.harness != "claude-code" or not path:
         return set()
-    try:
-        data = read_regular(path, _MAX_BYTES).data
-    except OSError:
-        return set()
-    if len(data) > _MAX_BYTES:
+    data = whole(path)
+    if data is None:
         return set()
     base, known = root.resolve(), set()
-    for target, at in model_wrote(Path(path), data).items():
+    for target, at in model_wrote(Path(path), data.split(b"\n")).items():
         try:
             if target.stat().st_mtime_ns <= at + _MS:
                 known.add(target.relative_to(base).as_posix())
@@ -88,26 +80,21 @@ def known_on_resume(event: Event, root: Path) -> set[str]:
     return known
 
 
-def model_wrote(path: Path, data: bytes | None = None) -> dict[Path, int]:
+def model_wrote(path: Path, lines: list[bytes] | None = None) -> dict[Path, int]:
     """The files the model's Write, Edit or MultiEdit calls wrote since the last prompt
     in the Claude Code transcript at `path` (resolved), each with the time (ns) of its
     result's entry, the last one's; a call refused or failed wrote nothing. With
-    `data` (the whole transcript), in every turn. Only the lines that may hold such a
-    call, its result or a prompt are parsed (a transcript of tool output is large)."""
-    whole = data is not None
-    data = data if whole else tail(path, _TAIL)
-    if not data:
-        return {}
-    lines = data.split(b"\n")
-    if not whole:
-        lines = lines[1:] if len(data) == _TAIL else lines
+    `lines` (the whole transcript's), in every turn. Only the lines that may hold such
+    a call, its result or a prompt are parsed (a transcript of tool output is large)."""
+    if lines is None:
+        lines = tail_lines(path) or []
         turn = (i for i in reversed(range(len(lines))) if _prompt(lines[i]))
         lines = lines[next(turn, -1) + 1 :]
     calls: dict[str, Path] = {}  # an edit call's id → the file it names
     wrote: dict[Path, int] = {}
     for line in lines:
         if any(mark in line for mark in _EDIT_MARKS):
-            for block in _blocks(_json(line), "tool_use"):
+            for block in _blocks(json_line(line), "tool_use"):
                 args = block.get("input")
                 args = args if isinstance(args, dict) else {}
                 named = [
@@ -116,7 +103,7 @@ def model_wrote(path: Path, data: bytes | None = None) -> dict[Path, int]:
                 if block.get("name") in EDIT_TOOLS and named:
                     calls[str(block.get("id"))] = Path(named[0]).resolve()
         elif _result_of(line) in calls:
-            obj = _json(line)
+            obj = json_line(line)
             at = entry_ns(obj.get("timestamp") if obj is not None else None)
             for block in _blocks(obj, "tool_result"):
                 target = calls.get(str(block.get("tool_use_id")))
@@ -145,7 +132,7 @@ _RESULT_ID = b'"tool_use_id":"'
 def _prompt(line: bytes) -> bool:
     if b'"type":"user"' not in line or b'"toolUseResult"' in line:
         return False  # a tool's result, or no user entry: not parsed
-    return (obj := _json(line)) is not None and is_prompt(obj)
+    return (obj := json_line(line)) is not None and is_prompt(obj)
 
 
 def _blocks(obj: dict[object, object] | None, kind: str) -> list[dict[object, object]]:
@@ -156,11 +143,3 @@ def _blocks(obj: dict[object, object] | None, kind: str) -> list[dict[object, ob
     content = message.get("content") if isinstance(message, dict) else None
     items = content if isinstance(content, list) else []
     return [b for b in items if isinstance(b, dict) and b.get("type") == kind]
-
-
-def _json(line: bytes) -> dict[object, object] | None:
-    try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return obj if isinstance(obj, dict) else None

@@ -10,12 +10,12 @@ may not be in the branch, and what changed since the block it holds is told agai
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.resumes import holds_block, keep_held, surfaced_in
+from memhooks.hooks.transcript import json_line
 from memhooks.hooks.transcript_contexts import BLOCK_MARK, contexts_in
 from memhooks.memory.files import open_regular, read_regular
 
@@ -64,12 +64,11 @@ def branch_contexts(path: Path) -> list[str] | None:
     last prompt in the transcript at `path` starts a branch (its parent is not the entry
     before it); None when it does not, or when that cannot be read. The last turn's
     lines alone are parsed, from the end, at each prompt."""
-    data = tail(path, _TAIL)
-    if data is None:
+    lines = tail_lines(path)
+    if lines is None:
         return None
-    lines = data.split(b"\n")
     parent: str | None = ""  # "" until the last prompt is found
-    for line in reversed(lines[1:] if len(data) == _TAIL else lines):
+    for line in reversed(lines):
         if (entry := _entry(line)) is None:
             continue
         if parent != "":
@@ -80,11 +79,8 @@ def branch_contexts(path: Path) -> list[str] | None:
             parent = entry[1]
     else:
         return None
-    try:
-        whole = read_regular(path, _MAX_BYTES).data
-    except OSError:
-        return None
-    return None if len(whole) > _MAX_BYTES else contexts_in(_branch(whole))
+    data = whole(path)
+    return None if data is None else contexts_in(_branch(data))
 
 
 def _branch(data: bytes) -> list[bytes]:
@@ -109,11 +105,8 @@ def _entry(line: bytes) -> tuple[str, str | None, bool] | None:
     # a person typed (not a tool's result, nor one of the harness's own).
     if b'"uuid"' not in line:
         return None
-    try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(obj, dict) or not isinstance(uuid := obj.get("uuid"), str):
+    obj = json_line(line)
+    if obj is None or not isinstance(uuid := obj.get("uuid"), str):
         return None
     parent = obj.get("parentUuid")
     return uuid, parent if isinstance(parent, str) else None, is_prompt(obj)
@@ -142,11 +135,24 @@ def _results(content: list[object]) -> bool:
     return any(isinstance(p, dict) and p.get("type") == "tool_result" for p in content)
 
 
-def tail(path: Path, size: int) -> bytes | None:
-    """The last `size` bytes of a regular file (`open_regular` waits for no FIFO)."""
+def tail_lines(path: Path) -> list[bytes] | None:
+    """The whole lines of a transcript's last `_TAIL` bytes, the last turn among them
+    (`open_regular` waits for no FIFO); None when it cannot be read."""
     try:
         with os.fdopen(open_regular(path), "rb") as f:
-            f.seek(max(os.fstat(f.fileno()).st_size - size, 0))
-            return f.read(size)
+            f.seek(max(os.fstat(f.fileno()).st_size - _TAIL, 0))
+            data = f.read(_TAIL)
     except OSError:
         return None
+    lines = data.split(b"\n")
+    return lines[1:] if len(data) == _TAIL else lines  # the first may be cut
+
+
+def whole(path: str | Path) -> bytes | None:
+    """A transcript whole; None past `_MAX_BYTES` (as for any transcript) or when it
+    cannot be read."""
+    try:
+        data = read_regular(path, _MAX_BYTES).data
+    except OSError:
+        return None
+    return None if len(data) > _MAX_BYTES else data

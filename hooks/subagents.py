@@ -11,11 +11,10 @@ only its edits and commands are taken, as the session's work.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.claude_shapes import claude_assistant_events, claude_tool_results
-from memhooks.hooks.transcript import digest_of
+from memhooks.hooks.transcript import digest_of, json_line
 from memhooks.memory.files import read_regular
 
 if TYPE_CHECKING:
@@ -49,12 +48,8 @@ def _digest(path: Path) -> TranscriptDigest:
 
 def _events(lines: list[bytes]) -> Iterator[tuple[TranscriptEvent, str]]:
     # A subagent's calls and their results; its task and its answers left out.
-    for line in lines:
-        try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        message = obj.get("message") if isinstance(obj, dict) else None
+    for obj in filter(None, map(json_line, lines)):
+        message = obj.get("message")
         if not isinstance(message, dict):
             continue
         content = message.get("content")

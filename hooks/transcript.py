@@ -122,7 +122,8 @@ def harness_wrote(text: str) -> bool:
     return _NOISE.match(text.strip()) is not None
 
 
-def _json(raw: bytes | str) -> dict[object, object] | None:
+def json_line(raw: bytes | str) -> dict[object, object] | None:
+    """A transcript line's JSON object; None for anything else."""
     text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
     try:
         obj = json.loads(text.strip().lstrip("\ufeff") or "null")
@@ -180,7 +181,7 @@ def parse_lines(lines: Iterable[bytes | str]) -> TranscriptDigest:
     bytes decoded as UTF-8 with replacement characters), in transcript order, skipping
     anything not understood: never raises on content."""
     gemini = GeminiReader()
-    objs = (obj for raw in lines if (obj := _json(raw)) is not None)
+    objs = (obj for raw in lines if (obj := json_line(raw)) is not None)
     return digest_of(e for obj in objs for e in _line_events(obj, gemini))
 
 
