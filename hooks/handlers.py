@@ -317,8 +317,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     for hit in shown:
         state.surfaced[hit.rel] = fingerprint(docs[hit.rel])
         if marked[hit.rel]:
-            seen = state.seen_entries.get(hit.rel, [])
-            state.seen_entries[hit.rel] = [*seen, *marked[hit.rel]][-200:]
+            state.see_entries(hit.rel, marked[hit.rel])
     blocked.remember(event, state, {r: len(ids) for r, ids in marked.items()})
     if shown:
         activity.note(

@@ -129,8 +129,7 @@ def write(event: Event, state: SessionState, view: View, title: str, body: str) 
         bytes=nbytes(body),
         ids=sorted(mine),
     )
-    seen = state.seen_entries.get(result.rel, [])
-    state.seen_entries[result.rel] = [*seen, *sorted(mine)][-200:]
+    state.see_entries(result.rel, sorted(mine))
     doc = view.corpus().get(result.rel)
     if doc is not None and state.noticed_at:
         state.own[result.rel] = doc.mtime_ns  # our own write is no news to the session

@@ -156,8 +156,7 @@ def keep_own(event: Event, state: SessionState, view: View) -> None:
     for f in activity.read(view.store.root, view.store.slug):
         ids, rel = f.get("ids"), str(f.get("rel"))
         if f.get("ev") == "wrote" and f.get("s") == key and isinstance(ids, list):
-            seen = state.seen_entries.get(rel, [])
-            state.seen_entries[rel] = [*seen, *map(str, ids)][-200:]
+            state.see_entries(rel, map(str, ids))
 
 
 #: The sections of a block a person's edit made while a conversation was left must be

@@ -19,7 +19,7 @@ from memhooks.memory.files import private_folder, read_regular, remove, write_at
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
 
     from memhooks.memory import Doc, Store
@@ -31,6 +31,8 @@ MAX_PROMPTS = 50
 #: Each kept redacted and cut to this many bytes: a digest shows far less of a prompt, and
 #: a session of pasted logs must not grow the state file (read and written per event).
 MAX_PROMPT_BYTES = 4096
+#: The entry ids of one daily log a session keeps as seen: the newest.
+SEEN_MAX = 200
 
 
 #: What a state file's fields mean. A release that only adds fields keeps it (an older
@@ -160,6 +162,10 @@ class SessionState:
         #: one): the copy of the turns it forked, which that transcript starts with, keeps
         #: their own times, and was recorded with the run that had them (`resumes`).
         self.forked_at = forked_at
+
+    def see_entries(self, rel: str, ids: Iterable[str]) -> None:
+        """Count the entries `ids` of daily log `rel` as seen (its newest `SEEN_MAX`)."""
+        self.seen_entries[rel] = [*self.seen_entries.get(rel, []), *ids][-SEEN_MAX:]
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _TYPES}
