@@ -8,6 +8,7 @@ in one) as the model's, and writes it into the session's chat file as a `$set` o
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -37,13 +38,25 @@ LAST = "Say hello for the last time."
 
 
 def _command(tmux: Tmux, command: str, done: str, *, gone: str = "") -> None:
-    """Type a slash command; wait until the screen shows `done` (and no more `gone`)."""
+    """Type a slash command; wait until the screen shows `done` (and no more `gone`).
+
+    An Enter that comes while Gemini's list of completions opens picks the one shown (the
+    tag typed, under load) and leaves the command in the input box: press it again."""
     tmux.type(command)
-    tmux.wait_for(
-        lambda: done in tmux.screen() and not (gone and gone in tmux.screen()),
-        timeout=30,
-        what=f"{command!r} to finish",
-    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            tmux.wait_for(
+                lambda: done in tmux.screen() and not (gone and gone in tmux.screen()),
+                timeout=5,
+                what=f"{command!r} to finish",
+            )
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            if f"> {command}" in tmux.screen():
+                tmux.keys("Enter")
 
 
 def _after(sb: Sandbox, prompt: str) -> str:

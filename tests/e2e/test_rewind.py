@@ -84,7 +84,10 @@ def _gemini_rewind(tmux: Tmux, to: str) -> None:
     tmux.keys("Enter")
     tmux.wait_text("Rewind conversation")
     tmux.keys("Enter")
-    tmux.wait_for(lambda: "Rewind conversation" not in tmux.screen())
+    # The choice gone, Gemini shows "Rewinding..." while it sets the history, then puts
+    # the prompt back in the input box: a prompt sent before that goes to the old history.
+    busy = ("Rewind conversation", "Rewinding")
+    tmux.wait_for(lambda: not any(t in tmux.screen() for t in busy))
 
 
 def test_gemini_rewound_to_before_the_first_prompt_gets_the_block_back(
