@@ -28,8 +28,11 @@ typecheck: install
 	ln -sfn ../../hooks .typecheck/memhooks/hooks
 	$(BIN)/mypy
 
+# The suite on WORKERS processes (pytest-xdist), a test file whole on one of them and the
+# tier of real harness CLIs on one (tests/conftest.py).
+WORKERS ?= 2
 test: lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(WORKERS)
 
 # `make test` ROUNDS times while busy loops keep every core busy (docs/reliability.md).
 ROUNDS ?= 3

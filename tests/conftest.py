@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -23,6 +23,21 @@ settings.register_profile(
 )
 settings.register_profile("long", max_examples=5000, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`make test` runs the suite on two processes (pytest-xdist): a test file whole on one
+    of them, and the tier of real harness CLIs (tests/e2e) whole on one, its TUIs one at a
+    time as when the suite runs on one process."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Whole(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "tests/e2e" if path.startswith("tests/e2e/") else path
+
+    return Whole(config, log)
 
 
 @pytest.fixture(autouse=True)

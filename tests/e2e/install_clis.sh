@@ -22,12 +22,17 @@ fi
 base="${MEMHOOKS_E2E_CACHE:-$HOME/.cache/memhooks-e2e}"
 key="$(printf '%s\n' "${PACKAGES[@]}" "node $(node --version)" | sha256sum | cut -c1-16)"
 dir="$base/$key"
+mkdir -p "$base"
+# One install at a time: `make test`'s workers each ask for the CLIs when they start.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$base/.lock"
+  flock 9
+fi
 if [[ -f "$dir/.done" ]]; then
   echo "$dir"
   exit 0
 fi
 
-mkdir -p "$base"
 tmp="$(mktemp -d "$base/.tmp-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 echo "install_clis: installing ${PACKAGES[*]} into $dir" >&2
