@@ -1,0 +1,270 @@
+"""The model keeps the memory up to date with Gemini CLI's and Codex CLI's own file
+tools: Gemini's `replace` and `write_file`, Codex's `apply_patch` (offered to a model its
+catalog gives the tool: `gpt-5.5` here, on the mock provider), then a person's edit. What
+the model's own edits changed is no news to it; what a person changed is told.
+
+Found with Gemini CLI 0.61.0 and Codex CLI 0.171.0 (2026-12-06): the prompt after the
+model's edit of MEMORY.md told the model its own new line back (`+`), the one after its
+new note named the note as changed on disk, and a resume told the same."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import sandbox
+from tests.e2e.harnesses import codex_exec, setup_codex, setup_gemini
+from tests.e2e.memory_fixture import RULE, blocks_in, seed
+from tests.e2e.mockwire import FREEFORM
+from tests.e2e.test_codex import hook_errors as codex_errors
+from tests.e2e.test_gemini import hook_errors as gemini_errors
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.e2e.sandbox import Sandbox
+    from tests.e2e.tmux import Tmux
+
+pytestmark = pytest.mark.timeout(300)
+
+HITS = "Related memory (auto-search"
+CHANGED = "Memory changed on disk since this session's block was built: "
+MODEL_RULE = "- Run the heron linter before each push (rule HERON-9)."
+MODEL_RULE2 = "- Lint the heron configs too (rule HERON-10)."
+PERSON_RULE = "- Tag each release after a river (rule OTTER-7)."
+PERSON_RULE2 = "- Freeze merges on Fridays (rule OTTER-8)."
+NOTE = (
+    "# Lantern cache\nThe lantern cache listens on port 9911 with the quokka relay.\n"
+)
+REMEMBER = "Remember the heron linter rule in memory."
+WRITE = "Write the lantern note now."
+ASK = "Which port does the lantern cache use with the quokka relay."
+FAIL = "Try the release rule edit."
+LAST = "Anything else for today."
+
+
+def _memory(sb: Sandbox) -> tuple[Path, Path]:
+    (project,) = (sb.root / "projects").iterdir()
+    return sb.root / "MEMORY.md", project / "notes" / "lantern-port.md"
+
+
+def _ours(text: str) -> str:
+    """Our change notice in `text` ("" when none); auto-search's hits aside (MEMORY.md
+    may be one, whole)."""
+    found = re.findall(r"<memory note=[^>]*>\n(.*?)</memory>", text, re.DOTALL)
+    return "".join(n.split(HITS)[0] for n in found if n.startswith(CHANGED))
+
+
+def _told(sb: Sandbox, prompt: str) -> str:
+    """Our contexts in the request that first carried `prompt`, those before it
+    (Codex puts them in messages before the prompt's), after the last turn's reply."""
+    text = sb.turn(prompt).text
+    return _ours(text[: text.rfind(prompt)].split("Mock reply")[-1])
+
+
+def _gemini_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
+    tmux.type(prompt)
+    for _ in range(12):  # a TUI still starting may swallow the text or the Enter
+        try:
+            tmux.wait_for(lambda: sb.sends(prompt), timeout=5, what=f"{prompt!r} sent")
+            break
+        except AssertionError:
+            if prompt[:30] in tmux.screen():
+                tmux.keys("Enter")
+            else:
+                tmux.type(prompt)
+    last = sb.sends(prompt)[0].n + calls
+    tmux.wait_for(
+        lambda: any(
+            int(n) >= last for n in re.findall(r"Mock reply (\d+)\.", tmux.screen())
+        ),
+        timeout=60,
+        what=f"the answer to {prompt!r}",
+    )
+
+
+def test_gemini_tui_tells_a_persons_edits_not_the_models(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Gemini CLI's TUI, edits approved (`--yolo`, the memory root included): the
+    model's `replace` of MEMORY.md and its `write_file` of a note are not told back; a
+    person's line saved after the model's next edit is told, alone; a `replace` that
+    failed (its old text not in the file) hides nothing."""
+    with sandbox(tmp_path_factory.mktemp("gemini-edits"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        memory, note = _memory(sb)
+        add = {"file_path": str(memory), "instruction": "add the rule"}
+        sb.script(
+            [  # the later prompts first: an earlier prompt may be in a later one's hits
+                {"when": LAST, "reply": "Mock reply {n}."},
+                {
+                    "when": FAIL,
+                    "tool": "replace",
+                    "args": add | {"old_string": "- no such rule", "new_string": "x"},
+                },
+                {
+                    "when": ASK,
+                    "tool": "replace",
+                    "args": add | {"old_string": MODEL_RULE, "new_string": MODEL_RULE2},
+                },
+                {
+                    "when": WRITE,
+                    "tool": "write_file",
+                    "args": {"file_path": str(note), "content": NOTE},
+                },
+                {
+                    "when": REMEMBER,
+                    "tool": "replace",
+                    "args": add
+                    | {"old_string": RULE, "new_string": f"{RULE}\n{MODEL_RULE}"},
+                },
+            ]
+        )
+        argv = ["gemini", "--yolo", "--include-directories", str(sb.root)]
+        tmux = sb.tmux(argv, env=env)
+        tmux.wait_text("Type your message", timeout=60)
+        _gemini_ask(sb, tmux, REMEMBER, calls=1)
+        _gemini_ask(sb, tmux, WRITE, calls=1)
+        _gemini_ask(sb, tmux, ASK, calls=1)  # the model replaces its own line
+        memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+        _gemini_ask(sb, tmux, FAIL, calls=1)
+        memory.write_text(memory.read_text() + PERSON_RULE2 + "\n")
+        _gemini_ask(sb, tmux, LAST, calls=0)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+
+        after = {
+            p: _ours(sb.turn(p).text.split(p)[-1]) for p in (WRITE, ASK, FAIL, LAST)
+        }
+        assert (
+            memory.read_text()
+            == f"{RULE}\n{MODEL_RULE2}\n{PERSON_RULE}\n{PERSON_RULE2}\n"
+        )
+        assert note.read_text() == NOTE
+        assert CHANGED not in after[WRITE], "the model's own replace was told back"
+        assert CHANGED not in after[ASK], "the model's own note was named as changed"
+        found = sb.turn(ASK).text.split(ASK)[-1]
+        assert "port 9911 with the quokka relay" in found  # auto-search found it
+        assert f"{CHANGED}MEMORY.md." in after[FAIL]
+        assert f"\n+{PERSON_RULE}\n" in after[FAIL]
+        assert MODEL_RULE2 not in after[FAIL] and f"-{MODEL_RULE}" not in after[FAIL]
+        assert f"\n+{PERSON_RULE2}\n" in after[LAST] and "+x" not in after[LAST]
+        prompts = (REMEMBER, WRITE, ASK, FAIL, LAST)
+        assert [blocks_in(sb.turn(p)) for p in prompts] == [1] * 5
+        assert not gemini_errors(screen)
+        assert not sb.leftovers()
+
+
+def test_gemini_resumed_runs_tell_a_persons_edits_not_the_models(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """`gemini -p`, then `gemini --resume latest -p`: a resumed run is not told the
+    edits the runs before made with `replace` and `write_file`, only a person's."""
+    with sandbox(tmp_path_factory.mktemp("gemini-resume"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        memory, note = _memory(sb)
+        edit = {"old_string": RULE, "new_string": f"{RULE}\n{MODEL_RULE}"}
+        sb.script(
+            [
+                {"when": LAST, "reply": "Mock reply {n}."},
+                {"when": ASK, "reply": "Mock reply {n}."},
+                {
+                    "when": WRITE,
+                    "tool": "write_file",
+                    "args": {"file_path": str(note), "content": NOTE},
+                },
+                {
+                    "when": REMEMBER,
+                    "tool": "replace",
+                    "args": {"file_path": str(memory), "instruction": "add"} | edit,
+                },
+            ]
+        )
+        extra = ["--yolo", "--include-directories", str(sb.root)]
+        for i, prompt in enumerate((REMEMBER, WRITE, ASK, LAST)):
+            if prompt == LAST:
+                memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+            resume = ["--resume", "latest"] if i else []
+            done = sb.run(["gemini", *resume, "-p", prompt, *extra], env=env)
+            assert done.returncode == 0, done.stderr
+            assert not gemini_errors(done.stderr)
+
+        after = {p: _ours(sb.turn(p).text.split(p)[-1]) for p in (WRITE, ASK, LAST)}
+        assert memory.read_text() == f"{RULE}\n{MODEL_RULE}\n{PERSON_RULE}\n"
+        assert note.read_text() == NOTE
+        assert CHANGED not in after[WRITE], "its own replace was told back"
+        assert CHANGED not in after[ASK], "its own note was named as changed"
+        assert "port 9911 with the quokka relay" in sb.turn(ASK).text.split(ASK)[-1]
+        assert f"\n+{PERSON_RULE}\n" in after[LAST] and MODEL_RULE not in after[LAST]
+        assert not sb.leftovers()
+
+
+def test_codex_apply_patch_is_not_told_back_a_persons_edit_and_the_shell_are(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """`codex exec`, then `codex exec resume --last`: the model's `apply_patch` (a line
+    added to MEMORY.md, a new note) is not told back at the resume; a person's line
+    saved after it is, alone. A line the model appends with the shell (`printf >>`) is
+    told: no rule says what a command changed."""
+    with sandbox(tmp_path_factory.mktemp("codex-edits"), cli_bins, netns) as sb:
+        env = setup_codex(sb)
+        config = sb.home / ".codex" / "config.toml"
+        # A model Codex's catalog knows: it is offered apply_patch (`mock-model` is not).
+        config.write_text(
+            config.read_text().replace('model = "mock-model"', 'model = "gpt-5.5"')
+        )
+        seed(sb)
+        memory, note = _memory(sb)
+        patch = (
+            f"*** Begin Patch\n*** Update File: {memory}\n@@\n {RULE}\n+{MODEL_RULE}\n"
+            f"*** Add File: {note}\n"
+            + "".join(f"+{line}\n" for line in NOTE.splitlines())
+            + "*** End Patch\n"
+        )
+        shell = f"printf '%s\\n' '{MODEL_RULE2}' >> {memory}"
+        sb.script(
+            [
+                {"when": LAST, "reply": "Mock reply {n}."},
+                {
+                    "when": FAIL,
+                    "tool": "exec_command",
+                    "args": {"cmd": shell},
+                },
+                {"when": ASK, "reply": "Mock reply {n}."},
+                {
+                    "when": REMEMBER,
+                    "tool": f"{FREEFORM}apply_patch",
+                    "args": {"input": patch},
+                },
+            ]
+        )
+        bypass = "--dangerously-bypass-approvals-and-sandbox"
+        for i, prompt in enumerate((REMEMBER, ASK, FAIL, LAST)):
+            if prompt == FAIL:
+                memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+            argv = codex_exec(prompt, bypass)
+            if i:
+                argv[2:2] = ["resume", "--last"]
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+            assert not codex_errors(done.stderr)
+
+        assert (
+            memory.read_text()
+            == f"{RULE}\n{MODEL_RULE}\n{PERSON_RULE}\n{MODEL_RULE2}\n"
+        )
+        assert note.read_text() == NOTE
+        asked, failed, last = (_told(sb, p) for p in (ASK, FAIL, LAST))
+        assert CHANGED not in asked, "its own patch was told back"
+        hits = sb.turn(ASK).text.split("Mock reply")[-1]
+        assert f"{note.name}  [matched" in hits  # auto-search found the note
+        assert f"\n+{PERSON_RULE}\n" in failed and MODEL_RULE not in failed
+        assert f"\n+{MODEL_RULE2}\n" in last  # the shell's append: told
+        prompts = (REMEMBER, ASK, FAIL, LAST)
+        assert [blocks_in(sb.turn(p)) for p in prompts] == [1] * 4
+        assert not sb.leftovers()
