@@ -43,6 +43,8 @@ WRITE = "Write the lantern note now."
 ASK = "Which port does the lantern cache use with the quokka relay."
 FAIL = "Try the release rule edit."
 LAST = "Anything else for today."
+#: Codex's TUI ready for a prompt (its status line names the model).
+CODEX_READY = ("? for shortcuts", "gpt-5.5 ")
 
 
 def _memory(sb: Sandbox) -> tuple[Path, Path]:
@@ -58,13 +60,13 @@ def _ours(text: str) -> str:
 
 
 def _told(sb: Sandbox, prompt: str) -> str:
-    """Our contexts in the request that first carried `prompt`, those before it
-    (Codex puts them in messages before the prompt's), after the last turn's reply."""
-    text = sb.turn(prompt).text
-    return _ours(text[: text.rfind(prompt)].split("Mock reply")[-1])
+    """Our change notice in the request that first carried `prompt`: in what follows
+    the last turn's reply (Codex puts a resume's context before the prompt, and the
+    prompt's after it)."""
+    return _ours(sb.turn(prompt).text.split("Mock reply")[-1])
 
 
-def _gemini_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
+def _tui_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
     tmux.type(prompt)
     for _ in range(12):  # a TUI still starting may swallow the text or the Enter
         try:
@@ -126,13 +128,13 @@ def test_gemini_tui_tells_a_persons_edits_not_the_models(
         argv = ["gemini", "--yolo", "--include-directories", str(sb.root)]
         tmux = sb.tmux(argv, env=env)
         tmux.wait_text("Type your message", timeout=60)
-        _gemini_ask(sb, tmux, REMEMBER, calls=1)
-        _gemini_ask(sb, tmux, WRITE, calls=1)
-        _gemini_ask(sb, tmux, ASK, calls=1)  # the model replaces its own line
+        _tui_ask(sb, tmux, REMEMBER, calls=1)
+        _tui_ask(sb, tmux, WRITE, calls=1)
+        _tui_ask(sb, tmux, ASK, calls=1)  # the model replaces its own line
         memory.write_text(memory.read_text() + PERSON_RULE + "\n")
-        _gemini_ask(sb, tmux, FAIL, calls=1)
+        _tui_ask(sb, tmux, FAIL, calls=1)
         memory.write_text(memory.read_text() + PERSON_RULE2 + "\n")
-        _gemini_ask(sb, tmux, LAST, calls=0)
+        _tui_ask(sb, tmux, LAST, calls=0)
         screen = tmux.screen()
         tmux.type("/quit")
         tmux.wait_exit()
@@ -267,4 +269,72 @@ def test_codex_apply_patch_is_not_told_back_a_persons_edit_and_the_shell_are(
         assert f"\n+{MODEL_RULE2}\n" in last  # the shell's append: told
         prompts = (REMEMBER, ASK, FAIL, LAST)
         assert [blocks_in(sb.turn(p)) for p in prompts] == [1] * 4
+        assert not sb.leftovers()
+
+
+def _patch(*files: str) -> str:
+    return "*** Begin Patch\n" + "".join(files) + "*** End Patch\n"
+
+
+def test_codex_tui_tells_a_persons_edits_not_the_models(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Codex CLI's TUI (approvals and sandbox off: the memory root is outside the
+    workspace): the model's `apply_patch` adds a MEMORY.md rule and a note, not told
+    back; its next patch rewrites its own rule and a person then adds one: the person's
+    alone is told; a patch that failed (its lines not in the file) hides nothing."""
+    with sandbox(tmp_path_factory.mktemp("codex-tui-edits"), cli_bins, netns) as sb:
+        env = setup_codex(sb)
+        config = sb.home / ".codex" / "config.toml"
+        config.write_text(
+            config.read_text().replace('model = "mock-model"', 'model = "gpt-5.5"')
+        )
+        seed(sb)
+        memory, note = _memory(sb)
+        update = f"*** Update File: {memory}\n@@\n"
+        added = "".join(f"+{line}\n" for line in NOTE.splitlines())
+        patches = {
+            REMEMBER: _patch(
+                f"{update} {RULE}\n+{MODEL_RULE}\n", f"*** Add File: {note}\n{added}"
+            ),
+            ASK: _patch(f"{update}-{MODEL_RULE}\n+{MODEL_RULE2}\n"),
+            FAIL: _patch(f"{update}-- no such rule\n+x\n"),
+        }
+        sb.script(
+            [{"when": LAST, "reply": "Mock reply {n}."}]
+            + [
+                {"when": p, "tool": f"{FREEFORM}apply_patch", "args": {"input": t}}
+                for p, t in reversed(patches.items())
+            ]
+        )
+        bypass = "--dangerously-bypass-approvals-and-sandbox"
+        tmux = sb.tmux(["codex", "--dangerously-bypass-hook-trust", bypass], env=env)
+        tmux.wait_for(
+            lambda: any(m in tmux.screen() for m in CODEX_READY),
+            timeout=60,
+            what="the input box",
+        )
+        _tui_ask(sb, tmux, REMEMBER, calls=1)
+        _tui_ask(sb, tmux, ASK, calls=1)  # the model rewrites its own line
+        memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+        _tui_ask(sb, tmux, FAIL, calls=1)
+        memory.write_text(memory.read_text() + PERSON_RULE2 + "\n")
+        _tui_ask(sb, tmux, LAST, calls=0)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+
+        assert memory.read_text() == (
+            f"{RULE}\n{MODEL_RULE2}\n{PERSON_RULE}\n{PERSON_RULE2}\n"
+        )
+        assert note.read_text() == NOTE
+        asked, failed, last = (_told(sb, p) for p in (ASK, FAIL, LAST))
+        assert CHANGED not in asked, "its own patch was told back"
+        assert f"{note.name}  [matched" in sb.turn(ASK).text.split("Mock reply")[-1]
+        assert f"{CHANGED}MEMORY.md." in failed and f"\n+{PERSON_RULE}\n" in failed
+        assert MODEL_RULE2 not in failed and f"-{MODEL_RULE}" not in failed
+        assert f"\n+{PERSON_RULE2}\n" in last and "+x" not in last
+        prompts = (REMEMBER, ASK, FAIL, LAST)
+        assert [blocks_in(sb.turn(p)) for p in prompts] == [1] * 4
+        assert not codex_errors(screen)
         assert not sb.leftovers()
