@@ -67,6 +67,20 @@ def _told(sb: Sandbox, prompt: str) -> str:
 
 
 def _tui_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
+    """Send `prompt`; wait for the model's last answer of the turn (after `calls` tool
+    calls) on the screen."""
+    _send(sb, tmux, prompt)
+    last = sb.sends(prompt)[0].n + calls
+    tmux.wait_for(
+        lambda: any(
+            int(n) >= last for n in re.findall(r"Mock reply (\d+)\.", tmux.screen())
+        ),
+        timeout=60,
+        what=f"the answer to {prompt!r}",
+    )
+
+
+def _send(sb: Sandbox, tmux: Tmux, prompt: str) -> None:
     tmux.type(prompt)
     for _ in range(12):  # a TUI still starting may swallow the text or the Enter
         try:
@@ -77,14 +91,6 @@ def _tui_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
                 tmux.keys("Enter")
             else:
                 tmux.type(prompt)
-    last = sb.sends(prompt)[0].n + calls
-    tmux.wait_for(
-        lambda: any(
-            int(n) >= last for n in re.findall(r"Mock reply (\d+)\.", tmux.screen())
-        ),
-        timeout=60,
-        what=f"the answer to {prompt!r}",
-    )
 
 
 def test_gemini_tui_tells_a_persons_edits_not_the_models(
@@ -337,4 +343,54 @@ def test_codex_tui_tells_a_persons_edits_not_the_models(
         prompts = (REMEMBER, ASK, FAIL, LAST)
         assert [blocks_in(sb.turn(p)) for p in prompts] == [1] * 4
         assert not codex_errors(screen)
+        assert not sb.leftovers()
+
+
+def test_gemini_a_persons_edit_before_the_models_in_one_turn_is_told(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Gemini CLI's TUI: a person saves a MEMORY.md rule while the model's turn runs
+    (its shell command), then the model's `replace` adds its own rule: the next prompt
+    is told the person's rule alone, though the file changed once after the other."""
+    with sandbox(tmp_path_factory.mktemp("gemini-between"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        memory, _ = _memory(sb)
+        edit = {"old_string": RULE, "new_string": f"{RULE}\n{MODEL_RULE}"}
+        flag = sb.base / "saved"
+        wait = f"while [ ! -e {flag} ]; do sleep 0.1; done"
+        sb.script(
+            [
+                {"when": LAST, "reply": "Mock reply {n}."},
+                {
+                    "when": REMEMBER,
+                    "tool": "run_shell_command",
+                    "args": {"command": wait, "description": "wait"},
+                    "then": [
+                        {
+                            "tool": "replace",
+                            "args": {"file_path": str(memory), "instruction": "add"}
+                            | edit,
+                        }
+                    ],
+                },
+            ]
+        )
+        argv = ["gemini", "--yolo", "--include-directories", str(sb.root)]
+        tmux = sb.tmux(argv, env=env)
+        tmux.wait_text("Type your message", timeout=60)
+        _send(sb, tmux, REMEMBER)
+        memory.write_text(memory.read_text() + PERSON_RULE + "\n")  # mid-turn
+        flag.write_text("")
+        tmux.wait_text(f"Mock reply {sb.sends(REMEMBER)[0].n + 2}.", timeout=60)
+        _tui_ask(sb, tmux, LAST, calls=0)
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+
+        assert memory.read_text() == f"{RULE}\n{MODEL_RULE}\n{PERSON_RULE}\n"
+        told = _ours(sb.turn(LAST).text.split(LAST)[-1])
+        assert f"{CHANGED}MEMORY.md." in told and f"\n+{PERSON_RULE}\n" in told
+        assert MODEL_RULE not in told
+        assert not gemini_errors(screen)
         assert not sb.leftovers()
