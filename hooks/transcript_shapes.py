@@ -53,6 +53,9 @@ _GEMINI_BLOCKED = "Tool execution blocked:"
 _GEMINI_EDITS = frozenset({"write_file", "replace", "edit"})
 # Gemini's own first user message: the workspace description, not a prompt.
 _SESSION_CONTEXT = "<session_context>"
+# Gemini's own user message when folders join the workspace (`--include-directories`
+# in its TUI, `/directory add`): their list and tree (`getDirectoryContextString`).
+_DIRECTORY_CONTEXT = "- **Workspace Directories:**"
 # What Gemini's compression summary is wrapped in.
 _SNAPSHOT = "<state_snapshot>"
 
@@ -207,7 +210,7 @@ class GeminiReader:
         # Tool results come back as user records holding functionResponse parts only.
         kept = [strip_hook_context(t) for t in texts if t]
         prompt = "\n".join(t for t in kept if t).strip()
-        if prompt and not prompt.startswith(_SESSION_CONTEXT):
+        if prompt and not prompt.startswith((_SESSION_CONTEXT, _DIRECTORY_CONTEXT)):
             yield "prompt", prompt
 
     def _tool(

@@ -163,6 +163,11 @@ def test_gemini_tui_tells_a_persons_edits_not_the_models(
         assert f"\n+{PERSON_RULE2}\n" in after[LAST] and "+x" not in after[LAST]
         prompts = (REMEMBER, WRITE, ASK, FAIL, LAST)
         assert [blocks_in(sb.turn(p)) for p in prompts] == [1] * 5
+        # The record holds the person's prompts, not Gemini's message of the folders
+        # `--include-directories` added to the workspace.
+        (ended,) = sb.entries("session end", at_least=1)
+        assert [ended.count(f"- {p}\n") for p in prompts] == [1] * 5
+        assert "Workspace Directories" not in ended
         assert not gemini_errors(screen)
         assert not sb.leftovers()
 
