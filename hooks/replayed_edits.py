@@ -19,7 +19,8 @@ The calls are read off the transcript, as the real CLIs write them: Gemini's cha
 (`toolCalls` of a `gemini` record: `replace` with `old_string`, `new_string` and
 `allow_multiple`, `write_file` with `content`; `status` "success"), Codex's rollout
 (`custom_tool_call` `apply_patch`, whose output says "Success." when the patch applied;
-Codex offers that tool to a model its catalog gives an `apply_patch_tool_type`). Before
+Codex offers that tool to a model its catalog gives an `apply_patch_tool_type`; any
+other model may run `apply_patch <<'EOF'` as a command, which Codex applies itself). Before
 a prompt, the calls of the last turn (after the last prompt's line: the harness writes
 the prompt after its hook); at a resume, those after the last block.
 """
@@ -34,7 +35,7 @@ from memhooks.hooks import held
 from memhooks.hooks.ondisk import mtimes_of
 from memhooks.hooks.rewinds import tail_lines, whole
 from memhooks.hooks.transcript import json_line
-from memhooks.hooks.transcript_shapes import codex_events
+from memhooks.hooks.transcript_shapes import codex_command, codex_events, codex_patch
 from memhooks.memory.files import read_regular
 
 if TYPE_CHECKING:
@@ -318,6 +319,8 @@ def _codex(lines: Iterable[bytes]) -> list[tuple[str, Edit]]:
         kind, call = payload.get("type"), str(payload.get("call_id"))
         if payload.get("name") == "apply_patch" and kind == "custom_tool_call":
             patches[call] = str(payload.get("input") or "")
+        elif (patch := codex_patch(codex_command(payload) or "")) is not None:
+            patches[call] = patch  # `apply_patch <<'EOF'` run as a command
         elif payload.get("name") == "apply_patch" and kind == "function_call":
             try:
                 args = json.loads(str(payload.get("arguments")))

@@ -135,16 +135,9 @@ def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent
         except (ValueError, RecursionError):
             return
     elif kind == "function_call" and name in _CODEX_SHELL:
-        try:
-            args = json.loads(_str(payload, "arguments") or "")
-        except (ValueError, RecursionError):
+        if (command := codex_command(payload)) is None:
             return
         yield "use", _str(payload, "call_id") or ""
-        command = _str(args, "cmd") or _str(args, "command")
-        if command is None and isinstance(args, dict):
-            argv = args.get("command")
-            if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
-                command = " ".join(argv)
         if command and _PATCH_CALL.search(command):
             for path in _PATCH_FILE.findall(command):
                 yield "file", path.strip()
@@ -161,6 +154,34 @@ def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent
     elif kind == "custom_tool_call" and name == "apply_patch":
         for path in _PATCH_FILE.findall(_str(payload, "input") or ""):
             yield "file", path.strip()
+
+
+def codex_command(payload: dict[object, object]) -> str | None:
+    """The command of a Codex shell call (a rollout's `function_call` payload): "" when
+    it names none, None when it is no shell call or its arguments are no JSON."""
+    if (
+        payload.get("type") != "function_call"
+        or payload.get("name") not in _CODEX_SHELL
+    ):
+        return None
+    try:
+        args = json.loads(_str(payload, "arguments") or "")
+    except (ValueError, RecursionError):
+        return None
+    command = _str(args, "cmd") or _str(args, "command")
+    if command is None and isinstance(args, dict):
+        argv = args.get("command")
+        if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
+            command = " ".join(argv)
+    return command or ""
+
+
+def codex_patch(command: str) -> str | None:
+    """The patch of a shell command that runs apply_patch (Codex applies it itself),
+    from its `*** Begin Patch`; None for any other command."""
+    if not _PATCH_CALL.search(command):
+        return None
+    return command[command.find("*** Begin Patch") :]
 
 
 class GeminiReader:

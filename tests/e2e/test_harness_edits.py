@@ -399,3 +399,43 @@ def test_gemini_a_persons_edit_before_the_models_in_one_turn_is_told(
         assert MODEL_RULE not in told
         assert not gemini_errors(screen)
         assert not sb.leftovers()
+
+
+def test_codex_apply_patch_run_as_a_command_is_not_told_back(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """A model Codex's catalog does not know (a custom provider's: `mock-model`) gets no
+    apply_patch tool; it runs `apply_patch <<'EOF'` with the shell, which Codex applies
+    itself. The resume is not told that patch's line, only a person's."""
+    with sandbox(tmp_path_factory.mktemp("codex-heredoc"), cli_bins, netns) as sb:
+        env = setup_codex(sb)
+        seed(sb)
+        memory, _ = _memory(sb)
+        patch = _patch(f"*** Update File: {memory}\n@@\n {RULE}\n+{MODEL_RULE}\n")
+        sb.script(
+            [
+                {"when": LAST, "reply": "Mock reply {n}."},
+                {"when": ASK, "reply": "Mock reply {n}."},
+                {
+                    "when": REMEMBER,
+                    "tool": "exec_command",
+                    "args": {"cmd": f"apply_patch <<'EOF'\n{patch}EOF\n"},
+                },
+            ]
+        )
+        bypass = "--dangerously-bypass-approvals-and-sandbox"
+        for i, prompt in enumerate((REMEMBER, ASK, LAST)):
+            if prompt == LAST:
+                memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+            argv = codex_exec(prompt, bypass)
+            if i:
+                argv[2:2] = ["resume", "--last"]
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+            assert not codex_errors(done.stderr)
+
+        assert memory.read_text() == f"{RULE}\n{MODEL_RULE}\n{PERSON_RULE}\n"
+        assert CHANGED not in _told(sb, ASK), "its own patch was told back"
+        last = _told(sb, LAST)
+        assert f"\n+{PERSON_RULE}\n" in last and MODEL_RULE not in last
+        assert not sb.leftovers()

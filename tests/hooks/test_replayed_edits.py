@@ -154,3 +154,30 @@ def test_codex_patches_that_applied(tmp_path: Path) -> None:
     )
     got = model_edits(_event("codex", path, tmp_path), path)
     assert got == {(tmp_path / "notes" / "n.md").resolve(): [Edit(text="# N\n")]}
+
+
+def test_codex_apply_patch_run_as_a_command(tmp_path: Path) -> None:
+    """`apply_patch <<'EOF'` through exec_command, which Codex applies itself (its
+    output then says so); any other command is no edit that can be replayed."""
+    patch = "*** Begin Patch\n*** Update File: MEMORY.md\n@@\n a\n+b\n*** End Patch\n"
+
+    def shell(n: int, cmd: str, output: str) -> list[dict[str, object]]:
+        call = {"type": "function_call", "name": "exec_command", "call_id": f"c{n}"}
+        done = {"type": "function_call_output", "call_id": f"c{n}", "output": output}
+        args = {"arguments": json.dumps({"cmd": cmd})}
+        return [
+            {"timestamp": "t", "type": "response_item", "payload": call | args},
+            {"timestamp": "t", "type": "response_item", "payload": done},
+        ]
+
+    ok = "Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM MEMORY.md\n"
+    prompt = {"type": "user_message", "message": "go"}
+    path = _lines(
+        tmp_path / "rollout.jsonl",
+        {"timestamp": "t", "type": "event_msg", "payload": prompt},
+        *shell(1, f"apply_patch <<'EOF'\n{patch}EOF\n", ok),
+        *shell(2, "printf 'c\\n' >> MEMORY.md", ""),
+    )
+    got = model_edits(_event("codex", path, tmp_path), path)
+    (edit,) = got[(tmp_path / "MEMORY.md").resolve()]
+    assert replay("a", [edit]) == ("a\nb\n", False)
