@@ -250,11 +250,18 @@ _BLOCK = b"\\nMemory tools"
 
 
 def _block_in(line: bytes) -> bool:
-    return _BLOCK in line and not line.lstrip().startswith(b'{"$set"')
+    return _BLOCK in line and not _history_set(line)
+
+
+def _history_set(line: bytes) -> bool:
+    # A Gemini `$set` line: the history rewritten, repeating the turns before it.
+    return line.lstrip().startswith(b'{"$set"')
 
 
 def _prompt(line: bytes) -> bool:
     # A person's prompt: a Gemini user record with text, a Codex user message event.
+    if _history_set(line):
+        return False
     if b'"type":"user"' in line or b'"type": "user"' in line:
         obj = json_line(line)
         parts = obj.get("content") if obj is not None else None

@@ -66,6 +66,24 @@ def _told(sb: Sandbox, prompt: str) -> str:
     return _ours(sb.turn(prompt).text.split("Mock reply")[-1])
 
 
+def _gemini_tui(sb: Sandbox, env: dict[str, str]) -> Tmux:
+    """Gemini's TUI with edits approved and the memory root added to its workspace; its
+    dialog asking whether to trust that folder, shown at start in some runs, answered
+    "Yes" (either way Gemini then writes its message of the folders added)."""
+    argv = ["gemini", "--yolo", "--include-directories", str(sb.root)]
+    tmux = sb.tmux(argv, env=env)
+    ready, asked = "Type your message", "Do you trust the following folders"
+    tmux.wait_for(
+        lambda: ready in (screen := tmux.screen()) or asked in screen,
+        timeout=60,
+        what="the input box or the trust dialog",
+    )
+    if asked in tmux.screen():
+        tmux.keys("Enter")
+        tmux.wait_text(ready, timeout=60)
+    return tmux
+
+
 def _tui_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
     """Send `prompt`; wait for the model's last answer of the turn (after `calls` tool
     calls) on the screen."""
@@ -131,9 +149,7 @@ def test_gemini_tui_tells_a_persons_edits_not_the_models(
                 },
             ]
         )
-        argv = ["gemini", "--yolo", "--include-directories", str(sb.root)]
-        tmux = sb.tmux(argv, env=env)
-        tmux.wait_text("Type your message", timeout=60)
+        tmux = _gemini_tui(sb, env)
         _tui_ask(sb, tmux, REMEMBER, calls=1)
         _tui_ask(sb, tmux, WRITE, calls=1)
         _tui_ask(sb, tmux, ASK, calls=1)  # the model replaces its own line
@@ -381,9 +397,7 @@ def test_gemini_a_persons_edit_before_the_models_in_one_turn_is_told(
                 },
             ]
         )
-        argv = ["gemini", "--yolo", "--include-directories", str(sb.root)]
-        tmux = sb.tmux(argv, env=env)
-        tmux.wait_text("Type your message", timeout=60)
+        tmux = _gemini_tui(sb, env)
         _send(sb, tmux, REMEMBER)
         memory.write_text(memory.read_text() + PERSON_RULE + "\n")  # mid-turn
         flag.write_text("")
