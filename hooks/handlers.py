@@ -42,10 +42,9 @@ from memhooks.memory.paths import daily
 from memhooks.memory.text import nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping
 
     from memhooks.hooks.autosearch import LogHit
-    from memhooks.hooks.replayed_edits import Edit
     from memhooks.hooks.view import View
     from memhooks.hooks.wire import Kind
 
@@ -170,9 +169,8 @@ def _held(event: Event, state: SessionState, view: View) -> str | None:
     resumes.keep_own(event, state, view)
     state.surfaced = resumes.surfaced_in_transcript(event, view)
     known = known_on_resume(event, view.store.root)  # its model's writes
-    edits = replayed_edits.on_resume(event, view.store.root)
-    known |= replayed_edits.written_whole(edits, view.store.root)
-    return _told_since(contexts, whole, event, state, view, known, edits)
+    written, edited = replayed_edits.since_block(event, view.store.root)
+    return _told_since(contexts, whole, event, state, view, known | written, edited)
 
 
 def _rebuilt(event: Event, state: SessionState, view: View) -> str:
@@ -187,7 +185,7 @@ def _told_since(
     state: SessionState,
     view: View,
     known: Collection[str] = (),
-    edits: Mapping[str, Sequence[Edit]] | None = None,
+    edited: Callable[[str, str], str | None] = lambda rel, text: None,
 ) -> str | None:
     """The change notice of a conversation resumed with its block (`contexts`: what it
     holds of ours), wrapped, in the auto-search budget (`resumes.told_since`)."""
@@ -199,7 +197,7 @@ def _told_since(
         _budget(event, view.config.auto_search.budget) - nbytes(wrap("")) - 1,
         lambda: usage_line(event.cwd, event.harness),
         known,
-        replayed_edits.replayer(edits or {}),
+        edited,
     )
     return wrap(neutralise(told)) if told else None
 
@@ -251,9 +249,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if held:
             whole = dict(state.injected)
             resumes.keep_held(event, state, view, replay)
-            edits = replayed_edits.on_resume(event, view.store.root)
-            known = replayed_edits.written_whole(edits, view.store.root)
-            told = _told_since(replay, whole, event, state, view, known, edits)
+            known, edited = replayed_edits.since_block(event, view.store.root)
+            told = _told_since(replay, whole, event, state, view, known, edited)
             after = Reply(context=told)
         else:
             after = Reply(context=block or None)

@@ -169,41 +169,33 @@ def mark(
         held.keep(store, event.session_id, shown)
 
 
-def on_resume(event: Event, root: Path) -> dict[str, list[Edit]]:
-    """At a resume: the model's edits after the last block its conversation holds, by
-    memory file (paths under `root`)."""
+def since_block(
+    event: Event, root: Path
+) -> tuple[set[str], Callable[[str, str], str | None]]:
+    """At a resume, from the model's edits after the last block its conversation holds:
+    the memory files (paths under `root`) a write of the model's left as they are, and
+    what its edits make of the text the conversation was shown of a file
+    (`resumes.told_since`; None: no edit of it, one not replayable, or a write)."""
     path = event.transcript_path
     if event.harness not in HARNESSES or not path:
-        return {}
-    base, out = root.resolve(), {}
+        return set(), lambda rel, shown: None
+    base, edits = root.resolve(), {}
     for target, calls in model_edits(event, Path(path), since_block=True).items():
         try:
-            out[target.relative_to(base).as_posix()] = calls
+            edits[target.relative_to(base).as_posix()] = calls
         except ValueError:  # not memory
             continue
-    return out
-
-
-def replayer(edits: Mapping[str, Sequence[Edit]]) -> Callable[[str, str], str | None]:
-    """What the model's `edits` (by file, `on_resume`) make of the text a resumed
-    conversation was shown of a file (`resumes.told_since`); None: no edit of it, one
-    not replayable, or a write (`written_whole` says whether it is as written)."""
+    written = set()
+    for rel, calls in edits.items():
+        after = replay(None, calls)
+        if after and after[1] and _raw(root / rel) == after[0]:
+            written.add(rel)
 
     def edited(rel: str, shown: str) -> str | None:
         after = replay(shown, edits[rel]) if rel in edits else None
         return after[0] if after and not after[1] else None
 
-    return edited
-
-
-def written_whole(edits: Mapping[str, Sequence[Edit]], root: Path) -> set[str]:
-    """The files (of `edits`, under `root`) a write of the model's left as they are."""
-    known = set()
-    for rel, calls in edits.items():
-        after = replay(None, calls)
-        if after and after[1] and _raw(root / rel) == after[0]:
-            known.add(rel)
-    return known
+    return written, edited
 
 
 def _same(after: tuple[str, bool], path: Path, doc: Doc) -> bool:
