@@ -13,16 +13,19 @@ file; if the file on disk is that text, nothing is news (`SessionState.own`); if
 the notice tells the lines between that text and the file: a person's. An edit that
 cannot be replayed exactly (its old text not found once, a fuzzy match the CLI fell
 back to, a patch that moves or deletes a file, a shell command such as `printf >>`)
-leaves the file told as before, the model's own lines with it.
+leaves the file told as before, the model's own lines with it; so does a `replace` of
+a note the block did not hold whole (nothing shown to replay it on), and a whole write
+that a person's save followed before the next prompt (its text is raw, not as shown).
 
 The calls are read off the transcript, as the real CLIs write them: Gemini's chat file
 (`toolCalls` of a `gemini` record: `replace` with `old_string`, `new_string` and
 `allow_multiple`, `write_file` with `content`; `status` "success"), Codex's rollout
-(`custom_tool_call` `apply_patch`, whose output says "Success." when the patch applied;
-Codex offers that tool to a model its catalog gives an `apply_patch_tool_type`; any
-other model may run `apply_patch <<'EOF'` as a command, which Codex applies itself). Before
-a prompt, the calls of the last turn (after the last prompt's line: the harness writes
-the prompt after its hook); at a resume, those after the last block.
+(`custom_tool_call` `apply_patch`, whose output says "Success." when the patch
+applied; Codex offers that tool to a model its catalog gives an
+`apply_patch_tool_type`, and any other model may run `apply_patch <<'EOF'` as a
+command, which Codex applies itself). Before a prompt, the calls of the last turn
+(after the last prompt's line: the harness writes the prompt after its hook); at a
+resume, those after the last block.
 """
 
 from __future__ import annotations
