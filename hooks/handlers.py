@@ -15,6 +15,7 @@ from memhooks.hooks import (
     claude_forks,
     compaction,
     records,
+    replayed_edits,
     resumes,
     rewinds,
 )
@@ -41,7 +42,7 @@ from memhooks.memory.paths import daily
 from memhooks.memory.text import nbytes, neutralise, wrap
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping
+    from collections.abc import Callable, Collection, Mapping
 
     from memhooks.hooks.autosearch import LogHit
     from memhooks.hooks.view import View
@@ -168,7 +169,8 @@ def _held(event: Event, state: SessionState, view: View) -> str | None:
     resumes.keep_own(event, state, view)
     state.surfaced = resumes.surfaced_in_transcript(event, view)
     known = known_on_resume(event, view.store.root)  # its model's writes
-    return _told_since(contexts, whole, event, state, view, known)
+    written, edited = replayed_edits.since_block(event, view.store.root)
+    return _told_since(contexts, whole, event, state, view, known | written, edited)
 
 
 def _rebuilt(event: Event, state: SessionState, view: View) -> str:
@@ -183,6 +185,7 @@ def _told_since(
     state: SessionState,
     view: View,
     known: Collection[str] = (),
+    edited: Callable[[str, str], str | None] = lambda rel, text: None,
 ) -> str | None:
     """The change notice of a conversation resumed with its block (`contexts`: what it
     holds of ours), wrapped, in the auto-search budget (`resumes.told_since`)."""
@@ -194,6 +197,7 @@ def _told_since(
         _budget(event, view.config.auto_search.budget) - nbytes(wrap("")) - 1,
         lambda: usage_line(event.cwd, event.harness),
         known,
+        edited,
     )
     return wrap(neutralise(told)) if told else None
 
@@ -245,7 +249,9 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if held:
             whole = dict(state.injected)
             resumes.keep_held(event, state, view, replay)
-            after = Reply(context=_told_since(replay, whole, event, state, view))
+            known, edited = replayed_edits.since_block(event, view.store.root)
+            told = _told_since(replay, whole, event, state, view, known, edited)
+            after = Reply(context=told)
         else:
             after = Reply(context=block or None)
     elif event.harness in _RESUME_DROPS_BLOCK and lacks_block(state, event.caller):
@@ -281,6 +287,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         else max((d.mtime_ns for d in docs.values()), default=0)
     )
     mark_model_writes(event, state, view.store.root, docs, newest)  # no news
+    replayed_edits.mark(event, state, view.store, docs, newest)  # and theirs
     # The notice takes at most half the budget: the hits are what the prompt asked for.
     notice = changed_line(
         state,

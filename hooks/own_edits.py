@@ -10,7 +10,13 @@ transcript's `timestamp`, in milliseconds) counts as the session's own write
 (`SessionState.own`); one a person saved after that is told as before. The turn's lines
 alone are read, from the end, as `rewinds` does: the prompt's own line is written after
 its hook returns. Gemini CLI's `replace` shows the model 5 lines around its edit, and
-Codex's shell shows none: no such rule holds there, and their edits are told.
+Codex's `apply_patch` only its context lines: no such rule holds there, and their
+edits are replayed on the text the model was shown instead (`replayed_edits`).
+
+Claude Code keeps this rule: it is exact there (the file the model's tool wrote is one
+the model read whole, or its edit was refused), it needs no text kept or replayed, and
+it holds for MultiEdit and for files the block did not hold whole. No test showed it
+wrong (`tests/e2e/test_model_edits.py`), so it stays.
 """
 
 from __future__ import annotations

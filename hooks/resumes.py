@@ -181,6 +181,7 @@ def told_since(
     room: int,
     usage: Callable[[], str],
     known: Collection[str] = (),
+    edited: Callable[[str, str], str | None] = lambda rel, text: None,
 ) -> str:
     """The change notice for a resumed conversation (`keep_held`'s `contexts`): for
     MEMORY.md and the scratchpad, held whole by a block built now (`whole`: path →
@@ -192,7 +193,10 @@ def told_since(
     is left as `keep_held` found it, as is all when the conversation holds no block. The
     notes its block's index named are listed, so that the next prompt's notice tells one
     gone since as removed; those it did not name, written since, are named here. Those
-    `known` (its model wrote them itself, `own_edits`) are held as they are.
+    `known` (its model wrote them itself, `own_edits`) are held as they are; so is one
+    the model's own edits since that block leave as it is (`edited`: what they make of
+    the block's text of a file, `replayed_edits`), and one they leave otherwise is
+    told from that text.
     """
     at = next(
         (i for i in reversed(range(len(contexts))) if _BLOCK_END in contexts[i]), -1
@@ -209,6 +213,8 @@ def told_since(
         if doc is None or found is None:
             continue
         (before, lines), now = found, shown(doc)
+        if (after := edited(rel, before)) is not None:  # with its model's own edits
+            lines, before = +(lines + _lines(after) - _lines(before)), after
         if lines == _lines(now) or rel in known:  # as it is, or told already
             state.injected[rel] = whole[rel]
         else:  # a scratchpad whose items were all closed is "whole" in any text

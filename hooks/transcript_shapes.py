@@ -53,6 +53,9 @@ _GEMINI_BLOCKED = "Tool execution blocked:"
 _GEMINI_EDITS = frozenset({"write_file", "replace", "edit"})
 # Gemini's own first user message: the workspace description, not a prompt.
 _SESSION_CONTEXT = "<session_context>"
+# Gemini's own user message when folders join the workspace (`--include-directories`
+# in its TUI, `/directory add`): their list and tree (`getDirectoryContextString`).
+_DIRECTORY_CONTEXT = "- **Workspace Directories:**"
 # What Gemini's compression summary is wrapped in.
 _SNAPSHOT = "<state_snapshot>"
 
@@ -132,16 +135,9 @@ def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent
         except (ValueError, RecursionError):
             return
     elif kind == "function_call" and name in _CODEX_SHELL:
-        try:
-            args = json.loads(_str(payload, "arguments") or "")
-        except (ValueError, RecursionError):
+        if (command := codex_command(payload)) is None:
             return
         yield "use", _str(payload, "call_id") or ""
-        command = _str(args, "cmd") or _str(args, "command")
-        if command is None and isinstance(args, dict):
-            argv = args.get("command")
-            if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
-                command = " ".join(argv)
         if command and _PATCH_CALL.search(command):
             for path in _PATCH_FILE.findall(command):
                 yield "file", path.strip()
@@ -158,6 +154,34 @@ def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent
     elif kind == "custom_tool_call" and name == "apply_patch":
         for path in _PATCH_FILE.findall(_str(payload, "input") or ""):
             yield "file", path.strip()
+
+
+def codex_command(payload: dict[object, object]) -> str | None:
+    """The command of a Codex shell call (a rollout's `function_call` payload): "" when
+    it names none, None when it is no shell call or its arguments are no JSON."""
+    if (
+        payload.get("type") != "function_call"
+        or payload.get("name") not in _CODEX_SHELL
+    ):
+        return None
+    try:
+        args = json.loads(_str(payload, "arguments") or "")
+    except (ValueError, RecursionError):
+        return None
+    command = _str(args, "cmd") or _str(args, "command")
+    if command is None and isinstance(args, dict):
+        argv = args.get("command")
+        if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
+            command = " ".join(argv)
+    return command or ""
+
+
+def codex_patch(command: str) -> str | None:
+    """The patch of a shell command that runs apply_patch (Codex applies it itself),
+    from its `*** Begin Patch`; None for any other command."""
+    if not _PATCH_CALL.search(command):
+        return None
+    return command[command.find("*** Begin Patch") :]
 
 
 class GeminiReader:
@@ -207,7 +231,7 @@ class GeminiReader:
         # Tool results come back as user records holding functionResponse parts only.
         kept = [strip_hook_context(t) for t in texts if t]
         prompt = "\n".join(t for t in kept if t).strip()
-        if prompt and not prompt.startswith(_SESSION_CONTEXT):
+        if prompt and not prompt.startswith((_SESSION_CONTEXT, _DIRECTORY_CONTEXT)):
             yield "prompt", prompt
 
     def _tool(

@@ -177,12 +177,27 @@ def responses_last_user(body: dict[str, Any]) -> tuple[str, int]:
     return "", results
 
 
+#: How a script names a freeform tool of the Responses API ("freeform:apply_patch"),
+#: whose `args` hold its text as "input".
+FREEFORM = "freeform:"
+
+
 def responses_events(answer: Answer, n: int, usage: int) -> list[Any]:
     rid = f"resp_mock{n}"
-    if answer.tool:
+    if answer.tool and answer.tool.startswith(FREEFORM):
+        # A freeform tool (Codex's apply_patch): its input is text, not JSON arguments.
+        item: dict[str, Any] = {
+            "type": "custom_tool_call",
+            "id": f"ctc_mock{n}",
+            "call_id": f"call_mock{n}",
+            "name": answer.tool.removeprefix(FREEFORM),
+            "input": str(answer.args.get("input", "")),
+            "status": "completed",
+        }
+    elif answer.tool:
         # "NAMESPACE/NAME": a tool of a namespace (Codex puts an MCP server's there).
         namespace, _, name = answer.tool.rpartition("/")
-        item: dict[str, Any] = {
+        item = {
             "type": "function_call",
             "id": f"fc_mock{n}",
             "call_id": f"call_mock{n}",

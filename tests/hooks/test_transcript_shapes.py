@@ -457,3 +457,22 @@ def test_codex_pre_compact_flushes_the_rollout(project: Path, tmp_path: Path) ->
     (log,) = (tmp_path / "root" / "projects").glob(f"*/daily/{date.today()}.md")
     text = log.read_text()
     assert "compaction summary" in text and ASK in text and EDIT in text
+
+
+def test_gemini_directory_context_is_no_prompt(tmp_path: Path) -> None:
+    """Gemini CLI 0.61.0's TUI started with `--include-directories` (or after
+    `/directory add`) puts a user message of its own in the chat file, the workspace's
+    folders and their tree (`addDirectoryContext`): no prompt of the person's."""
+    tree = (
+        "- **Workspace Directories:**\n  - /w/kestrel\n  - /w/memroot\n"
+        "- **Directory Structure:**\n\nShowing up to 200 items (files + folders).\n\n"
+        "/w/kestrel/\n├───README.md\n└───.git/..."
+    )
+    records = [
+        {"sessionId": "s", "projectHash": "h", "startTime": "t", "kind": "main"},
+        {"id": "a", "timestamp": "t", "type": "user", "content": [{"text": tree}]},
+        {"id": "b", "timestamp": "t", "type": "user", "content": [{"text": ASK}]},
+    ]
+    chat = tmp_path / "session-2026-12-06T11-53-abcd.jsonl"
+    chat.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert read_transcript(chat)[0].prompts == (ASK,)
