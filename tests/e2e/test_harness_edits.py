@@ -20,6 +20,7 @@ from tests.e2e.memory_fixture import RULE, blocks_in, seed
 from tests.e2e.mockwire import FREEFORM
 from tests.e2e.test_codex import hook_errors as codex_errors
 from tests.e2e.test_gemini import hook_errors as gemini_errors
+from tests.e2e.test_model_edits import CHANGED, MODEL_RULE, PERSON_RULE
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -30,10 +31,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.timeout(300)
 
 HITS = "Related memory (auto-search"
-CHANGED = "Memory changed on disk since this session's block was built: "
-MODEL_RULE = "- Run the heron linter before each push (rule HERON-9)."
 MODEL_RULE2 = "- Lint the heron configs too (rule HERON-10)."
-PERSON_RULE = "- Tag each release after a river (rule OTTER-7)."
 PERSON_RULE2 = "- Freeze merges on Fridays (rule OTTER-8)."
 NOTE = (
     "# Lantern cache\nThe lantern cache listens on port 9911 with the quokka relay.\n"
