@@ -8,7 +8,8 @@ import json
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.events import Event
-from memhooks.hooks.replayed_edits import Edit, model_edits, parse_patch, replay
+from memhooks.hooks.replayed_edits import model_edits
+from memhooks.hooks.tool_edits import Edit, parse_patch, replay
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
