@@ -20,7 +20,7 @@ from tests.e2e.memory_fixture import RULE, blocks_in, seed
 from tests.e2e.mockwire import FREEFORM
 from tests.e2e.test_codex import hook_errors as codex_errors
 from tests.e2e.test_gemini import hook_errors as gemini_errors
-from tests.e2e.test_model_edits import CHANGED, MODEL_RULE, PERSON_RULE
+from tests.e2e.test_model_edits import CHANGED, MODEL_RULE, PERSON_RULE, answered
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -86,14 +86,7 @@ def _tui_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
     """Send `prompt`; wait for the model's last answer of the turn (after `calls` tool
     calls) on the screen."""
     _send(sb, tmux, prompt)
-    last = sb.sends(prompt)[0].n + calls
-    tmux.wait_for(
-        lambda: any(
-            int(n) >= last for n in re.findall(r"Mock reply (\d+)\.", tmux.screen())
-        ),
-        timeout=60,
-        what=f"the answer to {prompt!r}",
-    )
+    answered(sb, tmux, prompt, calls)
 
 
 def _send(sb: Sandbox, tmux: Tmux, prompt: str) -> None:

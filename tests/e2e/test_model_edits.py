@@ -40,10 +40,15 @@ LAST = "Anything else for today."
 
 
 def _ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int = 0) -> None:
-    """Type `prompt`; wait for the model's last answer of the turn (after `calls` tool
-    calls) on the screen."""
+    """Type `prompt`; wait for the model's last answer of the turn on the screen."""
     tmux.type(prompt)
     tmux.wait_for(lambda: sb.sends(prompt), timeout=60, what=f"{prompt!r} sent")
+    answered(sb, tmux, prompt, calls)
+
+
+def answered(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
+    """Wait for the model's last answer to `prompt` (sent), after `calls` tool calls of
+    its turn, on the screen."""
     last = sb.sends(prompt)[0].n + calls
     tmux.wait_for(
         lambda: any(
