@@ -89,6 +89,57 @@ def _tui_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
     answered(sb, tmux, prompt, calls)
 
 
+def _codex_with_apply_patch(sb: Sandbox) -> dict[str, str]:
+    """Codex set up on a model its catalog knows, which it offers apply_patch
+    (`mock-model` is not); its environment."""
+    env = setup_codex(sb)
+    config = sb.home / ".codex" / "config.toml"
+    config.write_text(
+        config.read_text().replace('model = "mock-model"', 'model = "gpt-5.5"')
+    )
+    return env
+
+
+def _codex_runs(
+    sb: Sandbox,
+    env: dict[str, str],
+    memory: Path,
+    prompts: tuple[str, ...],
+    person: str,
+) -> None:
+    """`codex exec` with the first of `prompts`, `codex exec resume --last` with each
+    other (approvals and sandbox off), a person's rule added before `person`'s run;
+    each run exits 0 with no hook error."""
+    bypass = "--dangerously-bypass-approvals-and-sandbox"
+    for i, prompt in enumerate(prompts):
+        if prompt == person:
+            memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+        argv = codex_exec(prompt, bypass)
+        if i:
+            argv[2:2] = ["resume", "--last"]
+        done = sb.run(argv, env=env)
+        assert done.returncode == 0, done.stderr
+        assert not codex_errors(done.stderr)
+
+
+def _own_rule_then_persons(sb: Sandbox, tmux: Tmux, memory: Path) -> str:
+    """The TUI stories' second half: the model rewrites its own rule (ASK), a person adds
+    one, the model's edit fails (FAIL), a person adds another, LAST, then `/quit`; the
+    screen before it. Every line of both writers is in MEMORY.md."""
+    _tui_ask(sb, tmux, ASK, calls=1)
+    memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+    _tui_ask(sb, tmux, FAIL, calls=1)
+    memory.write_text(memory.read_text() + PERSON_RULE2 + "\n")
+    _tui_ask(sb, tmux, LAST, calls=0)
+    screen = tmux.screen()
+    tmux.type("/quit")
+    tmux.wait_exit()
+    assert memory.read_text() == (
+        f"{RULE}\n{MODEL_RULE2}\n{PERSON_RULE}\n{PERSON_RULE2}\n"
+    )
+    return screen
+
+
 def _send(sb: Sandbox, tmux: Tmux, prompt: str) -> None:
     tmux.type(prompt)
     for _ in range(12):  # a TUI still starting may swallow the text or the Enter
@@ -143,22 +194,11 @@ def test_gemini_tui_tells_a_persons_edits_not_the_models(
         tmux = _gemini_tui(sb, env)
         _tui_ask(sb, tmux, REMEMBER, calls=1)
         _tui_ask(sb, tmux, WRITE, calls=1)
-        _tui_ask(sb, tmux, ASK, calls=1)  # the model replaces its own line
-        memory.write_text(memory.read_text() + PERSON_RULE + "\n")
-        _tui_ask(sb, tmux, FAIL, calls=1)
-        memory.write_text(memory.read_text() + PERSON_RULE2 + "\n")
-        _tui_ask(sb, tmux, LAST, calls=0)
-        screen = tmux.screen()
-        tmux.type("/quit")
-        tmux.wait_exit()
+        screen = _own_rule_then_persons(sb, tmux, memory)
 
         after = {
             p: _ours(sb.turn(p).text.split(p)[-1]) for p in (WRITE, ASK, FAIL, LAST)
         }
-        assert (
-            memory.read_text()
-            == f"{RULE}\n{MODEL_RULE2}\n{PERSON_RULE}\n{PERSON_RULE2}\n"
-        )
         assert note.read_text() == NOTE
         assert CHANGED not in after[WRITE], "the model's own replace was told back"
         assert CHANGED not in after[ASK], "the model's own note was named as changed"
@@ -232,12 +272,7 @@ def test_codex_apply_patch_is_not_told_back_a_persons_edit_and_the_shell_are(
     saved after it is, alone. A line the model appends with the shell (`printf >>`) is
     told: no rule says what a command changed."""
     with sandbox(tmp_path_factory.mktemp("codex-edits"), cli_bins, netns) as sb:
-        env = setup_codex(sb)
-        config = sb.home / ".codex" / "config.toml"
-        # A model Codex's catalog knows: it is offered apply_patch (`mock-model` is not).
-        config.write_text(
-            config.read_text().replace('model = "mock-model"', 'model = "gpt-5.5"')
-        )
+        env = _codex_with_apply_patch(sb)
         seed(sb)
         memory, note = _memory(sb)
         patch = (
@@ -263,16 +298,7 @@ def test_codex_apply_patch_is_not_told_back_a_persons_edit_and_the_shell_are(
                 },
             ]
         )
-        bypass = "--dangerously-bypass-approvals-and-sandbox"
-        for i, prompt in enumerate((REMEMBER, ASK, FAIL, LAST)):
-            if prompt == FAIL:
-                memory.write_text(memory.read_text() + PERSON_RULE + "\n")
-            argv = codex_exec(prompt, bypass)
-            if i:
-                argv[2:2] = ["resume", "--last"]
-            done = sb.run(argv, env=env)
-            assert done.returncode == 0, done.stderr
-            assert not codex_errors(done.stderr)
+        _codex_runs(sb, env, memory, (REMEMBER, ASK, FAIL, LAST), person=FAIL)
 
         assert (
             memory.read_text()
@@ -302,11 +328,7 @@ def test_codex_tui_tells_a_persons_edits_not_the_models(
     back; its next patch rewrites its own rule and a person then adds one: the person's
     alone is told; a patch that failed (its lines not in the file) hides nothing."""
     with sandbox(tmp_path_factory.mktemp("codex-tui-edits"), cli_bins, netns) as sb:
-        env = setup_codex(sb)
-        config = sb.home / ".codex" / "config.toml"
-        config.write_text(
-            config.read_text().replace('model = "mock-model"', 'model = "gpt-5.5"')
-        )
+        env = _codex_with_apply_patch(sb)
         seed(sb)
         memory, note = _memory(sb)
         update = f"*** Update File: {memory}\n@@\n"
@@ -333,18 +355,8 @@ def test_codex_tui_tells_a_persons_edits_not_the_models(
             what="the input box",
         )
         _tui_ask(sb, tmux, REMEMBER, calls=1)
-        _tui_ask(sb, tmux, ASK, calls=1)  # the model rewrites its own line
-        memory.write_text(memory.read_text() + PERSON_RULE + "\n")
-        _tui_ask(sb, tmux, FAIL, calls=1)
-        memory.write_text(memory.read_text() + PERSON_RULE2 + "\n")
-        _tui_ask(sb, tmux, LAST, calls=0)
-        screen = tmux.screen()
-        tmux.type("/quit")
-        tmux.wait_exit()
+        screen = _own_rule_then_persons(sb, tmux, memory)
 
-        assert memory.read_text() == (
-            f"{RULE}\n{MODEL_RULE2}\n{PERSON_RULE}\n{PERSON_RULE2}\n"
-        )
         assert note.read_text() == NOTE
         asked, failed, last = (_told(sb, p) for p in (ASK, FAIL, LAST))
         assert CHANGED not in asked, "its own patch was told back"
@@ -428,16 +440,7 @@ def test_codex_apply_patch_run_as_a_command_is_not_told_back(
                 },
             ]
         )
-        bypass = "--dangerously-bypass-approvals-and-sandbox"
-        for i, prompt in enumerate((REMEMBER, ASK, LAST)):
-            if prompt == LAST:
-                memory.write_text(memory.read_text() + PERSON_RULE + "\n")
-            argv = codex_exec(prompt, bypass)
-            if i:
-                argv[2:2] = ["resume", "--last"]
-            done = sb.run(argv, env=env)
-            assert done.returncode == 0, done.stderr
-            assert not codex_errors(done.stderr)
+        _codex_runs(sb, env, memory, (REMEMBER, ASK, LAST), person=LAST)
 
         assert memory.read_text() == f"{RULE}\n{MODEL_RULE}\n{PERSON_RULE}\n"
         assert CHANGED not in _told(sb, ASK), "its own patch was told back"
