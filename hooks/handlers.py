@@ -141,6 +141,9 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
     ):
         why = event.source if event.source in _DROPPED_STARTS else "headless"
         return Reply(notes=(f"block comes with the first prompt ({why})",))
+    if event.harness in _RESUME_DROPS_BLOCK and state.block_source == "prompt":
+        # Gemini CLI 0.61.0's TUI takes a prompt before its SessionStart hook returns.
+        return Reply(notes=("block came with a prompt sent before this start",))
     if event.source in ("resume", "fork") and (
         state.noticed_at or block_in_transcript(event) or claude_forks.unwritten(event)
     ):
@@ -254,6 +257,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
             after = Reply(context=told)
         else:
             after = Reply(context=block or None)
+            state.block_source = "prompt" if block else state.block_source
     elif event.harness in _RESUME_DROPS_BLOCK and lacks_block(state, event.caller):
         # Resumed beside the harness process that runs the session (`gemini --resume
         # latest -p` beside its TUI): a block for its model; what the session noted of

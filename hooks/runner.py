@@ -227,6 +227,10 @@ def _run_sync(event: Event, sessions: Sessions) -> Reply:
             return Reply(notes=("session already ended by another process",))
         sessions.seen(event.session_id)
         st = sessions.state(view, event.session_id)
+        if event.kind == "pre-prompt":
+            # Gemini CLI 0.61.0 takes a prompt before its SessionStart hook returns: a
+            # second harness process on the session may be met first at its prompt.
+            shared_session.joins(st, event.caller)
         if event.kind == "session-start":
             sessions.starters.add(event.caller)
             stale.began(

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 
 def joins(state: SessionState, caller: int) -> bool:
-    """At a session start: whether `caller` starts a session that another live harness
-    process runs, noted beside it if so."""
+    """At a session start, or a prompt that came before it: whether `caller` runs a
+    session that another live harness process runs, noted beside it if so."""
     if not caller or not state.harness or caller == state.harness:
         return False
     if not pid_alive(state.harness):

@@ -9,6 +9,9 @@ on stderr is kept in DIR/<n>-<hook_event_name>.err and its exit code in `.rc`.
 This process becomes the `sh` that runs COMMAND: a hook's harness is its parent past
 the shells (`hooks/spawn.py`), and a Python process in between would make the session
 process take this wrapper, gone once the hook returned, for a harness that quit.
+
+With MEMHOOKS_E2E_HOLD=EVENT:SECONDS in its environment, the hook of that event starts
+that much later: a slow start of it, for what the harness does meanwhile.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ def main(argv: list[str]) -> None:
     stem = outdir / f"{time.time_ns()}-{event}"
     sent, err, rc = (shlex.quote(f"{stem}{x}") for x in (".json", ".err", ".rc"))
     stem.with_suffix(".json").write_bytes(payload)
+    held, _, seconds = os.environ.get("MEMHOOKS_E2E_HOLD", "").partition(":")
+    if held == event:
+        time.sleep(float(seconds))
     script = (
         f"{command} <{sent} 2>{err}; rc=$?; cat {err} >&2; "
         f'printf %s "$rc" >{rc}; exit "$rc"'

@@ -136,6 +136,20 @@ def _finish(proc: subprocess.Popen[str]) -> None:
     assert proc.returncode == 0, text
 
 
+def _sent_at(payload: Path) -> int:
+    """When the capture wrapper got a hook's payload (ns; its file's name)."""
+    return int(payload.name.split("-")[0])
+
+
+def _wait_rc(hooks: Path, event: str, n: int) -> None:
+    """Until `n` hooks of `event` returned (the capture wrapper wrote their exit
+    codes), 30 s at most."""
+    deadline = time.monotonic() + 30
+    while len(list(hooks.rglob(f"*-{event}.rc"))) < n:
+        assert time.monotonic() < deadline, sorted(hooks.rglob("*"))
+        time.sleep(0.1)
+
+
 def _wait_gone(sb: Sandbox, cli: str, pids: set[int]) -> None:
     """Until none of `pids` serves `cli` (a session process leaves within a second of
     its session's end), 10 s at most."""
@@ -429,6 +443,56 @@ def test_two_tuis_on_one_session_each_keep_it_until_the_last_quits(
             for w in ("first ", "second ")
             for q in (STAGING, HERON_Q)
         ] + [ask(c, "second " + OSPREY_Q) for c in TWO]
+        assert all(blocks_in(sb.turn(p)) == 1 for p in prompts), prompts
+        lines = sb.daily().splitlines()
+        assert all(lines.count(f"- {p}") == 1 for p in prompts), sb.daily()
+        assert not sb.leftovers(), sb.leftovers()
+        codes = sorted(hooks.rglob("*.rc"))
+        said = [(rc.read_text(), rc.with_suffix(".err").read_text()) for rc in codes]
+        assert codes and all(c == "0" and len(e.splitlines()) <= 1 for c, e in said)
+
+
+@pytest.mark.parametrize("resumed", [True, False], ids=["beside", "fresh"])
+def test_a_gemini_prompt_sent_before_its_session_start_is_done_gets_the_block(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None, resumed: bool
+) -> None:
+    # Gemini CLI 0.61.0 opens its input box before its SessionStart hook returns (it
+    # awaits the hook after marking the TUI ready), so a prompt typed at once can reach
+    # memhooks first. `gemini --resume latest` beside a TUI that runs the session: the
+    # prompt came from a harness process the session did not know yet, and got no block.
+    # Here the session start of the second TUI (`beside`), or of a first one (`fresh`),
+    # is held back 4 s by the capture wrapper while a prompt is typed.
+    with sandbox(tmp_path_factory.mktemp("together-early"), cli_bins, netns) as sb:
+        hooks = sb.base / "hooks"
+        env = setup_gemini(sb, capture=str(hooks / "gemini"))
+        seed(sb)
+        sb.script(usage=QUIET)
+        ready = ("Type your message",)
+        tuis = []
+        if resumed:
+            tuis.append(sb.tmux(["gemini"], env=env))
+            _wait_ready(tuis[0], ready)
+            sb.ask(tuis[0], ask("gemini", "first " + STAGING))
+        slow = env | {"MEMHOOKS_E2E_HOLD": "SessionStart:4"}
+        argv = ["gemini", "--resume", "latest"] if resumed else ["gemini"]
+        tuis.append(sb.tmux(argv, env=slow))
+        _wait_ready(tuis[-1], ready)
+        prompts = [ask("gemini", w + STAGING) for w in ("early ", "later ")]
+        sb.ask(tuis[-1], prompts[0])
+        _wait_rc(hooks, "SessionStart", len(tuis))  # the start done, then a prompt
+        sb.ask(tuis[-1], prompts[1])
+        for tui in reversed(tuis):
+            tui.type("/quit")
+            tui.wait_exit(timeout=60)
+        # The first prompt's hook ran while the session start's was held back.
+        start = max(map(_sent_at, hooks.rglob("*-SessionStart.json")))
+        (early,) = [
+            _sent_at(p)
+            for p in hooks.rglob("*-BeforeAgent.json")
+            if prompts[0] in p.read_text()
+        ]
+        assert start < early < start + 4 * 10**9, (start, early)
+        assert all(blocks_in(r) <= 1 for r in sb.requests())
         assert all(blocks_in(sb.turn(p)) == 1 for p in prompts), prompts
         lines = sb.daily().splitlines()
         assert all(lines.count(f"- {p}") == 1 for p in prompts), sb.daily()

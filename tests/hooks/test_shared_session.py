@@ -218,6 +218,42 @@ def test_gemini_resumed_beside_its_tui_gets_the_block_and_the_tui_not_again(
     assert _ended(memory_root)
 
 
+def test_a_gemini_prompt_beside_a_tui_before_its_session_start_gets_the_block(
+    memory_root: Path, project: Path, tmp_path: Path, harness: Callable[..., Harness]
+) -> None:
+    # Gemini CLI 0.61.0's TUI takes a prompt before its SessionStart hook returns: the
+    # prompt of a `gemini --resume latest` beside a TUI came from a harness process the
+    # session did not know yet, and went with no block.
+    event = functools.partial(_gemini, project, tmp_path / "chat.jsonl")
+    tui = harness("--harness", "gemini", fast=True)
+    assert RULE in tui.hook(event("SessionStart", source="startup"))
+    assert RULE not in tui.hook(event("BeforeAgent", prompt="pelican"))
+    resumed = harness("--harness", "gemini", fast=True)
+    assert RULE in resumed.hook(event("BeforeAgent", prompt="heron"))
+    assert RULE not in resumed.hook(event("SessionStart", source="resume"))
+    assert RULE not in resumed.hook(event("BeforeAgent", prompt="osprey"))
+    assert RULE not in tui.hook(event("BeforeAgent", prompt="kestrel"))
+    for h in (resumed, tui):
+        h.hook(event("SessionEnd", reason="exit"))
+    assert _ended(memory_root)
+
+
+def test_a_gemini_prompt_before_its_session_start_gets_the_block_once(
+    memory_root: Path, project: Path, tmp_path: Path, harness: Callable[..., Harness]
+) -> None:
+    # The same in a new Gemini TUI: the block came with the prompt, then again with the
+    # session start that came after it (two blocks in every request after).
+    event = functools.partial(_gemini, project, tmp_path / "chat.jsonl")
+    tui = harness("--harness", "gemini", fast=True)
+    assert RULE in tui.hook(event("BeforeAgent", prompt="pelican"))
+    assert RULE not in tui.hook(event("SessionStart", source="startup"))
+    assert RULE not in tui.hook(event("BeforeAgent", prompt="heron"))
+    tui.hook(event("SessionEnd", reason="exit"))
+    assert _ended(memory_root)
+    log = _log(memory_root)
+    assert log.count("pelican") == log.count("heron") == 1, log
+
+
 @pytest.mark.parametrize("fast", [True, False], ids=["session-process", "one-shot"])
 def test_the_session_goes_on_with_the_resume_when_the_tui_ends_first(
     memory_root: Path,
