@@ -5,7 +5,8 @@ forking the thread: it ends the session and resumes it, under the same id, on a 
 rollout file (`rollout-…-<thread>_<fork>.jsonl`). That file holds none of the turns
 kept: its first line, the `session_meta`, names in `history_base` the thread whose
 rollout holds them and the byte where they end there. What the conversation holds of
-ours (its block, the notices and hits told in the turns kept) is read there.
+ours (its block, the notices and hits told in the turns kept) is read there. A
+thread's rollout is found by its id (`rollout_of`), a subagent's too (`subagents`).
 """
 
 from __future__ import annotations
@@ -62,21 +63,32 @@ def _base(path: Path) -> tuple[Path, int] | None:
     if not isinstance(base, dict):
         return None
     thread, end = base.get("thread_id"), base.get("end_byte_offset")
-    if not isinstance(thread, str) or not _THREAD.fullmatch(thread):
+    if not isinstance(thread, str):
         return None
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0:
         return None
 
-    # sessions/YYYY/MM/DD/rollout-…: a base begun on another day is in another folder.
+    found = rollout_of(path, thread)
+    return (found, end) if found else None
+
+
+def rollout_of(near: Path, thread: str) -> Path | None:
+    """The rollout of the Codex thread `thread` (its `session_meta` id), found beside
+    the rollout `near` or in another day's folder of the same sessions tree; None when
+    there is none or `thread` is no thread id."""
+    if not _THREAD.fullmatch(thread):
+        return None
+
+    # sessions/YYYY/MM/DD/rollout-…: a thread begun on another day is in another folder.
     # A fork's own id follows its thread's after a "_": a fork of a fork names it.
     def named(paths: Iterable[Path]) -> list[Path]:
         ends = (f"-{thread}.jsonl", f"_{thread}.jsonl")
         return sorted(p for p in paths if p.name.endswith(ends))
 
-    found = named(path.parent.glob(f"rollout-*{thread}.jsonl"))
-    if not found and len(path.parents) > 4:
-        found = named(path.parents[3].glob(f"*/*/*/rollout-*{thread}.jsonl"))
-    return (found[-1], end) if found else None
+    found = named(near.parent.glob(f"rollout-*{thread}.jsonl"))
+    if not found and len(near.parents) > 4:
+        found = named(near.parents[3].glob(f"*/*/*/rollout-*{thread}.jsonl"))
+    return found[-1] if found else None
 
 
 def _head(path: Path, size: int) -> bytes | None:

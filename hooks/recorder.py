@@ -188,7 +188,7 @@ def digest_since_flush(
             digest, state.transcript_offset = read_transcript(
                 Path(path), offset, upto=upto
             )
-            digest = with_subagents(digest, Path(path))  # Claude Code's
+            digest = with_subagents(digest, Path(path))
             state.transcript_path = path
             looked(event, view, digest)
             # Seen when sent, but a hook blocked them: the model never got them.

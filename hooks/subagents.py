@@ -1,20 +1,33 @@
-"""What Claude Code's subagents did, for the session's records: the files they edited
-and the commands they ran.
+"""What the subagents of Claude Code, Codex CLI and Gemini CLI did, for the session's
+records: the files they edited and the commands they ran.
 
-Claude Code 2.1.332 writes a subagent's turns to a transcript of its own,
-`<session>/subagents/agent-<id>.jsonl` beside the session's (`<session>.jsonl`); the
-session's transcript tells only that it finished (`claude_shapes`: an Agent call's
-result, or the `<task-notification>` turn of one in the background). Its task, written
-by the model, and its answers are no prompt nor answer of the person's conversation:
-only its edits and commands are taken, as the session's work.
+Each writes a subagent's turns to a file of its own, which the session's transcript
+names:
+
+- Claude Code 2.1.332: `<session>/subagents/agent-<id>.jsonl` beside the session's
+  `<session>.jsonl`; the session's transcript tells only that it finished
+  (`claude_shapes`: an Agent call's result, or the `<task-notification>` turn of one in
+  the background).
+- Codex CLI 0.171.0: the rollout of a thread of its own, in the same sessions folder
+  (`codex_forks.rollout_of`), which the parent's rollout names in its `spawn_agent`
+  call's `CollabAgentToolCall` item (`transcript_shapes`); a subagent may spawn its own
+  (`[agents] max_depth`), named in its rollout.
+- Gemini CLI 0.61.0: `chats/<session id>/<agent id>.jsonl` beside the session's
+  `chats/session-….jsonl`, named by the `agentId` of the `invoke_agent` call that ran
+  it (`generalist`, with every tool, is on by default).
+
+A subagent's task, written by the model, and its answers are no prompt nor answer of
+the person's conversation: only its edits and commands are taken, as the session's work.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.claude_shapes import claude_assistant_events, claude_tool_results
-from memhooks.hooks.transcript import digest_of, json_line
+from memhooks.hooks.codex_forks import rollout_of
+from memhooks.hooks.transcript import digest_of, json_line, parse_lines
 from memhooks.memory.files import read_regular
 
 if TYPE_CHECKING:
@@ -25,29 +38,57 @@ if TYPE_CHECKING:
 
 #: The most of one subagent's transcript read.
 _MAX_BYTES = 16 * 1024 * 1024
+#: The most subagents read for one record (a subagent may start its own).
+_MAX_AGENTS = 32
+#: A subagent's id as Gemini CLI names its chat file with it.
+_AGENT_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 
 
 def with_subagents(digest: TranscriptDigest, path: Path) -> TranscriptDigest:
     """`digest` of the session's transcript at `path` with the files and commands of the
-    subagents it says finished (each file and command once)."""
+    subagents it names (each file and command once): Claude Code's that finished, Codex
+    CLI's spawned and Gemini CLI's run, and those they started."""
     files, commands = list(digest.files), list(digest.commands)
-    for agent in digest.agents:
-        done = _digest(path.with_suffix("") / "subagents" / f"agent-{agent}.jsonl")
+    agents, seen = list(digest.agents), set(digest.agents)
+    while agents and len(seen) <= _MAX_AGENTS:
+        agent = agents.pop(0)
+        # Its task (a prompt there) and its answers are read and left: only its files,
+        # its commands and the subagents it started are taken.
+        if path.name.startswith("rollout-"):  # how Codex CLI names its transcripts
+            done = parse_lines(_lines(rollout_of(path, agent)))
+        elif path.name.startswith("session-") and path.parent.name == "chats":
+            done = parse_lines(_lines(_gemini_chat(path, agent)))
+        else:
+            own = path.with_suffix("") / "subagents" / f"agent-{agent}.jsonl"
+            done = digest_of(_claude_events(_lines(own)))
+        agents += [a for a in done.agents if a not in seen]
+        seen.update(done.agents)
         files += [f for f in done.files if f not in files]
         commands += [c for c in done.commands if c not in commands]
     return digest._replace(files=tuple(files), commands=tuple(commands))
 
 
-def _digest(path: Path) -> TranscriptDigest:
+def _gemini_chat(path: Path, agent: str) -> Path | None:
+    # `chats/<session id>/<agent id>.jsonl`: a subagent's subagents there too.
+    if not _AGENT_ID.fullmatch(agent):
+        return None
+    found = sorted(path.parent.glob(f"*/{agent}.jsonl"))
+    return found[0] if found else None
+
+
+def _lines(path: Path | None) -> list[bytes]:
+    # The complete lines of a subagent's transcript, [] when it cannot be read.
+    if path is None:
+        return []
     try:
         data = read_regular(path, _MAX_BYTES).data[:_MAX_BYTES]
     except OSError:
-        return digest_of(())
-    return digest_of(_events(data[: data.rfind(b"\n") + 1].split(b"\n")))
+        return []
+    return data[: data.rfind(b"\n") + 1].split(b"\n")
 
 
-def _events(lines: list[bytes]) -> Iterator[tuple[TranscriptEvent, str]]:
-    # A subagent's calls and their results; its task and its answers left out.
+def _claude_events(lines: list[bytes]) -> Iterator[tuple[TranscriptEvent, str]]:
+    # A Claude Code subagent's calls and their results; its task and its answers left out.
     for obj in filter(None, map(json_line, lines)):
         message = obj.get("message")
         if not isinstance(message, dict):

@@ -47,7 +47,7 @@ _BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
 #: What a transcript line can contribute to a digest; and what tells of one that did not
 #: happen ("use": the id of the tool call whose command or file comes next; "unrun",
 #: "failed": a call's id, `claude_tool_results`; "blocked": a prompt a hook blocked;
-#: "agent": a Claude Code subagent that finished, `subagents`).
+#: "agent": a subagent whose turns are in a file of its own, `subagents`).
 _Done = Literal["prompt", "file", "command", "assistant", "summary", "read", "search"]
 TranscriptEvent = _Done | Literal["use", "unrun", "failed", "blocked", "agent"]
 _SKIP_CHUNK = 64 * 1024
@@ -68,7 +68,8 @@ class TranscriptDigest(NamedTuple):
     searches: tuple[str, ...] = ()
     #: Prompts a UserPromptSubmit hook blocked: the model never got them.
     blocked: tuple[str, ...] = ()
-    #: Claude Code's subagents that finished (their turns are in files of their own).
+    #: The subagents Claude Code finished, Codex CLI spawned and Gemini CLI ran (their
+    #: turns are in files of their own).
     agents: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:

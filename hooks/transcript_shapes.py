@@ -9,11 +9,15 @@ chat files); neither is documented, so every accessor checks types and skips the
   the model said are `event_msg` lines (`item_completed` with a `UserMessage` or
   `AgentMessage` item; older builds: `user_message` / `agent_message`); `response_item`
   lines repeat them next to injected context, so only their tool calls are read;
-  `compacted` holds the compaction summary.
+  `compacted` holds the compaction summary. A subagent the model spawned is an
+  `item_completed` with a `CollabAgentToolCall` item (`tool: "spawn_agent"`), whose
+  `receiver_thread_ids` name the thread whose rollout holds its turns (`subagents`).
 - Gemini chat file: a header line, then message records `{"id", "type": "user" |
   "gemini" | "info" | …, "content"}`, and `{"$set": …}` lines that rewrite the history
   (after a compression) and repeat what came before. A record may be written twice with
-  the same id (a model turn, then again with its `toolCalls`).
+  the same id (a model turn, then again with its `toolCalls`). A subagent the model ran
+  (`invoke_agent`) is a tool call whose `agentId` names its own chat file
+  (`subagents`).
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ _GEMINI_SHELL = frozenset({"run_shell_command"})
 #: What a Gemini CLI call shows when a BeforeTool hook refused it (0.61.0).
 _GEMINI_BLOCKED = "Tool execution blocked:"
 _GEMINI_EDITS = frozenset({"write_file", "replace", "edit"})
+#: The tool Gemini CLI's model runs a subagent with (`generalist`, …).
+_GEMINI_AGENT = "invoke_agent"
 # Gemini's own first user message: the workspace description, not a prompt.
 _SESSION_CONTEXT = "<session_context>"
 # Gemini's own user message when folders join the workspace (`--include-directories`
@@ -110,6 +116,13 @@ def _codex_message(
         return
     item = payload.get("item") if kind == "item_completed" else None
     item_kind = _str(item, "type")
+    if item_kind == "CollabAgentToolCall" and _str(item, "tool") == "spawn_agent":
+        # A subagent the model spawned: its turns are in a rollout of its own.
+        threads = item.get("receiver_thread_ids") if isinstance(item, dict) else None
+        for thread in threads if isinstance(threads, list) else ():
+            if isinstance(thread, str) and thread:
+                yield "agent", thread
+        return
     if item_kind not in ("UserMessage", "AgentMessage") or not isinstance(item, dict):
         return
     text = _joined(_dicts(item.get("content"))).strip()
@@ -238,6 +251,9 @@ class GeminiReader:
         self, call: dict[object, object]
     ) -> Iterator[tuple[TranscriptEvent, str]]:
         key = _str(call, "id")
+        if _str(call, "name") == _GEMINI_AGENT and (agent := _str(call, "agentId")):
+            # A subagent it ran, once done: its turns are in a chat file of its own.
+            yield "agent", agent
         # A call a BeforeTool hook blocked, or the person cancelled, never ran; an edit
         # that failed wrote nothing (a command that exits 1 is a "success" here).
         shown = _str(call, "resultDisplay") or ""

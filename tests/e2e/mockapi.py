@@ -17,10 +17,12 @@ What the model says comes from DIR/script.json, read again at every request so t
 test can change it between turns: `{"rules": [{"when": TEXT, "reply": TEXT} | {"when":
 TEXT, "tool": NAME, "args": {...}, "then": [{"tool": NAME, "args": {...}}, ...]}], "usage":
 N}` (NAME as `NAMESPACE/NAME` for a tool in a namespace, as Codex offers an MCP server's:
-`mcp__memhooks/memory_write`). The first rule whose TEXT occurs in the user's last typed
-message wins: it answers with that text, or calls that tool; with each tool result that
-comes back it calls the next tool of `then`, and after the last the model answers the
-rule's `reply`, or "Mock reply N." (N: the request's number, also the default answer).
+`mcp__memhooks/memory_write`; `"{spawned}"` in a tool's arguments stands for the id of
+the subagent Codex's `spawn_agent` started last). The first rule whose TEXT occurs in
+the user's last typed message wins: it answers with that text, or calls that tool; with
+each tool result that comes back it calls the next tool of `then`, and after the last
+the model answers the rule's `reply`, or "Mock reply N." (N: the request's number, also
+the default answer).
 `"usage"` is the input-token count every reply reports (a big one makes a CLI compact),
 or `{"anthropic": N, "responses": N, "gemini": N}` to tell the three APIs apart (100 for
 one not named). Whatever the script says, a request asking for a conversation summary
@@ -56,6 +58,7 @@ from tests.e2e.mockwire import (
     side_call,
     side_schema,
     texts,
+    with_spawned,
 )
 
 if TYPE_CHECKING:
@@ -240,6 +243,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(200, anthropic_message(model, answer, n, usage))
         elif path.endswith("/responses"):
             answer = _answer(script, body, n, "input", responses_last_user)
+            answer = with_spawned(answer, body)
             self._sse(responses_events(answer, n, usage))
         elif path.endswith(":countTokens"):
             self._json(200, {"totalTokens": usage})

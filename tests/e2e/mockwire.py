@@ -177,6 +177,31 @@ def responses_last_user(body: dict[str, Any]) -> tuple[str, int]:
     return "", results
 
 
+#: What a script writes in a tool's arguments for the id of the subagent the model
+#: spawned last (Codex's `spawn_agent` answers `{"agent_id": …}`), which the mock
+#: cannot know beforehand: `{"tool": "multi_agent_v1/wait_agent", "args": {"targets":
+#: [SPAWNED]}}` waits for it, as a model would.
+SPAWNED = "{spawned}"
+
+
+def with_spawned(answer: Answer, body: dict[str, Any]) -> Answer:
+    """`answer` with `SPAWNED` in its arguments' strings replaced by the `agent_id` of
+    the last `spawn_agent` output in the Responses request `body`."""
+    found = ""
+    for item in body.get("input") or []:
+        output = item.get("output") if isinstance(item, dict) else None
+        try:
+            data = json.loads(output) if isinstance(output, str) else None
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("agent_id"), str):
+            found = data["agent_id"]
+    if not found or SPAWNED not in json.dumps(answer.args):
+        return answer
+    args = json.loads(json.dumps(answer.args).replace(SPAWNED, found))
+    return Answer(answer.text, answer.tool, args)
+
+
 #: How a script names a freeform tool of the Responses API ("freeform:apply_patch"),
 #: whose `args` hold its text as "input".
 FREEFORM = "freeform:"

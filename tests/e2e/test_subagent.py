@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex
+from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import RULE, blocks_in, seed
+from tests.e2e.mockwire import SPAWNED
 from tests.e2e.test_claude_code import hook_errors
+from tests.e2e.test_codex import hook_errors as codex_errors
+from tests.e2e.test_gemini import hook_errors as gemini_errors
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -180,4 +183,125 @@ def test_a_codex_subagents_task_is_not_recorded_as_typed(
         assert done.returncode == 0, done.stderr
         (ended,) = sb.entries("session end", at_least=1)
         assert SURVEY in ended and TASK not in ended
+        assert not sb.leftovers()
+
+
+def _codex_patch(path: Path) -> str:
+    # A file written as a model without Codex's own apply_patch tool writes it.
+    return (
+        f"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {path}\n+1\n"
+        "*** End Patch\nEOF\n"
+    )
+
+
+def test_what_a_codex_subagent_wrote_and_ran_is_in_the_record(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found with the real Codex CLI 0.171.0 (2026-12-06): the session-end record listed
+    no file a subagent wrote and no command it ran, nor those of a subagent it spawned:
+    each subagent's turns are in a rollout of its own (`rollout-…-<thread>.jsonl` in
+    the session's sessions folder, its `session_meta` naming `parent_thread_id`),
+    which the parent's rollout names only in its `spawn_agent` call
+    (`receiver_thread_ids`). Each is listed once; the subagents' tasks and answers
+    are not the person's prompts nor the last answer."""
+    with sandbox(
+        tmp_path_factory.mktemp("codex-subagent-files"), cli_bins, netns
+    ) as sb:
+        env = setup_codex(sb)
+        # Codex offers a subagent no spawn_agent of its own unless told it may.
+        config = sb.home / ".codex" / "config.toml"
+        config.write_text(config.read_text() + "\n[agents]\nmax_depth = 2\n")
+        seed(sb)
+        wait = {"tool": "multi_agent_v1/wait_agent", "args": {"targets": [SPAWNED]}}
+        spawn = "multi_agent_v1/spawn_agent"
+        sb.script(
+            [
+                {
+                    "when": TASK,
+                    "tool": "exec_command",
+                    "args": {"cmd": COUNT},
+                    "then": [
+                        {"tool": "exec_command", "args": {"cmd": COUNT}},
+                        {
+                            "tool": "exec_command",
+                            "args": {"cmd": _codex_patch(sb.project / COUNTED)},
+                        },
+                        {"tool": spawn, "args": {"message": LATER}},
+                        wait,
+                    ],
+                    "reply": "Counted one markdown file.",
+                },
+                {
+                    "when": LATER,
+                    "tool": "exec_command",
+                    "args": {"cmd": LIST},
+                    "then": [
+                        {
+                            "tool": "exec_command",
+                            "args": {"cmd": _codex_patch(sb.project / LISTED)},
+                        }
+                    ],
+                    "reply": "Listed every file.",
+                },
+                {
+                    "when": SURVEY,
+                    "tool": spawn,
+                    "args": {"message": TASK},
+                    "then": [wait],
+                },
+            ]
+        )
+        bypass = "--dangerously-bypass-approvals-and-sandbox"
+        done = sb.run(codex_exec(SURVEY, bypass), env=env)
+        assert done.returncode == 0, done.stderr
+        assert not codex_errors(done.stderr)
+        assert all((sb.project / f).read_text() == "1\n" for f in (COUNTED, LISTED))
+        (ended,) = sb.entries("session end", at_least=1)
+        for listed in (f"{COUNTED}`", f"`{COUNT}`", f"{LISTED}`", f"`{LIST}`"):
+            assert ended.count(listed) == 1, ended
+        assert SURVEY in ended and TASK not in ended and LATER not in ended
+        assert "Counted one" not in ended and "Listed every" not in ended
+        assert not sb.leftovers()
+
+
+def test_what_a_gemini_subagent_wrote_and_ran_is_in_the_record(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found with the real Gemini CLI 0.61.0 (2026-12-06): the session-end record listed
+    no file a subagent wrote and no command it ran. Its model runs a subagent with
+    `invoke_agent` (`generalist`, which has every tool, is on by default); the
+    subagent's turns are in a chat file of its own, `chats/<session id>/<agentId>.jsonl`
+    (`kind: "subagent"`), and the session's names it only by the call's `agentId` (its
+    `resultDisplay` shows the subagent's recent calls, not as calls). The subagent's
+    task and its answer are not the person's prompt nor the last answer."""
+    with sandbox(tmp_path_factory.mktemp("gemini-subagent"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        write = {"file_path": str(sb.project / COUNTED), "content": "1\n"}
+        answer = {"result": {"response": "Counted one markdown file."}}
+        sb.script(
+            [
+                {
+                    "when": TASK,
+                    "tool": "run_shell_command",
+                    "args": {"command": COUNT, "description": "count"},
+                    "then": [
+                        {"tool": "write_file", "args": write},
+                        {"tool": "complete_task", "args": answer},
+                    ],
+                },
+                {
+                    "when": SURVEY,
+                    "tool": "invoke_agent",
+                    "args": {"agent_name": "generalist", "prompt": TASK},
+                },
+            ]
+        )
+        done = sb.run(["gemini", "-p", SURVEY, "--approval-mode", "yolo"], env=env)
+        assert done.returncode == 0, done.stderr
+        assert not gemini_errors(done.stderr)
+        assert (sb.project / COUNTED).read_text() == "1\n"
+        (ended,) = sb.entries("session end", at_least=1)
+        assert ended.count(f"{COUNTED}`") == 1 and ended.count(f"`{COUNT}`") == 1
+        assert SURVEY in ended and TASK not in ended and "Counted one" not in ended
         assert not sb.leftovers()

@@ -106,3 +106,147 @@ def test_a_subagent_whose_transcript_is_gone_adds_nothing(tmp_path: Path) -> Non
     )
     digest, _ = read_transcript(session)
     assert with_subagents(digest, session) == digest
+
+
+# --- Codex CLI 0.171.0 ------------------------------------------------------------------
+
+
+def _codex(kind: str, payload: dict[str, object]) -> dict[str, object]:
+    return {"timestamp": "2026-12-06T14:31:30.957Z", "type": kind, "payload": payload}
+
+
+def _meta(thread: str, parent: str | None) -> dict[str, object]:
+    meta: dict[str, object] = {"id": thread, "cwd": "/w", "cli_version": "0.171.0"}
+    if parent:
+        source = {"subagent": {"thread_spawn": {"parent_thread_id": parent}}}
+        meta |= {"parent_thread_id": parent, "source": source}
+    return _codex("session_meta", meta)
+
+
+def _said(kind: str, text: str) -> dict[str, object]:
+    item = {"type": kind, "id": "i", "content": [{"type": "text", "text": text}]}
+    return _codex("event_msg", {"type": "item_completed", "item": item})
+
+
+def _spawned(*threads: str) -> dict[str, object]:
+    # As Codex writes a `spawn_agent` call that started `threads`.
+    item: dict[str, object] = {"type": "CollabAgentToolCall", "tool": "spawn_agent"}
+    item |= {"status": "completed", "receiver_thread_ids": list(threads)}
+    return _codex("event_msg", {"type": "item_completed", "item": item})
+
+
+def _shell(call: str, command: str) -> dict[str, object]:
+    args = json.dumps({"cmd": command})
+    payload = {"type": "function_call", "name": "exec_command", "arguments": args}
+    return _codex("response_item", {**payload, "call_id": call})
+
+
+def _rollout(day: Path, thread: str, *entries: dict[str, object]) -> Path:
+    path = day / f"rollout-2026-12-06T14-31-30-{thread}.jsonl"
+    _lines(path, *entries)
+    return path
+
+
+def test_a_codex_subagents_edits_and_commands_are_the_sessions(
+    tmp_path: Path,
+) -> None:
+    day = tmp_path / "sessions" / "2026" / "12" / "06"
+    patch = "*** Begin Patch\n*** Add File: /w/counted.txt\n+1\n*** End Patch\n"
+    session = _rollout(
+        day,
+        "01a2-parent",
+        _meta("01a2-parent", None),
+        _said("UserMessage", "Survey the repository."),
+        _shell("p1", "git status"),
+        _spawned("01a2-child"),
+        _said("AgentMessage", "Surveyed."),
+    )
+    _rollout(
+        day,
+        "01a2-child",
+        _meta("01a2-child", "01a2-parent"),
+        _said("UserMessage", "Count the files."),
+        _shell("s1", "ls *.md"),
+        _shell("s2", "git status"),  # the parent's too: listed once
+        _codex(
+            "response_item",
+            {"type": "custom_tool_call", "name": "apply_patch", "input": patch},
+        ),
+        _spawned("01a2-grandchild", "01a2-gone"),
+        _said("AgentMessage", "Counted one."),
+    )
+    # Begun after midnight: another day's folder.
+    _rollout(
+        tmp_path / "sessions" / "2026" / "12" / "07",
+        "01a2-grandchild",
+        _meta("01a2-grandchild", "01a2-child"),
+        _said("UserMessage", "List the files."),
+        _shell("g1", "ls -a"),
+        _said("AgentMessage", "Listed."),
+    )
+    digest, _ = read_transcript(session)
+    assert digest.agents == ("01a2-child",)
+    merged = with_subagents(digest, session)
+    assert merged.files == ("/w/counted.txt",)
+    assert merged.commands == ("git status", "ls *.md", "ls -a")
+    assert merged.prompts == ("Survey the repository.",)  # no subagent's task
+    assert merged.last_assistant == "Surveyed."
+
+
+def test_a_codex_subagent_spawning_itself_is_read_once(tmp_path: Path) -> None:
+    day = tmp_path / "2026" / "12" / "06"
+    session = _rollout(day, "01a2-parent", _spawned("01a2-child"))
+    _rollout(day, "01a2-child", _shell("s1", "make"), _spawned("01a2-child"))
+    digest, _ = read_transcript(session)
+    assert with_subagents(digest, session).commands == ("make",)
+
+
+def test_a_codex_subagent_whose_rollout_is_gone_adds_nothing(tmp_path: Path) -> None:
+    day = tmp_path / "2026" / "12" / "06"
+    session = _rollout(day, "01a2-parent", _spawned("01a2-child", "../../etc"))
+    digest, _ = read_transcript(session)
+    assert with_subagents(digest, session) == digest
+
+
+# --- Gemini CLI 0.61.0 ------------------------------------------------------------------
+
+
+def _gemini_calls(key: str, *calls: dict[str, object]) -> dict[str, object]:
+    return {"id": key, "type": "gemini", "content": "", "toolCalls": list(calls)}
+
+
+def test_a_gemini_subagents_edits_and_commands_are_the_sessions(
+    tmp_path: Path,
+) -> None:
+    chats = tmp_path / "tmp" / "kestrel" / "chats"
+    session = chats / "session-2026-12-06T14-33-1742cf6c.jsonl"
+    agent = "cde8475b-6688-4a56-a3f6-983aa5a2edf1"
+    invoke: dict[str, object] = {"id": "invoke_agent__1", "name": "invoke_agent"}
+    invoke["args"] = {"agent_name": "generalist", "prompt": "Count the files."}
+    _lines(
+        session,
+        {"sessionId": "1742cf6c-full", "projectHash": "h", "kind": "main"},
+        {"id": "u1", "type": "user", "content": [{"text": "Survey the repository."}]},
+        _gemini_calls("g1", invoke),  # running: no agentId yet
+        _gemini_calls("g1", {**invoke, "status": "success", "agentId": agent}),
+        {"id": "g2", "type": "gemini", "content": "Surveyed."},
+    )
+    shell = {"name": "run_shell_command", "args": {"command": "ls *.md"}}
+    write = {"name": "write_file", "args": {"file_path": "/w/counted.txt"}}
+    refused = {"name": "write_file", "args": {"file_path": "/w/refused.txt"}}
+    _lines(
+        chats / "1742cf6c-full" / f"{agent}.jsonl",
+        {"sessionId": agent, "projectHash": "h", "kind": "subagent"},
+        {"id": "s1", "type": "user", "content": [{"text": "Count the files."}]},
+        _gemini_calls("s2", {"id": f"{agent}#0-0", "status": "success", **shell}),
+        _gemini_calls("s3", {"id": f"{agent}#1-0", "status": "success", **write}),
+        _gemini_calls("s4", {"id": f"{agent}#2-0", "status": "error", **refused}),
+        {"id": "s5", "type": "gemini", "content": "Counted one."},
+    )
+    digest, _ = read_transcript(session)
+    assert digest.agents == (agent,)
+    merged = with_subagents(digest, session)
+    assert merged.files == ("/w/counted.txt",)
+    assert merged.commands == ("ls *.md",)
+    assert merged.prompts == ("Survey the repository.",)  # no subagent's task
+    assert merged.last_assistant == "Surveyed."
