@@ -150,6 +150,18 @@ def _wait_rc(hooks: Path, event: str, n: int) -> None:
         time.sleep(0.1)
 
 
+def _each_once_and_clean(sb: Sandbox, hooks: Path, prompts: list[str]) -> None:
+    """Each of `prompts` went with one block and is in one record; nothing is left, and
+    every hook the capture wrapper ran in `hooks` exited 0 with at most a line said."""
+    assert all(blocks_in(sb.turn(p)) == 1 for p in prompts), prompts
+    lines = sb.daily().splitlines()
+    assert all(lines.count(f"- {p}") == 1 for p in prompts), sb.daily()
+    assert not sb.leftovers(), sb.leftovers()
+    codes = sorted(hooks.rglob("*.rc"))
+    said = [(rc.read_text(), rc.with_suffix(".err").read_text()) for rc in codes]
+    assert codes and all(c == "0" and len(e.splitlines()) <= 1 for c, e in said)
+
+
 def _wait_gone(sb: Sandbox, cli: str, pids: set[int]) -> None:
     """Until none of `pids` serves `cli` (a session process leaves within a second of
     its session's end), 10 s at most."""
@@ -443,13 +455,7 @@ def test_two_tuis_on_one_session_each_keep_it_until_the_last_quits(
             for w in ("first ", "second ")
             for q in (STAGING, HERON_Q)
         ] + [ask(c, "second " + OSPREY_Q) for c in TWO]
-        assert all(blocks_in(sb.turn(p)) == 1 for p in prompts), prompts
-        lines = sb.daily().splitlines()
-        assert all(lines.count(f"- {p}") == 1 for p in prompts), sb.daily()
-        assert not sb.leftovers(), sb.leftovers()
-        codes = sorted(hooks.rglob("*.rc"))
-        said = [(rc.read_text(), rc.with_suffix(".err").read_text()) for rc in codes]
-        assert codes and all(c == "0" and len(e.splitlines()) <= 1 for c, e in said)
+        _each_once_and_clean(sb, hooks, prompts)
 
 
 @pytest.mark.parametrize("resumed", [True, False], ids=["beside", "fresh"])
@@ -493,10 +499,4 @@ def test_a_gemini_prompt_sent_before_its_session_start_is_done_gets_the_block(
         ]
         assert start < early < start + 4 * 10**9, (start, early)
         assert all(blocks_in(r) <= 1 for r in sb.requests())
-        assert all(blocks_in(sb.turn(p)) == 1 for p in prompts), prompts
-        lines = sb.daily().splitlines()
-        assert all(lines.count(f"- {p}") == 1 for p in prompts), sb.daily()
-        assert not sb.leftovers(), sb.leftovers()
-        codes = sorted(hooks.rglob("*.rc"))
-        said = [(rc.read_text(), rc.with_suffix(".err").read_text()) for rc in codes]
-        assert codes and all(c == "0" and len(e.splitlines()) <= 1 for c, e in said)
+        _each_once_and_clean(sb, hooks, prompts)

@@ -199,42 +199,34 @@ def _gemini(
     }
 
 
+@pytest.mark.parametrize("prompted_first", [False, True], ids=["start", "prompt"])
 def test_gemini_resumed_beside_its_tui_gets_the_block_and_the_tui_not_again(
-    memory_root: Path, project: Path, tmp_path: Path, harness: Callable[..., Harness]
+    memory_root: Path,
+    project: Path,
+    tmp_path: Path,
+    harness: Callable[..., Harness],
+    prompted_first: bool,
 ) -> None:
     # Gemini CLI sends a resumed conversation's turns without the SessionStart context
-    # they had: the headless run's model never saw the TUI's block.
-    event = functools.partial(_gemini, project, tmp_path / "chat.jsonl")
-    tui = harness("--harness", "gemini", fast=True)
-    assert RULE in tui.hook(event("SessionStart", source="startup"))
-    assert RULE not in tui.hook(event("BeforeAgent", prompt="pelican"))
-    headless = harness("--harness", "gemini", fast=True)
-    assert RULE not in headless.hook(event("SessionStart", source="resume"))
-    assert RULE in headless.hook(event("BeforeAgent", prompt="heron"))
-    headless.hook(event("SessionEnd", reason="exit"))
-    headless.quit()
-    assert RULE not in tui.hook(event("BeforeAgent", prompt="osprey"))
-    tui.hook(event("SessionEnd", reason="exit"))
-    assert _ended(memory_root)
-
-
-def test_a_gemini_prompt_beside_a_tui_before_its_session_start_gets_the_block(
-    memory_root: Path, project: Path, tmp_path: Path, harness: Callable[..., Harness]
-) -> None:
-    # Gemini CLI 0.61.0's TUI takes a prompt before its SessionStart hook returns: the
-    # prompt of a `gemini --resume latest` beside a TUI came from a harness process the
-    # session did not know yet, and went with no block.
+    # they had: the headless run's model never saw the TUI's block. Its TUI takes a
+    # prompt before its SessionStart hook returns (0.61.0): a prompt from a harness
+    # process the session did not know yet went with no block.
     event = functools.partial(_gemini, project, tmp_path / "chat.jsonl")
     tui = harness("--harness", "gemini", fast=True)
     assert RULE in tui.hook(event("SessionStart", source="startup"))
     assert RULE not in tui.hook(event("BeforeAgent", prompt="pelican"))
     resumed = harness("--harness", "gemini", fast=True)
-    assert RULE in resumed.hook(event("BeforeAgent", prompt="heron"))
-    assert RULE not in resumed.hook(event("SessionStart", source="resume"))
-    assert RULE not in resumed.hook(event("BeforeAgent", prompt="osprey"))
-    assert RULE not in tui.hook(event("BeforeAgent", prompt="kestrel"))
-    for h in (resumed, tui):
-        h.hook(event("SessionEnd", reason="exit"))
+    sent = {
+        "start": functools.partial(event, "SessionStart", source="resume"),
+        "prompt": functools.partial(event, "BeforeAgent", prompt="heron"),
+    }
+    for name in ("prompt", "start") if prompted_first else ("start", "prompt"):
+        assert (RULE in resumed.hook(sent[name]())) == (name == "prompt"), name
+    assert RULE not in resumed.hook(event("BeforeAgent", prompt="kestrel"))
+    resumed.hook(event("SessionEnd", reason="exit"))
+    resumed.quit()
+    assert RULE not in tui.hook(event("BeforeAgent", prompt="osprey"))
+    tui.hook(event("SessionEnd", reason="exit"))
     assert _ended(memory_root)
 
 
