@@ -19,6 +19,7 @@ from memhooks.memory.errors import MemoryStoreError
 from memhooks.memory.files import private_folder, read_regular, write_atomic
 from memhooks.memory.inject import body
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.private import has_private, strip_private
 from memhooks.memory.text import neutralise
 
 if TYPE_CHECKING:
@@ -49,9 +50,7 @@ def shown(doc: Doc) -> str:
 def visible(text: str) -> str:
     """`text` (a file's `inject.body`, or its section in a block) as a notice compares it:
     neutralised, private blocks out."""
-    if "<private>" in text.lower():  # the rules of secrets not loaded for nothing
-        from memhooks.memory.redact import strip_private
-
+    if has_private(text):
         text = strip_private(text)
     return neutralise(text)
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from memhooks.memory.private import has_private, private_lines_out
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
@@ -190,6 +192,17 @@ def visible(kind: Kind, text: str) -> str | None:
     return "\n".join(p for p in text.split("\n") if parse_forgotten(p) is None)
 
 
+def searchable(kind: Kind, text: str) -> tuple[str, tuple[int, ...]] | None:
+    """What search and the block see of a file (`visible`, and a person's ``<private>``
+    text left out: `memory.private`), with the 0-based positions of the file's lines
+    left out, so that line numbers name the file's own; None for a forgotten note."""
+    shown = visible(kind, text)
+    if shown is None:
+        return None
+    skipped = () if shown is text else tuple(f.line - 1 for f in forgotten_lines(text))
+    return private_lines_out(shown, skipped) if has_private(shown) else (shown, skipped)
+
+
 _TITLE = re.compile(r"title:\s*(.*?)\s*", re.IGNORECASE)
 
 
@@ -328,6 +341,7 @@ __all__ = [
     "note_top",
     "outside_fences",
     "parse_forgotten",
+    "searchable",
     "split_bom",
     "superseded_by",
     "visible",

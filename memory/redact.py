@@ -15,6 +15,7 @@ import bisect
 import re
 from typing import TYPE_CHECKING, Final
 
+from memhooks.memory.private import strip_private
 from memhooks.memory.secret_shapes import KINDS, SHAPES, secret_span
 from memhooks.memory.secret_tokens import TOKEN_RUN, TOKENS, Token
 
@@ -23,76 +24,14 @@ if TYPE_CHECKING:
 
     from memhooks.memory.secret_rules import Shape
 
-__all__ = ["REDACTED", "find_secrets", "redact", "secret_values", "strip_private"]
+__all__ = [
+    "REDACTED",
+    "find_secrets",
+    "redact",
+    "secret_values",
+]
 
 REDACTED: Final = "[redacted]"
-
-# Only the exact tags, ASCII case-insensitively; `<private id=1>` is not a tag.
-_OPEN_TAG: Final = "<private>"
-_OPEN_RE: Final = re.compile(re.escape(_OPEN_TAG), re.IGNORECASE | re.ASCII)
-_CLOSE_RE: Final = re.compile(r"</private>", re.IGNORECASE | re.ASCII)
-
-
-def strip_private(text: str) -> str:
-    """Drop every ``<private>…</private>`` block, tags included.
-
-    Tags match case-insensitively and blocks may span lines. An unclosed
-    ``<private>`` drops everything after it; a stray ``</private>`` is kept.
-    Dropping a block can splice a new tag (``<pri<private>x</private>vate>``); that
-    one is dropped too, so the result never holds an opening tag and the function is
-    idempotent. Runs in linear time even on nested splices.
-
-    Args:
-        text: Any text.
-
-    Returns:
-        The text without its private blocks.
-    """
-    kept: list[list[int]] = []  # non-empty [start, end) spans of `text` to keep
-    pos = 0
-    while True:
-        cut = _spliced_tag_end(text, kept, pos)
-        if cut is None:
-            match = _OPEN_RE.search(text, pos)
-            if match is None:
-                break
-            if match.start() > pos:
-                kept.append([pos, match.start()])
-            cut = match.end()
-        close = _CLOSE_RE.search(text, cut)
-        pos = len(text) if close is None else close.end()
-    if pos < len(text):
-        kept.append([pos, len(text)])
-    return "".join(text[start:end] for start, end in kept)
-
-
-def _spliced_tag_end(text: str, kept: list[list[int]], pos: int) -> int | None:
-    """Find an opening tag split across the kept tail and ``text[pos:]``.
-
-    If there is one, trim its first part off ``kept`` and return where it ends in
-    ``text``. Spans are indices rather than strings, so trimming copies nothing.
-    """
-    size = len(_OPEN_TAG) - 1
-    parts: list[str] = []
-    for start, end in reversed(kept):  # at most `size` spans, since none is empty
-        parts.append(text[max(start, end - size) : end])
-        size -= len(parts[-1])
-        if not size:
-            break
-    tail = "".join(reversed(parts))
-    match = _OPEN_RE.search(tail + text[pos : pos + len(_OPEN_TAG) - 1])
-    if not tail or match is None or match.start() >= len(tail):
-        return None
-    count = len(tail) - match.start()
-    while count:
-        span = kept[-1]
-        taken = min(count, span[1] - span[0])
-        span[1] -= taken
-        count -= taken
-        if span[0] == span[1]:
-            kept.pop()
-    return pos + match.end() - len(tail)
-
 
 _MARK_RE: Final = re.compile(re.escape(REDACTED))
 _RUN_RE: Final = re.compile(TOKEN_RUN)

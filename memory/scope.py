@@ -23,7 +23,7 @@ from memhooks.memory.errors import (
 )
 from memhooks.memory.files import NotRegularFileError, Read, read_regular
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.note_format import forgotten_lines, visible
+from memhooks.memory.note_format import searchable
 from memhooks.memory.paths import Located
 from memhooks.memory.text import fit, nbytes
 
@@ -251,14 +251,12 @@ class Scope:
         except OSError:
             return None
         text = raw.decode("utf-8", errors="replace")
-        # Forgotten lines and notes stay in the file for people, never for search (memory.forget).
-        shown = visible(loc.kind, text)
-        if shown is None:
+        # Forgotten lines and notes, and a person's private text, stay in the file for
+        # people, never for search and the block (memory.forget, memory.private).
+        seen = searchable(loc.kind, text)
+        if seen is None:
             return None
-        # Where they were, so that search prints the line numbers of the file on disk.
-        skipped = (
-            () if shown is text else tuple(f.line - 1 for f in forgotten_lines(text))
-        )
+        shown, skipped = seen
         return make_doc(loc, shown, size=len(raw), mtime_ns=mtime, skipped=skipped)
 
     def load(self, loc: Located) -> Doc | None:

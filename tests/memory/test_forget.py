@@ -192,6 +192,30 @@ def test_store_hides_forgotten_lines_and_notes(memory_root: Path) -> None:
     assert "~~- Deploy with fabric.~~" in (memory_root / "MEMORY.md").read_text()
 
 
+def test_store_hides_private_blocks_and_names_the_lines_of_the_file(
+    memory_root: Path,
+) -> None:
+    # A person's <private> text is theirs: the block and search never show it, and a
+    # hit's line numbers still name the file's lines (forgotten ones counted too).
+    store = Store(memory_root, SLUG)
+    store.write_memory(
+        "- Deploy with fabric.\n<private>\nThe vault code is 4417.\n</private>\n"
+        "- Lockers by the east door <private>(mine: 31)</private>.\n- Ship on Fridays."
+    )
+    store.rewrite(
+        "MEMORY.md", lambda t: forget_line(t, "fabric", date=DAY, reason="old")[0]
+    )
+    docs = store.corpus()
+    block = build_block(docs, DAY)
+
+    assert "4417" not in block and "31" not in block and "private>" not in block
+    assert "- Lockers by the east door ." in block and "Ship on Fridays" in block
+    assert search_docs(docs.values(), "vault code").hits == ()
+    (hit,) = search_docs(docs.values(), "lockers fridays").hits
+    assert [ln.number for ln in hit.lines if ln.match] == [5, 6]
+    assert (memory_root / "MEMORY.md").read_text().count("The vault code is 4417.") == 1
+
+
 def test_superseded_note_ranks_below_its_successor(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     # The old note matches better (more terms): without the mark it would rank first.

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memhooks.memory.redact import REDACTED, find_secrets, redact, strip_private
+from memhooks.memory.private import private_lines_out, strip_private
+from memhooks.memory.redact import REDACTED, find_secrets, redact
 
 # Fake credentials in realistic shapes:
 # (kind that find_secrets reports, text, the part that must vanish).
@@ -345,6 +346,21 @@ def test_strip_private(text: str, expected: str) -> None:
     assert strip_private(text) == expected
     assert strip_private(expected) == expected
     assert redact(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), PRIVATE)
+def test_strip_private_keeping_lines_drops_the_same_text(
+    text: str, expected: str
+) -> None:
+    # As many lines as `text`: what is left of each line is where it was.
+    kept = strip_private(text, lines=True)
+    assert kept.count("\n") == text.count("\n")
+    assert kept.replace("\n", "") == expected.replace("\n", "")
+
+
+def test_private_lines_out_says_which_lines_of_the_file_it_left_out() -> None:
+    text = "a\n<private>\nb\n</private>\nc <private>d</private> e\n\n<private>f</private>\ng"
+    assert private_lines_out(text) == ("a\nc  e\n\ng", (1, 2, 3, 6))
 
 
 def test_strip_private_leaves_secrets() -> None:
