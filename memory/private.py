@@ -1,9 +1,9 @@
 """A person's ``<private>…</private>`` text: theirs, never the model's.
 
 What the hooks write on their own drops it (`strip_private`, through `memory.redact`),
-and search and the block read each memory file without it (`private_lines_out`, in
-`memory.scope`), the file keeping every byte. No secret rules here: a file that holds no
-tag costs one scan.
+and search and the block read each memory file without it (`private_lines_out`, through
+`note_format.searchable`), the file keeping every byte. No secret rules here: a file that
+holds no tag costs one scan.
 """
 
 from __future__ import annotations
