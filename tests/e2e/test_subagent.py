@@ -424,6 +424,41 @@ def test_what_a_codex_tui_subagent_wrote_and_ran_is_in_the_record(
         assert not sb.leftovers()
 
 
+def test_a_codex_subagent_working_through_a_compaction_is_in_the_next_record(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Found with the Codex CLI 0.171.0 TUI (2026-12-06): the person runs `/compact`
+    while a subagent works in the background, which writes its file and runs its
+    command after the compaction's record. That record listed what it had run by then
+    (`sleep 4`); the session end wrote no record at all, and the file and command were
+    in none: the parent's rollout names a subagent at its spawn, before the flush, and
+    again only in a `wait` for it or in the `<subagent_notification>` message Codex
+    adds once it finished, which memhooks did not read. Now the session-end record
+    lists them, and what the compaction's listed is not listed again."""
+    with sandbox(tmp_path_factory.mktemp("codex-tui-compact"), cli_bins, netns) as sb:
+        hooks = sb.base / "hooks"
+        env = setup_codex(sb, capture=str(hooks))
+        seed(sb)
+        sb.script(_codex_tui_rules(sb))
+        tmux = _codex_tui(sb, env)
+        sb.ask(tmux, AGAIN, reply=STARTED)
+        tmux.type("/compact")
+        (flushed,) = sb.entries("compaction summary", at_least=1)
+        assert not (sb.project / LISTED).exists(), "the subagent was done too soon"
+        tmux.wait_for(lambda: (sb.project / LISTED).exists(), what=LISTED)
+        _wait_notified(sb, tmux)
+        tmux.type("/quit")
+        tmux.wait_exit()
+        (ended,) = sb.entries("session end", at_least=1)
+        assert AGAIN in flushed and LISTED not in flushed
+        assert ended.count(f"{LISTED}`") == 1 and ended.count(f"`{LIST}`") == 1, ended
+        daily = sb.daily()
+        assert daily.count(f"`{SLOW}`") == 1, daily
+        assert LATER not in daily and "Listed every" not in daily
+        _hooks_clean(hooks)
+        assert not sb.leftovers()
+
+
 def test_what_a_gemini_tui_subagent_wrote_and_ran_is_in_the_record(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
@@ -479,5 +514,68 @@ def test_what_a_gemini_tui_subagent_wrote_and_ran_is_in_the_record(
         for unsaid in (TASK, LATER, "Did "):
             assert unsaid not in daily, daily
         _each_in_its_own(sb, SURVEY)
+        _hooks_clean(hooks)
+        assert not sb.leftovers()
+
+
+def test_a_codex_subagent_given_more_work_after_a_compaction_is_in_the_next_record(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Found with the Codex CLI 0.171.0 TUI (2026-12-06): a subagent spawned and waited
+    for before `/compact` is given more work after it (`send_input`, then
+    `wait_agent`). The session-end record listed the prompt and none of the file and
+    command the subagent wrote and ran then: its spawn was before the compaction's
+    record, and the `CollabAgentToolCall` items of `send_input` and `wait` that name it
+    again were not read."""
+    with sandbox(tmp_path_factory.mktemp("codex-tui-follow"), cli_bins, netns) as sb:
+        hooks = sb.base / "hooks"
+        env = setup_codex(sb, capture=str(hooks))
+        seed(sb)
+        rules = _codex_tui_rules(sb)
+        sb.script(rules)
+        tmux = _codex_tui(sb, env)
+        sb.ask(tmux, SURVEY, reply=SURVEYED)
+        tmux.type("/compact")
+        sb.entries("compaction summary", at_least=1)
+        # The subagent's thread id: its rollout's name ends with it.
+        (agent,) = [
+            p.stem[-36:]
+            for p in (sb.home / ".codex" / "sessions").rglob("rollout-*.jsonl")
+            if TASK in p.read_text() and SURVEY not in p.read_text()
+        ]
+        more, follow = "Give the helper more work.", "Also note the file sizes."
+        send = {"target": agent, "message": follow}
+        wait = {"tool": "multi_agent_v1/wait_agent", "args": {"targets": [agent]}}
+        sb.script(
+            [
+                {
+                    "when": follow,
+                    "tool": "exec_command",
+                    "args": {"cmd": "ls -l"},
+                    "then": [
+                        {
+                            "tool": "exec_command",
+                            "args": {"cmd": _codex_patch(sb.project / "sizes.txt")},
+                        }
+                    ],
+                    "reply": "Noted the sizes.",
+                },
+                {
+                    "when": more,
+                    "tool": "multi_agent_v1/send_input",
+                    "args": send,
+                    "then": [wait],
+                    "reply": "Gave it more.",
+                },
+                *rules,
+            ]
+        )
+        sb.ask(tmux, more, reply="Gave it more.")
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert (sb.project / "sizes.txt").exists()
+        (ended,) = sb.entries("session end", at_least=1)
+        assert "sizes.txt`" in ended and "`ls -l`" in ended, ended
+        assert follow not in sb.daily()
         _hooks_clean(hooks)
         assert not sb.leftovers()
