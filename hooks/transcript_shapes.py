@@ -9,9 +9,9 @@ chat files); neither is documented, so every accessor checks types and skips the
   the model said are `event_msg` lines (`item_completed` with a `UserMessage` or
   `AgentMessage` item; older builds: `user_message` / `agent_message`); `response_item`
   lines repeat them next to injected context, so only their tool calls are read;
-  `compacted` holds the compaction summary. A subagent the model spawned is an
-  `item_completed` with a `CollabAgentToolCall` item (`tool: "spawn_agent"`), whose
-  `receiver_thread_ids` name the thread whose rollout holds its turns (`subagents`).
+  `compacted` holds the compaction summary. A subagent is named in an `item_completed`
+  `CollabAgentToolCall` (`spawn_agent`, `wait`, …: `receiver_thread_ids`, its rollout's
+  thread, `subagents`) and in the `<subagent_notification>` message once it finished.
 - Gemini chat file: a header line, then message records `{"id", "type": "user" |
   "gemini" | "info" | …, "content"}`, and `{"$set": …}` lines that rewrite the history
   (after a compression) and repeat what came before. A record may be written twice with
@@ -51,6 +51,7 @@ _PATCH_CALL = re.compile(
 )
 #: What a Codex call's output begins with when a PreToolUse hook refused it (0.171.0).
 _CODEX_BLOCKED = "Command blocked by PreToolUse hook:"
+_NOTIFIED = re.compile(r'<subagent_notification>\s*\{"agent_path":"([^"]+)"')
 _GEMINI_SHELL = frozenset({"run_shell_command"})
 #: What a Gemini CLI call shows when a BeforeTool hook refused it (0.61.0).
 _GEMINI_BLOCKED = "Tool execution blocked:"
@@ -116,8 +117,8 @@ def _codex_message(
         return
     item = payload.get("item") if kind == "item_completed" else None
     item_kind = _str(item, "type")
-    if item_kind == "CollabAgentToolCall" and _str(item, "tool") == "spawn_agent":
-        # A subagent the model spawned: its turns are in a rollout of its own.
+    if item_kind == "CollabAgentToolCall":
+        # A subagent spawned, waited for, …: its turns are in a rollout of its own.
         threads = item.get("receiver_thread_ids") if isinstance(item, dict) else None
         for thread in threads if isinstance(threads, list) else ():
             if isinstance(thread, str) and thread:
@@ -164,6 +165,10 @@ def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent
         argv = argv.get("command") if isinstance(argv, dict) else None
         if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
             yield "command", " ".join(argv)
+    elif kind == "message" and (
+        told := _NOTIFIED.match(_joined(_dicts(payload.get("content"))))
+    ):
+        yield "agent", told[1]  # finished: read again, for its work since a record
     elif kind == "custom_tool_call" and name == "apply_patch":
         for path in _PATCH_FILE.findall(_str(payload, "input") or ""):
             yield "file", path.strip()

@@ -165,14 +165,20 @@ def anthropic_message(model: str, answer: Answer, n: int, usage: int) -> dict[st
 # --- OpenAI Responses ------------------------------------------------------------------
 
 
+#: How Codex CLI 0.171.0 begins the user message that tells a subagent finished.
+_NOTIFIED = "<subagent_notification>"
+
+
 def responses_last_user(body: dict[str, Any]) -> tuple[str, int]:
     """The user's last message, and how many tool results (function_call_output & co)
-    came after it."""
+    came after it. Codex CLI 0.171.0 tells the parent that a subagent finished in a
+    user message of its own (`<subagent_notification>`), which nobody typed."""
     items = [i for i in body.get("input") or [] if isinstance(i, dict)]
     results = 0
     for item in reversed(items):
-        if item.get("role") == "user":
-            return "\n".join(texts(item.get("content"))), results
+        text = "\n".join(texts(item.get("content")))
+        if item.get("role") == "user" and _NOTIFIED not in text:
+            return text, results
         results += str(item.get("type", "")).endswith("_output")
     return "", results
 

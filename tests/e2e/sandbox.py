@@ -286,9 +286,16 @@ class Sandbox:
         return seen[nth]
 
     def ask(
-        self, tmux: Tmux, prompt: str, nth: int = 0, *, timeout: float = 60
+        self,
+        tmux: Tmux,
+        prompt: str,
+        nth: int = 0,
+        *,
+        timeout: float = 60,
+        reply: str | None = None,
     ) -> Request:
-        """Type a prompt in an interactive CLI; wait for the model's answer on the screen."""
+        """Type a prompt in an interactive CLI; wait for the model's answer on the screen
+        (`reply`, for a turn whose script says one, else "Mock reply N.")."""
         tmux.type(prompt)
         deadline = time.monotonic() + timeout
         while len(self.sends(prompt)) <= nth:
@@ -310,7 +317,7 @@ class Sandbox:
                 else:
                     tmux.type(prompt)
         request = self.sends(prompt)[nth]
-        tmux.wait_text(f"Mock reply {request.n}.", timeout=timeout)
+        tmux.wait_text(reply or f"Mock reply {request.n}.", timeout=timeout)
         return request
 
     # --- memory and what is left ------------------------------------------------------

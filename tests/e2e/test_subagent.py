@@ -16,7 +16,7 @@ import pytest
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import RULE, blocks_in, seed
-from tests.e2e.mockwire import SPAWNED
+from tests.e2e.mockwire import SPAWNED, side_call
 from tests.e2e.test_claude_code import hook_errors
 from tests.e2e.test_codex import hook_errors as codex_errors
 from tests.e2e.test_gemini import hook_errors as gemini_errors
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from tests.e2e.modellog import Request
     from tests.e2e.sandbox import Sandbox
+    from tests.e2e.tmux import Tmux
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -304,4 +305,277 @@ def test_what_a_gemini_subagent_wrote_and_ran_is_in_the_record(
         (ended,) = sb.entries("session end", at_least=1)
         assert ended.count(f"{COUNTED}`") == 1 and ended.count(f"`{COUNT}`") == 1
         assert SURVEY in ended and TASK not in ended and "Counted one" not in ended
+        assert not sb.leftovers()
+
+
+# --- the Codex and Gemini TUIs ------------------------------------------------------------
+
+#: What the main model answers once the foreground subagent is done, and once it started
+#: one in the background; what the background subagent runs first (it still works when
+#: its parent's turn has ended).
+SURVEYED, STARTED, SLOW = "Surveyed it.", "Started it.", "sleep 4"
+
+
+def _codex_tui_rules(sb: Sandbox) -> list[dict[str, object]]:
+    # SURVEY: a subagent the main model waits for; AGAIN: one it leaves working.
+    spawn = "multi_agent_v1/spawn_agent"
+    wait = {"tool": "multi_agent_v1/wait_agent", "args": {"targets": [SPAWNED]}}
+
+    def patch(name: str) -> dict[str, object]:
+        return {
+            "tool": "exec_command",
+            "args": {"cmd": _codex_patch(sb.project / name)},
+        }
+
+    return [
+        {
+            "when": TASK,
+            "tool": "exec_command",
+            "args": {"cmd": COUNT},
+            "then": [patch(COUNTED)],
+            "reply": "Counted one markdown file.",
+        },
+        {
+            "when": LATER,
+            "tool": "exec_command",
+            "args": {"cmd": SLOW},
+            "then": [patch(LISTED), {"tool": "exec_command", "args": {"cmd": LIST}}],
+            "reply": "Listed every file.",
+        },
+        {
+            "when": SURVEY,
+            "tool": spawn,
+            "args": {"message": TASK},
+            "then": [wait],
+            "reply": SURVEYED,
+        },
+        {"when": AGAIN, "tool": spawn, "args": {"message": LATER}, "reply": STARTED},
+    ]
+
+
+def _codex_tui(sb: Sandbox, env: dict[str, str]) -> Tmux:
+    bypass = "--dangerously-bypass-approvals-and-sandbox"
+    tmux = sb.tmux(["codex", "--dangerously-bypass-hook-trust", bypass], env=env)
+    tmux.wait_for(
+        lambda: "? for shortcuts" in tmux.screen(), timeout=60, what="the input box"
+    )
+    return tmux
+
+
+def _wait_notified(sb: Sandbox, tmux: Tmux) -> None:
+    # Until the parent's rollout tells that the background subagent finished.
+    def told(text: str) -> bool:
+        return "<subagent_notification>" in text and "Listed every" in text
+
+    rollouts = sb.home / ".codex" / "sessions"
+    tmux.wait_for(
+        lambda: any(told(p.read_text()) for p in rollouts.rglob("rollout-*.jsonl")),
+        what="the parent told that the subagent finished",
+    )
+
+
+def _hooks_clean(hooks: Path) -> None:
+    # Every hook the capture wrapper ran exited 0 and said nothing.
+    codes = sorted(hooks.rglob("*.rc"))
+    said = [(rc.read_text(), rc.with_suffix(".err").read_text()) for rc in codes]
+    assert codes and all(said_ == ("0", "") for said_ in said), said
+
+
+def _each_in_its_own(sb: Sandbox, first: str) -> None:
+    # One block in each request of the main conversation (those holding the person's
+    # `first` prompt), none in the subagents'.
+    turns = [r for r in sb.requests() if r.body and not side_call(r.body)]
+    main = [r for r in turns if r.count(first)]
+    assert len(main) >= 3 and all(blocks_in(r) == 1 for r in main)
+    assert len(turns) > len(main), "the subagents made no requests of their own"
+    assert all(blocks_in(r) == 0 for r in turns if not r.count(first))
+
+
+def test_what_a_codex_tui_subagent_wrote_and_ran_is_in_the_record(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """The Codex CLI 0.171.0 TUI (2026-12-06): a subagent the main model waits for, and
+    one it leaves working in the background, which finishes after the turn ended and
+    before `/quit` (Codex then adds a `<subagent_notification>` user message to the
+    parent's rollout, for its next turn). The session-end record lists each one's file
+    and command once, no task, answer or notification as a prompt; one block in each
+    request of the main conversation, none in the subagents'."""
+    with sandbox(tmp_path_factory.mktemp("codex-tui-subagent"), cli_bins, netns) as sb:
+        hooks = sb.base / "hooks"
+        env = setup_codex(sb, capture=str(hooks))
+        seed(sb)
+        sb.script(_codex_tui_rules(sb))
+        tmux = _codex_tui(sb, env)
+        sb.ask(tmux, SURVEY, reply=SURVEYED)
+        sb.ask(tmux, AGAIN, reply=STARTED)
+        tmux.wait_for(lambda: (sb.project / LISTED).exists(), what=LISTED)
+        _wait_notified(sb, tmux)
+        tmux.type("/quit")
+        tmux.wait_exit()
+        (ended,) = sb.entries("session end", at_least=1)
+        for listed in (f"{COUNTED}`", f"`{COUNT}`", f"{LISTED}`", f"`{LIST}`"):
+            assert ended.count(listed) == 1, ended
+        daily = sb.daily()
+        assert daily.count(SURVEY) == 1 and daily.count(AGAIN) == 1, daily
+        for unsaid in (TASK, LATER, "Counted one", "Listed every", "subagent_notif"):
+            assert unsaid not in daily, daily
+        _each_in_its_own(sb, SURVEY)
+        _hooks_clean(hooks)
+        assert not sb.leftovers()
+
+
+def test_a_codex_subagent_working_through_a_compaction_is_in_the_next_record(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Found with the Codex CLI 0.171.0 TUI (2026-12-06): the person runs `/compact`
+    while a subagent works in the background, which writes its file and runs its
+    command after the compaction's record. That record listed what it had run by then
+    (`sleep 4`); the session end wrote no record at all, and the file and command were
+    in none: the parent's rollout names a subagent at its spawn, before the flush, and
+    again only in a `wait` for it or in the `<subagent_notification>` message Codex
+    adds once it finished, which memhooks did not read. Now the session-end record
+    lists them, and what the compaction's listed is not listed again."""
+    with sandbox(tmp_path_factory.mktemp("codex-tui-compact"), cli_bins, netns) as sb:
+        hooks = sb.base / "hooks"
+        env = setup_codex(sb, capture=str(hooks))
+        seed(sb)
+        sb.script(_codex_tui_rules(sb))
+        tmux = _codex_tui(sb, env)
+        sb.ask(tmux, AGAIN, reply=STARTED)
+        tmux.type("/compact")
+        (flushed,) = sb.entries("compaction summary", at_least=1)
+        assert not (sb.project / LISTED).exists(), "the subagent was done too soon"
+        tmux.wait_for(lambda: (sb.project / LISTED).exists(), what=LISTED)
+        _wait_notified(sb, tmux)
+        tmux.type("/quit")
+        tmux.wait_exit()
+        (ended,) = sb.entries("session end", at_least=1)
+        assert AGAIN in flushed and LISTED not in flushed
+        assert ended.count(f"{LISTED}`") == 1 and ended.count(f"`{LIST}`") == 1, ended
+        daily = sb.daily()
+        assert daily.count(f"`{SLOW}`") == 1, daily
+        assert LATER not in daily and "Listed every" not in daily
+        _hooks_clean(hooks)
+        assert not sb.leftovers()
+
+
+def test_what_a_gemini_tui_subagent_wrote_and_ran_is_in_the_record(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """The Gemini CLI 0.61.0 TUI (2026-12-06): two prompts, each running a subagent
+    (`invoke_agent`, `generalist`) that runs a command and writes a file, then `/quit`.
+    The session-end record lists each file and command once, no task or answer as a
+    prompt; one block in each request of the main conversation, none in the
+    subagents'; every hook exited 0 and said nothing; nothing left running."""
+    with sandbox(tmp_path_factory.mktemp("gemini-tui-subagent"), cli_bins, netns) as sb:
+        hooks = sb.base / "hooks"
+        env = setup_gemini(sb, capture=str(hooks))
+        seed(sb)
+
+        def rules(
+            asked: str, task: str, command: str, name: str
+        ) -> list[dict[str, object]]:
+            write = {"file_path": str(sb.project / name), "content": "1\n"}
+            answer = {"result": {"response": f"Did {name}."}}
+            run = {"agent_name": "generalist", "prompt": task}
+            return [
+                {
+                    "when": task,
+                    "tool": "run_shell_command",
+                    "args": {"command": command, "description": command},
+                    "then": [
+                        {"tool": "write_file", "args": write},
+                        {"tool": "complete_task", "args": answer},
+                    ],
+                },
+                {"when": asked, "tool": "invoke_agent", "args": run, "reply": SURVEYED},
+            ]
+
+        sb.script(
+            rules(SURVEY, TASK, COUNT, COUNTED) + rules(AGAIN, LATER, LIST, LISTED)
+        )
+        tmux = sb.tmux(["gemini", "--approval-mode", "yolo"], env=env)
+        tmux.wait_text("Type your message", timeout=60)
+        sb.ask(tmux, SURVEY, reply=SURVEYED)
+        sb.ask(tmux, AGAIN, reply=SURVEYED)
+        tmux.wait_text("Type your message")
+        tmux.type("/quit")
+        try:
+            tmux.wait_exit(timeout=10)
+        except AssertionError:  # the Enter taken by the commands' list as it opened
+            tmux.keys("Enter")
+            tmux.wait_exit()
+        assert all((sb.project / f).read_text() == "1\n" for f in (COUNTED, LISTED))
+        (ended,) = sb.entries("session end", at_least=1)
+        for listed in (f"{COUNTED}`", f"`{COUNT}`", f"{LISTED}`", f"`{LIST}`"):
+            assert ended.count(listed) == 1, ended
+        daily = sb.daily()
+        assert daily.count(SURVEY) == 1 and daily.count(AGAIN) == 1, daily
+        for unsaid in (TASK, LATER, "Did "):
+            assert unsaid not in daily, daily
+        _each_in_its_own(sb, SURVEY)
+        _hooks_clean(hooks)
+        assert not sb.leftovers()
+
+
+def test_a_codex_subagent_given_more_work_after_a_compaction_is_in_the_next_record(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Found with the Codex CLI 0.171.0 TUI (2026-12-06): a subagent spawned and waited
+    for before `/compact` is given more work after it (`send_input`, then
+    `wait_agent`). The session-end record listed the prompt and none of the file and
+    command the subagent wrote and ran then: its spawn was before the compaction's
+    record, and the `CollabAgentToolCall` items of `send_input` and `wait` that name it
+    again were not read."""
+    with sandbox(tmp_path_factory.mktemp("codex-tui-follow"), cli_bins, netns) as sb:
+        hooks = sb.base / "hooks"
+        env = setup_codex(sb, capture=str(hooks))
+        seed(sb)
+        rules = _codex_tui_rules(sb)
+        sb.script(rules)
+        tmux = _codex_tui(sb, env)
+        sb.ask(tmux, SURVEY, reply=SURVEYED)
+        tmux.type("/compact")
+        sb.entries("compaction summary", at_least=1)
+        # The subagent's thread id: its rollout's name ends with it.
+        (agent,) = [
+            p.stem[-36:]
+            for p in (sb.home / ".codex" / "sessions").rglob("rollout-*.jsonl")
+            if TASK in p.read_text() and SURVEY not in p.read_text()
+        ]
+        more, follow = "Give the helper more work.", "Also note the file sizes."
+        send = {"target": agent, "message": follow}
+        wait = {"tool": "multi_agent_v1/wait_agent", "args": {"targets": [agent]}}
+        sb.script(
+            [
+                {
+                    "when": follow,
+                    "tool": "exec_command",
+                    "args": {"cmd": "ls -l"},
+                    "then": [
+                        {
+                            "tool": "exec_command",
+                            "args": {"cmd": _codex_patch(sb.project / "sizes.txt")},
+                        }
+                    ],
+                    "reply": "Noted the sizes.",
+                },
+                {
+                    "when": more,
+                    "tool": "multi_agent_v1/send_input",
+                    "args": send,
+                    "then": [wait],
+                    "reply": "Gave it more.",
+                },
+                *rules,
+            ]
+        )
+        sb.ask(tmux, more, reply="Gave it more.")
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert (sb.project / "sizes.txt").exists()
+        (ended,) = sb.entries("session end", at_least=1)
+        assert "sizes.txt`" in ended and "`ls -l`" in ended, ended
+        assert follow not in sb.daily()
+        _hooks_clean(hooks)
         assert not sb.leftovers()

@@ -128,9 +128,10 @@ def _said(kind: str, text: str) -> dict[str, object]:
     return _codex("event_msg", {"type": "item_completed", "item": item})
 
 
-def _spawned(*threads: str) -> dict[str, object]:
-    # As Codex writes a `spawn_agent` call that started `threads`.
-    item: dict[str, object] = {"type": "CollabAgentToolCall", "tool": "spawn_agent"}
+def _spawned(*threads: str, tool: str = "spawn_agent") -> dict[str, object]:
+    # As Codex writes a `spawn_agent` call that started `threads` (or another `tool`
+    # of its agents, naming them: `wait`, …).
+    item: dict[str, object] = {"type": "CollabAgentToolCall", "tool": tool}
     item |= {"status": "completed", "receiver_thread_ids": list(threads)}
     return _codex("event_msg", {"type": "item_completed", "item": item})
 
@@ -199,6 +200,33 @@ def test_a_codex_subagent_spawning_itself_is_read_once(tmp_path: Path) -> None:
     _rollout(day, "01a2-child", _shell("s1", "make"), _spawned("01a2-child"))
     digest, _ = read_transcript(session)
     assert with_subagents(digest, session).commands == ("make",)
+
+
+def _notified(thread: str) -> dict[str, object]:
+    # The user message Codex adds to the parent's rollout once `thread` finished.
+    told = json.dumps({"agent_path": thread, "status": {"completed": "Listed."}})
+    text = f"<subagent_notification>\n{told.replace(' ', '')}\n</subagent_notification>"
+    content = [{"type": "input_text", "text": text}]
+    return _codex(
+        "response_item", {"type": "message", "role": "user", "content": content}
+    )
+
+
+def test_a_codex_subagent_named_again_after_a_record_is_read_again(
+    tmp_path: Path,
+) -> None:
+    # Spawned before a record (a compaction's), it works on: the next record, read from
+    # after its spawn, takes it from the `wait` for it or the notice that it finished.
+    day = tmp_path / "2026" / "12" / "06"
+    spawn = [_said("UserMessage", "Survey it."), _spawned("01a2-child")]
+    _rollout(day, "01a2-child", _shell("s1", "sleep 4"), _shell("s2", "ls -a"))
+    for later in (_notified("01a2-child"), _spawned("01a2-child", tool="wait")):
+        session = _rollout(day, "01a2-parent", *spawn, _shell("p1", "make"), later)
+        start = len("".join(json.dumps(e) + "\n" for e in spawn))
+        digest, _ = read_transcript(session, start)
+        assert digest.agents == ("01a2-child",) and not digest.prompts
+        merged = with_subagents(digest, session)
+        assert merged.commands == ("make", "sleep 4", "ls -a")
 
 
 def test_a_codex_subagent_whose_rollout_is_gone_adds_nothing(tmp_path: Path) -> None:
