@@ -353,13 +353,19 @@ def _codex_tui_rules(sb: Sandbox) -> list[dict[str, object]]:
     ]
 
 
-def _codex_tui(sb: Sandbox, env: dict[str, str]) -> Tmux:
+def _codex_tui(sb: Sandbox) -> tuple[Tmux, Path]:
+    """The Codex TUI (approvals and sandbox off) on the seeded memory, its model
+    scripted with `_codex_tui_rules`, and the folder its hooks are captured in."""
+    hooks = sb.base / "hooks"
+    env = setup_codex(sb, capture=str(hooks))
+    seed(sb)
+    sb.script(_codex_tui_rules(sb))
     bypass = "--dangerously-bypass-approvals-and-sandbox"
     tmux = sb.tmux(["codex", "--dangerously-bypass-hook-trust", bypass], env=env)
     tmux.wait_for(
         lambda: "? for shortcuts" in tmux.screen(), timeout=60, what="the input box"
     )
-    return tmux
+    return tmux, hooks
 
 
 def _wait_notified(sb: Sandbox, tmux: Tmux) -> None:
@@ -401,27 +407,31 @@ def test_what_a_codex_tui_subagent_wrote_and_ran_is_in_the_record(
     and command once, no task, answer or notification as a prompt; one block in each
     request of the main conversation, none in the subagents'."""
     with sandbox(tmp_path_factory.mktemp("codex-tui-subagent"), cli_bins, netns) as sb:
-        hooks = sb.base / "hooks"
-        env = setup_codex(sb, capture=str(hooks))
-        seed(sb)
-        sb.script(_codex_tui_rules(sb))
-        tmux = _codex_tui(sb, env)
+        tmux, hooks = _codex_tui(sb)
         sb.ask(tmux, SURVEY, reply=SURVEYED)
         sb.ask(tmux, AGAIN, reply=STARTED)
         tmux.wait_for(lambda: (sb.project / LISTED).exists(), what=LISTED)
         _wait_notified(sb, tmux)
         tmux.type("/quit")
         tmux.wait_exit()
-        (ended,) = sb.entries("session end", at_least=1)
-        for listed in (f"{COUNTED}`", f"`{COUNT}`", f"{LISTED}`", f"`{LIST}`"):
-            assert ended.count(listed) == 1, ended
-        daily = sb.daily()
-        assert daily.count(SURVEY) == 1 and daily.count(AGAIN) == 1, daily
-        for unsaid in (TASK, LATER, "Counted one", "Listed every", "subagent_notif"):
-            assert unsaid not in daily, daily
-        _each_in_its_own(sb, SURVEY)
-        _hooks_clean(hooks)
-        assert not sb.leftovers()
+        _both_recorded(sb, hooks, "Counted one", "Listed every", "subagent_notif")
+
+
+def _both_recorded(sb: Sandbox, hooks: Path, *answers: str) -> None:
+    """Both subagents' files and commands in the session-end record, each once; both
+    prompts once, and neither task nor any of the subagents' `answers` in the log; one
+    block in each request of the main conversation; every hook exited 0 and said
+    nothing; nothing left running."""
+    (ended,) = sb.entries("session end", at_least=1)
+    for listed in (f"{COUNTED}`", f"`{COUNT}`", f"{LISTED}`", f"`{LIST}`"):
+        assert ended.count(listed) == 1, ended
+    daily = sb.daily()
+    assert daily.count(SURVEY) == 1 and daily.count(AGAIN) == 1, daily
+    for unsaid in (TASK, LATER, *answers):
+        assert unsaid not in daily, daily
+    _each_in_its_own(sb, SURVEY)
+    _hooks_clean(hooks)
+    assert not sb.leftovers()
 
 
 def test_a_codex_subagent_working_through_a_compaction_is_in_the_next_record(
@@ -436,11 +446,7 @@ def test_a_codex_subagent_working_through_a_compaction_is_in_the_next_record(
     adds once it finished, which memhooks did not read. Now the session-end record
     lists them, and what the compaction's listed is not listed again."""
     with sandbox(tmp_path_factory.mktemp("codex-tui-compact"), cli_bins, netns) as sb:
-        hooks = sb.base / "hooks"
-        env = setup_codex(sb, capture=str(hooks))
-        seed(sb)
-        sb.script(_codex_tui_rules(sb))
-        tmux = _codex_tui(sb, env)
+        tmux, hooks = _codex_tui(sb)
         sb.ask(tmux, AGAIN, reply=STARTED)
         tmux.type("/compact")
         (flushed,) = sb.entries("compaction summary", at_least=1)
@@ -506,16 +512,7 @@ def test_what_a_gemini_tui_subagent_wrote_and_ran_is_in_the_record(
             tmux.keys("Enter")
             tmux.wait_exit()
         assert all((sb.project / f).read_text() == "1\n" for f in (COUNTED, LISTED))
-        (ended,) = sb.entries("session end", at_least=1)
-        for listed in (f"{COUNTED}`", f"`{COUNT}`", f"{LISTED}`", f"`{LIST}`"):
-            assert ended.count(listed) == 1, ended
-        daily = sb.daily()
-        assert daily.count(SURVEY) == 1 and daily.count(AGAIN) == 1, daily
-        for unsaid in (TASK, LATER, "Did "):
-            assert unsaid not in daily, daily
-        _each_in_its_own(sb, SURVEY)
-        _hooks_clean(hooks)
-        assert not sb.leftovers()
+        _both_recorded(sb, hooks, "Did ")
 
 
 def test_a_codex_subagent_given_more_work_after_a_compaction_is_in_the_next_record(
@@ -528,12 +525,7 @@ def test_a_codex_subagent_given_more_work_after_a_compaction_is_in_the_next_reco
     record, and the `CollabAgentToolCall` items of `send_input` and `wait` that name it
     again were not read."""
     with sandbox(tmp_path_factory.mktemp("codex-tui-follow"), cli_bins, netns) as sb:
-        hooks = sb.base / "hooks"
-        env = setup_codex(sb, capture=str(hooks))
-        seed(sb)
-        rules = _codex_tui_rules(sb)
-        sb.script(rules)
-        tmux = _codex_tui(sb, env)
+        tmux, hooks = _codex_tui(sb)
         sb.ask(tmux, SURVEY, reply=SURVEYED)
         tmux.type("/compact")
         sb.entries("compaction summary", at_least=1)
@@ -567,7 +559,7 @@ def test_a_codex_subagent_given_more_work_after_a_compaction_is_in_the_next_reco
                     "then": [wait],
                     "reply": "Gave it more.",
                 },
-                *rules,
+                *_codex_tui_rules(sb),
             ]
         )
         sb.ask(tmux, more, reply="Gave it more.")
