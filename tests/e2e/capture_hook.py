@@ -10,8 +10,9 @@ This process becomes the `sh` that runs COMMAND: a hook's harness is its parent 
 the shells (`hooks/spawn.py`), and a Python process in between would make the session
 process take this wrapper, gone once the hook returned, for a harness that quit.
 
-With MEMHOOKS_E2E_HOLD=EVENT:SECONDS in its environment, the hook of that event starts
-that much later: a slow start of it, for what the harness does meanwhile.
+With MEMHOOKS_E2E_HOLD=EVENT:LATER in its environment, the hook of EVENT starts only
+once a hook of event LATER the harness ran after it has returned (30 s at most): the
+harness's second hook handled first, whatever the machine's load.
 """
 
 from __future__ import annotations
@@ -36,14 +37,24 @@ def main(argv: list[str]) -> None:
     stem = outdir / f"{time.time_ns()}-{event}"
     sent, err, rc = (shlex.quote(f"{stem}{x}") for x in (".json", ".err", ".rc"))
     stem.with_suffix(".json").write_bytes(payload)
-    held, _, seconds = os.environ.get("MEMHOOKS_E2E_HOLD", "").partition(":")
+    held, _, later = os.environ.get("MEMHOOKS_E2E_HOLD", "").partition(":")
     if held == event:
-        time.sleep(float(seconds))
+        _wait_for_later(outdir, later, time.time_ns())
     script = (
         f"{command} <{sent} 2>{err}; rc=$?; cat {err} >&2; "
         f'printf %s "$rc" >{rc}; exit "$rc"'
     )
     os.execve("/bin/sh", ["sh", "-c", script], os.environ)
+
+
+def _wait_for_later(outdir: Path, event: str, since: int) -> None:
+    # Until a hook of `event` whose payload came after `since` (ns) has returned (its
+    # exit code saved in `outdir`), 30 s at most.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if any(int(p.name.split("-")[0]) > since for p in outdir.glob(f"*-{event}.rc")):
+            return
+        time.sleep(0.05)
 
 
 if __name__ == "__main__":
