@@ -257,7 +257,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
             after = Reply(context=told)
         else:
             after = Reply(context=block or None)
-            state.block_source = "prompt" if block else state.block_source
+            if block:
+                state.block_source = "prompt"
     elif event.harness in _RESUME_DROPS_BLOCK and lacks_block(state, event.caller):
         # Resumed beside the harness process that runs the session (`gemini --resume
         # latest -p` beside its TUI): a block for its model; what the session noted of

@@ -24,12 +24,7 @@ if TYPE_CHECKING:
 
     from memhooks.memory.secret_rules import Shape
 
-__all__ = [
-    "REDACTED",
-    "find_secrets",
-    "redact",
-    "secret_values",
-]
+__all__ = ["REDACTED", "find_secrets", "redact", "secret_values"]
 
 REDACTED: Final = "[redacted]"
 
