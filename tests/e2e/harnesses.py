@@ -46,6 +46,13 @@ def _capture(settings: Path, outdir: str | None) -> None:
     settings.write_text(json.dumps(data, indent=2))
 
 
+def hook_results(outdir: Path) -> dict[Path, tuple[str, str]]:
+    """The exit code and stderr of each hook the capture wrapper ran into `outdir` (its
+    `.rc` and `.err` files), by the `.rc` file, in path order."""
+    codes = sorted(outdir.rglob("*.rc"))
+    return {rc: (rc.read_text(), rc.with_suffix(".err").read_text()) for rc in codes}
+
+
 # --- Claude Code ------------------------------------------------------------------------
 
 

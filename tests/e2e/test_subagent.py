@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
+from tests.e2e.harnesses import (
+    codex_exec,
+    hook_results,
+    setup_claude,
+    setup_codex,
+    setup_gemini,
+)
 from tests.e2e.memory_fixture import RULE, blocks_in, seed
 from tests.e2e.mockwire import SPAWNED, side_call
 from tests.e2e.test_claude_code import hook_errors
@@ -187,12 +193,13 @@ def test_a_codex_subagents_task_is_not_recorded_as_typed(
         assert not sb.leftovers()
 
 
-def _codex_patch(path: Path) -> str:
-    # A file written as a model without Codex's own apply_patch tool writes it.
-    return (
+def _codex_patch(path: Path) -> dict[str, object]:
+    # The call writing a file as a model without Codex's own apply_patch tool does.
+    patch = (
         f"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {path}\n+1\n"
         "*** End Patch\nEOF\n"
     )
+    return {"tool": "exec_command", "args": {"cmd": patch}}
 
 
 def test_what_a_codex_subagent_wrote_and_ran_is_in_the_record(
@@ -223,10 +230,7 @@ def test_what_a_codex_subagent_wrote_and_ran_is_in_the_record(
                     "args": {"cmd": COUNT},
                     "then": [
                         {"tool": "exec_command", "args": {"cmd": COUNT}},
-                        {
-                            "tool": "exec_command",
-                            "args": {"cmd": _codex_patch(sb.project / COUNTED)},
-                        },
+                        _codex_patch(sb.project / COUNTED),
                         {"tool": spawn, "args": {"message": LATER}},
                         wait,
                     ],
@@ -236,12 +240,7 @@ def test_what_a_codex_subagent_wrote_and_ran_is_in_the_record(
                     "when": LATER,
                     "tool": "exec_command",
                     "args": {"cmd": LIST},
-                    "then": [
-                        {
-                            "tool": "exec_command",
-                            "args": {"cmd": _codex_patch(sb.project / LISTED)},
-                        }
-                    ],
+                    "then": [_codex_patch(sb.project / LISTED)],
                     "reply": "Listed every file.",
                 },
                 {
@@ -320,26 +319,22 @@ def _codex_tui_rules(sb: Sandbox) -> list[dict[str, object]]:
     # SURVEY: a subagent the main model waits for; AGAIN: one it leaves working.
     spawn = "multi_agent_v1/spawn_agent"
     wait = {"tool": "multi_agent_v1/wait_agent", "args": {"targets": [SPAWNED]}}
-
-    def patch(name: str) -> dict[str, object]:
-        return {
-            "tool": "exec_command",
-            "args": {"cmd": _codex_patch(sb.project / name)},
-        }
-
     return [
         {
             "when": TASK,
             "tool": "exec_command",
             "args": {"cmd": COUNT},
-            "then": [patch(COUNTED)],
+            "then": [_codex_patch(sb.project / COUNTED)],
             "reply": "Counted one markdown file.",
         },
         {
             "when": LATER,
             "tool": "exec_command",
             "args": {"cmd": SLOW},
-            "then": [patch(LISTED), {"tool": "exec_command", "args": {"cmd": LIST}}],
+            "then": [
+                _codex_patch(sb.project / LISTED),
+                {"tool": "exec_command", "args": {"cmd": LIST}},
+            ],
             "reply": "Listed every file.",
         },
         {
@@ -382,9 +377,8 @@ def _wait_notified(sb: Sandbox, tmux: Tmux) -> None:
 
 def _hooks_clean(hooks: Path) -> None:
     # Every hook the capture wrapper ran exited 0 and said nothing.
-    codes = sorted(hooks.rglob("*.rc"))
-    said = [(rc.read_text(), rc.with_suffix(".err").read_text()) for rc in codes]
-    assert codes and all(said_ == ("0", "") for said_ in said), said
+    said = hook_results(hooks)
+    assert said and all(done == ("0", "") for done in said.values()), said
 
 
 def _each_in_its_own(sb: Sandbox, first: str) -> None:
@@ -544,12 +538,7 @@ def test_a_codex_subagent_given_more_work_after_a_compaction_is_in_the_next_reco
                     "when": follow,
                     "tool": "exec_command",
                     "args": {"cmd": "ls -l"},
-                    "then": [
-                        {
-                            "tool": "exec_command",
-                            "args": {"cmd": _codex_patch(sb.project / "sizes.txt")},
-                        }
-                    ],
+                    "then": [_codex_patch(sb.project / "sizes.txt")],
                     "reply": "Noted the sizes.",
                 },
                 {

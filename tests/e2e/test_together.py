@@ -23,7 +23,13 @@ import pytest
 
 from memhooks.hooks.spawn import PROCESS_NAME
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
+from tests.e2e.harnesses import (
+    codex_exec,
+    hook_results,
+    setup_claude,
+    setup_codex,
+    setup_gemini,
+)
 from tests.e2e.memory_fixture import FACT, blocks_in, seed
 from tests.e2e.sandbox import MEMHOOKS
 
@@ -141,15 +147,6 @@ def _sent_at(payload: Path) -> int:
     return int(payload.name.split("-")[0])
 
 
-def _wait_rc(hooks: Path, event: str, n: int) -> None:
-    """Until `n` hooks of `event` returned (the capture wrapper wrote their exit
-    codes), 30 s at most."""
-    deadline = time.monotonic() + 30
-    while len(list(hooks.rglob(f"*-{event}.rc"))) < n:
-        assert time.monotonic() < deadline, sorted(hooks.rglob("*"))
-        time.sleep(0.1)
-
-
 def _each_once_and_clean(sb: Sandbox, hooks: Path, prompts: list[str]) -> None:
     """Each of `prompts` went with one block and is in one record; nothing is left, and
     every hook the capture wrapper ran in `hooks` exited 0 with at most a line said."""
@@ -157,9 +154,8 @@ def _each_once_and_clean(sb: Sandbox, hooks: Path, prompts: list[str]) -> None:
     lines = sb.daily().splitlines()
     assert all(lines.count(f"- {p}") == 1 for p in prompts), sb.daily()
     assert not sb.leftovers(), sb.leftovers()
-    codes = sorted(hooks.rglob("*.rc"))
-    said = [(rc.read_text(), rc.with_suffix(".err").read_text()) for rc in codes]
-    assert codes and all(c == "0" and len(e.splitlines()) <= 1 for c, e in said)
+    said = hook_results(hooks).values()
+    assert said and all(c == "0" and len(e.splitlines()) <= 1 for c, e in said)
 
 
 def _wait_gone(sb: Sandbox, cli: str, pids: set[int]) -> None:
@@ -336,13 +332,13 @@ def test_nothing_is_left_running(together: Together) -> None:
 
 
 def test_no_hook_failed_or_said_more_than_a_line(together: Together) -> None:
-    codes = sorted((together.sb.base / "hooks").rglob("*.rc"))
-    assert len(codes) > 30, len(codes)
-    bad = []
-    for rc in codes:
-        said = rc.with_suffix(".err").read_text()
-        if rc.read_text() != "0" or len(said.splitlines()) > 1:
-            bad.append((rc.parent.name, rc.stem, rc.read_text(), said))
+    results = hook_results(together.sb.base / "hooks")
+    assert len(results) > 30, len(results)
+    bad = [
+        (rc.parent.name, rc.stem, code, said)
+        for rc, (code, said) in results.items()
+        if code != "0" or len(said.splitlines()) > 1
+    ]
     assert not bad, bad
 
 
@@ -485,7 +481,10 @@ def test_a_gemini_prompt_sent_before_its_session_start_is_done_gets_the_block(
         _wait_ready(tuis[-1], ready)
         prompts = [ask("gemini", w + STAGING) for w in ("early ", "later ")]
         sb.ask(tuis[-1], prompts[0])
-        _wait_rc(hooks, "SessionStart", len(tuis))  # the start done, then a prompt
+        tuis[-1].wait_for(  # the start done, then a prompt
+            lambda: len(list(hooks.rglob("*-SessionStart.rc"))) >= len(tuis),
+            what="the session start's hook to return",
+        )
         sb.ask(tuis[-1], prompts[1])
         for tui in reversed(tuis):
             tui.type("/quit")
