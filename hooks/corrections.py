@@ -25,7 +25,12 @@ from memhooks.memory.forget import (
     supersede_note,
 )
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.note_format import note_forgotten, superseded_by
+from memhooks.memory.note_format import (
+    is_forgotten_line,
+    note_forgotten,
+    superseded_by,
+)
+from memhooks.memory.private import has_private, strip_private
 
 if TYPE_CHECKING:
     from memhooks.memory import Located, Store
@@ -46,6 +51,33 @@ _ECHO_CHARS = 200
 def _echo(line: str) -> str:
     line = line.strip()
     return line if len(line) <= _ECHO_CHARS else line[: _ECHO_CHARS - 1] + "…"
+
+
+def _named(live: str, marked: str, was: str) -> str:
+    """How forget and restore name the line they changed, after "a line of REL": as
+    search sees it, a person's ``<private>`` text left out, for what they say is also
+    the reply of MCP memory_forget, to the model.
+
+    Args:
+        live: the file's text with the line as written.
+        marked: the file's text with the line forgotten.
+        was: the line as written.
+    """
+    if not has_private(live):
+        return f": {_echo(was)}"
+    at = next(
+        i
+        for i, (a, b) in enumerate(
+            zip(live.split("\n"), marked.split("\n"), strict=True)
+        )
+        if a != b
+    )
+    seen = strip_private(live, lines=True).split("\n")[at].lstrip("\ufeff")
+    if seen.removesuffix("\r") == was:
+        return f": {_echo(was)}"
+    if not seen.strip():
+        return f" (line {at + 1}, private: not shown)"
+    return f": {_echo(seen)} (its private part not shown)"
 
 
 def _resolve(
@@ -135,11 +167,11 @@ def forget(
 
     def change(text: str) -> str:
         new_text, was = forget_line(text, select, date=day, reason=reason, rel=loc.rel)
-        original.append(was)
+        original.append(_named(text, new_text, was))
         return new_text
 
     store.rewrite(loc.rel, change)
-    return f"forgot a line of {loc.rel}: {_echo(original[0])}"
+    return f"forgot a line of {loc.rel}{original[0]}"
 
 
 def restore(store: Store, target: str, *, line: str | None = None) -> str:
@@ -170,7 +202,7 @@ def restore(store: Store, target: str, *, line: str | None = None) -> str:
                 done.append(f"{loc.rel} (no longer {what})")
                 return new_text
         new_text, was = restore_line(text, select, rel=loc.rel)
-        done.append(f"a line of {loc.rel}: {_echo(was)}")
+        done.append(f"a line of {loc.rel}{_named(new_text, text, was)}")
         return new_text
 
     store.rewrite(loc.rel, change)
@@ -195,6 +227,14 @@ def duplicates_report(store: Store) -> list[str]:
             continue
         if loc.kind == "note" and note_forgotten(text.split("\n")):
             continue
+        if has_private(text):
+            # Listed as search sees it: a line of a private block is blank, and a line
+            # with a private part keeps the rest (forgotten lines are left out anyway).
+            cut = strip_private(text, lines=True).split("\n")
+            text = "\n".join(
+                was if is_forgotten_line(was) else now
+                for was, now in zip(text.split("\n"), cut, strict=True)
+            )
         files[loc.rel] = text
     groups = find_duplicates(files)
     notes = sum(1 for rel in files if rel != "MEMORY.md")

@@ -20,6 +20,7 @@ from memhooks.hooks.transcript_contexts import block_in_transcript
 from memhooks.memory import TargetNotFoundError, today
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import daily
+from memhooks.memory.private import has_private, strip_private
 from memhooks.memory.redact import redact, secret_values
 from memhooks.memory.text import cut, nbytes, scrub_surrogates
 
@@ -52,6 +53,10 @@ def kept_prompt(prompt: str) -> str:
     it is cut (a secret cut in half is no longer recognisable), but only as much of it as
     can be kept, with room to spare: a pasted 6 MB prompt is not scanned whole. One too
     long keeps its head, a marker, and its end."""
+    if has_private(prompt):
+        # A private block is the whole prompt's: cut first, the end kept could begin
+        # inside one whose opening tag the cut left behind (6 MB scan in 5 ms).
+        prompt = strip_private(prompt)
     whole = safe(prompt[: 2 * MAX_PROMPT_BYTES])
     if len(prompt) <= 2 * MAX_PROMPT_BYTES and nbytes(whole) <= MAX_PROMPT_BYTES:
         return whole

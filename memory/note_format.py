@@ -200,7 +200,8 @@ def searchable(kind: Kind, text: str) -> tuple[str, tuple[int, ...]] | None:
     if shown is None:
         return None
     skipped = () if shown is text else tuple(f.line - 1 for f in forgotten_lines(text))
-    return private_lines_out(shown, skipped) if has_private(shown) else (shown, skipped)
+    # Private blocks are the file's as written: a forgotten line may open one.
+    return private_lines_out(text, skipped) if has_private(text) else (shown, skipped)
 
 
 _TITLE = re.compile(r"title:\s*(.*?)\s*", re.IGNORECASE)

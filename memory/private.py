@@ -31,21 +31,26 @@ def private_lines_out(
     person wrote: a line a block takes whole is left out, a line it takes part of keeps
     the rest.
 
+    Blocks are found in the whole file, lines at `skipped` included: a forgotten line
+    that opens a block (``<private>`` alone on it, or a rule ending in one) still hides
+    the lines up to its ``</private>``.
+
     Args:
-        text: the file's text but its lines at `skipped` (left out already: forgotten).
-        skipped: 0-based positions of those lines in the file, ascending.
+        text: the file's whole text.
+        skipped: 0-based positions of lines left out besides (forgotten), ascending.
 
     Returns:
         The text, and the positions in the file of every line left out, ascending, so
         that line numbers still name the file's own lines.
     """
     gone = set(skipped)
-    at = [i for i in range(text.count("\n") + 1 + len(skipped)) if i not in gone]
     cut = strip_private(text, lines=True).split("\n")  # as many lines as `text`
     kept = []
     for i, (was, now) in enumerate(zip(text.split("\n"), cut, strict=True)):
+        if i in gone:
+            continue
         if now != was and not now.strip():
-            gone.add(at[i])
+            gone.add(i)
         else:
             kept.append(now)
     return "\n".join(kept), tuple(sorted(gone))

@@ -47,7 +47,7 @@ MAGIC = b"MHIX"
 #: Bump when the layout, what a file is read as (`scope`), or what
 #: `memory.index.analyze` or `memory.punctuated` files changes (tests/memory/test_index.py
 #: keeps a digest of what each version files).
-VERSION = 14
+VERSION = 15
 #: Documents per run: what building holds in memory at once (~4 MB at 2 KB a note).
 BATCH = 1024
 #: A file's flags: not searchable (a forgotten note); counted nowhere, only recorded.

@@ -74,6 +74,50 @@ def test_forget_and_restore_of_a_huge_line_say_its_start(memory_root: Path) -> N
     assert memory.read_bytes() == before
 
 
+#: MEMORY.md with a private block, a rule with a private part, and a rule.
+PRIVATE = (
+    "<private>\nThe vault code is 4417-PLOVER.\n</private>\n"
+    "- Lockers by the east door <private>(mine: 31, combo 9962)</private>.\n"
+    "- Ship on Fridays.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        (2, " (line 2, private: not shown)"),
+        (1, " (line 1, private: not shown)"),
+        (4, ": - Lockers by the east door . (its private part not shown)"),
+        (5, ": - Ship on Fridays."),
+    ],
+)
+def test_forget_and_restore_never_say_private_text(
+    memory_root: Path, line: int, said: str
+) -> None:
+    # What forget says is the reply of MCP memory_forget, to the model. Before
+    # 2026-12-06 it said the line as written: "forgot a line of MEMORY.md: The vault
+    # code is 4417-PLOVER." for a line of a private block.
+    memory_root.mkdir()
+    memory = memory_root / "MEMORY.md"
+    memory.write_text(PRIVATE)
+    out = cli("forget", f"MEMORY.md:{line}")
+    assert out == f"forgot a line of MEMORY.md{said}\n"
+    assert cli("restore", "MEMORY.md") == f"restored a line of MEMORY.md{said}\n"
+    assert memory.read_text() == PRIVATE
+
+
+def test_duplicates_leave_private_text_out(memory_root: Path) -> None:
+    # Before 2026-12-06 `status --duplicates` listed a line of a private block that a
+    # note repeated, with its text.
+    memory_root.mkdir()
+    (memory_root / "MEMORY.md").write_text(PRIVATE)
+    cli("write", "--to", "note", "--name", "vault", "--text", "# Vault\n" + PRIVATE)
+    out = cli("status", "--duplicates")
+    assert "4417" not in out and "9962" not in out and "private>" not in out, out
+    assert f"{NOTES}/vault.md:6: - Ship on Fridays." in out
+    assert "MEMORY.md:4: - Lockers by the east door ." in out
+
+
 def test_forget_a_note_then_restore_it(memory_root: Path) -> None:
     cli("write", "--to", "note", "--name", "pool", "--text", "Pool size is 20.")
     path = memory_root / NOTES / "pool.md"

@@ -172,3 +172,21 @@ def test_a_password_pasted_once_is_redacted_where_it_comes_again_bare(
     assert "grep -rn [redacted] config/" in log and "Found it: [redacted] is" in log
     assert any('"looked"' in text for text in files.values())
     assert [rel for rel, text in files.items() if password in text] == []
+
+
+def test_a_long_prompt_keeps_no_end_of_a_private_paste(
+    memory_root: Path, project: Path
+) -> None:
+    # A prompt too long to keep whole keeps its end, redacted on its own: before
+    # 2026-12-06 a private paste whose <private> lay before that end's window kept its
+    # last kilobyte, through the session's state into the log (and the next block).
+    paste = " ".join(f"VAULT{i:05d}" for i in range(3000))  # 30 KB
+    prompt = f"<private>{paste}</private> why does the heron build fail?"
+    _hook(_claude("UserPromptSubmit", project, prompt=prompt))
+    held = [rel for rel, text in _written(memory_root).items() if "VAULT" in text]
+    assert held == []
+    _hook({**_claude("SessionEnd", project), "reason": "exit"})
+    files = _written(memory_root)
+    log = "".join(t for rel, t in files.items() if "daily/" in rel)
+    assert "why does the heron build fail?" in log
+    assert [rel for rel, text in files.items() if "VAULT" in text] == []

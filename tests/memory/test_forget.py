@@ -216,6 +216,27 @@ def test_store_hides_private_blocks_and_names_the_lines_of_the_file(
     assert (memory_root / "MEMORY.md").read_text().count("The vault code is 4417.") == 1
 
 
+@pytest.mark.parametrize("opening", ["<private>", "- Door codes: <private>"])
+def test_forgetting_the_line_that_opens_a_private_block_hides_the_block(
+    memory_root: Path, opening: str
+) -> None:
+    # The block's tags are the file's as written: a forgotten line that opens one still
+    # hides the lines up to its </private>. Before 2026-12-06 forgetting that line (by
+    # its number, as search's gap shows it) put the private lines in the block and search.
+    store = Store(memory_root, SLUG)
+    store.write_memory(
+        f"- Deploy with fabric.\n{opening}\nThe vault code is 4417.\n</private>\n"
+        "- Ship on Fridays."
+    )
+    store.rewrite("MEMORY.md", lambda t: forget_line(t, 2, date=DAY, reason="old")[0])
+    docs = store.corpus()
+
+    assert "4417" not in build_block(docs, DAY)
+    assert search_docs(docs.values(), "vault code").hits == ()
+    (hit,) = search_docs(docs.values(), "fabric fridays").hits
+    assert [ln.number for ln in hit.lines if ln.match] == [1, 5]
+
+
 def test_superseded_note_ranks_below_its_successor(memory_root: Path) -> None:
     store = Store(memory_root, SLUG)
     # The old note matches better (more terms): without the mark it would rank first.
