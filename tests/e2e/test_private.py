@@ -69,3 +69,39 @@ def test_private_text_never_reaches_the_model(
         # The files keep every byte the person wrote.
         assert (sb.root / "MEMORY.md").read_text().count("4417-PLOVER") == 1
         assert not sb.leftovers(), sb.leftovers()
+
+
+def test_memory_forget_tells_the_model_no_private_text(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """The model forgets lines of MEMORY.md by number through `memhooks mcp` in `claude
+    -p`: the private block's `<private>` line, then the rule with a private part. Before
+    2026-12-06 the tool's replies said each line as written ("forgot a line of
+    MEMORY.md: - The grebe lockers are by the east door <private>(mine is 31, combo
+    9962)</private>."), and with its opening line forgotten the block's lines were in
+    the next run's block."""
+    tool = "mcp__memhooks__memory_forget"
+    forget = "Forget lines 2 and 5 of MEMORY.md."
+    with sandbox(tmp_path_factory.mktemp("private-forget"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        sb.memhooks("write", "--to", "memory", "--text", MEMORY)
+        lines = (sb.root / "MEMORY.md").read_text().split("\n")
+        assert lines[1] == "<private>" and lines[4].startswith("- The grebe lockers")
+        add = ["claude", "mcp", "add", "memhooks", "--", "memhooks", "mcp"]
+        assert sb.run(add, env=env).returncode == 0
+        then = [{"tool": tool, "args": {"target": "MEMORY.md:5"}}]
+        args = {"target": "MEMORY.md:2"}
+        sb.script([{"when": forget, "tool": tool, "args": args, "then": then}])
+        done = sb.run(["claude", "-p", forget, "--allowedTools", tool], env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        told = [r.text for r in sb.requests() if "forgot a line of MEMORY.md" in r.text]
+        assert "MEMORY.md (line 2, private: not shown)" in told[-1], told[-1][-600:]
+        grebe = "MEMORY.md: - The grebe lockers are by the east door . (its private"
+        assert grebe in told[-1]
+        assert (sb.root / "MEMORY.md").read_text().count("~~<private>~~") == 1
+        done = sb.run(["claude", "-p", ASK], env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert blocks_in(sb.turn(ASK)) == 1
+        leaked = [s for r in sb.requests() for s in SECRETS if s in r.text]
+        assert not leaked, leaked
+        assert not sb.leftovers(), sb.leftovers()
