@@ -16,7 +16,8 @@ __all__ = ["has_private", "private_lines_out", "strip_private"]
 # Only the exact tags, ASCII case-insensitively; `<private id=1>` is not a tag.
 _OPEN_TAG: Final = "<private>"
 _OPEN_RE: Final = re.compile(re.escape(_OPEN_TAG), re.IGNORECASE | re.ASCII)
-_CLOSE_RE: Final = re.compile(r"</private>", re.IGNORECASE | re.ASCII)
+#: Either tag: a block nested in another ends where the outer one does.
+_TAG_RE: Final = re.compile(r"</?private>", re.IGNORECASE | re.ASCII)
 
 
 def has_private(text: str) -> bool:
@@ -59,8 +60,10 @@ def private_lines_out(
 def strip_private(text: str, *, lines: bool = False) -> str:
     """Drop every ``<private>…</private>`` block, tags included.
 
-    Tags match case-insensitively and blocks may span lines. An unclosed
-    ``<private>`` drops everything after it; a stray ``</private>`` is kept.
+    Tags match case-insensitively and blocks may span lines. A block nested in
+    another ends with the outer one (``<private>a <private>b</private> c</private>``
+    drops ``c`` too). An unclosed ``<private>`` drops everything after it; a stray
+    ``</private>`` is kept.
     Dropping a block can splice a new tag (``<pri<private>x</private>vate>``); that
     one is dropped too, so the result never holds an opening tag and the function is
     idempotent. Runs in linear time even on nested splices.
@@ -84,8 +87,7 @@ def strip_private(text: str, *, lines: bool = False) -> str:
             if match.start() > pos:
                 kept.append([pos, match.start()])
             cut = match.end()
-        close = _CLOSE_RE.search(text, cut)
-        pos = len(text) if close is None else close.end()
+        pos = _block_end(text, cut)
     if pos < len(text):
         kept.append([pos, len(text)])
     if not lines:
@@ -95,6 +97,19 @@ def strip_private(text: str, *, lines: bool = False) -> str:
         out += ["\n" * text.count("\n", end, start), text[start:stop]]
         end = stop
     return "".join(out)
+
+
+def _block_end(text: str, at: int) -> int:
+    """Where the block opened just before `at` ends: after the ``</private>`` that
+    closes it, nested blocks counted (the end of `text` if none does)."""
+    depth = 1
+    while depth:
+        tag = _TAG_RE.search(text, at)
+        if tag is None:
+            return len(text)
+        depth += -1 if tag[0][1] == "/" else 1
+        at = tag.end()
+    return at
 
 
 def _spliced_tag_end(text: str, kept: list[list[int]], pos: int) -> int | None:

@@ -179,7 +179,8 @@ KEYS_OF_VERSION = {
     12: "658e654533b509e9",  # the same keys; each run of words fenced
     13: "658e654533b509e9",  # the same keys; punctuated strings sorted by their marks
     14: "658e654533b509e9",  # the same keys; a person's <private> blocks not filed
-    15: "658e654533b509e9",  # the same keys; a forgotten line opening a private block
+    15: "658e654533b509e9",  # the same keys; private blocks nested, or opened by a
+    # forgotten line
 }
 
 

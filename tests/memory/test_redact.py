@@ -275,6 +275,14 @@ PRIVATE = [
         "<pri<private>x</private>vate>hidden</private>shown", "shown", id="spliced-tag"
     ),
     pytest.param("a </private> b", "a </private> b", id="stray-close"),
+    # Before 2026-12-06 the first </private> closed the outer block: " c" was shown.
+    pytest.param(
+        "A <private>a <private>b</private> c</private> D", "A  D", id="nested"
+    ),
+    pytest.param(
+        "A <private>a\n<PRIVATE>b</private>\nc</private>\nD", "A \nD", id="nested-lines"
+    ),
+    pytest.param("A <private>a <private>b</private> c", "A ", id="nested-unclosed"),
     pytest.param("日本語<private>秘密</private>テキスト", "日本語テキスト", id="cjk"),
 ]
 
