@@ -29,6 +29,7 @@ from memhooks.hooks.claude_shapes import claude_assistant_events, claude_tool_re
 from memhooks.hooks.codex_forks import rollout_of
 from memhooks.hooks.transcript import digest_of, json_line, parse_lines
 from memhooks.memory.files import read_regular
+from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -36,35 +37,63 @@ if TYPE_CHECKING:
 
     from memhooks.hooks.transcript import TranscriptDigest, TranscriptEvent
 
-#: The most of one subagent's transcript read.
+logger = getLogger(__name__)
+
+#: The most of the subagents' transcripts read for one record, all of them together
+#: (as much as of the session's own at its end: about a second's parse).
 _MAX_BYTES = 16 * 1024 * 1024
 #: The most subagents read for one record (a subagent may start its own).
 _MAX_AGENTS = 32
 #: A subagent's id as Gemini CLI names its chat file with it.
 _AGENT_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
+#: A subagent's id as Claude Code names its transcript with it: a name, no path.
+_CLAUDE_ID = re.compile(r"[\w-]{1,128}", re.ASCII)
 
 
-def with_subagents(digest: TranscriptDigest, path: Path) -> TranscriptDigest:
+def with_subagents(
+    digest: TranscriptDigest, path: Path, *, budget: int = _MAX_BYTES
+) -> TranscriptDigest:
     """`digest` of the session's transcript at `path` with the files and commands of the
     subagents it names (each file and command once): Claude Code's that finished, Codex
-    CLI's spawned and Gemini CLI's run, and those they started."""
+    CLI's spawned and Gemini CLI's run, and those they started; of their transcripts,
+    `budget` bytes in all."""
     files, commands = list(digest.files), list(digest.commands)
+    known = {"files": set(files), "commands": set(commands)}
     agents, seen = list(digest.agents), set(digest.agents)
     while agents and len(seen) <= _MAX_AGENTS:
+        if budget <= 0:
+            logger.warning(
+                "subagents' transcripts past %d MB: %d subagent(s) left out of the "
+                "record",
+                _MAX_BYTES >> 20,
+                len(agents),
+            )
+            break
         agent = agents.pop(0)
         # Its task (a prompt there) and its answers are read and left: only its files,
         # its commands and the subagents it started are taken.
         if path.name.startswith("rollout-"):  # how Codex CLI names its transcripts
-            done = parse_lines(_lines(rollout_of(path, agent)))
+            data = _read(rollout_of(path, agent), budget)
+            done = parse_lines(_lines(data))
         elif path.name.startswith("session-") and path.parent.name == "chats":
-            done = parse_lines(_lines(_gemini_chat(path, agent)))
+            data = _read(_gemini_chat(path, agent), budget)
+            done = parse_lines(_lines(data))
         else:
+            # The id is the transcript's: a "/" or a NUL in it names no subagent's file.
             own = path.with_suffix("") / "subagents" / f"agent-{agent}.jsonl"
-            done = digest_of(_claude_events(_lines(own)))
+            data = _read(own if _CLAUDE_ID.fullmatch(agent) else None, budget)
+            done = digest_of(_claude_events(_lines(data)))
+        budget -= len(data)
         agents += [a for a in done.agents if a not in seen]
         seen.update(done.agents)
-        files += [f for f in done.files if f not in files]
-        commands += [c for c in done.commands if c not in commands]
+        for f in done.files:
+            if f not in known["files"]:
+                known["files"].add(f)
+                files.append(f)
+        for c in done.commands:
+            if c not in known["commands"]:
+                known["commands"].add(c)
+                commands.append(c)
     return digest._replace(files=tuple(files), commands=tuple(commands))
 
 
@@ -76,14 +105,18 @@ def _gemini_chat(path: Path, agent: str) -> Path | None:
     return found[0] if found else None
 
 
-def _lines(path: Path | None) -> list[bytes]:
-    # The complete lines of a subagent's transcript, [] when it cannot be read.
+def _read(path: Path | None, most: int) -> bytes:
+    # The first `most` bytes of a subagent's transcript, b"" when it cannot be read.
     if path is None:
-        return []
+        return b""
     try:
-        data = read_regular(path, _MAX_BYTES).data[:_MAX_BYTES]
+        return read_regular(path, most).data[:most]
     except OSError:
-        return []
+        return b""
+
+
+def _lines(data: bytes) -> list[bytes]:
+    # The complete lines of `data`.
     return data[: data.rfind(b"\n") + 1].split(b"\n")
 
 

@@ -6,7 +6,10 @@ real one)."""
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING
+
+import pytest
 
 from memhooks.hooks.subagents import with_subagents
 from memhooks.hooks.transcript import read_transcript
@@ -106,6 +109,56 @@ def test_a_subagent_whose_transcript_is_gone_adds_nothing(tmp_path: Path) -> Non
     )
     digest, _ = read_transcript(session)
     assert with_subagents(digest, session) == digest
+
+
+def _finished(session: Path, *agents: str) -> None:
+    # The session's transcript: a prompt, a command, and each subagent finished.
+    entries = [
+        _user("Fix the heron build."),
+        _call("b0", "Bash", {"command": "make heron"}),
+        _result("b0"),
+    ]
+    for i, agent in enumerate(agents):
+        done = {"status": "completed", "agentId": agent}
+        entries += [
+            _call(f"m{i}", "Agent", {"prompt": "Look."}),
+            _user(
+                [{"tool_use_id": f"m{i}", "type": "tool_result"}], toolUseResult=done
+            ),
+        ]
+    _lines(session, *entries)
+
+
+@pytest.mark.parametrize("agent", ["x/../../../outside", "a\x00b", "x" * 5000])
+def test_an_agent_id_that_is_no_name_reads_nothing(tmp_path: Path, agent: str) -> None:
+    # Before 2026-12-06 an id with a "/" named a file outside the subagents' folder,
+    # whose commands went into the record, and one with a NUL raised: the session's
+    # whole transcript was then taken as unreadable.
+    session = tmp_path / "s1.jsonl"
+    (tmp_path / "s1" / "subagents" / "agent-x").mkdir(parents=True)
+    _lines(tmp_path / "outside.jsonl", _call("o1", "Bash", {"command": "rm -rf /"}))
+    _finished(session, agent)
+    digest, _ = read_transcript(session)
+    assert with_subagents(digest, session).commands == ("make heron",)
+
+
+def test_subagents_transcripts_are_read_to_one_budget(tmp_path: Path) -> None:
+    # 32 subagents of 16 MB each took 30 s to read (a list searched per command):
+    # a session end has 1.5 s. Their transcripts share the budget of one.
+    session = tmp_path / "s1.jsonl"
+    agents = [f"ag{k:02d}" for k in range(32)]
+    _finished(session, *agents)
+    calls = []
+    for i in range(12000):
+        calls += [_call(f"b{i}", "Bash", {"command": f"echo {i}"}), _result(f"b{i}")]
+    for agent in agents:
+        _subagent(session, agent, "Look.", *calls)  # ~2 MB each
+    digest, _ = read_transcript(session)
+    started = time.monotonic()
+    merged = with_subagents(digest, session, budget=4 * 1024 * 1024)
+    assert time.monotonic() - started < 3
+    assert merged.commands[:2] == ("make heron", "echo 0")
+    assert len(merged.commands) == 12001
 
 
 # --- Codex CLI 0.171.0 ------------------------------------------------------------------
