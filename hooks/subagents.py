@@ -58,7 +58,7 @@ def with_subagents(
     CLI's spawned and Gemini CLI's run, and those they started; of their transcripts,
     `budget` bytes in all."""
     files, commands = list(digest.files), list(digest.commands)
-    known = {"files": set(files), "commands": set(commands)}
+    known_files, known_commands = set(files), set(commands)
     agents, seen = list(digest.agents), set(digest.agents)
     while agents and len(seen) <= _MAX_AGENTS:
         if budget <= 0:
@@ -86,14 +86,10 @@ def with_subagents(
         budget -= len(data)
         agents += [a for a in done.agents if a not in seen]
         seen.update(done.agents)
-        for f in done.files:
-            if f not in known["files"]:
-                known["files"].add(f)
-                files.append(f)
-        for c in done.commands:
-            if c not in known["commands"]:
-                known["commands"].add(c)
-                commands.append(c)
+        files += [f for f in done.files if f not in known_files]
+        commands += [c for c in done.commands if c not in known_commands]
+        known_files.update(done.files)
+        known_commands.update(done.commands)
     return digest._replace(files=tuple(files), commands=tuple(commands))
 
 
