@@ -152,6 +152,10 @@ class Sessions:
             )
             return
         if not self.save:
+            # What the block kept beside the state (`held`) goes too, unless a session
+            # of that id has a state of its own.
+            if not state_io.exists(view.store, event.session_id):
+                state_io.delete(view.store, event.session_id)
             return
         try:
             # Only a flush's bookkeeping is worth two fsyncs (where the transcript

@@ -541,11 +541,14 @@ def test_a_hook_run_by_hand_at_a_terminal_keeps_no_session_state(
     from memhooks.hooks import stale
 
     hook = f"{shlex.quote(sys.executable)} -m memhooks.hooks hook --harness claude-code"
+    start = _payload("SessionStart", project, "byhand-3", source="startup")
+    code, shown = _typed(f"printf '%s' {shlex.quote(start)} | {hook}")
+    assert code == 0 and "Run make test" in shown, shown
     ask = _payload("UserPromptSubmit", project, "byhand-3", prompt="stripe webhook?")
     for _ in range(2):
         code, shown = _typed(f"printf '%s' {shlex.quote(ask)} | {hook}")
         assert code == 0 and "kv/shop/stripe" in shown, shown
-    assert not list((memory_root / ".sessions").glob("*.json"))
+    assert [p.name for p in (memory_root / ".sessions").iterdir()] == [".gitignore"]
     store = Store(memory_root, slug_for(str(project)))
     stale.sweep(store, now=time.time() + 31 * 24 * 3600)
     assert not list(memory_root.glob("projects/*/daily/*.md"))
