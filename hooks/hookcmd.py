@@ -77,7 +77,15 @@ def _hook(
         handed_over = os.environ.pop(HANDED_OVER_ENV, None)
         if handed_over is not None:
             problems.add(handed_over)
-        sessions = Sessions(root, keep=False, handed_over=handed_over is not None)
+        # A hook a person ran by hand (no harness: `spawn.harness_pid`) keeps no session
+        # state: no session follows, and a kept state would have its prompt recorded as
+        # a session's and its notes not shown again.
+        sessions = Sessions(
+            root,
+            keep=False,
+            handed_over=handed_over is not None,
+            save=bool(event.caller),
+        )
         text = render(event, handle_now(event, sessions))
         if text:
             out.write(text + "\n")

@@ -138,20 +138,12 @@ def _gemini(project: Path, home: Path, names: set[str]) -> list[Finding]:
 
 
 def _gemini_distrusted(project: Path, home: Path) -> list[Finding]:
-    """A project Gemini CLI was told not to trust: its settings, our hooks in them, are
-    not read (0.61.0 said so when it started, and ran none; doctor said ok). One it was
-    never asked about: its TUI asks, and `gemini -p` exits (0.61.0: status 55)."""
-    settings = project / ".gemini" / "settings.json"
-    hooks = read_settings(settings).get("hooks")
-    groups = hooks.values() if isinstance(hooks, dict) else ()
-    if not any(
-        isinstance(h, dict) and install.is_ours(str(h.get("command", "")))
-        for g in groups
-        if isinstance(g, list)
-        for group in g
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        for h in group["hooks"]
-    ):
+    """A project Gemini CLI was told not to trust: it runs no hook of its settings there,
+    the user's included (0.61.0 said so when it started, and ran none of memhooks',
+    installed with `--scope user` too; doctor said ok). One it was never asked about:
+    its TUI asks, and `gemini -p` exits (0.61.0: status 55)."""
+    files = (project / ".gemini" / "settings.json", gemini_dir(home) / "settings.json")
+    if not any(_ours_in(read_settings(path).get("hooks")) for path in files):
         return []
     if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
         return []
@@ -174,10 +166,9 @@ def _gemini_distrusted(project: Path, home: Path) -> list[Finding]:
             Finding(
                 "warn",
                 f"{HARNESS_NAMES['gemini']}: {project} is not trusted yet, and Gemini CLI "
-                "reads its settings, memhooks' hooks in .gemini/settings.json too, only "
-                "in a trusted folder: trust it when Gemini CLI asks at its next start "
-                "there (`gemini -p` cannot ask, and exits), or run `memhooks install "
-                "gemini --scope user`",
+                "runs the hooks of its settings, memhooks' too (~/.gemini/settings.json's "
+                "as well), only in a trusted folder: trust it when Gemini CLI asks at its "
+                "next start there (`gemini -p` cannot ask, and exits)",
             )
         ]
     if best[1] != "DO_NOT_TRUST":
@@ -186,11 +177,24 @@ def _gemini_distrusted(project: Path, home: Path) -> list[Finding]:
         Finding(
             "fix",
             f"{HARNESS_NAMES['gemini']}: {short_path(rules, home)} marks {best[0]} "
-            f"DO_NOT_TRUST, so Gemini CLI reads none of {project}'s settings, memhooks' "
-            "hooks in .gemini/settings.json neither: trust it (/permissions in Gemini CLI), "
-            "or run `memhooks install gemini --scope user`",
+            f"DO_NOT_TRUST, so Gemini CLI runs no hook of its settings in {project}, "
+            "memhooks' neither (~/.gemini/settings.json's neither): trust it "
+            "(/permissions in Gemini CLI)",
         )
     ]
+
+
+def _ours_in(hooks: object) -> bool:
+    """Whether a Gemini CLI settings file's `hooks` member runs memhooks."""
+    groups = hooks.values() if isinstance(hooks, dict) else ()
+    return any(
+        isinstance(h, dict) and install.is_ours(str(h.get("command", "")))
+        for g in groups
+        if isinstance(g, list)
+        for group in g
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for h in group["hooks"]
+    )
 
 
 def _hooks_configs(paths: tuple[Path, ...]) -> Iterator[tuple[Path, dict[str, Any]]]:

@@ -168,9 +168,10 @@ TRUST_STEPS: dict[Harness, str] = {
         "--dangerously-bypass-hook-trust` skips the review for one run."
     ),
     "gemini": (
-        "Gemini CLI loads project settings only in a trusted folder: answer yes when "
-        "it asks, or use --scope user. In CI (GITHUB_SHA set) it hides MEMHOOKS_HOME "
-        "from hooks unless security.environmentVariableRedaction.allowed lists it."
+        "Gemini CLI runs the hooks of its settings, the user's too, only in a folder "
+        "you trusted: answer yes when it asks. In CI (GITHUB_SHA set) it hides "
+        "MEMHOOKS_HOME from hooks unless security.environmentVariableRedaction.allowed "
+        "lists it."
     ),
 }
 

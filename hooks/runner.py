@@ -44,10 +44,18 @@ class Sessions:
     """Who holds views and state: nobody between one-shot runs, the process in a session."""
 
     def __init__(
-        self, root: str | Path | None, *, keep: bool, handed_over: bool = False
+        self,
+        root: str | Path | None,
+        *,
+        keep: bool,
+        handed_over: bool = False,
+        save: bool = True,
     ) -> None:
         self.root = root
         self.keep = keep
+        #: Whether a session's state is saved after an event: not for a hook a person
+        #: ran by hand (`spawn.harness_pid`), whose session no harness runs.
+        self.save = save
         #: A thin client gave this hook an event its session process may also do.
         self.handed_over = handed_over
         #: Sessions an event ran for here (or in the hook that forked this process).
@@ -142,6 +150,12 @@ class Sessions:
             logger.info(
                 "session %s ended while an event ran; state not saved", event.session_id
             )
+            return
+        if not self.save:
+            # What the block kept beside the state (`held`) goes too, unless a session
+            # of that id has a state of its own.
+            if not state_io.exists(view.store, event.session_id):
+                state_io.delete(view.store, event.session_id)
             return
         try:
             # Only a flush's bookkeeping is worth two fsyncs (where the transcript

@@ -309,6 +309,37 @@ def test_worktree_runs_no_project_hook_and_install_says_so(
         assert BLOCK_OPEN in sb.turn(RESUME).text
 
 
+def test_a_folder_not_trusted_runs_no_hook_of_the_user_either_and_doctor_says_so(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """In a folder it was told not to trust, Gemini CLI 0.61.0 runs no hook of its
+    settings, those of ~/.gemini/settings.json too: `install --scope user`, which install
+    and doctor gave as the way round an untrusted folder, brought no block, and doctor
+    said "ok" of it."""
+    with sandbox(tmp_path_factory.mktemp("gemini-distrust"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        seed(sb)
+        sb.memhooks("uninstall", "gemini")
+        said = sb.memhooks("install", "gemini", "--scope", "user")
+        assert "--scope user" not in said, said
+        rules = sb.home / ".gemini" / "trustedFolders.json"
+        rules.write_text(json.dumps({str(sb.project): "DO_NOT_TRUST"}))
+        del env["GEMINI_CLI_TRUST_WORKSPACE"]
+        tmux = sb.tmux(["gemini"], env=env)
+        tmux.wait_text("Type your message", timeout=60)
+        sb.ask(tmux, ASK)
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert BLOCK_OPEN not in sb.turn(ASK).text, "a hook ran in the untrusted folder"
+        assert not sb.entries("session end")
+        done = sb.run([str(MEMHOOKS), "doctor"], env=env)
+        lines = [ln for ln in done.stdout.splitlines() if "Gemini CLI" in ln]
+        assert any(ln.startswith("fix: ") and "DO_NOT_TRUST" in ln for ln in lines), (
+            lines
+        )
+        assert not any("--scope user" in ln for ln in lines), lines
+
+
 def test_the_block_names_the_mcp_tools_as_gemini_offers_them(
     tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:

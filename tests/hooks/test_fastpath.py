@@ -530,6 +530,30 @@ def test_a_hook_run_by_hand_at_a_terminal_leaves_no_session_process(
     assert _wait(lambda: not _servers(memory_root), timeout=10)
 
 
+def test_a_hook_run_by_hand_at_a_terminal_keeps_no_session_state(
+    memory_root: Path, project: Path
+) -> None:
+    """The README's `echo '{…}' | memhooks hook` typed twice shows the note twice, and
+    leaves no state: a session no harness runs has nothing to keep. Before, the second
+    run printed nothing (the note shown once per session), and the state, with the typed
+    prompt in it, was swept 30 days on by writing that prompt in the daily log as a
+    session's record."""
+    from memhooks.hooks import stale
+
+    hook = f"{shlex.quote(sys.executable)} -m memhooks.hooks hook --harness claude-code"
+    start = _payload("SessionStart", project, "byhand-3", source="startup")
+    code, shown = _typed(f"printf '%s' {shlex.quote(start)} | {hook}")
+    assert code == 0 and "Run make test" in shown, shown
+    ask = _payload("UserPromptSubmit", project, "byhand-3", prompt="stripe webhook?")
+    for _ in range(2):
+        code, shown = _typed(f"printf '%s' {shlex.quote(ask)} | {hook}")
+        assert code == 0 and "kv/shop/stripe" in shown, shown
+    assert [p.name for p in (memory_root / ".sessions").iterdir()] == [".gitignore"]
+    store = Store(memory_root, slug_for(str(project)))
+    stale.sweep(store, now=time.time() + 31 * 24 * 3600)
+    assert not list(memory_root.glob("projects/*/daily/*.md"))
+
+
 def test_the_session_process_vouches_for_one_shot_searches_until_a_change(
     memory_root: Path, project: Path
 ) -> None:

@@ -44,8 +44,8 @@ def _doctor(project: Path) -> list[str]:
     ]
 
 
-def _installed(harness: str, project: Path, home: Path) -> None:
-    path = settings_path(harness, "project", project_dir=project, home=home)  # type: ignore[arg-type]
+def _installed(harness: str, project: Path, home: Path, scope: str = "project") -> None:
+    path = settings_path(harness, scope, project_dir=project, home=home)  # type: ignore[arg-type]
     install(harness, path, f"memhooks hook --harness {harness}")  # type: ignore[arg-type]
 
 
@@ -124,19 +124,22 @@ def test_gemini_with_hooks_disabled(
     assert _doctor(project) == [expected]
 
 
-def test_gemini_in_a_folder_it_does_not_trust(project: Path, home: Path) -> None:
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_gemini_in_a_folder_it_does_not_trust(
+    project: Path, home: Path, scope: str
+) -> None:
     # Gemini CLI 0.61.0 started there said "project settings … will not be applied"
-    # and ran none of memhooks' hooks; doctor said ok.
-    _installed("gemini", project, home)
+    # and ran none of memhooks' hooks, those in ~/.gemini/settings.json neither (which
+    # doctor gave as the way round it); doctor said ok.
+    _installed("gemini", project, home, scope)
     rules = home / ".gemini" / "trustedFolders.json"
     _merge(rules, {str(project): "DO_NOT_TRUST"})
 
     assert _doctor(project) == [
         (
             f"fix: Gemini CLI: ~/.gemini/trustedFolders.json marks {project} DO_NOT_TRUST, "
-            f"so Gemini CLI reads none of {project}'s settings, memhooks' hooks in "
-            ".gemini/settings.json neither: trust it (/permissions in Gemini CLI), or run "
-            "`memhooks install gemini --scope user`"
+            f"so Gemini CLI runs no hook of its settings in {project}, memhooks' neither "
+            "(~/.gemini/settings.json's neither): trust it (/permissions in Gemini CLI)"
         )
     ]
     proc = run_cli(
@@ -158,10 +161,10 @@ def test_gemini_in_a_folder_it_was_never_asked_to_trust(
     _installed("gemini", project, home)
     assert _doctor(project) == [
         (
-            f"warn: Gemini CLI: {project} is not trusted yet, and Gemini CLI reads its "
-            "settings, memhooks' hooks in .gemini/settings.json too, only in a trusted "
-            "folder: trust it when Gemini CLI asks at its next start there (`gemini -p` "
-            "cannot ask, and exits), or run `memhooks install gemini --scope user`"
+            f"warn: Gemini CLI: {project} is not trusted yet, and Gemini CLI runs the "
+            "hooks of its settings, memhooks' too (~/.gemini/settings.json's as well), "
+            "only in a trusted folder: trust it when Gemini CLI asks at its next start "
+            "there (`gemini -p` cannot ask, and exits)"
         )
     ]
     # Trusted with its parent (what "Trust parent folder" records).
