@@ -5,7 +5,7 @@ The block ends with the shell commands that save memory (`memhooks write …`) u
 writes only the workspace and `[sandbox_workspace_write] writable_roots` (and /tmp,
 where no memory root is kept, so it is not looked at here): with
 Codex 0.171.0's defaults (`codex exec`, nothing set) every `memhooks write` the model ran
-failed ("cannot write .memhooks.lock: Read-only file system") while the hooks, which
+failed ("cannot write ROOT/.memhooks.lock: Read-only file system") while the hooks, which
 Codex runs outside it, worked; with the root in `writable_roots` it wrote. Codex runs
 its MCP servers outside the sandbox too.
 """

@@ -233,21 +233,23 @@ class Store(Scope):
         a file cannot drop it. A link or anything but a file at that name is refused.
         """
         make_folder(self.root)
+        # Named in full: a root another program keeps read-only (a sandbox) says where.
+        where = str(self.root / LOCK_FILE)
         flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
             fd = os.open(self.root / LOCK_FILE, flags, FILE_MODE)
         except OSError as e:
             if e.errno == errno.ELOOP:
                 e = OSError(e.errno, "a symlink; refusing to follow it")
-            raise StoreWriteError(LOCK_FILE, e) from e
+            raise StoreWriteError(where, e) from e
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise StoreWriteError(LOCK_FILE, OSError(0, "not a regular file"))
+                raise StoreWriteError(where, OSError(0, "not a regular file"))
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             except OSError as e:  # a file system without locks (NFS mounted nolock)
                 why = f"cannot lock it: {e.strerror or e}"
-                raise StoreWriteError(LOCK_FILE, OSError(e.errno, why)) from e
+                raise StoreWriteError(where, OSError(e.errno, why)) from e
             yield
         finally:
             os.close(fd)

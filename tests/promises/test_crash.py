@@ -418,12 +418,14 @@ def test_refused_write_via_the_command(
         code = main(["write", "--slug", SLUG, "--to", "memory", "--text", "- new"])
     out, err = capsys.readouterr()
     assert (code, out) == (1, "")
-    assert err.splitlines() == [f"memhooks: error: cannot write {_rel(seam)}: {reason}"]
+    what = _rel(memory_root, seam)
+    assert err.splitlines() == [f"memhooks: error: cannot write {what}: {reason}"]
     assert _tree(memory_root) == before
 
 
-def _rel(seam: str) -> str:
-    return ".memhooks.lock" if seam == "open" else "MEMORY.md"
+def _rel(root: Path, seam: str) -> str:
+    # The lock, the first thing a write opens, is named in full: it says which root.
+    return str(root / ".memhooks.lock") if seam == "open" else "MEMORY.md"
 
 
 def test_refused_flush_fails_open_and_is_retried(

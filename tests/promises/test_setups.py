@@ -374,8 +374,8 @@ def test_a_file_system_without_locks_is_one_line_not_a_traceback(
         )
         assert (done.returncode, done.stdout) == (1, ""), args
         assert done.stderr == (
-            "memhooks: error: cannot write .memhooks.lock: cannot lock it: "
-            "No locks available\n"
+            f"memhooks: error: cannot write {memory_root / '.memhooks.lock'}: "
+            "cannot lock it: No locks available\n"
         ), args
     assert mine.read_bytes() == b"- deploys need two approvals\n"
 
