@@ -32,6 +32,7 @@ SAVE = f"{MEMHOOKS} write --to memory --text '{MODEL_RULE}'"
 REMEMBER = "Remember that deploys need the office VPN."
 NEXT = "Which branch should I deploy from today."
 LAST = "Anything else for today."
+HELLO = "Hello, let us start the day."
 ASK = "What do deploys need."
 #: How each harness runs a shell command for the model: the tool and its argument.
 SHELL = {
@@ -115,8 +116,9 @@ def test_gemini_tui_first_conversation_gets_one_block(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
     """The same in Gemini CLI 0.61.0's TUI, where the block may come with the first
-    prompt: one tools line in every request; the model's save, then a person's edit,
-    told by the change notice; no second block."""
+    prompt, and after `/clear`: one tools line in every request, of the conversation
+    cleared too; the model's save, then a person's edit, told by the change notice;
+    no second block."""
     with sandbox(tmp_path_factory.mktemp("day-one-tui"), cli_bins, netns) as sb:
         env = setup_gemini(sb)
         sb.script(
@@ -126,11 +128,14 @@ def test_gemini_tui_first_conversation_gets_one_block(
                     "tool": "run_shell_command",
                     "args": {"command": SAVE, "description": "save"},
                 },
+                {"when": HELLO, "reply": "Mock reply {n}."},
                 {"when": NEXT, "reply": "Mock reply {n}."},
                 {"when": LAST, "reply": "Mock reply {n}."},
             ]
         )
         tmux = _gemini_tui(sb, env)
+        _tui_ask(sb, tmux, HELLO, calls=0)
+        tmux.type("/clear")
         _tui_ask(sb, tmux, REMEMBER, calls=1)
         _tui_ask(sb, tmux, NEXT, calls=0)
         memory = sb.root / "MEMORY.md"
@@ -140,7 +145,9 @@ def test_gemini_tui_first_conversation_gets_one_block(
         tmux.wait_exit()
 
         assert memory.read_text() == f"{MODEL_RULE}\n{PERSON_RULE}\n"
-        assert NOTHING_YET in sb.turn(REMEMBER).text
+        assert NOTHING_YET in sb.turn(HELLO).text
+        # The conversation cleared has its record in today's log: a block of it.
+        assert "## Daily log" in sb.turn(REMEMBER).text
         assert all(_usages(r) == 1 for r in _talk(sb)), [_usages(r) for r in _talk(sb)]
         # Gemini puts a prompt's context after the prompt.
         told = _ours(sb.turn(LAST).text.split(LAST)[-1])
@@ -151,7 +158,7 @@ def test_gemini_tui_first_conversation_gets_one_block(
 def _talk(sb: Sandbox) -> list[Request]:
     """The requests of the conversation: those holding a prompt of this test (not a
     harness's side requests: titles, next-speaker checks)."""
-    prompts = (REMEMBER, NEXT, LAST, ASK)
+    prompts = (HELLO, REMEMBER, NEXT, LAST, ASK)
     return [r for r in sb.requests() if any(p in r.text for p in prompts)]
 
 
