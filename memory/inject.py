@@ -24,6 +24,7 @@ USAGE = (
     "Memory tools: `memhooks search TERM...` finds files, `memhooks read PATH` reads one, "
     "`memhooks write --to daily|note|memory|scratchpad --text ...` saves."
 )
+NOTHING_YET = "No memory is saved yet for this project."  #: the block of no sections
 #: The tools `memhooks mcp` serves, in the order the MCP line names them.
 MCP_TOOLS = (
     "memory_search",
@@ -47,7 +48,6 @@ def usage_mcp(server: str = "memhooks", spell: str = "{tool}") -> str:
 
 #: The MCP line with the tools' own names (a harness unknown, or one that uses them).
 USAGE_MCP = usage_mcp()
-
 
 #: The titles of the block's sections but the daily logs' (`sections`).
 SCRATCHPAD_TITLE = "Scratchpad (open items)"
@@ -154,7 +154,6 @@ WEIGHTS: dict[str, int] = {
     "conflict": 4,
 }
 
-
 #: What begins the tail of a log cut within a line.
 _PART = "…"
 #: Bytes of text a truncated section shows at the least; with less it is omitted.
@@ -184,7 +183,7 @@ def render(
     and what the omitted ones got goes, weightiest first, to one it lets show its head
     (at the smallest budget, 512 bytes, MEMORY.md's head rather than no text at all).
     The order of the sections in the text never changes. A final backstop cut marks
-    `CUT`. No sections → "".
+    `CUT`. No sections: `NOTHING_YET` in the wrapper, then the tools line.
 
     Args:
         parts: the sections, in the order of the text.
@@ -200,7 +199,7 @@ def render_shares(
 ) -> tuple[str, list[Share]]:
     """`render`, and what each section got (for `memhooks report`)."""
     if not parts:
-        return "", []
+        return wrap(NOTHING_YET) + "\n" + usage, []
     frame = nbytes(wrap("")) + nbytes("\n" + usage)
     room = budget - frame - 2 * (len(parts) - 1)  # a blank line between sections
     rendered = [f"## {s.title}\n{neutralise(s.body)}" for s in parts]
@@ -382,6 +381,7 @@ __all__ = [
     "MCP_TOOLS",
     "MEMORY_TITLE",
     "NOTES_TITLE",
+    "NOTHING_YET",
     "SCRATCHPAD_TITLE",
     "USAGE",
     "USAGE_MCP",

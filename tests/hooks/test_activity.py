@@ -86,9 +86,11 @@ def test_activity_files_of_projects_gone_for_a_month_are_removed(
     done = run_cli("hook", "--harness", "claude-code", input=json.dumps(event))
 
     assert done.returncode == 0 and not done.stderr, done.stderr
+    # This session's project, with no memory yet, got a block: its file is new.
     assert sorted(p.name for p in folder.glob("*.jsonl")) == [
         "here-4567cdef.jsonl",
         "recent-89abcdef.jsonl",
+        f"{Store.for_project(memory_root, project).slug}.jsonl",
     ]
     end = {**event, "hook_event_name": "SessionEnd", "reason": "other"}
     run_cli("hook", "--harness", "claude-code", input=json.dumps(end))

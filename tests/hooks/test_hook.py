@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memhooks.memory import Store, slug_for
+from memhooks.memory.inject import NOTHING_YET, USAGE, WRAPPER_CLOSE, WRAPPER_OPEN
 from tests.conftest import children_cpu_seconds, run_cli
 from tests.hooks.test_transcript import TASK_NOTIFICATION, TASK_TURN
 
@@ -111,8 +112,12 @@ def test_huge_memory_stays_under_claude_codes_cap(
     assert "…[section truncated: MEMORY.md]" in context_of(out, "SessionStart")
 
 
-def test_empty_memory_prints_nothing(project: Path) -> None:
-    assert hook(claude("SessionStart", project, source="startup"))[:2] == (0, "")
+def test_empty_memory_gets_one_line_and_the_tools(project: Path) -> None:
+    # With nothing saved, the first session is still told how to save (found by a
+    # new user's `claude -p "remember that deploys need a VPN"`: no block, no tools).
+    code, out, _ = hook(claude("SessionStart", project, source="startup"))
+    want = f"{WRAPPER_OPEN}\n{NOTHING_YET}\n{WRAPPER_CLOSE}\n{USAGE}"
+    assert (code, context_of(out, "SessionStart")) == (0, want)
 
 
 def test_prompt_surfaces_a_note_once(memory_root: Path, project: Path) -> None:

@@ -6,8 +6,17 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from memhooks.memory import Store, build_block
-from memhooks.memory.inject import render_shares, sections
-from memhooks.memory.text import cut
+from memhooks.memory.constants import INJECT_BUDGET_MIN
+from memhooks.memory.inject import (
+    NOTHING_YET,
+    USAGE,
+    WRAPPER_CLOSE,
+    WRAPPER_OPEN,
+    render_shares,
+    sections,
+    usage_mcp,
+)
+from memhooks.memory.text import cut, nbytes
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
@@ -90,11 +99,23 @@ def test_sections_in_priority_order_when_all_fit(memory_root: Path) -> None:
     assert "truncated" not in block and "omitted" not in block
 
 
-def test_empty_store_injects_nothing(memory_root: Path) -> None:
+def test_an_empty_store_gets_the_wrapper_one_line_and_the_tools(
+    memory_root: Path,
+) -> None:
+    """Nothing saved yet: the first session is when a person asks the agent to remember,
+    so the block says there is no memory and names the tools that save one (with none,
+    the model of the first `claude -p "remember …"` never heard of `memhooks write`)."""
     memory_root.mkdir()  # a root that does not exist is an error (a typo in --root)
+    want = f"{WRAPPER_OPEN}\n{NOTHING_YET}\n{WRAPPER_CLOSE}\n{USAGE}"
     proc = run_cli("inject", "--slug", SLUG)
-    assert (proc.returncode, proc.stdout) == (0, "")
-    assert build_block(Store(memory_root, SLUG).corpus(), "2026-01-01") == ""
+    assert (proc.returncode, proc.stdout) == (0, want + "\n")
+    store = Store(memory_root, SLUG)
+    store.write_memory("  \n")  # blank: no section, as before
+    assert build_block(store.corpus(), "2026-01-01") == want
+    mcp = usage_mcp("memhooks", "mcp__{server}__{tool}")
+    block, shares = render_shares([], INJECT_BUDGET_MIN, mcp)
+    assert block.endswith(f"{NOTHING_YET}\n{WRAPPER_CLOSE}\n{mcp}") and shares == []
+    assert nbytes(block) <= INJECT_BUDGET_MIN
 
 
 def test_a_log_named_for_no_real_date_is_not_a_daily_log(memory_root: Path) -> None:

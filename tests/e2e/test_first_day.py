@@ -1,0 +1,168 @@
+"""Day one: a project with no memory saved yet. The model is told how to save one, once
+per conversation, and what it saves reaches the next conversation's block."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memhooks.memory.inject import USAGE
+from tests.e2e.conftest import sandbox
+from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
+from tests.e2e.sandbox import MEMHOOKS
+from tests.e2e.test_harness_edits import _gemini_tui, _tui_ask
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.e2e.modellog import Request
+    from tests.e2e.sandbox import Sandbox
+
+pytestmark = pytest.mark.timeout(300)
+
+#: What the block of a project with no memory says before its tools line.
+NOTHING_YET = "No memory is saved yet for this project."
+CHANGED = "Memory changed on disk since this session's block was built: "
+MODEL_RULE = "- Deploys need the office VPN (rule HERON-5)."
+PERSON_RULE = "- Tag each release after a river (rule OTTER-7)."
+#: The model's save, the command by its path: Codex CLI's shell sets its own PATH.
+SAVE = f"{MEMHOOKS} write --to memory --text '{MODEL_RULE}'"
+REMEMBER = "Remember that deploys need the office VPN."
+NEXT = "Which branch should I deploy from today."
+LAST = "Anything else for today."
+HELLO = "Hello, let us start the day."
+ASK = "What do deploys need."
+#: How each harness runs a shell command for the model: the tool and its argument.
+SHELL = {
+    "claude": ("Bash", "command"),
+    "codex": ("exec_command", "cmd"),
+    "gemini": ("run_shell_command", "command"),
+}
+
+
+def _usages(request: Request) -> int:
+    return request.text.count(USAGE)
+
+
+def _runs(harness: str, sb: Sandbox) -> tuple[dict[str, str], list[list[str]]]:
+    """The harness set up; a first run, the same conversation resumed, a new one."""
+    if harness == "claude":
+        env = setup_claude(sb)
+        allow = ["--allowedTools", "Bash"]
+        return env, [
+            ["claude", "-p", REMEMBER, *allow],
+            ["claude", "-p", "--continue", NEXT, *allow],
+            ["claude", "-p", ASK, *allow],
+        ]
+    if harness == "codex":
+        env = setup_codex(sb)
+        # Codex's sandbox writes only the workspace (`sandboxcheck`): not this test's.
+        free = ("--sandbox", "danger-full-access")
+        return env, [
+            codex_exec(REMEMBER, *free),
+            codex_exec(NEXT, *free, "resume", "--last"),
+            codex_exec(ASK, *free),
+        ]
+    env = setup_gemini(sb)
+    yolo = ["--approval-mode", "yolo"]
+    return env, [
+        ["gemini", "-p", REMEMBER, *yolo],
+        ["gemini", "--resume", "latest", "-p", NEXT, *yolo],
+        ["gemini", "-p", ASK, *yolo],
+    ]
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex", "gemini"])
+def test_the_first_conversation_is_told_how_to_save_a_memory(
+    tmp_path_factory, cli_bins: Path, netns: bool, harness: str
+) -> None:
+    """Found 2026-12-06 by following the README as a new user: with no memory saved,
+    `claude -p "remember that deploys need a VPN"` sent the model no block, and so no
+    word of `memhooks write`. Now each request of the first conversation (its run, the
+    run resumed) holds the tools line once, the model saves the rule with it, and the
+    next conversation's block holds the rule."""
+    with sandbox(tmp_path_factory.mktemp(f"day-one-{harness}"), cli_bins, netns) as sb:
+        env, runs = _runs(harness, sb)
+        tool, key = SHELL[harness]
+        sb.script(
+            [
+                {"when": REMEMBER, "tool": tool, "args": {key: SAVE}},
+                {"when": ASK, "reply": "Mock reply {n}."},
+            ]
+        )
+        first = sb.run(runs[0], env=env)
+        assert first.returncode == 0, first.stderr
+        memory = sb.root / "MEMORY.md"
+        assert memory.read_text() == MODEL_RULE + "\n", "the model's save did not run"
+        assert all(_usages(r) == 1 for r in _talk(sb)), [_usages(r) for r in _talk(sb)]
+        assert NOTHING_YET in sb.turn(REMEMBER).text
+        memory.write_text(memory.read_text() + PERSON_RULE + "\n")  # the person's
+        again = sb.run(runs[1], env=env)
+        assert again.returncode == 0, again.stderr
+        assert all(_usages(r) == 1 for r in _talk(sb)), [_usages(r) for r in _talk(sb)]
+        # Told as on any resume: the lines added since the block (the model's too).
+        told = _ours(sb.turn(NEXT).text.split(REMEMBER)[-1])
+        assert f"{CHANGED}MEMORY.md." in told and f"\n+{PERSON_RULE}\n" in told
+        new = sb.run(runs[2], env=env)
+        assert new.returncode == 0, new.stderr
+        got = sb.turn(ASK)
+        assert f"## MEMORY.md\n{MODEL_RULE}\n{PERSON_RULE}" in got.text
+        assert _usages(got) == 1 and NOTHING_YET not in got.text
+        assert not sb.leftovers()
+
+
+def test_gemini_tui_first_conversation_gets_one_block(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """The same in Gemini CLI 0.61.0's TUI, where the block may come with the first
+    prompt, and after `/clear`: one tools line in every request, of the conversation
+    cleared too; the model's save, then a person's edit, told by the change notice;
+    no second block."""
+    with sandbox(tmp_path_factory.mktemp("day-one-tui"), cli_bins, netns) as sb:
+        env = setup_gemini(sb)
+        sb.script(
+            [
+                {
+                    "when": REMEMBER,
+                    "tool": "run_shell_command",
+                    "args": {"command": SAVE, "description": "save"},
+                },
+                {"when": HELLO, "reply": "Mock reply {n}."},
+                {"when": NEXT, "reply": "Mock reply {n}."},
+                {"when": LAST, "reply": "Mock reply {n}."},
+            ]
+        )
+        tmux = _gemini_tui(sb, env)
+        _tui_ask(sb, tmux, HELLO, calls=0)
+        tmux.type("/clear")
+        _tui_ask(sb, tmux, REMEMBER, calls=1)
+        _tui_ask(sb, tmux, NEXT, calls=0)
+        memory = sb.root / "MEMORY.md"
+        memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+        _tui_ask(sb, tmux, LAST, calls=0)
+        tmux.type("/quit")
+        tmux.wait_exit()
+
+        assert memory.read_text() == f"{MODEL_RULE}\n{PERSON_RULE}\n"
+        assert NOTHING_YET in sb.turn(HELLO).text
+        # The conversation cleared has its record in today's log: a block of it.
+        assert "## Daily log" in sb.turn(REMEMBER).text
+        assert all(_usages(r) == 1 for r in _talk(sb)), [_usages(r) for r in _talk(sb)]
+        # Gemini puts a prompt's context after the prompt.
+        told = _ours(sb.turn(LAST).text.split(LAST)[-1])
+        assert f"{CHANGED}MEMORY.md." in told
+        assert not sb.leftovers()
+
+
+def _talk(sb: Sandbox) -> list[Request]:
+    """The requests of the conversation: those holding a prompt of this test (not a
+    harness's side requests: titles, next-speaker checks)."""
+    prompts = (HELLO, REMEMBER, NEXT, LAST, ASK)
+    return [r for r in sb.requests() if any(p in r.text for p in prompts)]
+
+
+def _ours(text: str) -> str:
+    """Our contexts in `text`."""
+    return "".join(re.findall(r"<memory note=.*?</memory>", text, re.DOTALL))
