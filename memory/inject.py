@@ -24,7 +24,7 @@ USAGE = (
     "Memory tools: `memhooks search TERM...` finds files, `memhooks read PATH` reads one, "
     "`memhooks write --to daily|note|memory|scratchpad --text ...` saves."
 )
-NOTHING_YET = "No memory is saved yet for this project."  #: the block of no sections
+NOTHING_YET = "No memory to show yet for this project."  #: the block of no sections
 #: The tools `memhooks mcp` serves, in the order the MCP line names them.
 MCP_TOOLS = (
     "memory_search",

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory.inject import USAGE
+from memhooks.memory.inject import NOTHING_YET, USAGE
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.sandbox import MEMHOOKS
-from tests.e2e.test_harness_edits import _gemini_tui, _tui_ask
+from tests.e2e.test_harness_edits import gemini_tui, tui_ask
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.timeout(300)
 
-#: What the block of a project with no memory says before its tools line.
-NOTHING_YET = "No memory is saved yet for this project."
 CHANGED = "Memory changed on disk since this session's block was built: "
 MODEL_RULE = "- Deploys need the office VPN (rule HERON-5)."
 PERSON_RULE = "- Tag each release after a river (rule OTTER-7)."
@@ -134,14 +132,14 @@ def test_gemini_tui_first_conversation_gets_one_block(
                 {"when": LAST, "reply": "Mock reply {n}."},
             ]
         )
-        tmux = _gemini_tui(sb, env)
-        _tui_ask(sb, tmux, HELLO, calls=0)
+        tmux = gemini_tui(sb, env)
+        tui_ask(sb, tmux, HELLO, calls=0)
         tmux.type("/clear")
-        _tui_ask(sb, tmux, REMEMBER, calls=1)
-        _tui_ask(sb, tmux, NEXT, calls=0)
+        tui_ask(sb, tmux, REMEMBER, calls=1)
+        tui_ask(sb, tmux, NEXT, calls=0)
         memory = sb.root / "MEMORY.md"
         memory.write_text(memory.read_text() + PERSON_RULE + "\n")
-        _tui_ask(sb, tmux, LAST, calls=0)
+        tui_ask(sb, tmux, LAST, calls=0)
         tmux.type("/quit")
         tmux.wait_exit()
 

@@ -64,7 +64,7 @@ def _told(sb: Sandbox, prompt: str) -> str:
     return _ours(sb.turn(prompt).text.split("Mock reply")[-1])
 
 
-def _gemini_tui(sb: Sandbox, env: dict[str, str]) -> Tmux:
+def gemini_tui(sb: Sandbox, env: dict[str, str]) -> Tmux:
     """Gemini's TUI with edits approved and the memory root added to its workspace; its
     dialog asking whether to trust that folder, shown at start in some runs, answered
     "Yes" (either way Gemini then writes its message of the folders added)."""
@@ -82,7 +82,7 @@ def _gemini_tui(sb: Sandbox, env: dict[str, str]) -> Tmux:
     return tmux
 
 
-def _tui_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
+def tui_ask(sb: Sandbox, tmux: Tmux, prompt: str, calls: int) -> None:
     """Send `prompt`; wait for the model's last answer of the turn (after `calls` tool
     calls) on the screen."""
     _send(sb, tmux, prompt)
@@ -126,11 +126,11 @@ def _own_rule_then_persons(sb: Sandbox, tmux: Tmux, memory: Path) -> str:
     """The TUI stories' second half: the model rewrites its own rule (ASK), a person adds
     one, the model's edit fails (FAIL), a person adds another, LAST, then `/quit`; the
     screen before it. Every line of both writers is in MEMORY.md."""
-    _tui_ask(sb, tmux, ASK, calls=1)
+    tui_ask(sb, tmux, ASK, calls=1)
     memory.write_text(memory.read_text() + PERSON_RULE + "\n")
-    _tui_ask(sb, tmux, FAIL, calls=1)
+    tui_ask(sb, tmux, FAIL, calls=1)
     memory.write_text(memory.read_text() + PERSON_RULE2 + "\n")
-    _tui_ask(sb, tmux, LAST, calls=0)
+    tui_ask(sb, tmux, LAST, calls=0)
     screen = tmux.screen()
     tmux.type("/quit")
     tmux.wait_exit()
@@ -191,9 +191,9 @@ def test_gemini_tui_tells_a_persons_edits_not_the_models(
                 },
             ]
         )
-        tmux = _gemini_tui(sb, env)
-        _tui_ask(sb, tmux, REMEMBER, calls=1)
-        _tui_ask(sb, tmux, WRITE, calls=1)
+        tmux = gemini_tui(sb, env)
+        tui_ask(sb, tmux, REMEMBER, calls=1)
+        tui_ask(sb, tmux, WRITE, calls=1)
         screen = _own_rule_then_persons(sb, tmux, memory)
 
         after = {
@@ -354,7 +354,7 @@ def test_codex_tui_tells_a_persons_edits_not_the_models(
             timeout=60,
             what="the input box",
         )
-        _tui_ask(sb, tmux, REMEMBER, calls=1)
+        tui_ask(sb, tmux, REMEMBER, calls=1)
         screen = _own_rule_then_persons(sb, tmux, memory)
 
         assert note.read_text() == NOTE
@@ -400,12 +400,12 @@ def test_gemini_a_persons_edit_before_the_models_in_one_turn_is_told(
                 },
             ]
         )
-        tmux = _gemini_tui(sb, env)
+        tmux = gemini_tui(sb, env)
         _send(sb, tmux, REMEMBER)
         memory.write_text(memory.read_text() + PERSON_RULE + "\n")  # mid-turn
         flag.write_text("")
         tmux.wait_text(f"Mock reply {sb.sends(REMEMBER)[0].n + 2}.", timeout=60)
-        _tui_ask(sb, tmux, LAST, calls=0)
+        tui_ask(sb, tmux, LAST, calls=0)
         screen = tmux.screen()
         tmux.type("/quit")
         tmux.wait_exit()
