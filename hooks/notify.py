@@ -84,8 +84,10 @@ def relative(changes: set[tuple[int, str]], base: str) -> set[str]:
     """The memory files among `changes`, as POSIX paths relative to `base` (the root's
     real path); a file of a project folder that links to another folder of the root
     (a project's memory kept elsewhere) also under the project's path, which the views
-    know it by: the watcher may name it by either path."""
-    reals = {os.path.realpath(p) for _, p in changes if is_memory_file(p)}
+    know it by: the watcher may name it by either path. A file that is a link is named
+    by its own name, not its target's: a note replaced by a link to another note is
+    what changed."""
+    reals = {_real_folder(p) for _, p in changes if is_memory_file(p)}
     out = {os.path.relpath(r, base).replace(os.sep, "/") for r in reals}
     for target, rel in _linked_projects(base) if reals else ():
         out |= {
@@ -94,6 +96,32 @@ def relative(changes: set[tuple[int, str]], base: str) -> set[str]:
             if r.startswith(target + os.sep)
         }
     return out
+
+
+def folders_changed(changes: set[tuple[int, str]], base: str) -> bool:
+    """Whether `changes` name a folder that holds memory files (the projects folder, a
+    project's folder, its notes or daily folder): moved away, back or created whole
+    (`mv`, a checkout, a pull), it is reported by its own name, not by its files'."""
+    for _, p in changes:
+        head, name = os.path.split(p)
+        if name not in _FOLDERS and os.path.basename(head) != PROJECTS_DIR:
+            continue  # not one (a cheap test first: a pull reports thousands of paths)
+        rel = os.path.relpath(_real_folder(p), base).split(os.sep)
+        if rel[0] == PROJECTS_DIR and (
+            len(rel) <= 2 or (len(rel) == 3 and rel[2] in (DAILY_DIR, NOTES_DIR))
+        ):
+            return True
+    return False
+
+
+#: The names of the folders that hold memory files, but a project's own.
+_FOLDERS = (PROJECTS_DIR, DAILY_DIR, NOTES_DIR)
+
+
+def _real_folder(path: str) -> str:
+    # `path` with its folder's real path: through a linked root or project, not a link
+    # at `path` itself.
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
 
 
 def _linked_projects(base: str) -> list[tuple[str, str]]:
@@ -161,6 +189,7 @@ class FolderWatch:
 __all__ = [
     "DEBOUNCE_MS",
     "FolderWatch",
+    "folders_changed",
     "is_memory_file",
     "relative",
     "rust_notify",

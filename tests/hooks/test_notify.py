@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.first import catch_up
-from memhooks.hooks.notify import FolderWatch, relative, rust_notify
+from memhooks.hooks.notify import FolderWatch, folders_changed, relative, rust_notify
 from memhooks.hooks.runner import Sessions
 from memhooks.memory import Store
 from tests.processes import session_processes
@@ -251,3 +251,31 @@ def test_a_file_of_a_project_folder_linked_in_the_root_is_named_by_its_project(
     ):
         got = relative({(1, str(path))}, os.path.realpath(root))
         assert want in got and not any(r.startswith("projects/out") for r in got)
+
+
+def test_a_note_that_is_a_link_is_named_by_its_own_name(tmp_path: Path) -> None:
+    # `ln -sf gull.md puffin.md` mid-session: the watcher names puffin.md, which was
+    # resolved to gull.md, so puffin.md kept its old text in the session's index
+    # (2026-12-06, test_editor_saves.py).
+    notes = tmp_path / "projects" / "shop-0123abcd" / "notes"
+    notes.mkdir(parents=True)
+    (notes / "gull.md").write_text("gull\n")
+    (notes / "puffin.md").symlink_to("gull.md")
+    got = relative({(1, str(notes / "puffin.md"))}, os.path.realpath(tmp_path))
+    assert got == {"projects/shop-0123abcd/notes/puffin.md"}
+
+
+def test_a_folder_of_memory_files_moved_whole_is_told(tmp_path: Path) -> None:
+    # `mv notes elsewhere` is reported as the folder alone, no file of it.
+    base = os.path.realpath(tmp_path)
+    project = tmp_path / "projects" / "shop-0123abcd"
+    for rel in ("projects", project, project / "notes", project / "daily"):
+        assert folders_changed({(3, str(tmp_path / rel))}, base), rel
+    for other in (
+        project / "notes" / "pump.md",
+        project / "notes" / "sedK9e5N9",  # `sed -i`'s temp file
+        project / "notes" / "drafts",
+        tmp_path / ".git" / "objects",
+        tmp_path / "MEMORY.md",
+    ):
+        assert not folders_changed({(1, str(other))}, base), other
