@@ -243,7 +243,11 @@ def test_the_notes_folder_moved_away_is_not_searched(session: Session) -> None:
 def test_the_notes_folder_moved_back_is_searched_as_it_is(session: Session) -> None:
     told = session.after("back")
     assert "03:15" in told
-    assert f"{session.notes}/staging-db.md" in session.notice("back")
+    # Each note told removed is told back, the one edited meanwhile too.
+    names = ["gull.md", "puffin.md", "relay-hosts.md", "staging-db.md"]
+    assert (
+        session.notice("back") == ", ".join(f"{session.notes}/{n}" for n in names) + "."
+    )
 
 
 def test_a_pull_of_300_notes_is_searched_within_the_deadline(
@@ -258,6 +262,8 @@ def test_a_note_replaced_by_a_symlink_shows_what_the_link_holds(
 ) -> None:
     told = session.after("symlink")
     assert "6123" not in told
+    # The block's index of notes showed its first line: the model is told it changed.
+    assert session.notice("symlink") == f"{session.notes}/puffin.md."
 
 
 def test_the_block_after_clear_holds_the_files_as_they_are(session: Session) -> None:
