@@ -169,8 +169,14 @@ class FolderWatch:
 
     def drain(self) -> set[str]:
         """The memory files changed since the last call (see `relative`), waiting only for
-        a change already begun to settle."""
-        raw = self.notify.watch(DEBOUNCE_MS, 1, 1, None)
+        a change already begun to settle; none once the watch is lost."""
+        try:
+            raw = self.notify.watch(DEBOUNCE_MS, 1, 1, None)
+        except Exception:  # noqa: BLE001 - the watch is lost, not the session process
+            # watchfiles gives up for good on a path that is not UTF-8 (caf\xe9.md):
+            # what it misses is found by a listing (`covers`).
+            self.whole = False
+            return set()
         if isinstance(raw, str):  # a timeout: nothing reported
             return set()
         if any(p in self._wanted for _, p in raw):

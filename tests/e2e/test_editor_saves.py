@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ PUFFIN = "The puffin gateway answers on port 6123 for the fjord clients."
 GULL = "The gull mirror syncs every 9 minutes from the skua origin."
 WOMBAT = "The wombat proxy restarts nightly at 03:15 on the dingo node."
 QUOKKA = "The quokka archive compacts at 02:40 on the tern host."
+IBIS = "The ibis scheduler pauses on bank holidays in the marsh region."
 BULK = 300
 #: The prompts, in the order asked, by the step they follow.
 ASKED = {
@@ -51,6 +53,7 @@ ASKED = {
     "back": "When does the wombat proxy restart on the dingo node.",
     "pull": "When does the quokka archive compact on the tern host.",
     "symlink": "Which port does the puffin gateway answer on for the fjord clients.",
+    "blind": "When does the ibis scheduler pause in the marsh region.",
     "clear": "Pick the next task after the clear.",
 }
 
@@ -177,7 +180,16 @@ def session(
         puffin = notes / "puffin.md"
         puffin.unlink()
         puffin.symlink_to("gull.md")
-        last = sb.ask(tmux, ASKED["symlink"])
+        sb.ask(tmux, ASKED["symlink"])
+        # A name that is not UTF-8, read: watchfiles gives up watching for good.
+        latin1 = os.path.join(os.fsencode(notes), b"caf\xe9.md")
+        with open(latin1, "wb") as f:
+            f.write(b"# Cafe\npastry order\n")
+        with open(latin1, "rb") as f:
+            f.read()
+        time.sleep(0.5)  # the watcher's debounce is 30 ms
+        sb.memhooks("write", "--to", "note", "--name", "ibis", "--text", IBIS)
+        last = sb.ask(tmux, ASKED["blind"])
         tmux.type("/clear")
         gone = f"Mock reply {last.n}."
         tmux.wait_for(lambda: gone not in tmux.screen(), what="the screen cleared")
@@ -264,6 +276,10 @@ def test_a_note_replaced_by_a_symlink_shows_what_the_link_holds(
     assert "6123" not in told
     # The block's index of notes showed its first line: the model is told it changed.
     assert session.notice("symlink") == f"{session.notes}/puffin.md."
+
+
+def test_a_note_written_after_the_watch_is_lost_is_found(session: Session) -> None:
+    assert "bank holidays" in session.after("blind")
 
 
 def test_the_block_after_clear_holds_the_files_as_they_are(session: Session) -> None:

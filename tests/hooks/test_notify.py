@@ -149,6 +149,28 @@ def test_a_note_in_a_folder_made_after_the_watch_is_found_by_the_first_answer(
         watch.close()
 
 
+def test_a_name_the_watch_cannot_decode_leaves_the_first_answers_searching(
+    memory_root: Path, project: Path
+) -> None:
+    # Seen with the real Claude Code (2.1.332, test_editor_saves.py): a note named in
+    # Latin-1 (caf\xe9.md) read by the block of the session /clear started: watchfiles
+    # gave up ("Unable to decode path"), the exception ended the forked session process
+    # before it served, and its socket stayed in the runtime folder after /exit.
+    store = _filled(memory_root, project)
+    sessions, watch, search = _started(memory_root, project)
+    try:
+        bad = os.path.join(os.fsencode(memory_root / "projects" / store.slug), b"notes")
+        with open(os.path.join(bad, b"caf\xe9.md"), "wb") as f:
+            f.write(b"pastry order\n")
+        store.write_note("lag", "The lag alert threshold is zanzibar.")
+        time.sleep(0.1)
+        catch_up(watch, sessions)  # the events name the file: the watch gives up
+        assert search("zanzibar threshold") == ["lag.md"]  # found by a listing
+        assert not watch.covers(store.slug)
+    finally:
+        watch.close()
+
+
 def test_a_project_wholly_watched_is_not_listed_again(
     memory_root: Path, project: Path, walks: list[int]
 ) -> None:
