@@ -1,9 +1,10 @@
-"""How editors and other tools save memory files while a Claude Code TUI session runs:
-`sed -i` and `perl -pi` (a temp file renamed over), a JetBrains safe write, an emacs
-save (the file renamed to `~`, a new one written), a note deleted and written again,
-a note renamed with `mv`, the notes folder moved away and back, a `git pull` bringing
-300 notes, a note replaced by a symlink to another; a prompt after each, then `/clear`
-and `/exit`. Asserted on what the model received, the hooks' exit codes and times."""
+"""How editors and other tools save memory files while a Claude Code or Gemini CLI TUI
+session runs: `sed -i` and `perl -pi` (a temp file renamed over), a JetBrains safe write,
+an emacs save (the file renamed to `~`, a new one written), a note deleted and written
+again, a note renamed with `mv`, the notes folder moved away and back, a `git pull`
+bringing 300 notes, a note replaced by a symlink to another, a note named in Latin-1 (the
+watch lost); a prompt after each, then `/clear`, a prompt and `/exit` (`/quit`).
+Asserted on what the model received, the hooks' exit codes and times."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import hook_results, setup_claude
+from tests.e2e.harnesses import hook_results, setup_claude, setup_gemini
 from tests.e2e.memory_fixture import BLOCK_OPEN, RULE, seed
 from tests.e2e.test_claude_code import hook_errors, wait_ready
 
@@ -115,13 +116,24 @@ def _emacs(path: Path, text: str) -> None:
     lock.unlink()
 
 
-@pytest.fixture(scope="module")
+#: Each CLI's prompt hook, and how its TUI is left.
+_PROMPT_HOOK = {"claude": "UserPromptSubmit", "gemini": "BeforeAgent"}
+_QUIT = {"claude": "/exit", "gemini": "/quit"}
+
+
+@pytest.fixture(scope="module", params=["claude", "gemini"])
 def session(
-    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+    request: pytest.FixtureRequest,
+    tmp_path_factory,
+    cli_bins: Path,
+    netns: bool,
+    tmux_present: None,
 ) -> Iterator[Session]:
-    with sandbox(tmp_path_factory.mktemp("editor-saves"), cli_bins, netns) as sb:
+    cli = request.param
+    with sandbox(tmp_path_factory.mktemp(f"saves-{cli}"), cli_bins, netns) as sb:
         captured = sb.base / "hooks"
-        env = setup_claude(sb, capture=str(captured))
+        setup = setup_claude if cli == "claude" else setup_gemini
+        env = setup(sb, capture=str(captured))
         seed(sb)
         sb.memhooks("write", "--to", "memory", "--text", LYNX)
         for name, text in (
@@ -146,8 +158,12 @@ def session(
         _git(sb, "commit", "-qm", "bulk", cwd=other)
         result = Session(sb, rel)
         log = sb.base / "debug.txt"
-        tmux = sb.tmux(["claude", "--debug-file", str(log)], env=env)
-        wait_ready(tmux)
+        if cli == "claude":
+            tmux = sb.tmux(["claude", "--debug-file", str(log)], env=env)
+            wait_ready(tmux)
+        else:
+            tmux = sb.tmux(["gemini"], env=env)
+            tmux.wait_text("Type your message", timeout=60)
         sb.ask(tmux, "Say hello first.")
         heron = notes / "heron-relay.md"
         _run("sed", "-i", "s/alder-3/birch-7/", heron.name, cwd=notes)
@@ -194,13 +210,13 @@ def session(
         gone = f"Mock reply {last.n}."
         tmux.wait_for(lambda: gone not in tmux.screen(), what="the screen cleared")
         sb.ask(tmux, ASKED["clear"])
-        tmux.type("/exit")
+        tmux.type(_QUIT[cli])
         tmux.wait_exit()
         result.leftovers = sb.leftovers()
         sb.entries("session end", at_least=1)
-        result.debug = log.read_text()
+        result.debug = log.read_text() if log.exists() else ""
         result.hooks = hook_results(captured)
-        for rc in sorted(captured.rglob("*-UserPromptSubmit.rc")):
+        for rc in sorted(captured.rglob(f"*-{_PROMPT_HOOK[cli]}.rc")):
             began = int(rc.name.split("-")[0])
             result.prompt_seconds.append((rc.stat().st_mtime_ns - began) / 1e9)
         yield result
@@ -230,6 +246,7 @@ def test_perl_pi_is_told_as_a_changed_line(session: Session) -> None:
 def test_an_emacs_save_is_told_and_its_side_files_never_are(session: Session) -> None:
     assert session.notice("emacs") == "MEMORY.md."
     assert f"\n+{MOOSE}\n" in session.after("emacs")
+    assert f"\n-{LYNX}\n" not in session.after("emacs")  # perl's change told once
     for request in session.sb.requests():
         assert not re.search(r"\.#MEMORY|MEMORY\.md~", request.text), request.n
 
@@ -283,9 +300,10 @@ def test_a_note_written_after_the_watch_is_lost_is_found(session: Session) -> No
 
 
 def test_the_block_after_clear_holds_the_files_as_they_are(session: Session) -> None:
+    # Claude Code's block comes with SessionStart (`clear`), Gemini CLI's with the prompt.
     got = session.sb.turn(ASKED["clear"]).text
-    start = got.rfind(BLOCK_OPEN)
-    assert start >= 0
+    start = got.rfind("## MEMORY.md\n")
+    assert start >= 0 and BLOCK_OPEN in got[:start]
     block = got[start:]
     assert RULE in block and LYNX_WEEKLY in block and MOOSE in block
     assert LYNX not in block and "notes/heron-relay.md" not in block
