@@ -1,10 +1,10 @@
-"""How editors and other tools save memory files while a Claude Code or Gemini CLI TUI
-session runs: `sed -i` and `perl -pi` (a temp file renamed over), a JetBrains safe write,
-an emacs save (the file renamed to `~`, a new one written), a note deleted and written
-again, a note renamed with `mv`, the notes folder moved away and back, a `git pull`
-bringing 300 notes, a note replaced by a symlink to another, a note named in Latin-1 (the
-watch lost); a prompt after each, then `/clear`, a prompt and `/exit` (`/quit`).
-Asserted on what the model received, the hooks' exit codes and times."""
+"""How editors and other tools save memory files while a Claude Code, Codex CLI or
+Gemini CLI TUI session runs: `sed -i` and `perl -pi` (a temp file renamed over), a
+JetBrains safe write, an emacs save (the file renamed to `~`, a new one written), a note
+deleted and written again, a note renamed with `mv`, the notes folder moved away and
+back, a `git pull` bringing 300 notes, a note replaced by a symlink to another, a note
+named in Latin-1 (the watch lost); a prompt after each, then `/clear`, a prompt and
+`/exit` (`/quit`). Asserted on what the model received, the hooks' exit codes and times."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import hook_results, setup_claude, setup_gemini
+from tests.e2e.harnesses import hook_results, setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import BLOCK_OPEN, RULE, seed
 from tests.e2e.test_claude_code import hook_errors, wait_ready
+from tests.e2e.test_codex import _READY as CODEX_READY
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
     from tests.e2e.sandbox import Leftovers, Sandbox
@@ -117,11 +118,20 @@ def _emacs(path: Path, text: str) -> None:
 
 
 #: Each CLI's prompt hook, and how its TUI is left.
-_PROMPT_HOOK = {"claude": "UserPromptSubmit", "gemini": "BeforeAgent"}
-_QUIT = {"claude": "/exit", "gemini": "/quit"}
+_PROMPT_HOOK = {
+    "claude": "UserPromptSubmit",
+    "codex": "UserPromptSubmit",
+    "gemini": "BeforeAgent",
+}
+_QUIT = {"claude": "/exit", "codex": "/quit", "gemini": "/quit"}
+_SETUP: dict[str, Callable[..., dict[str, str]]] = {
+    "claude": setup_claude,
+    "codex": setup_codex,
+    "gemini": setup_gemini,
+}
 
 
-@pytest.fixture(scope="module", params=["claude", "gemini"])
+@pytest.fixture(scope="module", params=["claude", "codex", "gemini"])
 def session(
     request: pytest.FixtureRequest,
     tmp_path_factory,
@@ -132,8 +142,7 @@ def session(
     cli = request.param
     with sandbox(tmp_path_factory.mktemp(f"saves-{cli}"), cli_bins, netns) as sb:
         captured = sb.base / "hooks"
-        setup = setup_claude if cli == "claude" else setup_gemini
-        env = setup(sb, capture=str(captured))
+        env = _SETUP[cli](sb, capture=str(captured))
         seed(sb)
         sb.memhooks("write", "--to", "memory", "--text", LYNX)
         for name, text in (
@@ -161,6 +170,13 @@ def session(
         if cli == "claude":
             tmux = sb.tmux(["claude", "--debug-file", str(log)], env=env)
             wait_ready(tmux)
+        elif cli == "codex":
+            tmux = sb.tmux(["codex", "--dangerously-bypass-hook-trust"], env=env)
+            tmux.wait_for(
+                lambda: any(m in tmux.screen() for m in CODEX_READY),
+                timeout=60,
+                what="the input box",
+            )
         else:
             tmux = sb.tmux(["gemini"], env=env)
             tmux.wait_text("Type your message", timeout=60)
@@ -209,6 +225,7 @@ def session(
         tmux.type("/clear")
         gone = f"Mock reply {last.n}."
         tmux.wait_for(lambda: gone not in tmux.screen(), what="the screen cleared")
+        time.sleep(1)  # Codex CLI takes a prompt typed at once for the old conversation
         sb.ask(tmux, ASKED["clear"])
         tmux.type(_QUIT[cli])
         tmux.wait_exit()
