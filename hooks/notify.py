@@ -17,7 +17,13 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from memhooks.memory.constants import DAILY_DIR, NOTES_DIR, PROJECTS_DIR
+from memhooks.memory.constants import (
+    DAILY_DIR,
+    MEMORY_FILE,
+    NOTES_DIR,
+    PROJECTS_DIR,
+    SCRATCHPAD_FILE,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -86,14 +92,15 @@ def relative(changes: set[tuple[int, str]], base: str) -> set[str]:
     (a project's memory kept elsewhere) also under the project's path, which the views
     know it by: the watcher may name it by either path. A file that is a link is named
     by its own name, not its target's: a note replaced by a link to another note is
-    what changed."""
+    what changed; a MEMORY.md or scratchpad that links to another file of the root is
+    named too when that file changes (the watcher names only the file written)."""
     reals = {_real_folder(p) for _, p in changes if is_memory_file(p)}
     out = {os.path.relpath(r, base).replace(os.sep, "/") for r in reals}
-    for target, rel in _linked_projects(base) if reals else ():
+    for target, rel in _links(base) if reals else ():
         out |= {
             rel + r[len(target) :].replace(os.sep, "/")
             for r in reals
-            if r.startswith(target + os.sep)
+            if r == target or r.startswith(target + os.sep)
         }
     return out
 
@@ -124,19 +131,26 @@ def _real_folder(path: str) -> str:
     return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
 
 
-def _linked_projects(base: str) -> list[tuple[str, str]]:
+def _links(base: str) -> list[tuple[str, str]]:
     # (real path, root-relative path) of each project folder that is a link to a folder
-    # in the root (one outside it is refused: `Scope.path`).
-    out = []
+    # in the root, and of MEMORY.md and each project's scratchpad that is a link to a
+    # file in the root (one outside it is refused: `Scope.path`).
+    links = [MEMORY_FILE]
     with (
         contextlib.suppress(OSError),
         os.scandir(os.path.join(base, PROJECTS_DIR)) as it,
     ):
         for entry in it:
-            if entry.is_symlink():
-                target = os.path.realpath(entry.path)
-                if target.startswith(base + os.sep):
-                    out.append((target, f"{PROJECTS_DIR}/{entry.name}"))
+            links.append(f"{PROJECTS_DIR}/{entry.name}")
+            if not entry.is_symlink():
+                links.append(f"{PROJECTS_DIR}/{entry.name}/{SCRATCHPAD_FILE}")
+    out = []
+    for rel in links:
+        path = os.path.join(base, rel)
+        if os.path.islink(path):
+            target = os.path.realpath(path)
+            if target.startswith(base + os.sep):
+                out.append((target, rel))
     return out
 
 

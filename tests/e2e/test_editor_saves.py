@@ -40,6 +40,7 @@ PUFFIN = "The puffin gateway answers on port 6123 for the fjord clients."
 GULL = "The gull mirror syncs every 9 minutes from the skua origin."
 WOMBAT = "The wombat proxy restarts nightly at 03:15 on the dingo node."
 QUOKKA = "The quokka archive compacts at 02:40 on the tern host."
+OTTER = "- Deploys go out on Thursdays (rule OTTER-7)."
 IBIS = "The ibis scheduler pauses on bank holidays in the marsh region."
 BULK = 300
 #: The prompts, in the order asked, by the step they follow.
@@ -55,6 +56,8 @@ ASKED = {
     "back": "When does the wombat proxy restart on the dingo node.",
     "pull": "When does the quokka archive compact on the tern host.",
     "symlink": "Which port does the puffin gateway answer on for the fjord clients.",
+    "linked": "Say hello after the link.",
+    "target": "Say hello after the rules file changed.",
     "blind": "When does the ibis scheduler pause in the marsh region.",
     "clear": "Pick the next task after the clear.",
 }
@@ -213,6 +216,16 @@ def session(
         puffin.unlink()
         puffin.symlink_to("gull.md")
         sb.ask(tmux, ASKED["symlink"])
+        # MEMORY.md kept in another folder of the root and linked in, then that file
+        # edited (written through a link, memhooks keeps it one).
+        rules = sb.root / "shared" / "rules.md"
+        rules.parent.mkdir()
+        rules.write_text(memory.read_text())
+        memory.unlink()
+        memory.symlink_to("shared/rules.md")
+        sb.ask(tmux, ASKED["linked"])
+        rules.write_text(rules.read_text() + OTTER + "\n")
+        sb.ask(tmux, ASKED["target"])
         # A name that is not UTF-8, read: watchfiles gives up watching for good.
         latin1 = os.path.join(os.fsencode(notes), b"caf\xe9.md")
         with open(latin1, "wb") as f:
@@ -310,6 +323,15 @@ def test_a_note_replaced_by_a_symlink_shows_what_the_link_holds(
     assert "6123" not in told
     # The block's index of notes showed its first line: the model is told it changed.
     assert session.notice("symlink") == f"{session.notes}/puffin.md."
+
+
+def test_memory_md_linked_in_is_told_when_its_target_changes(
+    session: Session,
+) -> None:
+    assert "\n-" not in session.after("linked")  # the same lines
+    assert session.notice("target") == "MEMORY.md."
+    assert f"\n+{OTTER}\n" in session.after("target")
+    assert OTTER not in session.notice("blind")
 
 
 def test_a_note_written_after_the_watch_is_lost_is_found(session: Session) -> None:

@@ -301,3 +301,27 @@ def test_a_folder_of_memory_files_moved_whole_is_told(tmp_path: Path) -> None:
         tmp_path / "MEMORY.md",
     ):
         assert not folders_changed({(1, str(other))}, base), other
+
+
+def test_memory_md_and_a_scratchpad_linked_in_are_named_when_their_target_changes(
+    tmp_path: Path,
+) -> None:
+    # MEMORY.md kept in another folder of the root and linked in (memhooks writes
+    # through the link): the watcher names the file written, never MEMORY.md, and a
+    # rule changed mid-session was told to no prompt (2026-12-06, test_editor_saves.py).
+    shared = tmp_path / "shared"
+    project = tmp_path / "projects" / "shop-0123abcd"
+    shared.mkdir()
+    project.mkdir(parents=True)
+    (shared / "rules.md").write_text("- rule\n")
+    (shared / "pad.md").write_text("- [ ] item\n")
+    (tmp_path / "MEMORY.md").symlink_to("shared/rules.md")
+    (project / "SCRATCHPAD.md").symlink_to("../../shared/pad.md")
+    base = os.path.realpath(tmp_path)
+    got = relative({(2, str(shared / "rules.md")), (2, str(shared / "pad.md"))}, base)
+    assert got == {
+        "shared/rules.md",
+        "shared/pad.md",
+        "MEMORY.md",
+        "projects/shop-0123abcd/SCRATCHPAD.md",
+    }
