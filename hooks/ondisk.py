@@ -125,9 +125,10 @@ def moved_in(store: Store, since: int, looked: int) -> tuple[dict[str, int], int
     """Memory files named after `since` (ns) and after `looked`, the newest folder time
     known (the block's, then each such look's), that keep an older modification time, as
     `mv`, `git mv`, `cp -p` and `rsync -a` leave them, or are links made since to such a
-    file (`ln -sf`): path -> when they got the name (their ctime); and the newest time of the folders looked into. A folder is listed
-    only when its names changed since; a file renamed into place by its writer (an
-    atomic save, ours too) got its name as its folder did, before that time.
+    file (`ln -sf`): path -> when they got the name (their ctime); and the newest time
+    of the folders looked into. A folder is listed only when its names changed since; a
+    file renamed into place by its writer (an atomic save, ours too) got its name as its
+    folder did, before that time.
     """
     from memhooks.hooks.listing import located_in
 

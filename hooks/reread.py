@@ -54,8 +54,8 @@ class Rereads:
             self._wake.notify_all()
 
     def relist(self) -> None:
-        """Compare every view with the disk soon, in the thread (`hooks.listing.rescan`): a folder
-        moved away or back is reported by its own name, not by the files in it."""
+        """Compare every view with the disk soon, in the thread (`hooks.listing.rescan`):
+        a folder moved away or back is reported by its own name, not by its files'."""
         with self._wake:
             self._relist = True
         self.add(())

@@ -3,8 +3,9 @@ Gemini CLI TUI session runs: `sed -i` and `perl -pi` (a temp file renamed over),
 JetBrains safe write, an emacs save (the file renamed to `~`, a new one written), a note
 deleted and written again, a note renamed with `mv`, the notes folder moved away and
 back, a `git pull` bringing 300 notes, a note replaced by a symlink to another, a note
-named in Latin-1 (the watch lost); a prompt after each, then `/clear`, a prompt and
-`/exit` (`/quit`). Asserted on what the model received, the hooks' exit codes and times."""
+named in Latin-1 (the watch lost), MEMORY.md linked to another file of the root and that
+file edited; a prompt after each, then `/clear`, a prompt and `/exit` (`/quit`). Asserted
+on what the model received, the hooks' exit codes and times."""
 
 from __future__ import annotations
 
