@@ -299,13 +299,11 @@ def finish(sessions: Sessions, stop: Callable[[], bool] | None = None) -> bool:
 def catch_up(watcher: FolderWatch, sessions: Sessions) -> None:
     """Apply what `watcher` reported to every view; a view whose files it did not all
     watch (a folder created since, another project) is compared with the disk instead."""
+    from memhooks.hooks.listing import rescan  # a view with a listing loaded it
+
     rels = watcher.drain()
     for view in sessions.views():
         if rels:
             view.refresh(rels)
-        if watcher.covers(view.store.slug):
-            continue
-        if view.listing is not None:
-            view.refresh(view.listing.relist())
-        else:
-            view.catch_up()
+        if not watcher.covers(view.store.slug):
+            rescan(view)

@@ -100,6 +100,7 @@ def _block(
     state.listed = [
         r for r, d in docs.items() if d.kind == "note" and d.filename in listed
     ]
+    state.gone = []
     # The block holds the two newest logs, often cut: the entries it holds whole are seen.
     state.seen_entries = {
         d.rel: [

@@ -210,7 +210,11 @@ def run_session(
         from memhooks.hooks.wire import inode_of, release
 
         inode = inode_of(listen)
-        started = start(sock, where, harness, project, warm)
+        try:
+            started = start(sock, where, harness, project, warm)
+        except BaseException:
+            release(listen, inode)  # a start that failed leaves no socket behind
+            raise
         if started.answered == "session-end":
             release(listen, inode)
             build_index(started.sessions)

@@ -30,6 +30,7 @@ from memhooks.memory.scope import Found
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
+    from memhooks.hooks.view import View
     from memhooks.memory import Store
     from memhooks.memory.paths import Located
 
@@ -159,6 +160,17 @@ class Listing:
         if not stat.S_ISREG(st.st_mode):
             return None
         return Found(loc.kind, rel, loc.key, path, st.st_size, st.st_mtime_ns)
+
+
+def rescan(view: View) -> None:
+    """Compare `view` with the disk: its listing taken again (a stat of every file) and
+    the files that came, went or changed since re-read; without a listing, as
+    `View.catch_up`. For changes the watcher named no file of: a folder moved away or
+    back, a watch that missed some or was lost."""
+    if view.listing is not None:
+        view.refresh(view.listing.relist())
+    else:
+        view.catch_up()
 
 
 def _same_names(store: Store, seed: Walked) -> bool:

@@ -46,11 +46,12 @@ def changed_line(
         usage: the block's tools line, asked for when a change is too long to tell
             (the notice then names the tool that reads the file).
     """
-    gone = _removed(state, view)
-    renamed: Mapping[str, int] = {}
+    gone, back = _removed(state, view)
+    renamed: Mapping[str, int] = dict.fromkeys(back, 0)
     if state.noticed_at:
         looked = state.names_at
-        renamed, state.names_at = moved_in(view.store, state.noticed_at, looked)
+        moved, state.names_at = moved_in(view.store, state.noticed_at, looked)
+        renamed = {**renamed, **moved}
     edited: dict[str, bool] = {}
     line = _changes(state, docs, limit, newest_doc, gone, renamed, edited)
     if line and (merging := conflict_body(_named(line, docs))):
@@ -67,20 +68,24 @@ def _named(line: str, docs: Mapping[str, Doc]) -> list[Doc]:
     return [docs[n] for n in names if n in docs]
 
 
-def _removed(state: SessionState, view: View) -> list[str]:
+def _removed(state: SessionState, view: View) -> tuple[list[str], list[str]]:
     """The files the session was shown (in the block, or by auto-search) or whose name the
     block's index of notes holds, gone since: the model holds their text or name, and is
-    told once (a stat of each, per prompt)."""
+    told once (a stat of each, per prompt). And those told gone that are back: a folder
+    moved away and back leaves its files' times and their folder's names as they were."""
+    root = view.store.root
+    back = [rel for rel in state.gone if (root / rel).exists()]
     gone = sorted(
         rel
         for rel in {*state.injected, *state.surfaced, *state.listed}
-        if not (view.store.root / rel).exists()
+        if not (root / rel).exists()
     )
     for rel in gone:
         state.injected.pop(rel, None)
         state.surfaced.pop(rel, None)
-    state.listed = [r for r in state.listed if r not in gone]
-    return gone
+    state.listed = [r for r in state.listed if r not in gone] + back
+    state.gone = [r for r in state.gone if r not in back] + gone
+    return gone, back
 
 
 def _changes(

@@ -17,7 +17,13 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from memhooks.memory.constants import DAILY_DIR, NOTES_DIR, PROJECTS_DIR
+from memhooks.memory.constants import (
+    DAILY_DIR,
+    MEMORY_FILE,
+    NOTES_DIR,
+    PROJECTS_DIR,
+    SCRATCHPAD_FILE,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -84,31 +90,67 @@ def relative(changes: set[tuple[int, str]], base: str) -> set[str]:
     """The memory files among `changes`, as POSIX paths relative to `base` (the root's
     real path); a file of a project folder that links to another folder of the root
     (a project's memory kept elsewhere) also under the project's path, which the views
-    know it by: the watcher may name it by either path."""
-    reals = {os.path.realpath(p) for _, p in changes if is_memory_file(p)}
+    know it by: the watcher may name it by either path. A file that is a link is named
+    by its own name, not its target's: a note replaced by a link to another note is
+    what changed; a MEMORY.md or scratchpad that links to another file of the root is
+    named too when that file changes (the watcher names only the file written)."""
+    reals = {_real_folder(p) for _, p in changes if is_memory_file(p)}
     out = {os.path.relpath(r, base).replace(os.sep, "/") for r in reals}
-    for target, rel in _linked_projects(base) if reals else ():
+    for target, rel in _links(base) if reals else ():
         out |= {
             rel + r[len(target) :].replace(os.sep, "/")
             for r in reals
-            if r.startswith(target + os.sep)
+            if r == target or r.startswith(target + os.sep)
         }
     return out
 
 
-def _linked_projects(base: str) -> list[tuple[str, str]]:
+def folders_changed(changes: set[tuple[int, str]], base: str) -> bool:
+    """Whether `changes` name a folder that holds memory files (the projects folder, a
+    project's folder, its notes or daily folder): moved away, back or created whole
+    (`mv`, a checkout, a pull), it is reported by its own name, not by its files'."""
+    for _, p in changes:
+        head, name = os.path.split(p)
+        if name not in _FOLDERS and os.path.basename(head) != PROJECTS_DIR:
+            continue  # not one (a cheap test first: a pull reports thousands of paths)
+        rel = os.path.relpath(_real_folder(p), base).split(os.sep)
+        if rel[0] == PROJECTS_DIR and (
+            len(rel) <= 2 or (len(rel) == 3 and rel[2] in (DAILY_DIR, NOTES_DIR))
+        ):
+            return True
+    return False
+
+
+#: The names of the folders that hold memory files, but a project's own.
+_FOLDERS = (PROJECTS_DIR, DAILY_DIR, NOTES_DIR)
+
+
+def _real_folder(path: str) -> str:
+    # `path` with its folder's real path: through a linked root or project, not a link
+    # at `path` itself.
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+def _links(base: str) -> list[tuple[str, str]]:
     # (real path, root-relative path) of each project folder that is a link to a folder
-    # in the root (one outside it is refused: `Scope.path`).
-    out = []
+    # in the root, and of MEMORY.md and each project's scratchpad that is a link to a
+    # file in the root (one outside it is refused: `Scope.path`).
+    links = [MEMORY_FILE]
     with (
         contextlib.suppress(OSError),
         os.scandir(os.path.join(base, PROJECTS_DIR)) as it,
     ):
         for entry in it:
-            if entry.is_symlink():
-                target = os.path.realpath(entry.path)
-                if target.startswith(base + os.sep):
-                    out.append((target, f"{PROJECTS_DIR}/{entry.name}"))
+            links.append(f"{PROJECTS_DIR}/{entry.name}")
+            if not entry.is_symlink():
+                links.append(f"{PROJECTS_DIR}/{entry.name}/{SCRATCHPAD_FILE}")
+    out = []
+    for rel in links:
+        path = os.path.join(base, rel)
+        if os.path.islink(path):
+            target = os.path.realpath(path)
+            if target.startswith(base + os.sep):
+                out.append((target, rel))
     return out
 
 
@@ -141,8 +183,14 @@ class FolderWatch:
 
     def drain(self) -> set[str]:
         """The memory files changed since the last call (see `relative`), waiting only for
-        a change already begun to settle."""
-        raw = self.notify.watch(DEBOUNCE_MS, 1, 1, None)
+        a change already begun to settle; none once the watch is lost."""
+        try:
+            raw = self.notify.watch(DEBOUNCE_MS, 1, 1, None)
+        except Exception:  # noqa: BLE001 - the watch is lost, not the session process
+            # watchfiles gives up for good on a path that is not UTF-8 (caf\xe9.md):
+            # what it misses is found by a listing (`covers`).
+            self.whole = False
+            return set()
         if isinstance(raw, str):  # a timeout: nothing reported
             return set()
         if any(p in self._wanted for _, p in raw):
@@ -161,6 +209,7 @@ class FolderWatch:
 __all__ = [
     "DEBOUNCE_MS",
     "FolderWatch",
+    "folders_changed",
     "is_memory_file",
     "relative",
     "rust_notify",

@@ -124,10 +124,11 @@ class _Recent:
 def moved_in(store: Store, since: int, looked: int) -> tuple[dict[str, int], int]:
     """Memory files named after `since` (ns) and after `looked`, the newest folder time
     known (the block's, then each such look's), that keep an older modification time, as
-    `mv`, `git mv`, `cp -p` and `rsync -a` leave them: path -> when they got the name
-    (their ctime); and the newest time of the folders looked into. A folder is listed
-    only when its names changed since; a file renamed into place by its writer (an
-    atomic save, ours too) got its name as its folder did, before that time.
+    `mv`, `git mv`, `cp -p` and `rsync -a` leave them, or are links made since to such a
+    file (`ln -sf`): path -> when they got the name (their ctime); and the newest time
+    of the folders looked into. A folder is listed only when its names changed since; a
+    file renamed into place by its writer (an atomic save, ours too) got its name as its
+    folder did, before that time.
     """
     from memhooks.hooks.listing import located_in
 
@@ -140,17 +141,18 @@ def moved_in(store: Store, since: int, looked: int) -> tuple[dict[str, int], int
             if at <= after:
                 continue
             with os.scandir(path) as listed:
-                entries = [(e.name, e.stat(follow_symlinks=False)) for e in listed]
+                entries = [(e.name, e.stat(follow_symlinks=False), e) for e in listed]
         except OSError:
             continue
         newest = max(newest, at)
-        for name, st in entries:
+        for name, own, entry in entries:
             rel = f"{folder}/{name}" if folder else name
-            if (
-                st.st_mtime_ns <= since
-                and st.st_ctime_ns > after
-                and stat.S_ISREG(st.st_mode)
-                and located_in(store, rel) is not None
-            ):
-                found[rel] = st.st_ctime_ns
+            if own.st_ctime_ns <= after or located_in(store, rel) is None:
+                continue
+            try:  # a link made since (`ln -sf`) shows its target's older text
+                st = entry.stat() if stat.S_ISLNK(own.st_mode) else own
+            except OSError:
+                continue
+            if st.st_mtime_ns <= since and stat.S_ISREG(st.st_mode):
+                found[rel] = own.st_ctime_ns
     return found, newest

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.lowlevel
 
+from memhooks.hooks.listing import rescan
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class Rereads:
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
         self._blind = False  #: the watcher is lost: `settle` compares the disk
+        self._relist = False  #: a folder of memory files changed: compare the disk
 
     def add(self, rels: Iterable[str]) -> None:
         """Re-read `rels` soon, in a thread (never waits: called on the event loop)."""
@@ -51,13 +53,20 @@ class Rereads:
                 self._thread.start()
             self._wake.notify_all()
 
+    def relist(self) -> None:
+        """Compare every view with the disk soon, in the thread (`hooks.listing.rescan`):
+        a folder moved away or back is reported by its own name, not by its files'."""
+        with self._wake:
+            self._relist = True
+        self.add(())
+
     def idle(self) -> bool:
         """Whether every reported file has been re-read."""
         with self._wake:
             return self._idle()
 
     def _idle(self) -> bool:
-        return not self._pending and not self._busy
+        return not self._pending and not self._relist and not self._busy
 
     def lost(self, why: str) -> None:
         """The watcher is gone: from now on each request first finds what changed."""
@@ -75,7 +84,7 @@ class Rereads:
 
     def _catch_up(self) -> None:
         for view in list(self._views()):
-            view.catch_up()
+            rescan(view)
 
     def _wait_idle(self) -> None:
         with self._wake:
@@ -84,14 +93,17 @@ class Rereads:
     def _run(self) -> None:
         while True:
             with self._wake:
-                while not self._pending:
+                while not self._pending and not self._relist:
                     self._busy = False
                     self._wake.notify_all()  # a request may be waiting in `settle`
                     self._wake.wait()
                 batch, self._pending = list(self._pending), {}
+                relist, self._relist = self._relist, False
                 self._busy = True
             for view in list(self._views()):
                 try:
+                    if relist:
+                        rescan(view)
                     view.refresh(batch)
                 except Exception as e:  # noqa: BLE001 - one bad file must not stop re-reading
                     logger.warning("re-reading %d files failed: %s", len(batch), e)

@@ -282,8 +282,13 @@ async def serve_socket(
     installed = started.installed if started else Install()  # `hooks.upgraded`
     killed = False  # the harness died: its session end never came
     born, lived = anyio.current_time(), 0.0  # how long until the harness was gone
-    await anyio.to_thread.run_sync(make_folder, root)
-    process = Process(root, idle_timeout, started)
+    try:
+        await anyio.to_thread.run_sync(make_folder, root)
+        process = Process(root, idle_timeout, started)
+    except BaseException:
+        release(path, ours)  # a start that failed leaves no socket behind
+        sock.close()
+        raise
     if project is not None and started is None:
         # Read while answering: until the corpus is in memory, a prompt is answered from
         # the index file as a hook would be (`View.search`), not kept waiting.

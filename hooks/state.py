@@ -63,6 +63,7 @@ _TYPES: dict[str, Any] = {
     "pending_at": int,
     "listed": (list, str),
     "names_at": int,
+    "gone": (list, str),
     "ended": int,
     "kept": (list, str),
     "forked_at": int,
@@ -104,6 +105,7 @@ class SessionState:
         pending_at: int = -1,
         listed: list[str] | None = None,
         names_at: int = 0,
+        gone: list[str] | None = None,
         ended: int = 0,
         kept: list[str] | None = None,
         forked_at: int = 0,
@@ -149,10 +151,14 @@ class SessionState:
         #: hook blocked that prompt (`blocked`).
         self.pending = pending or {}
         self.pending_at = pending_at
-        #: The notes the block's index names, and the newest time of a folder's names
-        #: the change notice knows (`mv` keeps a file's mtime: `notice`).
+        #: The notes the block's index names (and files told removed, then back), and the
+        #: newest time of a folder's names the change notice knows (`mv` keeps a file's
+        #: mtime: `notice`).
         self.listed = listed or []
         self.names_at = names_at
+        #: The files the change notice told removed: one back on disk is told again (a
+        #: folder moved away and back keeps its files' times and their names in it).
+        self.gone = gone or []
         #: When its session end found today's log mid-merge (0: it did not, or the
         #: session goes on), and the prompts it kept for a later hook to record once the
         #: log is resolved (`stale.deferred`).

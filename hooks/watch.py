@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from memhooks.hooks.notify import DEBOUNCE_MS, relative, watching
+from memhooks.hooks.notify import DEBOUNCE_MS, folders_changed, relative, watching
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ async def watch_root(
 ) -> None:
     """Give `rereads` the root-relative POSIX paths of edited Markdown files until `stop`
     is set, from `watcher` (`start_watching`) or from a watch started now; tell it when
-    the watch is lost.
+    a folder of them changed as a whole, and when the watch is lost.
     """
     base = str(await anyio.Path(root).resolve())
     with watcher or start_watching(root) as notify:
@@ -63,6 +63,9 @@ async def watch_root(
             if isinstance(raw, str):  # a timeout: wait again
                 continue
             rels = relative(raw, base)
+            if folders_changed(raw, base):
+                logger.debug("a folder of memory files changed: listing them again")
+                rereads.relist()
             if rels:
                 logger.debug("changed: %s", ", ".join(sorted(rels)))
                 rereads.add(rels)

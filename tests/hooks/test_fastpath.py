@@ -636,6 +636,31 @@ def test_a_leaving_session_process_never_removes_the_socket_bound_after_it(
             s.close()
 
 
+def test_a_session_process_that_fails_to_start_leaves_no_socket(
+    memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every way out releases the socket: a watch that cannot start (the inotify watch
+    limit reached) too. A forked process that died in its start (2026-12-06, Claude
+    Code's TUI, a note named in Latin-1) left its socket after the session ended."""
+    path = str(memory_root.parent / "failing.sock")
+
+    def no_watch(root: Path) -> None:
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(serve_module, "start_watching", no_watch)
+    serve = functools.partial(
+        serve_module.serve_socket,
+        path,
+        root=memory_root,
+        harness=None,
+        parent_pid=None,
+        idle_timeout=0.1,
+    )
+    with pytest.raises(OSError, match="watch limit"):
+        anyio.run(serve)
+    assert not os.path.exists(path)
+
+
 @pytest.mark.parametrize(
     "pause",
     [

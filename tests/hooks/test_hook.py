@@ -170,6 +170,32 @@ def test_a_note_removed_by_hand_is_named_once(memory_root: Path, project: Path) 
     assert hook(ask)[:2] == (0, "")  # told once
 
 
+def test_a_notes_folder_moved_away_and_back_is_named_both_times(
+    memory_root: Path, project: Path
+) -> None:
+    # Seen with the real Claude Code (2.1.332, test_editor_saves.py): the notes told
+    # removed when their folder was moved away were never told back: a folder moved
+    # back keeps its files' times, and its names are those it had.
+    store = store_for(memory_root, project)
+    store.write_memory("- Prefer small commits.")
+    store.write_note("heron", "# Heron\nShips signed tarballs.")
+    hook(claude("SessionStart", project, source="startup"))
+    notes = memory_root / "projects" / store.slug / "notes"
+    away = memory_root.parent / "notes-away"
+    notes.rename(away)
+    ask = claude("UserPromptSubmit", project, prompt="Say hello.")
+    built = "Memory changed on disk since this session's block was built: "
+    heron = f"projects/{store.slug}/notes/heron.md"
+    assert f"{built}{heron} (removed).\n" in context_of(
+        hook(ask)[1], "UserPromptSubmit"
+    )
+    away.rename(notes)
+    assert f"{built}{heron}.\n" in context_of(hook(ask)[1], "UserPromptSubmit")
+    assert hook(ask)[:2] == (0, "")  # told once
+    notes.rename(away)  # away again: told again
+    assert f"{heron} (removed)" in context_of(hook(ask)[1], "UserPromptSubmit")
+
+
 def test_a_note_renamed_or_copied_in_by_hand_is_named(
     memory_root: Path, project: Path
 ) -> None:
@@ -200,6 +226,11 @@ def test_a_note_renamed_or_copied_in_by_hand_is_named(
     shutil.copy2(elsewhere, memory_root / notes / "grebe.md")
     ctx = context_of(hook(ask)[1], "UserPromptSubmit")
     assert f"{built}{notes}/grebe.md.\n" in ctx
+    # A note replaced by a link to an older one (`ln -sf`): its text is the target's.
+    (memory_root / notes / "heron.md").unlink()
+    (memory_root / notes / "heron.md").symlink_to("grebe.md")
+    ctx = context_of(hook(ask)[1], "UserPromptSubmit")
+    assert f"{built}{notes}/heron.md.\n" in ctx
 
 
 def test_gemini_resume_reads_a_chat_file_with_a_lone_surrogate(

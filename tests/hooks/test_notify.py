@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.first import catch_up
-from memhooks.hooks.notify import FolderWatch, relative, rust_notify
+from memhooks.hooks.notify import FolderWatch, folders_changed, relative, rust_notify
 from memhooks.hooks.runner import Sessions
 from memhooks.memory import Store
 from tests.processes import session_processes
@@ -149,6 +149,28 @@ def test_a_note_in_a_folder_made_after_the_watch_is_found_by_the_first_answer(
         watch.close()
 
 
+def test_a_name_the_watch_cannot_decode_leaves_the_first_answers_searching(
+    memory_root: Path, project: Path
+) -> None:
+    # Seen with the real Claude Code (2.1.332, test_editor_saves.py): a note named in
+    # Latin-1 (caf\xe9.md) read by the block of the session /clear started: watchfiles
+    # gave up ("Unable to decode path"), the exception ended the forked session process
+    # before it served, and its socket stayed in the runtime folder after /exit.
+    store = _filled(memory_root, project)
+    sessions, watch, search = _started(memory_root, project)
+    try:
+        bad = os.path.join(os.fsencode(memory_root / "projects" / store.slug), b"notes")
+        with open(os.path.join(bad, b"caf\xe9.md"), "wb") as f:
+            f.write(b"pastry order\n")
+        store.write_note("lag", "The lag alert threshold is zanzibar.")
+        time.sleep(0.1)
+        catch_up(watch, sessions)  # the events name the file: the watch gives up
+        assert search("zanzibar threshold") == ["lag.md"]  # found by a listing
+        assert not watch.covers(store.slug)
+    finally:
+        watch.close()
+
+
 def test_a_project_wholly_watched_is_not_listed_again(
     memory_root: Path, project: Path, walks: list[int]
 ) -> None:
@@ -251,3 +273,55 @@ def test_a_file_of_a_project_folder_linked_in_the_root_is_named_by_its_project(
     ):
         got = relative({(1, str(path))}, os.path.realpath(root))
         assert want in got and not any(r.startswith("projects/out") for r in got)
+
+
+def test_a_note_that_is_a_link_is_named_by_its_own_name(tmp_path: Path) -> None:
+    # `ln -sf gull.md puffin.md` mid-session: the watcher names puffin.md, which was
+    # resolved to gull.md, so puffin.md kept its old text in the session's index
+    # (2026-12-06, test_editor_saves.py).
+    notes = tmp_path / "projects" / "shop-0123abcd" / "notes"
+    notes.mkdir(parents=True)
+    (notes / "gull.md").write_text("gull\n")
+    (notes / "puffin.md").symlink_to("gull.md")
+    got = relative({(1, str(notes / "puffin.md"))}, os.path.realpath(tmp_path))
+    assert got == {"projects/shop-0123abcd/notes/puffin.md"}
+
+
+def test_a_folder_of_memory_files_moved_whole_is_told(tmp_path: Path) -> None:
+    # `mv notes elsewhere` is reported as the folder alone, no file of it.
+    base = os.path.realpath(tmp_path)
+    project = tmp_path / "projects" / "shop-0123abcd"
+    for rel in ("projects", project, project / "notes", project / "daily"):
+        assert folders_changed({(3, str(tmp_path / rel))}, base), rel
+    for other in (
+        project / "notes" / "pump.md",
+        project / "notes" / "sedK9e5N9",  # `sed -i`'s temp file
+        project / "notes" / "drafts",
+        tmp_path / ".git" / "objects",
+        tmp_path / "MEMORY.md",
+    ):
+        assert not folders_changed({(1, str(other))}, base), other
+
+
+def test_memory_md_and_a_scratchpad_linked_in_are_named_when_their_target_changes(
+    tmp_path: Path,
+) -> None:
+    # MEMORY.md kept in another folder of the root and linked in (memhooks writes
+    # through the link): the watcher names the file written, never MEMORY.md, and a
+    # rule changed mid-session was told to no prompt (2026-12-06, test_editor_saves.py).
+    shared = tmp_path / "shared"
+    project = tmp_path / "projects" / "shop-0123abcd"
+    shared.mkdir()
+    project.mkdir(parents=True)
+    (shared / "rules.md").write_text("- rule\n")
+    (shared / "pad.md").write_text("- [ ] item\n")
+    (tmp_path / "MEMORY.md").symlink_to("shared/rules.md")
+    (project / "SCRATCHPAD.md").symlink_to("../../shared/pad.md")
+    base = os.path.realpath(tmp_path)
+    got = relative({(2, str(shared / "rules.md")), (2, str(shared / "pad.md"))}, base)
+    assert got == {
+        "shared/rules.md",
+        "shared/pad.md",
+        "MEMORY.md",
+        "projects/shop-0123abcd/SCRATCHPAD.md",
+    }
