@@ -21,7 +21,7 @@ from memhooks.hooks import (
 )
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
-from memhooks.hooks.held import INDEX_NAME, whole_in
+from memhooks.hooks.held import INDEX_NAME, none_shown, whole_in
 from memhooks.hooks.held import keep as keep_shown
 from memhooks.hooks.held import shown as shown_text
 from memhooks.hooks.mcp_config import usage_line
@@ -93,7 +93,8 @@ def _block(
         and whole_in(d, block)
     }
     if keep:
-        shown = {rel: shown_text(docs[rel]) for rel in state.injected}
+        shown = none_shown(view.store, docs, state.injected)
+        shown |= {rel: shown_text(docs[rel]) for rel in state.injected}
         keep_shown(view.store, event.session_id, shown)
     state.surfaced = {}
     listed = set(INDEX_NAME.findall(block))  # the note index's lines

@@ -19,11 +19,12 @@ from memhooks.memory.errors import MemoryStoreError
 from memhooks.memory.files import private_folder, read_regular, write_atomic
 from memhooks.memory.inject import body
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.paths import memory_file, scratchpad
 from memhooks.memory.private import has_private, strip_private
 from memhooks.memory.text import neutralise
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Collection, Mapping
 
     from memhooks.memory import Doc, Store
 
@@ -45,6 +46,21 @@ def whole_in(doc: Doc, text: str) -> bool:
 def shown(doc: Doc) -> str:
     """The text of `doc` a notice compares: as the block shows it, private blocks out."""
     return visible(body(doc))
+
+
+def none_shown(
+    store: Store, docs: Mapping[str, Doc], whole: Collection[str]
+) -> dict[str, str]:
+    """MEMORY.md and the project's scratchpad, when a block built from `docs` showed no
+    line of them (no such file, or a blank one; `whole`: the files it held whole), each
+    with the text "": the lines a person then writes in them are told as added."""
+    out: dict[str, str] = {}
+    for rel in (memory_file().rel, scratchpad(store.slug).rel):
+        doc = docs.get(rel)
+        blank = not doc.text.strip() if doc else not (store.root / rel).exists()
+        if blank and rel not in whole:
+            out[rel] = ""
+    return out
 
 
 def visible(text: str) -> str:

@@ -1,6 +1,7 @@
 """The change notice before a prompt: the memory files edited, added or gone since the
 session's block was built, which the model holds an older copy of (or none); for a file
-the block held whole, the lines removed and added since the model was shown it (`held`)."""
+the block held whole, the lines removed and added since the model was shown it (`held`),
+and for MEMORY.md or the scratchpad the block showed no line of, the lines added."""
 
 from __future__ import annotations
 
@@ -88,6 +89,11 @@ def _removed(state: SessionState, view: View) -> tuple[list[str], list[str]]:
     return gone, back
 
 
+#: The kinds of file whose lines a notice tells when the block showed none of them (no
+#: such file, or a blank one: `held.none_shown`).
+_TOLD_FROM_NONE = frozenset({"memory", "scratchpad"})
+
+
 def _changes(
     state: SessionState,
     docs: Mapping[str, Doc],
@@ -101,7 +107,8 @@ def _changes(
     is told once; our own writes are not news), and those `renamed` since with an older
     mtime, then those `gone`, in at most `limit` bytes: the names that fit, then how many
     more. `newest_doc`: no document changed after it (`View.newest`). `edited` receives
-    the files held whole written since, each with whether it is news (not only ours).
+    the files held whole written since, and MEMORY.md and the scratchpad (the block may
+    have shown none of them), each with whether it is news (not only ours).
     """
     if not state.noticed_at:
         return None
@@ -115,7 +122,7 @@ def _changes(
             newest = max(newest, t)
             if own.get(rel) != t:
                 changed.append(rel)
-            if rel in state.injected:
+            if rel in state.injected or docs[rel].kind in _TOLD_FROM_NONE:
                 edited[rel] = own.get(rel) != t
     for rel, t in renamed.items():
         newest = max(newest, t)
@@ -152,8 +159,9 @@ def _told(
     """What changed in each file `edited` since the model was shown it, the lines removed
     and added, in `room` bytes; a change too long for them is counted, with the tool
     that reads the file. Then what the model was told is what it was shown; our own
-    writes (not news) too. Without the text shown (no side file, or a damaged one) the
-    file is only named, as `_changes` does."""
+    writes (not news) too. Without the text shown (no side file, or a damaged one, or a
+    file the block showed cut) the file is only named, as `_changes` does; one the block
+    showed none of is told from "", all its lines added."""
     shown = held.load(view.store, session_id)
     parts: list[str] = []
     for rel, news in sorted(edited.items()):

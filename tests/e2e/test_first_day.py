@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from memhooks.memory import slug_for
 from memhooks.memory.inject import NOTHING_YET, USAGE
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.sandbox import MEMHOOKS
+from tests.e2e.test_claude_code import wait_ready
 from tests.e2e.test_harness_edits import gemini_tui, tui_ask
 
 if TYPE_CHECKING:
@@ -25,6 +27,7 @@ pytestmark = pytest.mark.timeout(300)
 CHANGED = "Memory changed on disk since this session's block was built: "
 MODEL_RULE = "- Deploys need the office VPN (rule HERON-5)."
 PERSON_RULE = "- Tag each release after a river (rule OTTER-7)."
+PERSON_ITEM = "- [ ] Rotate the otter keys (item OTTER-8)"
 #: The model's save, the command by its path: Codex CLI's shell sets its own PATH.
 SAVE = f"{MEMHOOKS} write --to memory --text '{MODEL_RULE}'"
 REMEMBER = "Remember that deploys need the office VPN."
@@ -151,6 +154,61 @@ def test_gemini_tui_first_conversation_gets_one_block(
         # Gemini puts a prompt's context after the prompt.
         told = _ours(sb.turn(LAST).text.split(LAST)[-1])
         assert f"{CHANGED}MEMORY.md." in told
+        # The file the model saved after a block that had none: the person's line alone.
+        assert f"\n+{PERSON_RULE}\n" in told and MODEL_RULE not in told
+        assert not sb.leftovers()
+
+
+def test_claude_first_rule_and_item_written_by_hand_are_told_with_their_lines(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Found 2026-12-06 (h63d): in Claude Code 2.1.332's TUI with no memory saved, the
+    MEMORY.md a person then wrote was only named by the next prompt's notice ("Memory
+    changed on disk since this session's block was built: MEMORY.md."): the model,
+    holding no copy, went on without the rule. Now the notice holds the rule as added,
+    and so the first open item of a scratchpad created by hand."""
+    with sandbox(tmp_path_factory.mktemp("day-one-hand"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        sb.script(
+            [{"when": p, "reply": "Mock reply {n}."} for p in (HELLO, NEXT, LAST)]
+        )
+        tmux = sb.tmux(["claude"], env=env)
+        wait_ready(tmux)
+        sb.ask(tmux, HELLO)
+        (sb.root / "MEMORY.md").write_text(PERSON_RULE + "\n")
+        sb.ask(tmux, NEXT)
+        pad = sb.root / "projects" / slug_for(str(sb.project)) / "SCRATCHPAD.md"
+        pad.parent.mkdir(parents=True, exist_ok=True)
+        pad.write_text(PERSON_ITEM + "\n")
+        sb.ask(tmux, LAST)
+        tmux.type("/exit")
+        tmux.wait_exit()
+
+        assert NOTHING_YET in sb.turn(HELLO).text
+        told = _ours(sb.turn(NEXT).text.split(NEXT)[-1])
+        assert f"{CHANGED}MEMORY.md.\n" in told
+        assert f"lines removed (-) and added (+):\n+{PERSON_RULE}\n</memory>" in told
+        told = _ours(sb.turn(LAST).text.split(LAST)[-1])
+        assert f"\n+{PERSON_ITEM}\n</memory>" in told and PERSON_RULE not in told
+        assert not sb.leftovers()
+
+
+def test_claude_first_rule_written_between_runs_is_told_on_continue(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """`claude -p` with no memory saved, a person's first MEMORY.md rule, then `claude
+    -p --continue`: the resumed conversation is told the rule as added."""
+    with sandbox(tmp_path_factory.mktemp("day-one-continue"), cli_bins, netns) as sb:
+        env = setup_claude(sb)
+        sb.script([{"when": p, "reply": "Mock reply {n}."} for p in (HELLO, NEXT)])
+        first = sb.run(["claude", "-p", HELLO], env=env)
+        assert first.returncode == 0, first.stderr
+        assert NOTHING_YET in sb.turn(HELLO).text
+        (sb.root / "MEMORY.md").write_text(PERSON_RULE + "\n")
+        again = sb.run(["claude", "-p", "--continue", NEXT], env=env)
+        assert again.returncode == 0, again.stderr
+        told = _ours(sb.turn(NEXT).text.split(HELLO)[-1])
+        assert f"{CHANGED}MEMORY.md." in told and f"\n+{PERSON_RULE}\n" in told
         assert not sb.leftovers()
 
 

@@ -131,6 +131,60 @@ def test_an_open_item_closed_in_the_scratchpad_is_told_removed(
     )  # the block shows open items only
 
 
+def test_a_first_rule_and_open_item_written_by_hand_are_told_added(
+    memory_root: Path, project: Path
+) -> None:
+    # Seen with the real Claude Code (2.1.332, test_first_day.py): a project with no
+    # memory got "No memory to show yet"; the MEMORY.md a person then wrote was only
+    # named, and the model, holding no copy, did not read it.
+    code, _, err = hook(claude("SessionStart", project, source="startup"))
+    assert code == 0, err
+    memory = memory_root / "MEMORY.md"
+    memory.write_text(f"{PNPM}\n")
+    ctx = _ask(project)
+    assert f"{BUILT}MEMORY.md.\n" in ctx
+    assert f"lines removed (-) and added (+):\n+{PNPM}\n</memory>" in ctx
+    assert _ask(project) == ""  # told once
+    pad = (
+        memory_root
+        / store_for(memory_root, project)
+        .write_scratchpad("- [ ] Rotate the heron keys")
+        .rel
+    )
+    ctx = _ask(project)
+    assert "+- [ ] Rotate the heron keys\n</memory>" in ctx
+    memory.write_text(f"{PNPM}\n{SMALL}\n")  # from what was told, not from ""
+    ctx = _ask(project)
+    assert f"+{SMALL}\n</memory>" in ctx and PNPM not in ctx
+    assert pad.exists()
+
+
+def test_a_blank_memory_file_filled_by_hand_is_told_added(
+    memory_root: Path, project: Path
+) -> None:
+    memory_root.mkdir(parents=True, exist_ok=True)
+    memory = memory_root / "MEMORY.md"
+    memory.write_text("\n")
+    assert hook(claude("SessionStart", project, source="startup"))[0] == 0
+    memory.write_text(f"{NPM}\n")
+    assert f"\n+{NPM}\n</memory>" in _ask(project)
+
+
+def test_a_memory_file_cut_from_the_block_is_only_named(
+    memory_root: Path, project: Path
+) -> None:
+    # The model holds the head alone: a diff against it would tell lines it lacks.
+    lines = "\n".join(
+        f"- Rule {i} of the long list, about the heron." for i in range(400)
+    )
+    store_for(memory_root, project).write_memory(lines)
+    code, out, err = hook(claude("SessionStart", project, source="startup"))
+    assert code == 0 and "Rule 399" not in out, err
+    memory = memory_root / "MEMORY.md"
+    memory.write_text(memory.read_text() + "- One more rule.\n")
+    assert _ask(project).endswith(f"{BUILT}MEMORY.md.\n</memory>")
+
+
 def test_without_the_kept_text_the_file_is_named_as_before(
     memory_root: Path, project: Path
 ) -> None:
@@ -148,7 +202,8 @@ def test_without_the_kept_text_the_file_is_named_as_before(
 def test_the_kept_text_goes_with_the_state(memory_root: Path, project: Path) -> None:
     _start(memory_root, project, f"{NPM}\n{SMALL}")
     side = memory_root / held_rel("sess-1")
-    assert json.loads(side.read_text()) == {"MEMORY.md": f"{NPM}\n{SMALL}"}
+    pad = f"projects/{store_for(memory_root, project).slug}/SCRATCHPAD.md"
+    assert json.loads(side.read_text()) == {"MEMORY.md": f"{NPM}\n{SMALL}", pad: ""}
     assert side.stat().st_mode & 0o777 == 0o600
     code, _, err = hook(claude("SessionEnd", project, reason="exit"))
     assert code == 0, err
