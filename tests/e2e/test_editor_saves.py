@@ -23,6 +23,7 @@ from tests.e2e.harnesses import hook_results, setup_claude, setup_codex, setup_g
 from tests.e2e.memory_fixture import BLOCK_OPEN, RULE, seed
 from tests.e2e.test_claude_code import hook_errors, wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
+from tests.e2e.test_person_tools import git
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -80,18 +81,6 @@ class Session:
     def after(self, step: str) -> str:
         """What the model got with the prompt asked after `step`, the prompt on."""
         return self.sb.turn(ASKED[step]).text.split(ASKED[step])[-1]
-
-
-def _git(sb: Sandbox, *args: str, cwd: Path | None = None) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=p", "-c", "user.email=p@p", *args],
-        cwd=cwd or sb.root,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return done.stdout
 
 
 def _run(*argv: str, cwd: Path) -> None:
@@ -152,16 +141,16 @@ def session(
         notes = sb.root / rel
         memory = sb.root / "MEMORY.md"
         (sb.root / ".gitignore").write_text(".memhooks.lock\n.sessions.lock\n")
-        _git(sb, "init", "-q", "-b", "main")
-        _git(sb, "add", "-A")
-        _git(sb, "commit", "-qm", "seed")
+        git(sb, "init", "-q", "-b", "main")
+        git(sb, "add", "-A")
+        git(sb, "commit", "-qm", "seed")
         other = sb.base / "laptop"
-        _git(sb, "clone", "-q", str(sb.root), str(other), cwd=sb.base)
+        git(sb, "clone", "-q", str(sb.root), str(other), cwd=sb.base)
         for i in range(BULK):
             fact = QUOKKA if i == 137 else f"Bulk note {i} holds routine text."
             (other / rel / f"bulk-{i:03d}.md").write_text(f"# Bulk {i}\n{fact}\n")
-        _git(sb, "add", "-A", cwd=other)
-        _git(sb, "commit", "-qm", "bulk", cwd=other)
+        git(sb, "add", "-A", cwd=other)
+        git(sb, "commit", "-qm", "bulk", cwd=other)
         result = Session(sb, rel)
         log = sb.base / "debug.txt"
         if cli == "claude":
@@ -202,9 +191,9 @@ def session(
         staging.write_text(staging.read_text() + WOMBAT + "\n")
         away.rename(notes)
         sb.ask(tmux, ASKED["back"])
-        _git(sb, "add", "-A")
-        _git(sb, "commit", "-qm", "edits")
-        _git(sb, "pull", "-q", "--no-rebase", "--no-edit", str(other), "main")
+        git(sb, "add", "-A")
+        git(sb, "commit", "-qm", "edits")
+        git(sb, "pull", "-q", "--no-rebase", "--no-edit", str(other), "main")
         sb.ask(tmux, ASKED["pull"])
         puffin = notes / "puffin.md"
         puffin.unlink()

@@ -74,14 +74,15 @@ def _notes(sb: Sandbox) -> str:
     return str(next(sb.root.glob("projects/*/notes")).relative_to(sb.root))
 
 
-def _git(sb: Sandbox, *args: str, cwd: Path | None = None) -> str:
+def git(sb: Sandbox, *args: str, cwd: Path | None = None) -> str:
+    """Run git as a person would in the sandbox's root (or `cwd`); its output."""
     done = subprocess.run(
         ["git", "-c", "user.name=p", "-c", "user.email=p@p", *args],
         cwd=cwd or sb.root,
         capture_output=True,
         text=True,
         check=True,
-        timeout=30,
+        timeout=60,
     )
     return done.stdout
 
@@ -118,33 +119,33 @@ def session(
         sb.memhooks("write", "--to", "note", "--name", "cormorant", "--text", CORMORANT)
         (sb.root / ".gitignore").write_text(".memhooks.lock\n.sessions.lock\n")
         memory = sb.root / "MEMORY.md"
-        _git(sb, "init", "-q", "-b", "main")
-        _git(sb, "add", "-A")
-        _git(sb, "commit", "-qm", "seed")
+        git(sb, "init", "-q", "-b", "main")
+        git(sb, "add", "-A")
+        git(sb, "commit", "-qm", "seed")
         memory.write_text(memory.read_text() + HERON + "\n")
-        _git(sb, "commit", "-qam", "heron")
+        git(sb, "commit", "-qam", "heron")
         result = Session(sb, vim=shutil.which("vim") is not None)
         log = sb.base / "debug.txt"
         tmux = sb.tmux(["claude", "--debug-file", str(log)], env=env)
         wait_ready(tmux)
         sb.ask(tmux, "Say hello first.")
-        _git(sb, "checkout", "-q", "HEAD~1")
+        git(sb, "checkout", "-q", "HEAD~1")
         sb.ask(tmux, ASKED["checkout"])
-        _git(sb, "checkout", "-q", "main")
+        git(sb, "checkout", "-q", "main")
         memory.write_text(memory.read_text() + OSPREY + "\n")
-        _git(sb, "stash", "-q")
+        git(sb, "stash", "-q")
         sb.ask(tmux, ASKED["stash"])
-        _git(sb, "stash", "pop", "-q")
+        git(sb, "stash", "pop", "-q")
         sb.ask(tmux, ASKED["pop"])
-        _git(sb, "commit", "-qam", "osprey")
+        git(sb, "commit", "-qam", "osprey")
         other = sb.base / "laptop"
-        _git(sb, "clone", "-q", str(sb.root), str(other), cwd=sb.base)
+        git(sb, "clone", "-q", str(sb.root), str(other), cwd=sb.base)
         notes = sb.root / _notes(sb)
         pelican = other / _notes(sb) / "pelican-queue.md"
         pelican.write_text(f"# Pelican queue\n{PELICAN}\n")
-        _git(sb, "add", "-A", cwd=other)
-        _git(sb, "commit", "-qm", "pelican", cwd=other)
-        _git(sb, "pull", "-q", "--no-rebase", str(other), "main")
+        git(sb, "add", "-A", cwd=other)
+        git(sb, "commit", "-qm", "pelican", cwd=other)
+        git(sb, "pull", "-q", "--no-rebase", str(other), "main")
         sb.ask(tmux, ASKED["pull"])
         inode = memory.stat().st_ino
         vim = _vim(sb, env, memory, GREBE) if result.vim else None
@@ -166,7 +167,7 @@ def session(
         tmux.wait_exit()
         result.leftovers = sb.leftovers()
         sb.entries("session end", at_least=1)
-        result.status = _git(sb, "status", "--short", "--untracked-files=all")
+        result.status = git(sb, "status", "--short", "--untracked-files=all")
         result.debug = log.read_text()
         result.notes = sorted(p.name for p in notes.iterdir())
         yield result
