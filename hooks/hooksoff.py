@@ -141,10 +141,8 @@ def _gemini_distrusted(project: Path, home: Path) -> list[Finding]:
     """A project Gemini CLI was told not to trust: it runs no hook of its settings there,
     the user's included (0.61.0 said so when it started, and ran none of memhooks',
     installed with `--scope user` too; doctor said ok). One it was never asked about:
-    its TUI asks, and `gemini -p` exits (0.61.0: status 55)."""
-    files = (project / ".gemini" / "settings.json", gemini_dir(home) / "settings.json")
-    if not any(_ours_in(read_settings(path).get("hooks")) for path in files):
-        return []
+    its TUI asks, and `gemini -p` exits (0.61.0: status 55). Asked only where Gemini's
+    settings, the project's or the user's, hold a memhooks hook (`switched_off`)."""
     if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
         return []
     trust = read_settings(gemini_dir(home) / "settings.json").get("security")
@@ -182,19 +180,6 @@ def _gemini_distrusted(project: Path, home: Path) -> list[Finding]:
             "(/permissions in Gemini CLI)",
         )
     ]
-
-
-def _ours_in(hooks: object) -> bool:
-    """Whether a Gemini CLI settings file's `hooks` member runs memhooks."""
-    groups = hooks.values() if isinstance(hooks, dict) else ()
-    return any(
-        isinstance(h, dict) and install.is_ours(str(h.get("command", "")))
-        for g in groups
-        if isinstance(g, list)
-        for group in g
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        for h in group["hooks"]
-    )
 
 
 def _hooks_configs(paths: tuple[Path, ...]) -> Iterator[tuple[Path, dict[str, Any]]]:
