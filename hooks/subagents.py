@@ -32,7 +32,7 @@ from memhooks.memory.files import read_regular
 from memhooks.memory.lazylog import getLogger
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
     from memhooks.hooks.transcript import TranscriptDigest, TranscriptEvent
@@ -57,6 +57,7 @@ def with_subagents(
     subagents it names (each file and command once): Claude Code's that finished, Codex
     CLI's spawned and Gemini CLI's run, and those they started; of their transcripts,
     `budget` bytes in all."""
+    where, parse = _transcripts(path)
     files, commands = list(digest.files), list(digest.commands)
     known_files, known_commands = set(files), set(commands)
     agents, seen = list(digest.agents), set(digest.agents)
@@ -72,17 +73,8 @@ def with_subagents(
         agent = agents.pop(0)
         # Its task (a prompt there) and its answers are read and left: only its files,
         # its commands and the subagents it started are taken.
-        if path.name.startswith("rollout-"):  # how Codex CLI names its transcripts
-            data = _read(rollout_of(path, agent), budget)
-            done = parse_lines(_lines(data))
-        elif path.name.startswith("session-") and path.parent.name == "chats":
-            data = _read(_gemini_chat(path, agent), budget)
-            done = parse_lines(_lines(data))
-        else:
-            # The id is the transcript's: a "/" or a NUL in it names no subagent's file.
-            own = path.with_suffix("") / "subagents" / f"agent-{agent}.jsonl"
-            data = _read(own if _CLAUDE_ID.fullmatch(agent) else None, budget)
-            done = digest_of(_claude_events(_lines(data)))
+        data = _read(where(path, agent), budget)
+        done = parse(_lines(data))
         budget -= len(data)
         agents += [a for a in done.agents if a not in seen]
         seen.update(done.agents)
@@ -91,6 +83,27 @@ def with_subagents(
         known_files.update(done.files)
         known_commands.update(done.commands)
     return digest._replace(files=tuple(files), commands=tuple(commands))
+
+
+def _transcripts(
+    path: Path,
+) -> tuple[
+    Callable[[Path, str], Path | None], Callable[[list[bytes]], TranscriptDigest]
+]:
+    """Where the harness of the session's transcript at `path` keeps a subagent's
+    transcript (None: nowhere to read), and how its lines are read."""
+    if path.name.startswith("rollout-"):  # how Codex CLI names its transcripts
+        return rollout_of, parse_lines
+    if path.name.startswith("session-") and path.parent.name == "chats":
+        return _gemini_chat, parse_lines
+    return _claude_own, lambda lines: digest_of(_claude_events(lines))
+
+
+def _claude_own(path: Path, agent: str) -> Path | None:
+    # The id is the transcript's: a "/" or a NUL in it names no subagent's file.
+    if not _CLAUDE_ID.fullmatch(agent):
+        return None
+    return path.with_suffix("") / "subagents" / f"agent-{agent}.jsonl"
 
 
 def _gemini_chat(path: Path, agent: str) -> Path | None:
