@@ -162,15 +162,16 @@ class Listing:
         return Found(loc.kind, rel, loc.key, path, st.st_size, st.st_mtime_ns)
 
 
-def rescan(view: View) -> None:
+def rescan(view: View) -> list[str]:
     """Compare `view` with the disk: its listing taken again (a stat of every file) and
     the files that came, went or changed since re-read; without a listing, as
     `View.catch_up`. For changes the watcher named no file of: a folder moved away or
-    back, a watch that missed some or was lost."""
-    if view.listing is not None:
-        view.refresh(view.listing.relist())
-    else:
-        view.catch_up()
+    back, a watch that missed some or was lost. Returns the files re-read."""
+    if view.listing is None:
+        return view.catch_up()
+    rels = view.listing.relist()
+    view.refresh(rels)
+    return rels
 
 
 def _same_names(store: Store, seed: Walked) -> bool:

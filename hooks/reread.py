@@ -102,9 +102,9 @@ class Rereads:
                 self._busy = True
             for view in list(self._views()):
                 try:
-                    if relist:
-                        rescan(view)
-                    view.refresh(batch)
+                    # A rescan re-reads what changed on disk: the batch's files too.
+                    done = set(rescan(view)) if relist else set()
+                    view.refresh([rel for rel in batch if rel not in done])
                 except Exception as e:  # noqa: BLE001 - one bad file must not stop re-reading
                     logger.warning("re-reading %d files failed: %s", len(batch), e)
 

@@ -317,16 +317,16 @@ class View:
             frame=frame,
         )
 
-    def catch_up(self) -> None:
-        """Re-read files that changed (or appeared, or went) since the corpus was read.
-
-        For the moment between reading the corpus and the watcher starting: a session
-        process reads first, then watches.
-        """
+    def catch_up(self) -> list[str]:
+        """Re-read the files that changed (or appeared, or went) since the corpus was
+        read, and say which: for the moment between reading the corpus and the watcher
+        starting (a session process reads first, then watches)."""
         if self._docs is None:
-            return
+            return []
         now = {f.rel: f.mtime_ns for f in self._files()}
-        self.refresh(changed(mtimes_of(self._docs), now))
+        rels = list(changed(mtimes_of(self._docs), now))
+        self.refresh(rels)
+        return rels
 
     def refresh(self, rels: Iterable[str]) -> None:
         """Re-read just these root-relative files (edited, created or deleted).
