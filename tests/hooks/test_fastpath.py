@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
@@ -33,6 +34,9 @@ from memhooks.memory import Store, index_file, slug_for
 from tests.conftest import children_cpu_seconds
 from tests.hooks.test_hook import CLAUDE_HOOK
 from tests.processes import session_processes
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
 
 FAST = {"MEMHOOKS_SESSION_PROCESS": "1"}
 
@@ -600,6 +604,19 @@ def test_a_session_process_killed_takes_its_socket_with_it(
     assert _wait(lambda: not _servers(memory_root), timeout=10)
 
 
+def _serving(path: str, root: Path) -> Callable[[], Awaitable[int]]:
+    # A session process on the socket `path`, with no harness to outlive, which leaves
+    # once idle for 0.1 s.
+    return functools.partial(
+        serve_module.serve_socket,
+        path,
+        root=root,
+        harness=None,
+        parent_pid=None,
+        idle_timeout=0.1,
+    )
+
+
 def test_a_leaving_session_process_never_removes_the_socket_bound_after_it(
     memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -621,15 +638,7 @@ def test_a_leaving_session_process_never_removes_the_socket_bound_after_it(
 
     monkeypatch.setattr(serve_module, "release", another_bound_first)
     try:
-        serve = functools.partial(
-            serve_module.serve_socket,
-            path,
-            root=memory_root,
-            harness=None,
-            parent_pid=None,
-            idle_timeout=0.1,
-        )
-        assert anyio.run(serve) == 0
+        assert anyio.run(_serving(path, memory_root)) == 0
         assert bound and os.path.exists(path)
     finally:
         for s in bound:
@@ -648,16 +657,8 @@ def test_a_session_process_that_fails_to_start_leaves_no_socket(
         raise OSError(28, "inotify watch limit reached")
 
     monkeypatch.setattr(serve_module, "start_watching", no_watch)
-    serve = functools.partial(
-        serve_module.serve_socket,
-        path,
-        root=memory_root,
-        harness=None,
-        parent_pid=None,
-        idle_timeout=0.1,
-    )
     with pytest.raises(OSError, match="watch limit"):
-        anyio.run(serve)
+        anyio.run(_serving(path, memory_root))
     assert not os.path.exists(path)
 
 
