@@ -129,8 +129,9 @@ def asked(prompt: str) -> Asked:
 def _terms(prompt: str, frame: str | None) -> Iterator[str]:
     # The prompt's significant words, casefolded, in order, with repeats; no word of a
     # question's frame ("latest", "status of", "where did I leave").
+    from memhooks.memory.accents import bare
     from memhooks.memory.question import read
-    from memhooks.memory.terms import bare, keys
+    from memhooks.memory.terms import keys
 
     subjectless = read(frame).subjectless if frame is not None else frozenset()
     for m in _WORD.finditer(prompt):

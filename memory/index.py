@@ -16,8 +16,9 @@ from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from memhooks.memory.accents import bare
 from memhooks.memory.note_format import ALIASES, may_be_superseded
-from memhooks.memory.terms import TokenKeys, bare, cjk_chars, filed_keys, line_tokens
+from memhooks.memory.terms import TokenKeys, cjk_chars, filed_keys, line_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -178,7 +179,7 @@ def prefilter(needles: Sequence[str]) -> Callable[[bytes, Located], bool]:
 
 
 def fold(text: str) -> str:
-    """`text` as needles are looked for in it (`memory.terms.stem_needles`): as
+    """`text` as needles are looked for in it (`memory.stems.stem_needles`): as
     `memory.terms.keys` sees it (NFKC), `bare` of accents, casefolded."""
     if text.isascii():
         return text.casefold()

@@ -19,7 +19,7 @@ from memhooks.memory.index import (
     lines_holding,
 )
 from memhooks.memory.results import Line
-from memhooks.memory.terms import stem_needles
+from memhooks.memory.stems import stem_needles
 from memhooks.memory.typed import held
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.memory.constants import MEMORY_FILE
 from memhooks.memory.index import LINES_PER_NEEDLE, fold, line_keys, lines_holding
-from memhooks.memory.terms import stem_needles
+from memhooks.memory.stems import stem_needles
 from memhooks.memory.timeline import factor
 
 if TYPE_CHECKING:

@@ -41,8 +41,9 @@ import unicodedata
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
+from memhooks.memory.accents import bare
 from memhooks.memory.names import names
-from memhooks.memory.terms import bare, keys
+from memhooks.memory.terms import keys
 from memhooks.memory.values import Asked
 from memhooks.memory.values import read as read_values
 
@@ -83,7 +84,7 @@ STOP_WORDS |= _UNMARKED
 #: The function words of the other languages whose words `memory.stems` stems by script,
 #: Russian and Greek: pronouns, articles, prepositions, conjunctions, particles,
 #: question words and forms of "to be" and "to have"; written as a query is compared,
-#: bare (`terms.bare`: no Greek accents, е for ё) and casefolded (Greek's final ς is σ).
+#: bare (`accents.bare`: no Greek accents, е for ё) and casefolded (Greek's final ς is σ).
 #: A word in Cyrillic or Greek letters is none of English's.
 SCRIPTED_STOP_WORDS = _words(
     """
@@ -216,7 +217,7 @@ _PAST = _words("did was were had")
 #: A word, with its clitic ("kenji's", "don't") or the apostrophe of a plural possessive
 #: ("the tides'").
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+|'(?![a-z]))?")
-#: A word in Cyrillic or Greek letters (accents off, `terms.bare`).
+#: A word in Cyrillic or Greek letters (accents off, `accents.bare`).
 _SCRIPTED_WORD = re.compile("[\u0370-\u03ff\u0400-\u04ff]+")
 
 

@@ -30,7 +30,8 @@ from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
 from memhooks.memory.rank import MAX_HITS, rank
 from memhooks.memory.results import Hit, Line, SearchResult
-from memhooks.memory.terms import scripts, stem_needles
+from memhooks.memory.stems import stem_needles
+from memhooks.memory.terms import scripts
 from memhooks.memory.timeline import LEADING
 from memhooks.memory.typed import bounded, query_of, query_terms, terms_of
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 import Stemmer
 
+from memhooks.memory.accents import bare
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -70,7 +72,7 @@ def stem(word: str) -> str:
         word = "".join(c for c in nfd if not unicodedata.combining(c))
     key: str = _stemmer(m.lastindex or 0).stemWord(word)
     # A stem must be part of its word: one-shot search reads only the files holding it
-    # (`memory.terms.stem_needles`). Greek's stemmer rewrites a few listed words.
+    # (`stem_needles`). Greek's stemmer rewrites a few listed words.
     return key if key in word else word
 
 
@@ -95,3 +97,34 @@ def stem_scripted(words: list[str]) -> None:
         for j, word in enumerate(words):
             if not word.isascii():
                 words[j] = stem(word)
+
+
+#: Snowball's exceptional stems that are no prefix of a word they stand for.
+_IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
+
+
+def stem_needles(key: str) -> tuple[str, ...]:
+    """Substrings one of which every word stemmed to `key` holds (see `memory.rank.needles`).
+
+    A Snowball stem is a prefix of its word but where it ends in an ``e`` the word may
+    lack (``hoping`` → ``hope``), in an ``i`` that was a ``y`` (``retry`` → ``retri``;
+    ``redis`` → ``redi`` keeps its ``i``), in an ``abl``/``ibl`` from ``-ability``
+    (``possibility`` → ``possibl``), and for four listed words.
+
+    Args:
+        key: a key from `memory.terms.keys`.
+
+    Returns:
+        One or two substrings, e.g. ``stem_needles("hope") == ("hop",)`` and
+        ``stem_needles("retri") == ("retri", "retry")``.
+    """
+    if not key.isascii():
+        return (bare(key),)  # needles are looked for in `memory.index.fold`ed text
+    if not key.isalpha() or len(key) < 3:
+        return (key,)
+    if key in _IRREGULAR:
+        return (key, _IRREGULAR[key])
+    if key[-1] == "i":
+        return (key, key[:-1] + "y")
+    out = key[:-1] if key[-1] == "e" else key
+    return (out[:-1] if out.endswith("bl") else out,)

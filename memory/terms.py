@@ -10,13 +10,13 @@ blind spot, docs/design.md). Bigrams let ``催繳排程現在是第幾天重試`
 
 from __future__ import annotations
 
-import itertools
 import operator
 import re
 import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, cast
 
+from memhooks.memory.accents import ACCENTED, MARKED, bare
 from memhooks.memory.stems import stem, stem_scripted, stem_words
 
 if TYPE_CHECKING:
@@ -86,59 +86,6 @@ _CLASSES = bytes(
 # Lower-to-upper and acronym-to-word boundaries inside one identifier
 # (``strictPort`` → strict, port; ``PDFDownload`` → pdf, download).
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-#: Hebrew's points and Arabic's short vowels and tatweel, mostly left unwritten: `bare`
-#: takes them off as it does accents (the marks among them).
-_POINTS = "\u0591-\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06ed"
-#: Latin letters with a diacritic (Latin-1, Extended-A and -B, Extended Additional; not
-#: × and ÷), and `_POINTS`.
-_MARKED = f"\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff{_POINTS}"
-#: Latin letters Unicode gives no decomposition, as a plain keyboard types them.
-_UNDECOMPOSED = {
-    **dict(zip("øØłŁđĐıħĦŧŦ", "oOlLdDihHtT", strict=True)),
-    "æ": "ae",
-    "Æ": "AE",
-    "œ": "oe",
-    "Œ": "OE",
-}
-#: Greek's vowels with a tonos or dialytika, and Cyrillic's ``ё``: letters whose marks
-#: Greek's and Russian's stemmers take off (`memory.stems`), and so `bare` too.
-_STEMMER_MARKED = (
-    "\u0386\u0388-\u0390\u03aa-\u03b0\u03ca-\u03ce\u1f00-\u1ffe\u0401\u0451"
-)
-#: One of `_MARKED`, `_STEMMER_MARKED` or a combining diacritical mark: what `bare` takes
-#: a mark off.
-_ACCENTED = re.compile(f"[{_MARKED}{_STEMMER_MARKED}\u0300-\u036f]")
-#: Snowball's exceptional stems that are no prefix of a word they stand for.
-_IRREGULAR = {"die": "dying", "lie": "lying", "tie": "tying", "sky": "skies"}
-
-
-def bare(text: str) -> str:
-    """`text` with its Latin letters' diacritics taken off (``café`` → ``cafe``; a word a
-    Mac stored decomposed, ``e`` and U+0301, likewise), and Hebrew's points and Arabic's
-    short vowels (`_POINTS`), Greek's accents and the dots of ``ё``, which their
-    stemmers take off too (`_STEMMER_MARKED`). Latin letters Unicode does not decompose
-    are written as a plain keyboard types them (``Łódź`` → ``Lodz``, ``Ærø`` → ``AEro``);
-    other marks (Cyrillic ``й``, kana's dakuten) are kept: there they make another
-    letter. Expects NFKC text, as `keys` makes it."""
-    return text.translate(_unaccented()) if _ACCENTED.search(text) else text
-
-
-@lru_cache(maxsize=1)
-def _unaccented() -> dict[int, str | None]:
-    # Each letter `_ACCENTED` names as its decomposition without its marks; marks deleted.
-    points = [
-        c
-        for c in range(0x591, 0x6EE)
-        if _unicode().points.match(chr(c))
-        and (unicodedata.category(chr(c)) == "Mn" or c == 0x640)
-    ]
-    table: dict[int, str | None] = dict.fromkeys([*range(0x300, 0x370), *points])
-    marked = re.compile(f"[{_MARKED}{_STEMMER_MARKED}]")
-    for c in itertools.chain(range(0xC0, 0x460), range(0x1E00, 0x2000)):
-        plain = unicodedata.normalize("NFD", chr(c)).translate(table)
-        if plain != chr(c) and marked.match(chr(c)):
-            table[c] = plain
-    return table | {ord(c): plain for c, plain in _UNDECOMPOSED.items()}
 
 
 def filed_keys(text: str) -> list[str]:
@@ -149,10 +96,10 @@ def filed_keys(text: str) -> list[str]:
     out = keys(text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
-        if _ACCENTED.search(text):
+        if ACCENTED.search(text):
             accented_word = _unicode().accented_word
             for m in accented_word.finditer(text):
-                # The whole word and each camel-case part holding one of `_MARKED`, as
+                # The whole word and each camel-case part holding one of `MARKED`, as
                 # `line_tokens` files them.
                 parts = _camel_parts(m).split()
                 plain = [(w, bare(w)) for w in parts if accented_word.search(w)]
@@ -215,7 +162,7 @@ def line_tokens(text: str) -> Sequence[Sequence[Token]]:
     classes = text.encode("ascii", "replace").translate(_CLASSES)
     if b"lU" in classes or b"dU" in classes or b"UUl" in classes:
         text = camel_word.sub(_camel_parts, text)
-    if _ACCENTED.search(text):
+    if ACCENTED.search(text):
         text = _unicode().accented_word.sub(_bare_parts, text)
     text = cjk_run.sub(_cjk_parts, text)
     text = symbol.sub(r" \g<0> ", text)
@@ -238,8 +185,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
 
 class _Unicode(NamedTuple):
     token: re.Pattern[str]  #: a CJK run, a word (letters, digits) or a symbol
-    accented_word: re.Pattern[str]  #: a word holding one of `_MARKED`
-    points: re.Pattern[str]  #: one of `_POINTS`
+    accented_word: re.Pattern[str]  #: a word holding one of `MARKED`
     cjk: re.Pattern[str]  #: a CJK character (`scripts`)
     alphabetic: re.Pattern[str]  #: a word of letters of an alphabetic script
 
@@ -250,8 +196,7 @@ def _unicode() -> _Unicode:
     # (~4 ms: the classes are long), and so never for a search of ASCII words.
     return _Unicode(
         re.compile(f"([{_CJK}]+)|([{_WORD}]+)|{_FLAG}|[{_SYMBOLS}]"),
-        re.compile(f"(?<![{_WORD}])[{_WORD}]*[{_MARKED}][{_WORD}]*"),
-        re.compile(f"[{_POINTS}]"),
+        re.compile(f"(?<![{_WORD}])[{_WORD}]*[{MARKED}][{_WORD}]*"),
         re.compile(f"[{_CJK}]"),
         re.compile(f"[{_LETTERS}]+"),
     )
@@ -371,30 +316,3 @@ def _word_keys(word: str) -> tuple[str, ...]:
         return (stem(low),)
     # Both the whole identifier and its words: `strictport` and `port` both find it.
     return (stem(low), *(stem(p.casefold()) for p in parts))
-
-
-def stem_needles(key: str) -> tuple[str, ...]:
-    """Substrings one of which every word stemmed to `key` holds (see `memory.rank.needles`).
-
-    A Snowball stem is a prefix of its word but where it ends in an ``e`` the word may
-    lack (``hoping`` → ``hope``), in an ``i`` that was a ``y`` (``retry`` → ``retri``;
-    ``redis`` → ``redi`` keeps its ``i``), in an ``abl``/``ibl`` from ``-ability``
-    (``possibility`` → ``possibl``), and for four listed words.
-
-    Args:
-        key: a key from `keys`.
-
-    Returns:
-        One or two substrings, e.g. ``stem_needles("hope") == ("hop",)`` and
-        ``stem_needles("retri") == ("retri", "retry")``.
-    """
-    if not key.isascii():
-        return (bare(key),)  # needles are looked for in `memory.index.fold`ed text
-    if not key.isalpha() or len(key) < 3:
-        return (key,)
-    if key in _IRREGULAR:
-        return (key, _IRREGULAR[key])
-    if key[-1] == "i":
-        return (key, key[:-1] + "y")
-    out = key[:-1] if key[-1] == "e" else key
-    return (out[:-1] if out.endswith("bl") else out,)

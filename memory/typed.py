@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import SEARCH_MAX_TERMS
 from memhooks.memory.index import Query, fold, line_keys
-from memhooks.memory.terms import keys, scripts, stem_needles
+from memhooks.memory.stems import stem_needles
+from memhooks.memory.terms import keys, scripts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -135,7 +136,7 @@ def needles(terms: Sequence[Term]) -> list[str]:
     name): what `Store.scan` filters on before anything is tokenized.
 
     A key is a substring of the word it came from but where stemming changed its end
-    (`memory.terms.stem_needles`); a literal is its own needle, and its keys' too.
+    (`memory.stems.stem_needles`); a literal is its own needle, and its keys' too.
     """
     out: dict[str, None] = {}
     for t in terms:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memhooks.memory.index import fold
-from memhooks.memory.stems import stem
+from memhooks.memory.stems import stem, stem_needles
 from memhooks.memory.terms import (
     cjk_chars,
     filed_keys,
@@ -13,7 +13,6 @@ from memhooks.memory.terms import (
     line_tokens,
     script,
     scripts,
-    stem_needles,
     token_key,
 )
 
