@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from memhooks.hooks import records, stale
 from memhooks.hooks.events import Reply
-from memhooks.hooks.transcript_shapes import gemini_compresses
+from memhooks.hooks.gemini_history import gemini_compresses
 from memhooks.memory.log_entries import quote
 from memhooks.memory.text import cut
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity, claude_forks, codex_forks
+from memhooks.hooks.gemini_history import gemini_history_set, gemini_replay
 from memhooks.hooks.held import INDEX_NAME, shown, visible, whole_in
 from memhooks.hooks.notice import names_line, told, told_head
 from memhooks.hooks.records import entries, entry_id
@@ -25,7 +26,6 @@ from memhooks.hooks.transcript_contexts import (
     block_in_transcript,
     contexts_of,
 )
-from memhooks.hooks.transcript_shapes import gemini_history_set, gemini_replay
 from memhooks.memory.constants import WRAPPER_CLOSE
 from memhooks.memory.files import open_regular
 from memhooks.memory.inject import CUT, MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
