@@ -1,7 +1,7 @@
 """Accents, as search looks past them: a word typed without its diacritics finds the
 word written with them. Pure: a string in, the string without its marks out.
 
-`memory.terms` files a word with accents under its bare form too, `memory.index.fold`
+`memory.terms` files a word with accents under its bare form too, `memory.needles.fold`
 reads a file's text bare for the prefilter, and a question's words are read bare
 (`memory.question`). Which marks go is a choice per script: Latin's diacritics, Hebrew's
 points and Arabic's short vowels, and the marks Greek's and Russian's stemmers take off;

@@ -11,20 +11,18 @@ every way gives the same ranking.
 from __future__ import annotations
 
 import itertools
-import unicodedata
 from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from memhooks.memory.accents import bare
+from memhooks.memory.needles import LINES_PER_NEEDLE, fold, lines_holding
 from memhooks.memory.note_format import ALIASES, may_be_superseded
 from memhooks.memory.terms import TokenKeys, cjk_chars, filed_keys, line_tokens
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
     from memhooks.memory.corpus import Doc
-    from memhooks.memory.paths import Located
 
 
 class Analysis(NamedTuple):
@@ -45,10 +43,6 @@ class Prepared(NamedTuple):
 
 #: Distinct lines remembered while tokenizing one document (memory stays bounded).
 SEEN_LINES = 65_536
-#: Lines of one file tokenized per needle when only a query's keys are wanted (a one-shot
-#: search's changed files, a snippet): a word on every line of a 20 MB log then costs
-#: what it costs in a short note, and its counts past these lines are left out.
-LINES_PER_NEEDLE = 1_000
 #: Lines of one document counted at once (`parts`).
 ROWS_AT_ONCE = 4_096
 #: The key of each token met lately (`count_keys`).
@@ -122,68 +116,6 @@ class Query(NamedTuple):
 
     keys: frozenset[str]
     needles: tuple[str, ...]
-
-
-def lines_holding(
-    folded: str, needles: Iterable[str], cap: int | None = None
-) -> tuple[set[int], bool]:
-    """Indexes of the lines of `folded` text holding one of `needles`, and whether any
-    needle was found on more than `cap` lines (only its first `cap` lines are given).
-
-    Each line is looked at once per needle however often the needle repeats on it, so the
-    work is bounded by `cap` per needle (a common word in a 20 MB log stops early).
-    """
-    hits: set[int] = set()
-    capped = False
-    for n in needles:
-        found = line = pos = 0
-        at = folded.find(n)
-        while at != -1:
-            if found == cap:
-                capped = True
-                break
-            line += folded.count("\n", pos, at)
-            hits.add(line)
-            found += 1
-            end = folded.find("\n", at)
-            if end == -1:
-                break
-            pos, line = end + 1, line + 1
-            at = folded.find(n, pos)  # the next line: once per line is enough
-    return hits, capped
-
-
-def prefilter(needles: Sequence[str]) -> Callable[[bytes, Located], bool]:
-    """A test on a file's bytes (ASCII letters lowered) and location that every file able
-    to match a query with these `needles` (see `memory.rank.needles`) passes.
-
-    Plain ASCII files are checked as bytes; others are decoded and normalised the way
-    `memory.terms.keys` normalises text, so the test never drops a file that matches.
-    """
-    raw = [n.encode("utf-8", "surrogatepass") for n in needles]
-
-    def keep(low: bytes, loc: Located) -> bool:
-        # `in` on bytes is a fast substring search; a regex alternation is ten times slower.
-        for n in raw:
-            if n in low:
-                return True
-        name = fold(loc.rel.rsplit("/", 1)[-1])
-        if any(n in name for n in needles):
-            return True
-        if low.isascii():
-            return False
-        text = fold(low.decode("utf-8", "replace"))
-        return any(n in text for n in needles)
-
-    return keep
-
-
-def fold(text: str) -> str:
-    """`text` as needles are looked for in it (`memory.stems.stem_needles`): as
-    `memory.terms.keys` sees it (NFKC), `bare` of accents, casefolded."""
-    if text.isascii():
-        return text.casefold()
-    return bare(unicodedata.normalize("NFKC", text)).casefold()
 
 
 #: Of a literal: (occurrences, lines holding it) by id, and the ids of the documents to

@@ -26,8 +26,9 @@ from memhooks.memory import index_file
 from memhooks.memory.changes import Seen, compare
 from memhooks.memory.corpus import make_doc
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.index import Index, Prepared, prefilter
+from memhooks.memory.index import Index, Prepared
 from memhooks.memory.lazylog import getLogger
+from memhooks.memory.needles import prefilter
 from memhooks.memory.paths import Located, kind_of
 from memhooks.memory.punctuated import findable
 from memhooks.memory.scope import Found

@@ -1,7 +1,7 @@
 """Which lines of a document a query reaches: where its snippet goes (`focus`), and how
 many lines hold a term (`count_lines`). Pure: a document and keys in.
 
-Both look only at lines holding one of a key's needles (`memory.index.lines_holding`),
+Both look only at lines holding one of a key's needles (`memory.needles.lines_holding`),
 and tokenize at most `LINES_PER_NEEDLE` of them per needle: a word on every line of a
 20 MB log costs what it costs in a short note, and the snippet says so.
 """
@@ -11,13 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import SEARCH_CONTEXT_LINES, SEARCH_MAX_WINDOWS
-from memhooks.memory.index import (
-    LINES_PER_NEEDLE,
-    SEEN_LINES,
-    fold,
-    line_keys,
-    lines_holding,
-)
+from memhooks.memory.index import SEEN_LINES, line_keys
+from memhooks.memory.needles import LINES_PER_NEEDLE, fold, lines_holding
 from memhooks.memory.results import Line
 from memhooks.memory.stems import stem_needles
 from memhooks.memory.typed import held

@@ -10,8 +10,9 @@ import re
 from array import array
 from typing import TYPE_CHECKING
 
-from memhooks.memory.index import fold, holding, lines_holding
+from memhooks.memory.index import holding
 from memhooks.memory.lines import count_lines
+from memhooks.memory.needles import fold, lines_holding
 from memhooks.memory.punctuated import filed_name
 from memhooks.memory.terms import keys
 from memhooks.memory.typed import Term, is_literal

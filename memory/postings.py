@@ -23,8 +23,9 @@ from collections import Counter, defaultdict, deque
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory import wide
-from memhooks.memory.index import ROWS_AT_ONCE, count_keys, fold, keys_of_fields
+from memhooks.memory.index import ROWS_AT_ONCE, count_keys, keys_of_fields
 from memhooks.memory.keytable import by_marks
+from memhooks.memory.needles import fold
 from memhooks.memory.punctuated import filed_name, punctuated
 from memhooks.memory.terms import Token, line_tokens, token_key
 

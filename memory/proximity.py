@@ -21,7 +21,8 @@ import itertools
 from typing import TYPE_CHECKING
 
 from memhooks.memory.constants import MEMORY_FILE
-from memhooks.memory.index import LINES_PER_NEEDLE, fold, line_keys, lines_holding
+from memhooks.memory.index import line_keys
+from memhooks.memory.needles import LINES_PER_NEEDLE, fold, lines_holding
 from memhooks.memory.stems import stem_needles
 from memhooks.memory.timeline import factor
 

@@ -23,7 +23,8 @@ from collections import Counter
 from itertools import compress, count, repeat
 from operator import and_, not_
 
-from memhooks.memory.index import fold, parts
+from memhooks.memory.index import parts
+from memhooks.memory.needles import fold
 from memhooks.memory.typed import AROUND, STOPS
 
 #: An ASCII character that is no letter, digit, whitespace or control character.
@@ -34,10 +35,10 @@ _AROUND, _ENDS_ = repeat(AROUND), repeat(_ENDS)
 
 def punctuated(text: str, name: str = "") -> Counter[tuple[str, int]]:
     """The whitespace-separated strings of `text` and `name`, both casefolded
-    (`memory.index.fold`), that hold more than letters and digits once the quotes,
+    (`memory.needles.fold`), that hold more than letters and digits once the quotes,
     brackets and full stops around them are left out; each without them (a literal is
     found in those that hold punctuation, ``’`` or ``—`` cost only a key each), with the
-    line of `text` it is on (`memory.index.lines_holding`'s lines, from 0): how often it
+    line of `text` it is on (`memory.needles.lines_holding`'s lines, from 0): how often it
     is there. One only `name` holds is on line 0, 0 times.
 
     ``punctuated("cp .env.example\\n(see .env). .env") == Counter({(".env", 1): 2,

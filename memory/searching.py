@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Literal
 
 from memhooks.memory.constants import FILENAME_PREVIEW_LINES, SEARCH_CONTEXT_LINES
 from memhooks.memory.errors import CorruptSegment
-from memhooks.memory.index import Index, prefilter
+from memhooks.memory.index import Index
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.lines import FOCUS_LINES, around, focus, windows
 from memhooks.memory.literals import READ_MOST, with_literals
 from memhooks.memory.literals import counts as literal_counts
+from memhooks.memory.needles import prefilter
 from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
 from memhooks.memory.rank import MAX_HITS, rank

@@ -119,7 +119,7 @@ def stem_needles(key: str) -> tuple[str, ...]:
         ``stem_needles("retri") == ("retri", "retry")``.
     """
     if not key.isascii():
-        return (bare(key),)  # needles are looked for in `memory.index.fold`ed text
+        return (bare(key),)  # needles are looked for in `memory.needles.fold`ed text
     if not key.isalpha() or len(key) < 3:
         return (key,)
     if key in _IRREGULAR:

@@ -20,7 +20,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import SEARCH_MAX_TERMS
-from memhooks.memory.index import Query, fold, line_keys
+from memhooks.memory.index import Query, line_keys
+from memhooks.memory.needles import fold
 from memhooks.memory.stems import stem_needles
 from memhooks.memory.terms import keys, scripts
 

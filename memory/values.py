@@ -55,7 +55,8 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import MEMORY_FILE
-from memhooks.memory.index import LINES_PER_NEEDLE, fold, holding, lines_holding
+from memhooks.memory.index import holding
+from memhooks.memory.needles import LINES_PER_NEEDLE, fold, lines_holding
 from memhooks.memory.stems import stem_needles
 from memhooks.memory.terms import keys
 from memhooks.memory.timeline import factor

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from memhooks.memory import keytable, postings, segment
 from memhooks.memory.corpus import Doc, make_doc
-from memhooks.memory.index import fold, lines_holding
+from memhooks.memory.needles import fold, lines_holding
 from memhooks.memory.paths import Located
 from memhooks.memory.punctuated import findable, punctuated
 from memhooks.memory.segment import Bytes, Entry, Segment, encode

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memhooks.memory.index import fold
+from memhooks.memory.needles import fold
 from memhooks.memory.stems import stem, stem_needles
 from memhooks.memory.terms import (
     cjk_chars,
