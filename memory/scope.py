@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple, Self
 
 from memhooks.memory import paths
 from memhooks.memory.constants import CONFIG_FILE, DAILY_DIR, NOTES_DIR, PROJECTS_DIR
-from memhooks.memory.corpus import Doc, make_doc
+from memhooks.memory.docfile import left_out, read_doc, slurp, warn_once
 from memhooks.memory.errors import (
     ForeignRootError,
     NotAFileError,
@@ -22,34 +22,15 @@ from memhooks.memory.errors import (
     UnsafeNameError,
 )
 from memhooks.memory.files import NotRegularFileError, Read, read_regular
-from memhooks.memory.lazylog import getLogger
-from memhooks.memory.note_format import searchable
 from memhooks.memory.paths import Located
 from memhooks.memory.text import fit, nbytes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
+    from memhooks.memory.corpus import Doc
     from memhooks.memory.paths import Kind
     from memhooks.memory.segment import Entry
-
-logger = getLogger(__name__)
-
-#: What in scope was found unreadable, said once a process.
-_WARNED: set[str] = set()
-
-
-def _warn_once(rel: str, problem: str) -> None:
-    if rel not in _WARNED:
-        _WARNED.add(rel)
-        logger.warning("%s %s", rel, problem)
-
-
-def _left_out(e: Exception) -> str:
-    if isinstance(e, UnsafeNameError):
-        return "links outside the root: left out"
-    why = (e.strerror if isinstance(e, OSError) else None) or str(e)
-    return f"cannot be read ({why}): left out"
 
 
 class Scan(NamedTuple):
@@ -203,13 +184,13 @@ class Scope:
             try:
                 path = self.path(loc.rel)
             except UnsafeNameError as e:
-                _warn_once(loc.rel, _left_out(e))
+                warn_once(loc.rel, left_out(e))
                 continue
             if path.is_file():
                 yield loc.kind, loc.rel, loc.key, str(path), None
             elif os.path.lexists(path):  # a FIFO, a folder, a link in a loop
                 # A person's rules left out without a word would look like none.
-                _warn_once(loc.rel, "is not a regular file: left out")
+                warn_once(loc.rel, "is not a regular file: left out")
         for sub in (DAILY_DIR, NOTES_DIR):
             kind: Kind = "daily" if sub == DAILY_DIR else "note"
             try:
@@ -220,7 +201,7 @@ class Scope:
             except FileNotFoundError:
                 continue
             except (OSError, UnsafeNameError) as e:
-                _warn_once(f"{base}/{sub}", _left_out(e))
+                warn_once(f"{base}/{sub}", left_out(e))
                 continue
             try:
                 with os.scandir(fd) as listed:
@@ -236,28 +217,12 @@ class Scope:
                                 self.path(prefix + name)
                                 entry.is_file()  # a link in a loop: ELOOP
                             except (UnsafeNameError, OSError) as e:
-                                _warn_once(prefix + name, _left_out(e))
+                                warn_once(prefix + name, left_out(e))
                                 continue
                         if entry.is_file():
                             yield kind, prefix + name, key, f"{folder}/{name}", entry
             finally:
                 os.close(fd)
-
-    def _read_doc(
-        self, loc: Located, path: str, read: tuple[bytes, int] | None = None
-    ) -> Doc | None:
-        try:
-            raw, mtime = read or _slurp(path, loc.rel)
-        except OSError:
-            return None
-        text = raw.decode("utf-8", errors="replace")
-        # Forgotten lines and notes, and a person's private text, stay in the file for
-        # people, never for search and the block (memory.forget, memory.private).
-        seen = searchable(loc.kind, text)
-        if seen is None:
-            return None
-        shown, skipped = seen
-        return make_doc(loc, shown, size=len(raw), mtime_ns=mtime, skipped=skipped)
 
     def load(self, loc: Located) -> Doc | None:
         """One document, or None if the file vanished or points outside the root."""
@@ -265,7 +230,7 @@ class Scope:
             path = self.path(loc.rel)
         except UnsafeNameError:
             return None
-        return self._read_doc(loc, str(path))
+        return read_doc(loc, str(path))
 
     def walk(self) -> list[Found]:
         """Every file in scope with its size and modification time (stat only)."""
@@ -323,10 +288,10 @@ class Scope:
 
         for loc, path in self._entries():
             try:
-                read = _slurp(path, loc.rel)
+                read = slurp(path, loc.rel)
             except OSError:
                 continue
-            doc = self._read_doc(loc, path, read)
+            doc = read_doc(loc, path, read)
             yield Entry(loc.rel, len(read[0]), read[1], doc)
 
     def read_listed(self, rel: str) -> Doc | None:
@@ -337,11 +302,11 @@ class Scope:
         loc = paths.kind_of(rel)
         if loc is None:
             return None
-        return self._read_doc(loc, os.path.join(self.root, rel))
+        return read_doc(loc, os.path.join(self.root, rel))
 
     def corpus(self) -> dict[str, Doc]:
         """Every document in scope, by root-relative path."""
-        docs = (self._read_doc(loc, path) for loc, path in self._entries())
+        docs = (read_doc(loc, path) for loc, path in self._entries())
         return {d.rel: d for d in docs if d is not None}
 
     def scan(
@@ -363,7 +328,7 @@ class Scope:
         for f in files:
             loc, path = f.loc, f.path
             try:
-                read = _slurp(path, loc.rel)
+                read = slurp(path, loc.rel)
             except OSError:
                 continue
             raw = read[0]
@@ -371,7 +336,7 @@ class Scope:
             doc = None
             if b"forgotten:" in low:
                 # Possibly a forgotten note: search must not count it, as the corpus doesn't.
-                doc = self._read_doc(loc, path, read)
+                doc = read_doc(loc, path, read)
                 if doc is None:
                     continue
             count += 1
@@ -379,20 +344,7 @@ class Scope:
             if loc.kind == "daily":
                 dailies.append((loc.key, loc.rel))
             if keep(low, loc):
-                doc = doc or self._read_doc(loc, path, read)
+                doc = doc or read_doc(loc, path, read)
                 if doc is not None:
                     docs.append(doc)
         return Scan(docs, count, total, dailies)
-
-
-def _slurp(path: str, rel: str) -> tuple[bytes, int]:
-    """A regular file's bytes and modification time (a FIFO or device raises OSError);
-    one there but unreadable is named once (left out without a word, it looks like none)."""
-    try:
-        read = read_regular(path)
-    except (FileNotFoundError, NotADirectoryError, NotRegularFileError):
-        raise  # gone, or no file (the listing says so for MEMORY.md and the scratchpad)
-    except OSError as e:
-        _warn_once(rel, _left_out(e))
-        raise
-    return read.data, read.mtime_ns
