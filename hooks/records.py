@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.hooks.transcript import TranscriptDigest, render_digest
+from memhooks.hooks.record_body import render_digest
+from memhooks.hooks.transcript import TranscriptDigest
 from memhooks.memory.digests import blake2b
 from memhooks.memory.file_bytes import crlf
 from memhooks.memory.log_entries import (

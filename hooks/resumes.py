@@ -21,10 +21,10 @@ from memhooks.hooks.held import INDEX_NAME, shown, visible, whole_in
 from memhooks.hooks.notice import names_line, told, told_head
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
-from memhooks.hooks.transcript import found
 from memhooks.hooks.transcript_contexts import (
     block_in_transcript,
     contexts_of,
+    found,
 )
 from memhooks.memory.constants import WRAPPER_CLOSE
 from memhooks.memory.files import open_regular

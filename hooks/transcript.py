@@ -28,10 +28,9 @@ from memhooks.hooks.transcript_shapes import (
     is_gemini,
 )
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.log_entries import TRUNCATED
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
 
 logger = getLogger(__name__)
@@ -43,7 +42,6 @@ _NOISE = re.compile(
 )
 # Hooks inject context as <system-reminder> spans in user text (§4.1); unclosed: to the end.
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
-_BLANK = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
 #: What a transcript line can contribute to a digest; and what tells of one that did not
 #: happen ("use": the id of the tool call whose command or file comes next; "unrun",
 #: "failed": a call's id, `claude_tool_results`; "blocked": a prompt a hook blocked;
@@ -295,104 +293,3 @@ def read_transcript(
             return TranscriptDigest(), start
         logger.warning("skipping %d-byte transcript line in %s", skip_to - start, path)
         return TranscriptDigest(), skip_to
-
-
-def holds(path: Path, needle: bytes, *, max_bytes: int = 64 * 1024 * 1024) -> bool:
-    """Whether a transcript holds `needle` (bytes as written: no JSON decoding); a file
-    that is not regular, or is larger than `max_bytes`, is not read (False)."""
-    return any(needle in c for _, c in _chunks(path, max_bytes, len(needle)))
-
-
-def found(
-    path: Path, pattern: re.Pattern[bytes], *, max_bytes: int = 64 * 1024 * 1024
-) -> list[tuple[bytes | None, ...]]:
-    """The groups of each match of `pattern` (at most 4 KiB long) in a transcript, in order."""
-    at: dict[int, tuple[bytes | None, ...]] = {}
-    for offset, chunk in _chunks(path, max_bytes, 4096):
-        at |= {offset + m.start(): m.groups() for m in pattern.finditer(chunk)}
-    return [at[k] for k in sorted(at)]
-
-
-def _chunks(path: Path, max_bytes: int, overlap: int) -> Iterator[tuple[int, bytes]]:
-    # Read in chunks, each with the last `overlap` bytes of the one before (and where
-    # in the file it starts).
-    try:
-        with path.open("rb", buffering=0) as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
-                return
-            tail, read = b"", 0
-            while chunk := f.read(1024 * 1024):
-                yield read - len(tail), tail + chunk
-                read += len(chunk)
-                tail = chunk[-overlap:]
-    except OSError:
-        return
-
-
-def _one_line(text: str, max_chars: int) -> str:
-    # Backticks become quotes (no code spans); a long one keeps its head and its end.
-    text, end = _BLANK.sub(" ", text).strip().replace("`", "'"), max_chars // 3
-    if len(text) > max_chars:
-        text = f"{text[: max(max_chars - end - 1, 0)].rstrip()}…{text[-end:][:end]}"
-    return text
-
-
-def _list_section(title: str, items: Sequence[str], max_items: int, code: bool) -> str:
-    kept = items[-max_items:] if max_items > 0 else ()
-    lines = [f"**{title}**"]
-    if len(items) > len(kept):
-        lines.append(f"- …({len(items) - len(kept)} earlier omitted)")
-    lines += [f"- `{item}`" if code else f"- {item}" for item in kept]
-    return "\n".join(lines)
-
-
-def render_digest(
-    d: TranscriptDigest,
-    *,
-    max_items: int = 20,
-    max_chars: int = 300,
-    max_total: int = 4000,
-) -> str:
-    """Render a digest as the Markdown body (no heading) of a daily log entry.
-
-    Args:
-        d: The digest.
-        max_items: Keep at most this many (the last) items per list.
-        max_chars: Collapse each item to one line of at most this many characters.
-        max_total: Cut the whole body to at most this many characters.
-
-    Returns:
-        Markdown sections separated by blank lines, only for non-empty parts; "" for
-        an empty digest. The same digest always renders to the same text. Over
-        `max_total`, fewer and shorter items are kept, the newest of each list, so the
-        body still holds the latest prompts, the commands and the last answer.
-    """
-    body = _body(d, max_items, max_chars)
-    for items, chars in _SMALLER:
-        if len(body) <= max_total:
-            return body
-        body = _body(d, min(items, max_items), min(chars, max_chars))
-    if len(body) <= max_total:
-        return body
-    head = body[: max(max_total - len(TRUNCATED) - 1, 0)]
-    head = head[: head.rfind("\n")].rstrip() if "\n" in head else ""
-    return f"{head}\n{TRUNCATED}" if head else TRUNCATED
-
-
-#: (items per list, characters per item) tried in turn for a body over its size.
-_SMALLER = ((10, 300), (5, 300), (3, 150), (2, 100), (1, 80))
-
-
-def _body(d: TranscriptDigest, max_items: int, max_chars: int) -> str:
-    sections: list[str] = []
-    lists = (("Prompts", d.prompts, False), ("Files edited", d.files, True))
-    for title, items, code in (*lists, ("Commands", d.commands, True)):
-        cut = [one for item in items if (one := _one_line(item, max_chars))]
-        if cut:
-            sections.append(_list_section(title, cut, max_items, code))
-    quotes = {"Compaction summary": d.compact_summary}
-    for title, text in {**quotes, "Last assistant message": d.last_assistant}.items():
-        if one := _one_line(text or "", max_chars):
-            sections.append(f"**{title}**\n> {one}")
-    return "\n\n".join(sections)

@@ -1,21 +1,25 @@
 """memhooks' contexts a transcript holds (the block, the notices, the hits), as the
 model got them; of a Codex thread forked by a backtrack, in the rollout it forked from
-too (`codex_forks`)."""
+too (`codex_forks`).
+
+A transcript is searched as bytes, as written (`holds`, `found`), without decoding its
+lines as JSON."""
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import codex_forks
-from memhooks.hooks.transcript import holds
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
 from memhooks.memory.files import open_regular
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    import re
+    from collections.abc import Iterable, Iterator
 
     from memhooks.hooks.events import Event
 
@@ -109,3 +113,36 @@ def _lines_with(path: Path, needle: bytes) -> list[bytes]:
             return [ln for ln in f if needle in ln]
     except OSError:
         return []
+
+
+def holds(path: Path, needle: bytes, *, max_bytes: int = 64 * 1024 * 1024) -> bool:
+    """Whether a transcript holds `needle` (bytes as written: no JSON decoding); a file
+    that is not regular, or is larger than `max_bytes`, is not read (False)."""
+    return any(needle in c for _, c in _chunks(path, max_bytes, len(needle)))
+
+
+def found(
+    path: Path, pattern: re.Pattern[bytes], *, max_bytes: int = 64 * 1024 * 1024
+) -> list[tuple[bytes | None, ...]]:
+    """The groups of each match of `pattern` (at most 4 KiB long) in a transcript, in order."""
+    at: dict[int, tuple[bytes | None, ...]] = {}
+    for offset, chunk in _chunks(path, max_bytes, 4096):
+        at |= {offset + m.start(): m.groups() for m in pattern.finditer(chunk)}
+    return [at[k] for k in sorted(at)]
+
+
+def _chunks(path: Path, max_bytes: int, overlap: int) -> Iterator[tuple[int, bytes]]:
+    # Read in chunks, each with the last `overlap` bytes of the one before (and where
+    # in the file it starts).
+    try:
+        with path.open("rb", buffering=0) as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+                return
+            tail, read = b"", 0
+            while chunk := f.read(1024 * 1024):
+                yield read - len(tail), tail + chunk
+                read += len(chunk)
+                tail = chunk[-overlap:]
+    except OSError:
+        return

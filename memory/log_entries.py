@@ -18,7 +18,7 @@ SESSION_END = "session end"
 CONDENSED = "automatic records, condensed"
 TITLES = frozenset({FLUSH, HARNESS_SUMMARY, SESSION_END, CONDENSED})
 
-#: The line a record cut to its cap ends with (`hooks.transcript.render_digest`).
+#: The line a record cut to its cap ends with (`hooks.record_body.render_digest`).
 TRUNCATED = "…[digest truncated]"
 
 HEADING = re.compile(r"^### (\d\d:\d\d) — (.*)$", re.MULTILINE)

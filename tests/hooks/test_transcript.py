@@ -7,12 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memhooks.hooks.transcript import (
-    TranscriptDigest,
-    parse_lines,
-    read_transcript,
-    render_digest,
-)
+from memhooks.hooks.record_body import render_digest
+from memhooks.hooks.transcript import TranscriptDigest, parse_lines, read_transcript
 
 if TYPE_CHECKING:
     from pathlib import Path
