@@ -124,7 +124,7 @@ LiteralCounts = tuple[dict[int, tuple[int, int]], set[int]]
 
 
 class Searchable(Protocol):
-    """What `memory.rank` reads of an index: an `Index`, or `memory.layered.Layered`."""
+    """What `memory.rank` reads of an index: an `Index`, or `memory.layered_index.Layered`."""
 
     @property
     def count(self) -> int: ...

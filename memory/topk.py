@@ -92,7 +92,7 @@ class Column(NamedTuple):
 
 
 class Columns:
-    """The columns a session's index keeps (`memory.layered.Layered.columns`): `rank`
+    """The columns a session's index keeps (`memory.layered_index.Layered.columns`): `rank`
     asks them for the best documents once each key of the query has its column.
 
     A common word's column costs more to make than one ranking without it (~20 ms at

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from memhooks.memory.corpus import Doc
-    from memhooks.memory.layered import Layered
+    from memhooks.memory.layered_index import Layered
 
 USUAL = ["common", "usual", "often", "plain", "daily", "basic"]
 RARE = ["zebra", "quokka", "narwhal", "axolotl", "okapi", "tapir", "dugong"]
