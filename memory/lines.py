@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from memhooks.memory.constants import SEARCH_CONTEXT_LINES, SEARCH_MAX_WINDOWS
+from memhooks.memory.constants import (
+    FILENAME_PREVIEW_LINES,
+    SEARCH_CONTEXT_LINES,
+    SEARCH_MAX_WINDOWS,
+)
 from memhooks.memory.index import SEEN_LINES, line_keys
 from memhooks.memory.needles import LINES_PER_NEEDLE, fold, lines_holding
 from memhooks.memory.results import Line
@@ -204,3 +208,12 @@ def around(line: Line, needles: Sequence[str]) -> Line:
     end = start + SHOWN
     shown = f"{'…' if start else ''}{text[start:end]}{'…' if end < len(text) else ''}"
     return line._replace(text=shown)
+
+
+def filename_preview(doc: Doc) -> list[Line]:
+    """What a file whose name alone matched shows: its first non-blank lines."""
+    head = [i for i, ln in enumerate(doc.lines) if ln.strip()][:FILENAME_PREVIEW_LINES]
+    return [
+        Line(0, "(filename match)"),
+        *(Line(doc.number(i), doc.lines[i]) for i in head),
+    ]

@@ -1,9 +1,10 @@
 """Search as discovery (docs/design.md): which files to read, ranked so truncation drops the least
 relevant. `search` is the one entry point; `memory.render` formats what it returns.
 
-Baseline semantics are zerostack's: the query splits on whitespace into literal,
-case-insensitive terms; a line matches if it contains any term; each file shows its
-matching lines with ±3 lines of context, adjacent windows merged, at most 5 windows.
+Baseline semantics are zerostack's (`memory.baseline`): the query splits on whitespace
+into literal, case-insensitive terms; a line matches if it contains any term; each file
+shows its matching lines with ±3 lines of context, adjacent windows merged, at most 5
+windows.
 
 The default ranking (``ranking="default"``) keeps that output and matches on keys instead
 of substrings: stemmed words and CJK bigrams (`memory.terms`), scored by `memory.rank`.
@@ -17,24 +18,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from memhooks.memory.constants import FILENAME_PREVIEW_LINES, SEARCH_CONTEXT_LINES
+from memhooks.memory.baseline import baseline
+from memhooks.memory.constants import SEARCH_CONTEXT_LINES
 from memhooks.memory.errors import CorruptSegment
 from memhooks.memory.index import Index
 from memhooks.memory.index_file import drop_index
 from memhooks.memory.layered import open_index
 from memhooks.memory.lazylog import getLogger
-from memhooks.memory.lines import FOCUS_LINES, around, focus, windows
+from memhooks.memory.lines import FOCUS_LINES, around, filename_preview, focus, windows
 from memhooks.memory.literals import READ_MOST, with_literals
 from memhooks.memory.literals import counts as literal_counts
 from memhooks.memory.needles import prefilter
-from memhooks.memory.note_format import SEP, may_be_superseded, superseded_by
 from memhooks.memory.question import read
 from memhooks.memory.rank import MAX_HITS, rank
 from memhooks.memory.results import Hit, Line, SearchResult
 from memhooks.memory.stems import stem_needles
+from memhooks.memory.superseded import mark_superseded
 from memhooks.memory.terms import scripts
 from memhooks.memory.timeline import LEADING
-from memhooks.memory.typed import bounded, query_of, query_terms, terms_of
+from memhooks.memory.typed import bounded, query_of, query_terms
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -182,39 +184,7 @@ def search_docs(
     if ranking == "default":
         result = search_index(Index(docs), query, semantic=semantic)
         return mark_superseded(result, {d.rel: d for d in docs})
-    terms = terms_of(query)
-    counts = dict.fromkeys(terms, 0)
-    ranked: list[tuple[tuple[object, ...], Hit]] = []
-    for doc in docs:
-        hit_lines: list[int] = []
-        in_content: set[str] = set()
-        for i, low in enumerate(doc.lower):
-            here = [t for t in terms if t in low]
-            if here:
-                hit_lines.append(i)
-                in_content.update(here)
-                for t in here:
-                    counts[t] += 1
-        name = doc.filename.casefold()
-        in_name = {t for t in terms if t in name}
-        matched = tuple(t for t in terms if t in in_content or t in in_name)
-        if not matched:
-            continue
-        filename_only = not hit_lines
-        snippet = _filename_preview(doc) if filename_only else windows(doc, hit_lines)
-        hit = Hit(doc.rel, matched, filename_only, snippet, len(hit_lines))
-        key = (
-            doc.kind != "memory",
-            -len(matched),
-            filename_only,
-            -len(hit_lines),
-            _newer_first(doc),
-            doc.rel,
-        )
-        ranked.append((key, hit))
-    ranked.sort(key=lambda kh: kh[0])
-    result = SearchResult(tuple(counts.items()), tuple(h for _, h in ranked))
-    return mark_superseded(result, {d.rel: d for d in docs})
+    return mark_superseded(baseline(docs, query), {d.rel: d for d in docs})
 
 
 def search_index(
@@ -323,7 +293,7 @@ def _snippet(
         if doc is None:
             return []  # gone since the search: it shows no lines
         if filename_only:
-            return _filename_preview(doc)
+            return filename_preview(doc)
         wanted = set(found)
         placed = focus(doc, found, idf)
         lines = windows(
@@ -334,56 +304,6 @@ def _snippet(
         return [Line(0, PARTIAL_FOCUS), *lines] if placed.partial else lines
 
     return make
-
-
-def _newer_first(doc: Doc) -> int:
-    return -int(doc.key.replace("-", "")) if doc.kind == "daily" else 0
-
-
-def _filename_preview(doc: Doc) -> list[Line]:
-    head = [i for i, ln in enumerate(doc.lines) if ln.strip()][:FILENAME_PREVIEW_LINES]
-    return [
-        Line(0, "(filename match)"),
-        *(Line(doc.number(i), doc.lines[i]) for i in head),
-    ]
-
-
-def _marked(hit: Hit, mark: str) -> Callable[[], list[Line]]:
-    return lambda: [Line(0, mark), *hit.lines]
-
-
-def mark_superseded(result: SearchResult, docs: Mapping[str, Doc]) -> SearchResult:
-    """Mark superseded notes in a search result and rank each below its successor.
-
-    A superseded note stays findable (it may hold the only trace of a word), but its
-    snippet starts with ``(superseded by notes/NEW.md …)``, and when the successor
-    matched too, the older note moves to just below it.
-
-    Args:
-        result: a ranked search result.
-        docs: the corpus it was ranked from, to read the notes' header lines.
-    """
-    hits = list(result.hits)
-    marked = False
-    for hit in result.hits:
-        doc = docs.get(hit.rel)
-        # The substring test first: a search over thousands of notes splits none of them.
-        marked_here = doc is not None and may_be_superseded(doc)
-        newer = superseded_by(doc.lines) if doc is not None and marked_here else None
-        if newer is None:
-            continue
-        marked = True
-        why = f"{SEP}{newer.reason}" if newer.reason else ""
-        mark = f"(superseded by notes/{newer.by}.md on {newer.date}{why})"
-        # The snippet is made lazily (only for the files shown), and so is the mark.
-        new = hit.with_source(_marked(hit, mark))
-        at = hits.index(hit)
-        hits[at] = new
-        successor = f"{hit.rel.rsplit('/', 1)[0]}/{newer.by}.md"
-        later = [i for i, h in enumerate(hits) if h.rel == successor and i > at]
-        if later:
-            hits.insert(later[0], hits.pop(at))
-    return result._replace(hits=tuple(hits)) if marked else result
 
 
 def _widened(query: str, index: Searchable) -> str:

@@ -20,7 +20,7 @@ from memhooks.memory.forget import (
 from memhooks.memory.inject import first_line
 from memhooks.memory.note_format import forgotten_lines, superseded_by, visible
 from memhooks.memory.render import render_text
-from memhooks.memory.searching import mark_superseded
+from memhooks.memory.superseded import mark_superseded
 
 if TYPE_CHECKING:
     from pathlib import Path
