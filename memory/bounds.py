@@ -1,7 +1,7 @@
 """Which documents can rank among the first few for a query, from a bound of every
 document's score at once (`memory.lanes`): what `memory.topk` scores one by one.
 
-Each column (`memory.topk.Column`: one key's scores) adds its lanes to a sum that bounds
+Each column (`memory.column.Column`: one key's scores) adds its lanes to a sum that bounds
 each document's score; the documents with the best bounds give a score to beat, and only
 those whose bound reaches it are scored.
 """
@@ -17,8 +17,8 @@ from memhooks.memory.rank import FIELD_WEIGHT
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from memhooks.memory.column import Column
     from memhooks.memory.rank import BM25, Sums
-    from memhooks.memory.topk import Column
 
 
 class Found(Protocol):

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory import Store, lanes, search, search_docs, topk
+from memhooks.memory import Store, lanes, search, search_docs
+from memhooks.memory import column as column_module
 from memhooks.memory.bounds import _lanes
+from memhooks.memory.column import column
 from memhooks.memory.layered import open_index
 from memhooks.memory.rank import BM25
 from memhooks.memory.searching import search_index
-from memhooks.memory.topk import Columns, _column, _Found
+from memhooks.memory.topk import Columns, _Found
 from memhooks.memory.typed import query_terms
 from tests.memory.test_index import SLUG, WORDS
 from tests.memory.test_layered import _ZIPF, _answer, _notes
@@ -140,7 +142,7 @@ def test_every_documents_bound_is_at_least_its_score(
         query = f"{_prompt(rng)} {rng.choice(RARE)} {rng.choice(WORDS)}"
         qkeys = list(dict.fromkeys(k for t in query_terms(query) for k in t.keys))
         bm25 = BM25(session.sizes, session.avg_size)
-        cols = [_column(session, k, bm25, {}) for k in qkeys]
+        cols = [column(session, k, bm25, {}) for k in qkeys]
         found = _Found(session, cols, bm25)
         found.admit(range(n))
         total = sum(_lanes(c, n, bm25)[0] for c in cols).to_bytes(2 * n, "little")
@@ -186,7 +188,7 @@ def test_keys_whose_columns_a_new_one_dropped_are_made_between_events(
     store = Store(memory_root, SLUG)
     docs, session = _session(store)
     _ranked(session, "common usual", 20)
-    monkeypatch.setattr(topk, "MAX_BYTES", 1)
+    monkeypatch.setattr(column_module, "MAX_BYTES", 1)
     query = "common usual zebra"
     got = _answer(search_index(session, query, limit=20))
     assert isinstance(session.columns, Columns) and session.columns.wanted
