@@ -13,7 +13,7 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.transcript_shapes import MCP_READ, MCP_SEARCH
+from memhooks.hooks.transcript_shapes import MCP_READ, MCP_SEARCH, dicts_in, str_at
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -31,15 +31,6 @@ _UNRUN = re.compile(
 )
 
 
-def _str(obj: object, key: str) -> str | None:
-    value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, str) else None
-
-
-def _dicts(value: object) -> list[dict[object, object]]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
 def claude_assistant_events(
     message: dict[object, object], content: object, api_error: bool
 ) -> Iterator[tuple[TranscriptEvent, str]]:
@@ -49,23 +40,23 @@ def claude_assistant_events(
     speaks = not api_error and message.get("model") != "<synthetic>"
     if isinstance(content, str) and content.strip() and speaks:
         yield "assistant", content
-    for block in _dicts(content):
-        kind, name, args = block.get("type"), _str(block, "name"), block.get("input")
-        if kind == "text" and speaks and (text := _str(block, "text") or "").strip():
+    for block in dicts_in(content):
+        kind, name, args = block.get("type"), str_at(block, "name"), block.get("input")
+        if kind == "text" and speaks and (text := str_at(block, "text") or "").strip():
             yield "assistant", text
         elif kind != "tool_use":
             continue
-        elif name == "Bash" and (command := (_str(args, "command") or "").strip()):
-            yield "use", _str(block, "id") or ""
+        elif name == "Bash" and (command := (str_at(args, "command") or "").strip()):
+            yield "use", str_at(block, "id") or ""
             yield "command", command
         elif name in EDIT_TOOLS:
-            if paths := [p for k in PATH_KEYS if (p := _str(args, k)) and p.strip()]:
-                yield "use", _str(block, "id") or ""
+            if paths := [p for k in PATH_KEYS if (p := str_at(args, k)) and p.strip()]:
+                yield "use", str_at(block, "id") or ""
                 yield "file", paths[0]
         elif name == "Read" or (name or "").endswith(MCP_READ):
-            if target := _str(args, "file_path") or _str(args, "target"):
+            if target := str_at(args, "file_path") or str_at(args, "target"):
                 yield "read", target
-        elif (name or "").endswith(MCP_SEARCH) and (query := _str(args, "query")):
+        elif (name or "").endswith(MCP_SEARCH) and (query := str_at(args, "query")):
             yield "search", query
 
 
@@ -76,9 +67,9 @@ def claude_blocked_prompt(obj: dict[object, object]) -> str | None:
     ending = obj.get("promptSubmitEnding")
     if not isinstance(ending, dict) or ending.get("promptKept") is not False:
         return None
-    if _str(ending.get("ending"), "kind") != "blocked_by_hook":
+    if str_at(ending.get("ending"), "kind") != "blocked_by_hook":
         return None
-    _, found, prompt = (_str(obj, "content") or "").partition("\n\nOriginal prompt: ")
+    _, found, prompt = (str_at(obj, "content") or "").partition("\n\nOriginal prompt: ")
     return prompt if found else None
 
 
@@ -98,17 +89,19 @@ def claude_tool_results(
     and of the subagents that finished ("agent"): an Agent call's result in the
     foreground, the `<task-notification>` turn in the background."""
     done = isinstance(result, dict) and result.get("status") == "completed"
-    if done and (agent := _str(result, "agentId")):
+    if done and (agent := str_at(result, "agentId")):
         yield "agent", agent
     if isinstance(content, str) and (notified := _NOTIFIED.match(content.strip())):
         yield "agent", notified[1]
-    for block in _dicts(content):
-        use = _str(block, "tool_use_id")
+    for block in dicts_in(content):
+        use = str_at(block, "tool_use_id")
         if block.get("type") != "tool_result" or block.get("is_error") is not True:
             continue
         text = (
-            "\n".join(t for b in _dicts(block.get("content")) if (t := _str(b, "text")))
-            or _str(block, "content")
+            "\n".join(
+                t for b in dicts_in(block.get("content")) if (t := str_at(b, "text"))
+            )
+            or str_at(block, "content")
             or ""
         )
         unrun = result == "User rejected tool use" or _UNRUN.match(text)

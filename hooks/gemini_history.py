@@ -15,20 +15,11 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.transcript_shapes import SESSION_CONTEXT, SNAPSHOT
+from memhooks.hooks.transcript_shapes import SESSION_CONTEXT, SNAPSHOT, dicts_in, str_at
 from memhooks.memory.files import open_regular, read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-def _str(obj: object, key: str) -> str | None:
-    value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, str) else None
-
-
-def _dicts(value: object) -> list[dict[object, object]]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 #: What a user message's text starts with when Gemini CLI leaves it out of a resumed
@@ -65,18 +56,18 @@ def gemini_replay(path: Path, *, max_bytes: int = 64 * 1024 * 1024) -> list[str]
             continue
         if not isinstance(obj, dict):
             continue
-        if (rewind := _str(obj, "$rewindTo")) is not None:
+        if (rewind := str_at(obj, "$rewindTo")) is not None:
             ids = list(records)
             for gone in ids[ids.index(rewind) :] if rewind in records else ids:
                 del records[gone]
-        elif (key := _str(obj, "id")) is not None:
+        elif (key := str_at(obj, "id")) is not None:
             records[key] = obj
         elif isinstance(rewrite := obj.get("$set"), dict) and isinstance(
             rewrite.get("messages"), list
         ):
             records = {}
-            for message in _dicts(rewrite["messages"]):
-                if (k := _str(message, "id")) is not None:
+            for message in dicts_in(rewrite["messages"]):
+                if (k := str_at(message, "id")) is not None:
                     records[k] = message
             held = set(records)
     out = []
@@ -87,7 +78,7 @@ def gemini_replay(path: Path, *, max_bytes: int = 64 * 1024 * 1024) -> list[str]
         text = (
             content
             if isinstance(content, str)
-            else "".join(_str(p, "text") or "[part]" for p in _dicts(content))
+            else "".join(str_at(p, "text") or "[part]" for p in dicts_in(content))
         )
         if text.strip() and (key in held or not text.strip().startswith(_NOT_REPLAYED)):
             out.append(text)

@@ -26,6 +26,7 @@ from memhooks.hooks.transcript_shapes import (
     codex_events,
     is_codex,
     is_gemini,
+    str_at,
 )
 from memhooks.memory.lazylog import getLogger
 
@@ -75,11 +76,6 @@ class TranscriptDigest(NamedTuple):
         return not any(self[:5])
 
 
-def _str(obj: object, key: str) -> str | None:
-    value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, str) else None
-
-
 def _tag(text: str, name: str) -> str | None:
     match = re.search(rf"<{name}>(.*?)</{name}>", text, re.DOTALL)
     return match.group(1).strip() if match else None
@@ -94,7 +90,7 @@ def _texts(content: object) -> str | None:
     """Join the text of a string content or of the text blocks of a list content."""
     if isinstance(content, str):
         return content
-    texts = [_str(b, "text") for b in _blocks(content) if b.get("type") == "text"]
+    texts = [str_at(b, "text") for b in _blocks(content) if b.get("type") == "text"]
     return "\n".join(t for t in texts if t) or None
 
 
@@ -149,7 +145,7 @@ def _events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
         return  # sidechain records belong to subagents, not to this conversation
     message = obj.get("message")
     content = message.get("content") if isinstance(message, dict) else None
-    kind = _str(obj, "type") or _str(message, "role")
+    kind = str_at(obj, "type") or str_at(message, "role")
     # `system` records, compact_boundary included, add nothing: content before a
     # boundary still counts, since the caller reads only what came after its offset.
     typed: str | None = None
@@ -164,8 +160,8 @@ def _events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
     elif kind == "attachment":
         # A prompt typed while the agent is busy arrives as an attachment (UNVERIFIED).
         attachment = obj.get("attachment")
-        if _str(attachment, "type") == "queued_command":
-            typed = _str(attachment, "prompt")
+        if str_at(attachment, "type") == "queued_command":
+            typed = str_at(attachment, "prompt")
     elif kind == "assistant" and isinstance(message, dict):
         api_error = obj.get("isApiErrorMessage") is True
         yield from claude_assistant_events(message, content, api_error)

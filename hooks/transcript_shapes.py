@@ -65,22 +65,24 @@ _DIRECTORY_CONTEXT = "- **Workspace Directories:**"
 SNAPSHOT = "<state_snapshot>"
 
 
-def _str(obj: object, key: str) -> str | None:
+def str_at(obj: object, key: str) -> str | None:
+    """The string at `key` of a JSON object; None when it is not an object or not a string."""
     value = obj.get(key) if isinstance(obj, dict) else None
     return value if isinstance(value, str) else None
 
 
-def _dicts(value: object) -> list[dict[object, object]]:
+def dicts_in(value: object) -> list[dict[object, object]]:
+    """The objects of a JSON list; none when it is not a list."""
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _joined(parts: list[dict[object, object]]) -> str:
-    return "\n".join(t for p in parts if (t := _str(p, "text")))
+    return "\n".join(t for p in parts if (t := str_at(p, "text")))
 
 
 def is_codex(obj: dict[object, object]) -> bool:
     """True for a line of a Codex rollout."""
-    return _str(obj, "type") in _CODEX_TYPES and isinstance(obj.get("payload"), dict)
+    return str_at(obj, "type") in _CODEX_TYPES and isinstance(obj.get("payload"), dict)
 
 
 def is_gemini(obj: dict[object, object]) -> bool:
@@ -96,7 +98,7 @@ def codex_events(obj: dict[object, object]) -> Iterator[tuple[TranscriptEvent, s
     payload = obj.get("payload")
     kind = obj.get("type")
     if kind == "compacted":
-        if summary := _str(payload, "message"):
+        if summary := str_at(payload, "message"):
             yield "summary", summary
     elif kind == "event_msg" and isinstance(payload, dict):
         yield from _codex_message(payload)
@@ -109,12 +111,12 @@ def _codex_message(
 ) -> Iterator[tuple[TranscriptEvent, str]]:
     kind = payload.get("type")
     if kind in ("user_message", "agent_message"):
-        text = (_str(payload, "message") or "").strip()
+        text = (str_at(payload, "message") or "").strip()
         if text:
             yield ("prompt" if kind == "user_message" else "assistant"), text
         return
     item = payload.get("item") if kind == "item_completed" else None
-    item_kind = _str(item, "type")
+    item_kind = str_at(item, "type")
     if item_kind == "CollabAgentToolCall":
         # A subagent spawned, waited for, …: its turns are in a rollout of its own.
         threads = item.get("receiver_thread_ids") if isinstance(item, dict) else None
@@ -124,7 +126,7 @@ def _codex_message(
         return
     if item_kind not in ("UserMessage", "AgentMessage") or not isinstance(item, dict):
         return
-    text = _joined(_dicts(item.get("content"))).strip()
+    text = _joined(dicts_in(item.get("content"))).strip()
     if text:
         yield ("prompt" if item_kind == "UserMessage" else "assistant"), text
 
@@ -133,30 +135,30 @@ def _looked(name: str | None, args: object) -> Iterator[tuple[TranscriptEvent, s
     """A memory file read or a memory search through the MCP tools (or Gemini's read_file)."""
     name = name or ""
     if name == "read_file" or name.endswith(MCP_READ):
-        if target := _str(args, "file_path") or _str(args, "target"):
+        if target := str_at(args, "file_path") or str_at(args, "target"):
             yield "read", target
-    elif name.endswith(MCP_SEARCH) and (query := _str(args, "query")):
+    elif name.endswith(MCP_SEARCH) and (query := str_at(args, "query")):
         yield "search", query
 
 
 def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent, str]]:
-    kind, name = payload.get("type"), _str(payload, "name")
+    kind, name = payload.get("type"), str_at(payload, "name")
     if kind == "function_call" and name and name.endswith((MCP_READ, MCP_SEARCH)):
         try:
-            yield from _looked(name, json.loads(_str(payload, "arguments") or ""))
+            yield from _looked(name, json.loads(str_at(payload, "arguments") or ""))
         except (ValueError, RecursionError):
             return
     elif kind == "function_call" and name in _CODEX_SHELL:
         if (command := codex_command(payload)) is None:
             return
-        yield "use", _str(payload, "call_id") or ""
+        yield "use", str_at(payload, "call_id") or ""
         if command and _PATCH_CALL.search(command):
             for path in _PATCH_FILE.findall(command):
                 yield "file", path.strip()
         elif command and command.strip():
             yield "command", command.strip()
-    elif kind == "function_call_output" and (call := _str(payload, "call_id")):
-        if (_str(payload, "output") or "").startswith(_CODEX_BLOCKED):
+    elif kind == "function_call_output" and (call := str_at(payload, "call_id")):
+        if (str_at(payload, "output") or "").startswith(_CODEX_BLOCKED):
             yield "unrun", call
     elif kind == "local_shell_call":
         argv = payload.get("action")
@@ -164,11 +166,11 @@ def _codex_tool(payload: dict[object, object]) -> Iterator[tuple[TranscriptEvent
         if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
             yield "command", " ".join(argv)
     elif kind == "message" and (
-        told := _NOTIFIED.match(_joined(_dicts(payload.get("content"))))
+        told := _NOTIFIED.match(_joined(dicts_in(payload.get("content"))))
     ):
         yield "agent", told[1]  # finished: read again, for its work since a record
     elif kind == "custom_tool_call" and name == "apply_patch":
-        for path in _PATCH_FILE.findall(_str(payload, "input") or ""):
+        for path in _PATCH_FILE.findall(str_at(payload, "input") or ""):
             yield "file", path.strip()
 
 
@@ -181,10 +183,10 @@ def codex_command(payload: dict[object, object]) -> str | None:
     ):
         return None
     try:
-        args = json.loads(_str(payload, "arguments") or "")
+        args = json.loads(str_at(payload, "arguments") or "")
     except (ValueError, RecursionError):
         return None
-    command = _str(args, "cmd") or _str(args, "command")
+    command = str_at(args, "cmd") or str_at(args, "command")
     if command is None and isinstance(args, dict):
         argv = args.get("command")
         if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
@@ -219,16 +221,16 @@ class GeminiReader:
             content = obj.get("content")
             if isinstance(content, str) and content.strip():
                 yield "assistant", content
-            for call in _dicts(obj.get("toolCalls")):
+            for call in dicts_in(obj.get("toolCalls")):
                 yield from self._tool(call)
 
     @staticmethod
     def _snapshot(messages: object) -> Iterator[tuple[TranscriptEvent, str]]:
         # A compressed history starts with the model's summary, a `<state_snapshot>`
         # message; the history a `$set` merely repeats holds none.
-        for message in _dicts(messages):
-            for part in _dicts(message.get("content")):
-                text = (_str(part, "text") or "").strip()
+        for message in dicts_in(messages):
+            for part in dicts_in(message.get("content")):
+                text = (str_at(part, "text") or "").strip()
                 if text.startswith(SNAPSHOT):
                     yield (
                         "summary",
@@ -240,9 +242,11 @@ class GeminiReader:
 
     @staticmethod
     def _prompt(content: object) -> Iterator[tuple[TranscriptEvent, str]]:
-        parts = _dicts(content) if isinstance(content, list) else []
+        parts = dicts_in(content) if isinstance(content, list) else []
         texts = (
-            [content] if isinstance(content, str) else [_str(p, "text") for p in parts]
+            [content]
+            if isinstance(content, str)
+            else [str_at(p, "text") for p in parts]
         )
         # Tool results come back as user records holding functionResponse parts only.
         kept = [strip_hook_context(t) for t in texts if t]
@@ -253,15 +257,15 @@ class GeminiReader:
     def _tool(
         self, call: dict[object, object]
     ) -> Iterator[tuple[TranscriptEvent, str]]:
-        key = _str(call, "id")
-        if _str(call, "name") == _GEMINI_AGENT and (agent := _str(call, "agentId")):
+        key = str_at(call, "id")
+        if str_at(call, "name") == _GEMINI_AGENT and (agent := str_at(call, "agentId")):
             # A subagent it ran, once done: its turns are in a chat file of its own.
             yield "agent", agent
         # A call a BeforeTool hook blocked, or the person cancelled, never ran; an edit
         # that failed wrote nothing (a command that exits 1 is a "success" here).
-        shown = _str(call, "resultDisplay") or ""
+        shown = str_at(call, "resultDisplay") or ""
         ended: TranscriptEvent | None = None
-        if _str(call, "status") == "cancelled" or shown.startswith(_GEMINI_BLOCKED):
+        if str_at(call, "status") == "cancelled" or shown.startswith(_GEMINI_BLOCKED):
             ended = "unrun"
         elif call.get("status") == "error":
             ended = "failed"
@@ -271,13 +275,13 @@ class GeminiReader:
                     yield ended, key
                 return
             self._calls.add(key)
-        name, args = _str(call, "name"), call.get("args")
+        name, args = str_at(call, "name"), call.get("args")
         if name in _GEMINI_SHELL:
-            if command := (_str(args, "command") or "").strip():
+            if command := (str_at(args, "command") or "").strip():
                 yield "use", key or ""
                 yield "command", command
         elif name in _GEMINI_EDITS:
-            path = _str(args, "file_path") or _str(args, "absolute_path")
+            path = str_at(args, "file_path") or str_at(args, "absolute_path")
             if path and path.strip():
                 yield "use", key or ""
                 yield "file", path
