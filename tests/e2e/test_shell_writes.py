@@ -43,11 +43,14 @@ SAVE = f"{MEMHOOKS} write --to memory --text '{MODEL_RULE}'"
 REMEMBER = "Remember that deploys need the office VPN."
 NEXT = "Which branch should I deploy from today."
 LAST = "Anything else for today."
+MCP_WRITE = "mcp__memhooks__memory_write"
 #: How each harness runs a shell command for the model: the tool and its arguments.
 SHELL = {
     "claude": ("Bash", {"command": SAVE}),
     "codex": ("exec_command", {"cmd": SAVE}),
     "gemini": ("run_shell_command", {"command": SAVE, "description": "save"}),
+    # The same save through the `memhooks mcp` Claude Code started (`claude mcp add`).
+    "claude-mcp": (MCP_WRITE, {"to": "memory", "text": MODEL_RULE}),
 }
 
 
@@ -62,10 +65,13 @@ def _tui(cli: str, sb: Sandbox) -> tuple[Tmux, Path | None]:
     hook errors are read (Claude Code's debug log; None for the others: the screen).
     Claude Code in its default mode: in auto mode (2.1.332's default) its TUI never ran
     the command (it stayed "Running" with no request sent)."""
-    if cli == "claude":
-        log = sb.base / "debug.log"
-        argv = ["claude", "--debug-file", str(log), "--allowedTools", "Bash"]
-        tmux = sb.tmux([*argv, "--permission-mode", "default"], env=setup_claude(sb))
+    if cli.startswith("claude"):
+        env, log = setup_claude(sb), sb.base / "debug.log"
+        add = ["claude", "mcp", "add", "memhooks", "--", "memhooks", "mcp"]
+        assert cli == "claude" or sb.run(add, env=env).returncode == 0
+        allowed = "Bash" if cli == "claude" else MCP_WRITE
+        argv = ["claude", "--debug-file", str(log), "--allowedTools", allowed]
+        tmux = sb.tmux([*argv, "--permission-mode", "default"], env=env)
         wait_ready(tmux)
         return tmux, log
     if cli == "codex":
@@ -81,11 +87,7 @@ def _tui(cli: str, sb: Sandbox) -> tuple[Tmux, Path | None]:
     return gemini_tui(sb, setup_gemini(sb)), None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the model's own `memhooks write` is told back at the next prompt",
-)
-@pytest.mark.parametrize("cli", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("cli", ["claude", "codex", "gemini", "claude-mcp"])
 def test_the_models_memhooks_write_is_not_told_back_a_persons_rule_is(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None, cli: str
 ) -> None:
@@ -111,7 +113,7 @@ def test_the_models_memhooks_write_is_not_told_back_a_persons_rule_is(
         memory.write_text(memory.read_text() + PERSON_RULE + "\n")  # the person's
         tui_ask(sb, tmux, LAST, calls=0)
         screen = tmux.screen()
-        tmux.type("/exit" if cli == "claude" else "/quit")
+        tmux.type("/exit" if cli.startswith("claude") else "/quit")
         tmux.wait_exit()
 
         def after(prompt: str) -> str:
@@ -126,7 +128,9 @@ def test_the_models_memhooks_write_is_not_told_back_a_persons_rule_is(
         prompts = (REMEMBER, NEXT, LAST)
         assert [blocks_in(sb.turn(p)) for p in prompts] == [1] * 3
         if log is not None:
-            assert not claude_errors(log.read_text())
+            # The MCP server's start-up line names its timeout: no hook's error.
+            found = claude_errors(log.read_text())
+            assert not [ln for ln in found if 'MCP server "memhooks"' not in ln]
         else:
             assert not (codex_errors if cli == "codex" else gemini_errors)(screen)
         assert not sb.leftovers()
