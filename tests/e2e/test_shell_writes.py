@@ -10,6 +10,7 @@ rule as `+`), as if someone else had written it."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from tests.e2e.sandbox import MEMHOOKS
 from tests.e2e.test_claude_code import hook_errors as claude_errors
 from tests.e2e.test_claude_code import wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
+from tests.e2e.test_codex import REPO
 from tests.e2e.test_codex import hook_errors as codex_errors
 from tests.e2e.test_gemini import hook_errors as gemini_errors
 from tests.e2e.test_harness_edits import gemini_tui, tui_ask
@@ -51,6 +53,8 @@ SHELL = {
     "gemini": ("run_shell_command", {"command": SAVE, "description": "save"}),
     # The same save through the `memhooks mcp` Claude Code started (`claude mcp add`).
     "claude-mcp": (MCP_WRITE, {"to": "memory", "text": MODEL_RULE}),
+    "codex-mcp": ("mcp__memhooks/memory_write", {"to": "memory", "text": MODEL_RULE}),
+    "gemini-mcp": ("mcp_memhooks_memory_write", {"to": "memory", "text": MODEL_RULE}),
 }
 
 
@@ -74,20 +78,35 @@ def _tui(cli: str, sb: Sandbox) -> tuple[Tmux, Path | None]:
         tmux = sb.tmux([*argv, "--permission-mode", "default"], env=env)
         wait_ready(tmux)
         return tmux, log
-    if cli == "codex":
+    if cli.startswith("codex"):
+        env = setup_codex(sb)
+        if cli == "codex-mcp":  # registered as examples/mcp/README.md says
+            readme = (REPO / "examples" / "mcp" / "README.md").read_text()
+            table = re.search(
+                r"```toml\n(\[mcp_servers\.memhooks\].*?)```", readme, re.DOTALL
+            )
+            assert table, "no [mcp_servers.memhooks] table in examples/mcp/README.md"
+            with (sb.home / ".codex" / "config.toml").open("a") as config:
+                config.write("\n" + table[1])
         bypass = "--dangerously-bypass-approvals-and-sandbox"
         argv = ["codex", "--dangerously-bypass-hook-trust", bypass]
-        tmux = sb.tmux(argv, env=setup_codex(sb))
+        tmux = sb.tmux(argv, env=env)
         tmux.wait_for(
             lambda: any(m in tmux.screen() for m in CODEX_READY),
             timeout=60,
             what="the input box",
         )
         return tmux, None
-    return gemini_tui(sb, setup_gemini(sb)), None
+    env = setup_gemini(sb)
+    if cli == "gemini-mcp":  # trusted: its tools run unasked
+        settings = sb.project / ".gemini" / "settings.json"
+        config = json.loads(settings.read_text())
+        server = {"command": "memhooks", "args": ["mcp"], "trust": True}
+        settings.write_text(json.dumps(config | {"mcpServers": {"memhooks": server}}))
+    return gemini_tui(sb, env), None
 
 
-@pytest.mark.parametrize("cli", ["claude", "codex", "gemini", "claude-mcp"])
+@pytest.mark.parametrize("cli", list(SHELL))
 def test_the_models_memhooks_write_is_not_told_back_a_persons_rule_is(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None, cli: str
 ) -> None:

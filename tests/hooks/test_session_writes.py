@@ -148,3 +148,16 @@ def test_a_persons_memhooks_write_in_a_terminal_is_told(
     done = run_cli_as_person("write", "--to", "memory", "--text", PERSON, cwd=project)
     assert (done.returncode, done.stdout) == (0, "wrote MEMORY.md\n"), done.stderr
     assert f"\n+{PERSON}\n</memory>" in _ask(project)
+
+
+def test_of_two_sessions_on_one_harness_the_one_that_last_took_a_prompt(
+    memory_root: Path, project: Path
+) -> None:
+    """Codex CLI's `/new` starts a session beside the one before in the same process,
+    which ends only at `/quit`: the write is the session whose prompt began the turn."""
+    _start(memory_root, project)
+    _start(memory_root, project, "sess-2")
+    assert _ask(project) == ""  # sess-1's prompt: its state saved last
+    _model_saves(project)
+    assert _ask(project) == ""
+    assert f"\n+{MODEL}\n" in _ask(project, "sess-2")
