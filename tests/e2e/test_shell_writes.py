@@ -19,11 +19,10 @@ import pytest
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import RULE, blocks_in, seed
-from tests.e2e.sandbox import MEMHOOKS
+from tests.e2e.sandbox import MEMHOOKS, REPO
 from tests.e2e.test_claude_code import hook_errors as claude_errors
 from tests.e2e.test_claude_code import wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
-from tests.e2e.test_codex import REPO
 from tests.e2e.test_codex import hook_errors as codex_errors
 from tests.e2e.test_gemini import hook_errors as gemini_errors
 from tests.e2e.test_harness_edits import gemini_tui, tui_ask
