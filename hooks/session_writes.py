@@ -157,8 +157,9 @@ def take(
     """Before a prompt (under the session's lock): the writes of the model's own
     commands since the last prompt. A file each left as it is on disk is the session's
     own write (`state.own`); one changed since, held whole, is what the model was shown
-    as the write left it, so that the notice tells the rest. The record is then gone.
-    `newest`: no document changed after it (nothing is read when none did)."""
+    as the write left it, so that the notice tells the rest. The record is then gone;
+    one a block built since covers is left out. `newest`: no document changed after it
+    (nothing is read when none did: such records are dropped at a later prompt)."""
     from memhooks.hooks import held
     from memhooks.hooks.ondisk import mtimes_of
     from memhooks.hooks.state import wrote_rel
@@ -177,6 +178,8 @@ def take(
     shown = held.load(store, event.session_id) if records else {}
     kept = False
     for rel, (at, text) in records.items():
+        if at <= state.noticed_at:
+            continue  # a block built since (a compaction's) showed the file as it was
         if (now := mtimes.get(rel)) is None or now < at:
             continue
         if now == at:

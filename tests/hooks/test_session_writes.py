@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from memhooks.hooks import session_writes, spawn
 from memhooks.hooks.state import holding, state_rel, wrote_rel
 from tests.conftest import run_cli, run_cli_as_person
-from tests.hooks.test_hook import claude, context_of, hook, store_for
+from tests.hooks.test_hook import claude, compact, context_of, hook, store_for
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -161,3 +161,27 @@ def test_of_two_sessions_on_one_harness_the_one_that_last_took_a_prompt(
     _model_saves(project)
     assert _ask(project) == ""
     assert f"\n+{MODEL}\n" in _ask(project, "sess-2")
+
+
+def test_a_block_built_after_the_write_outdates_its_record(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    """The model's write, a person's line, then a compaction's block, which shows both:
+    a later change is told from that block, not from the model's text (the person's
+    line is not told again)."""
+    memory = memory_root / "MEMORY.md"
+    store_for(memory_root, project).write_memory(RULE)
+    transcript = tmp_path / "t.jsonl"
+    said = {"role": "user", "content": "Fix the kestrel build"}
+    transcript.write_text(json.dumps({"type": "user", "message": said}) + "\n")
+    at = {"transcript_path": str(transcript)}
+    assert hook(claude("SessionStart", project, source="startup") | at)[0] == 0
+    _model_saves(project)
+    _append(memory, PERSON)
+    compact(project, transcript)
+    code, out, err = hook(claude("SessionStart", project, source="compact") | at)
+    assert code == 0, err
+    assert PERSON in context_of(out, "SessionStart")
+    _append(memory, "- A later rule.")
+    told = _ask(project)
+    assert "\n+- A later rule.\n" in told and PERSON not in told
