@@ -5,7 +5,8 @@ news to it, and the change notice leaves it out; a person's later save is still 
 
 Such a command and the session's hooks descend from the same harness process, the one
 the session's state names (`SessionState.harness`, `spawn.harness_pid`; or one beside
-it, `shared_session`). Seen 2026-12-06 in the TUIs: Claude Code 2.1.332 runs the
+it, `shared_session`); under Codex CLI the command also names its thread, which is the
+session (`CODEX_THREAD`). Seen 2026-12-06 in the TUIs: Claude Code 2.1.332 runs the
 model's command as `bash -c 'source <snapshot> && eval …'`, a child of its `claude`
 process; Codex CLI 0.171.0 (approvals and sandbox off) as a shell whose parent is its
 native `codex` binary; Gemini CLI 0.61.0 as `bash -c` under a `bash -c` under the
@@ -50,6 +51,11 @@ if TYPE_CHECKING:
 
 logger = getLogger(__name__)
 
+#: Codex CLI 0.171.0 gives the model's commands the thread's id, which its hooks' events
+#: name as the session: exact where the process tree is not, in its sandbox (a PID
+#: namespace of its own, whose init is `codex-linux-sandbox`: the harness is out of
+#: sight), and for a spawned subagent (a thread of its own, which no session is).
+CODEX_THREAD = "CODEX_THREAD_ID"
 #: How long a write waits for its session's lock before it goes unrecorded.
 LOCK_WAIT = 2.0
 #: The kinds of file a block may hold whole, whose text a record keeps.
@@ -85,12 +91,18 @@ def recording(store: Store, target: Callable[[], str]) -> Iterator[None]:
 
 def _session(store: Store) -> tuple[Path, SessionState] | None:
     """The state file and state of the live session of `store`'s project whose harness
-    process is an ancestor of this one (the one saved last, of several)."""
+    process is an ancestor of this one (the one saved last, of several); under Codex
+    CLI, the session its thread is (`CODEX_THREAD_ID`)."""
     from memhooks.hooks.spawn import ancestors
-    from memhooks.hooks.state import SessionState
+    from memhooks.hooks.state import SessionState, load, state_rel
     from memhooks.memory.constants import STATE_DIR
     from memhooks.memory.files import read_regular
 
+    if thread := os.environ.get(CODEX_THREAD):
+        state = load(store, thread)
+        if state is None or state.slug != store.slug or state.ended:
+            return None
+        return store.path(state_rel(thread)), state
     above = set(ancestors())
     if not above:
         return None

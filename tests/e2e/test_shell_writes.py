@@ -49,6 +49,9 @@ MCP_WRITE = "mcp__memhooks__memory_write"
 SHELL = {
     "claude": ("Bash", {"command": SAVE}),
     "codex": ("exec_command", {"cmd": SAVE}),
+    # Codex's sandbox on, the memory root writable: the harness is out of the
+    # command's sight (a PID namespace of its own), its thread's id is not.
+    "codex-sandbox": ("exec_command", {"cmd": SAVE}),
     "gemini": ("run_shell_command", {"command": SAVE, "description": "save"}),
     # The same save through the `memhooks mcp` Claude Code started (`claude mcp add`).
     "claude-mcp": (MCP_WRITE, {"to": "memory", "text": MODEL_RULE}),
@@ -87,8 +90,19 @@ def _tui(cli: str, sb: Sandbox) -> tuple[Tmux, Path | None]:
             assert table, "no [mcp_servers.memhooks] table in examples/mcp/README.md"
             with (sb.home / ".codex" / "config.toml").open("a") as config:
                 config.write("\n" + table[1])
-        bypass = "--dangerously-bypass-approvals-and-sandbox"
-        argv = ["codex", "--dangerously-bypass-hook-trust", bypass]
+        free = ["--dangerously-bypass-approvals-and-sandbox"]
+        if (
+            cli == "codex-sandbox"
+        ):  # the root writable: its commands run in a PID namespace
+            free = [
+                "--sandbox",
+                "workspace-write",
+                "--add-dir",
+                str(sb.root),
+                "-a",
+                "never",
+            ]
+        argv = ["codex", "--dangerously-bypass-hook-trust", *free]
         tmux = sb.tmux(argv, env=env)
         tmux.wait_for(
             lambda: any(m in tmux.screen() for m in CODEX_READY),

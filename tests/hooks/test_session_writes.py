@@ -185,3 +185,23 @@ def test_a_block_built_after_the_write_outdates_its_record(
     _append(memory, "- A later rule.")
     told = _ask(project)
     assert "\n+- A later rule.\n" in told and PERSON not in told
+
+
+def test_under_codex_the_thread_the_command_names_is_the_session(
+    memory_root: Path, project: Path
+) -> None:
+    """Codex CLI gives the model's commands `CODEX_THREAD_ID`, its hooks' session id:
+    that session's, whichever took the last prompt; a thread no session is (a spawned
+    subagent's) records nothing."""
+    _start(memory_root, project)
+    _start(memory_root, project, "sess-2")
+    assert _ask(project) == ""  # sess-1's state saved last
+    thread = {"CODEX_THREAD_ID": "sess-2"}
+    done = run_cli("write", "--to", "memory", "--text", MODEL, cwd=project, env=thread)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert _ask(project, "sess-2") == ""
+    assert f"\n+{MODEL}\n" in _ask(project)
+    agent = {"CODEX_THREAD_ID": "a-subagents-thread"}
+    done = run_cli("write", "--to", "memory", "--text", PERSON, cwd=project, env=agent)
+    assert done.returncode == 0, done.stderr
+    assert f"\n+{PERSON}\n" in _ask(project, "sess-2")
