@@ -122,6 +122,9 @@ def test_the_write_goes_on_when_the_session_is_busy_or_its_files_damaged(
     (memory_root / wrote_rel("sess-1")).write_text("{not json")
     _model_saves(project, PERSON)  # the record, unreadable, is written anew
     assert _ask(project) == ""
+    (memory_root / wrote_rel("sess-1")).unlink(missing_ok=True)
+    (memory_root / wrote_rel("sess-1")).mkdir()  # the record cannot be written
+    _model_saves(project, "- A second rule.")
     (memory_root / state_rel("sess-1")).write_text("{not json")
     _model_saves(project, "- A third rule.")
     assert memory.read_text().endswith("- A third rule.\n")
