@@ -198,11 +198,27 @@ def write(
     mode: WriteMode = "append",
     aliases: str | None = None,
 ) -> WriteResult:
-    """The one write path shared by `memhooks write` and the MCP tool `memory_write`.
+    """The one write path shared by `memhooks write` and the MCP tool `memory_write`;
+    run by the model of a session, its own write (`session_writes`).
 
     Raises:
         UsageError: nothing to write, an overwrite of a daily log, a note without a name.
     """
+    from memhooks.hooks.session_writes import recording, write_target
+
+    with recording(store, lambda: write_target(store, to, name)):
+        return _write(store, to, text, name, title, mode, aliases)
+
+
+def _write(
+    store: Store,
+    to: str,
+    text: str,
+    name: str | None,
+    title: str | None,
+    mode: WriteMode,
+    aliases: str | None,
+) -> WriteResult:
     if not text.strip() and not (to == "daily" and title):
         raise UsageError(f"write --to {to}: the text is empty; nothing was written")
     for flag, value, only in (
@@ -309,12 +325,15 @@ def utf8(what: str, value: str | None, fix: str = "set the terminal to UTF-8") -
 
 
 def edit(store: Store, target: str, old: str, new: str) -> WriteResult:
-    """The one edit path of `memhooks edit` and the MCP tool `memory_edit`.
+    """The one edit path of `memhooks edit` and the MCP tool `memory_edit`; run by the
+    model of a session, its own write (`session_writes`).
 
     Raises:
         UsageError: the edit would make an entry of a daily log read as one of the
             records, which condensing merges away (`write` refuses them too).
     """
+    from memhooks.hooks.session_writes import recording
+
     utf8("edit --new", new)
     loc = store.locate(target := file_target(store, target))  # PATH:LINE, as read takes
     if loc.kind == "daily" and old:
@@ -326,7 +345,8 @@ def edit(store: Store, target: str, old: str, new: str) -> WriteResult:
                 "own records, which are condensed away once the log grows; nothing "
                 "was written"
             )
-    return store.edit(target, old, new)
+    with recording(store, lambda: loc.rel):
+        return store.edit(target, old, new)
 
 
 def cmd_edit(where: Where, target: str, old: str, new: str, out: TextIO) -> int:

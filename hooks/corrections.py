@@ -128,8 +128,23 @@ def forget(
         UsageError: the arguments do not fit together.
         MemoryStoreError: no such file or line (ForgetError, TargetNotFoundError, …).
     """
+    from memhooks.hooks.session_writes import recording
+
     utf8("forget --reason", reason)
     loc, select = _resolve(store, target, line)
+    with recording(store, lambda: loc.rel):
+        return _forget(store, target, loc, select, reason, by, date)
+
+
+def _forget(
+    store: Store,
+    target: str,
+    loc: Located,
+    select: int | str | None,
+    reason: str,
+    by: str | None,
+    date: str | None,
+) -> str:
     day = date or today()
     if by is not None:
         if loc.kind != "note" or select is not None:
@@ -189,6 +204,8 @@ def restore(store: Store, target: str, *, line: str | None = None) -> str:
     Raises:
         MemoryStoreError: nothing to restore there, or the choice is ambiguous.
     """
+    from memhooks.hooks.session_writes import recording
+
     loc, select = _resolve(store, target, line)
     done: list[str] = []
 
@@ -205,7 +222,8 @@ def restore(store: Store, target: str, *, line: str | None = None) -> str:
         done.append(f"a line of {loc.rel}{_named(new_text, text, was)}")
         return new_text
 
-    store.rewrite(loc.rel, change)
+    with recording(store, lambda: loc.rel):
+        store.rewrite(loc.rel, change)
     return f"restored {done[0]}"
 
 

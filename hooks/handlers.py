@@ -18,6 +18,7 @@ from memhooks.hooks import (
     replayed_edits,
     resumes,
     rewinds,
+    session_writes,
 )
 from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
@@ -295,6 +296,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
     )
     mark_model_writes(event, state, view.store.root, docs, newest)  # no news
     replayed_edits.mark(event, state, view.store, docs, newest)  # and theirs
+    session_writes.take(event, state, view.store, docs, newest)  # its commands'
     # The notice takes at most half the budget: the hits are what the prompt asked for.
     notice = changed_line(
         state,

@@ -80,6 +80,17 @@ def headless_gemini(pid: int) -> bool:
     return ours and not stdin.startswith(("/dev/pts/", "/dev/tty"))
 
 
+def ancestors() -> list[int]:
+    """The process ids above this process, its parent first, up to init; [] where
+    /proc cannot tell (not Linux)."""
+    found: list[int] = []
+    pid = os.getppid()
+    while pid > 1 and len(found) < 64 and (stat := _stat(pid)) is not None:
+        found.append(pid)
+        pid = stat[1]
+    return found
+
+
 def _stat(pid: int) -> tuple[str, int] | None:
     # A process's name and parent (Linux), or None.
     try:

@@ -38,8 +38,9 @@ logger = getLogger(__name__)
 STALE_SECONDS = 7 * 24 * 3600
 #: ... and one that names no harness (a hook run by hand, or an older memhooks), this long.
 UNOWNED_STALE_SECONDS = 30 * 24 * 3600
-#: A state file's name, or its side file's (`held`): removed with it, or alone as old.
-_STATE_NAME = re.compile(r"([0-9a-f]{24})\.(json|shown)")
+#: A state file's name, or its side files' (`held`, `session_writes`): removed with it,
+#: or alone as old.
+_STATE_NAME = re.compile(r"([0-9a-f]{24})\.(json|shown|wrote)")
 
 
 def began(
@@ -170,7 +171,9 @@ def sweep(store: Store, *, keep: str = "", now: float | None = None) -> list[str
                     continue  # removed with its state
                 os.unlink(entry.path)
                 removed.append(entry.name)
-                os.unlink(base + "shown")  # its side file (`held`), if any
+                for side in ("shown", "wrote"):  # `held`'s, `session_writes`'
+                    with contextlib.suppress(OSError):
+                        os.unlink(base + side)
     if removed:
         logger.info("removed the state of %d sessions that never ended", len(removed))
     return removed

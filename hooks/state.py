@@ -314,21 +314,46 @@ def one_at_a_time(store: Store, session_id: str) -> Iterator[None]:
     Without a lock file to be had (no root yet, a read-only root) or a lock (a file
     system that keeps none), the event runs as it would alone.
     """
+    digest = sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+    with holding(store, digest, wait=None):
+        yield
+
+
+@contextlib.contextmanager
+def holding(store: Store, digest: str, *, wait: float | None) -> Iterator[bool]:
+    """The lock of the session whose state file's name begins with `digest`
+    (`state_rel`), as `one_at_a_time` takes it; waited for at most `wait` seconds
+    (None: as long as it takes). Yields whether it is held: False when the wait ran
+    out (True without a lock file or locks to be had: the event runs as if alone)."""
+    import errno
     import fcntl
     import os
+    import time
 
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = os.open(store.root / SESSIONS_LOCK, flags, 0o600)
     except OSError:
-        yield
+        yield True
         return
-    at = int(sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:8], 16)
+    at, held = int(digest[:8], 16), True
+    deadline = None if wait is None else time.monotonic() + wait
+    how = fcntl.LOCK_EX if deadline is None else fcntl.LOCK_EX | fcntl.LOCK_NB
     try:
-        # A file system that keeps no locks (NFS mounted nolock): the event runs alone.
-        with contextlib.suppress(OSError):
-            fcntl.lockf(fd, fcntl.LOCK_EX, 1, at)
-        yield
+        while True:
+            try:
+                fcntl.lockf(fd, how, 1, at)
+            except OSError as e:
+                # Another holds it (EAGAIN, EACCES), or the file system keeps no locks
+                # (NFS mounted nolock: the event runs alone).
+                if deadline is None or e.errno not in (errno.EAGAIN, errno.EACCES):
+                    break
+                if time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
+                held = False
+            break
+        yield held
     finally:
         os.close(fd)  # releases the lock
 
@@ -337,6 +362,12 @@ def held_rel(session_id: str) -> str:
     """Where what a session's block showed of the files it held whole is kept (`held`):
     beside its state file, named after it."""
     return state_rel(session_id).removesuffix(".json") + ".shown"
+
+
+def wrote_rel(session_id: str) -> str:
+    """Where the memory writes of the session's model's own commands wait for its next
+    prompt (`session_writes`): beside its state file, named after it."""
+    return state_rel(session_id).removesuffix(".json") + ".wrote"
 
 
 def exists(store: Store, session_id: str) -> bool:
@@ -350,7 +381,7 @@ def exists(store: Store, session_id: str) -> bool:
 
 def delete(store: Store, session_id: str) -> None:
     """Remove a session's state file and the texts kept beside it (at session end)."""
-    for rel in (state_rel(session_id), held_rel(session_id)):
+    for rel in (state_rel(session_id), held_rel(session_id), wrote_rel(session_id)):
         with contextlib.suppress(MemoryStoreError):
             remove(store.path(rel))
 

@@ -138,6 +138,40 @@ def run_cli(
     )
 
 
+#: Starts the command given after it as a child of no process of the test's: the
+#: parent forks and exits, and the orphan is adopted by init.
+_DETACH = "import os, sys\nif os.fork():\n    os._exit(0)\nos.execvp(sys.argv[1], sys.argv[1:])"
+
+
+def run_cli_as_person(
+    *args: str, cwd: Path | None = None, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
+    """Run the real command as a person does, in a terminal of their own: not under
+    the test process, which runs the hooks as a harness would (`memhooks write` & co
+    under a session's harness are the model's: hooks/session_writes.py). Its exit code
+    comes back through a file: its parent is gone."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        rc = Path(tmp) / "rc"
+        shell = ["sh", "-c", '"$@"; echo $? > "$MEMHOOKS_TEST_RC"', "sh"]
+        argv = [sys.executable, "-c", _DETACH, *shell, *_MEMHOOKS, *args]
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env={**os.environ, "MEMHOOKS_TEST_RC": str(rc)},
+            timeout=timeout,
+            check=False,
+        )
+        code = int(rc.read_text())
+    return subprocess.CompletedProcess(argv, code, done.stdout, done.stderr)
+
+
+_MEMHOOKS = (sys.executable, "-m", "memhooks.hooks")
+
+
 def grown_rules_and_items(project: Path, rules: int, items: int) -> None:
     """Write, as a person does (`memhooks write`), a MEMORY.md of `rules` rules and a
     scratchpad of `items` open items: a project months in, its block's shares full."""

@@ -10,7 +10,7 @@ import time
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.state import held_rel, state_rel
-from tests.conftest import run_cli
+from tests.conftest import run_cli_as_person
 from tests.hooks.test_hook import claude, compact, context_of, hook, store_for
 from tests.hooks.test_session import Session
 
@@ -60,7 +60,8 @@ def test_a_rule_replaced_by_hand_is_told_removed_and_added_once(
 
 def test_a_line_forgotten_is_told_removed(memory_root: Path, project: Path) -> None:
     _start(memory_root, project, f"{NPM}\n{SMALL}")
-    done = run_cli("forget", "MEMORY.md", "--line", "HERON-3", cwd=project)
+    # A person's, in a terminal: the model's own is no news (test_session_writes).
+    done = run_cli_as_person("forget", "MEMORY.md", "--line", "HERON-3", cwd=project)
     assert done.returncode == 0, done.stderr
     ctx = _ask(project)
     assert f"\n-{NPM}\n</memory>" in ctx
