@@ -8,6 +8,7 @@ found none until ~/.profile put the venv's bin on PATH.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import time
@@ -18,6 +19,7 @@ import pytest
 from memhooks.hooks import modelshell, shellcheck
 from memhooks.hooks.install import install, settings_path
 from memhooks.hooks.modelshell import model_prog, named_at_login, script
+from memhooks.memory import Store, slug_for
 from tests.conftest import run_cli
 
 BIN = script().parent
@@ -142,3 +144,29 @@ def test_a_file_that_names_the_folder_but_leaves_it_off_path_is_a_problem(
     assert model_prog("codex", home) == "memhooks"
     (fix,) = _findings(project, home)
     assert fix.startswith("fix: Codex:") and "`memhooks write` the block tells" in fix
+
+
+def _hits_header(project: Path, env: dict[str, str], session: str) -> str:
+    payload = {
+        "session_id": session,
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "How do we deploy the billing service?",
+    }
+    proc = run_cli("hook", input=json.dumps(payload), env=env)
+    assert proc.returncode == 0, proc.stderr
+    ctx: str = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    return next(ln for ln in ctx.splitlines() if ln.startswith("Related memory"))
+
+
+def test_auto_search_names_the_same_command_as_the_tools_line(
+    project: Path, memory_root: Path
+) -> None:
+    store = Store(memory_root, slug_for(str(project)))
+    store.write_note(
+        "billing", "# Billing\nWe deploy the billing service with make ship."
+    )
+    plain = _hits_header(project, {}, "s1")
+    assert "(auto-search; `memhooks read PATH` for the whole file)" in plain
+    gone = _hits_header(project, {"PATH": "/usr/bin:/bin"}, "s2")
+    assert f"(auto-search; `{script()} read PATH` for the whole file)" in gone
