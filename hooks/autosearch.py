@@ -152,17 +152,18 @@ def _terms(prompt: str, frame: str | None) -> Iterator[str]:
 
 
 def render_hits(
-    hits: Iterable[Hit], budget: int, notice: str | None = None
+    hits: Iterable[Hit], budget: int, notice: str | None = None, prog: str = "memhooks"
 ) -> tuple[str, list[Hit]]:
     """The wrapped context for auto-search hits (and an optional one-line notice) in `budget`
-    bytes, and the hits that fit.
+    bytes, and the hits that fit; `prog`: `memhooks` as the model's shell runs it
+    (`modelshell.model_prog`).
     """
     lines: list[str] = []
     if notice:
         lines.append(neutralise(notice))
     frame = nbytes(wrap("")) + 1
     used = frame + sum(nbytes(x) + 1 for x in lines)
-    header = "Related memory (auto-search; `memhooks read PATH` for the whole file):"
+    header = f"Related memory (auto-search; `{prog} read PATH` for the whole file):"
     shown: list[Hit] = []
     for hit in hits:
         # The path too: a note's file name can hold a tag or a control character.

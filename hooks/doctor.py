@@ -5,8 +5,8 @@ only `cmd_doctor` prints them. Levels: ``ok``; ``warn`` (worth knowing, nothing 
 ``fix`` (broken or unsafe: the exit code is 1). The memory root is checked here (read
 only: it is inspected, never written), each harness's settings in `hooks.harnesscheck` (our
 hooks), `hooks.hooksoff` (what turns them off), `hooks.hookenv` (the root they get),
-`hooks.sandboxcheck` (what the model's commands may write), `hooks.mcpcheck` (`memhooks mcp`)
-and `hooks.harnessversion` (a harness release older than memhooks needs).
+`hooks.sandboxcheck` and `shellcheck` (what the model's commands may write, and find),
+`hooks.mcpcheck` (`memhooks mcp`) and `hooks.harnessversion` (a harness release too old).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from memhooks.hooks.hookenv import claude_root
 from memhooks.hooks.hooksoff import switched_off
 from memhooks.hooks.mcpcheck import check_mcp
 from memhooks.hooks.movedcheck import check_moved
-from memhooks.hooks.sandboxcheck import codex_sandbox
+from memhooks.hooks.shellcheck import codex_commands
 from memhooks.hooks.startedcheck import started_in
 from memhooks.memory import ConfigError, default_root, parse_config, project_dir
 from memhooks.memory.constants import (
@@ -347,7 +347,7 @@ def run_checks(
         found += switched_off(harness, project, home)
         start = started_in(harness, here, project, home, version) if here else None
         found += [start] if start else []
-        own = {"claude-code": claude_root, "codex": codex_sandbox}.get(harness)
+        own = {"claude-code": claude_root, "codex": codex_commands}.get(harness)
         found += own(root, project, home) if own else []
     if not installed(project, home):
         hint = "`memhooks install claude-code` (or codex, or gemini) there"

@@ -26,6 +26,7 @@ from memhooks.hooks.held import INDEX_NAME, none_shown, whole_in
 from memhooks.hooks.held import keep as keep_shown
 from memhooks.hooks.held import shown as shown_text
 from memhooks.hooks.mcp_config import usage_line
+from memhooks.hooks.modelshell import model_prog
 from memhooks.hooks.notice import changed_line
 from memhooks.hooks.own_edits import known_on_resume
 from memhooks.hooks.own_edits import mark as mark_model_writes
@@ -328,7 +329,9 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if query.terms
         else iter(())
     )
-    context, shown = autosearch.render_hits(hits, _budget(event, auto.budget), notice)
+    budget = _budget(event, auto.budget)
+    prog = model_prog(event.harness)
+    context, shown = autosearch.render_hits(hits, budget, notice, prog)
     marked = {h.rel: logs[h.rel].shown(h) if h.rel in logs else [] for h in shown}
     for hit in shown:
         state.surfaced[hit.rel] = fingerprint(docs[hit.rel])

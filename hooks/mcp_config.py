@@ -1,7 +1,7 @@
 """Where harnesses register MCP servers, and whether `memhooks mcp` is one of them.
 
 The injected block ends with a line naming the memory tools the model actually has
-(`memory.inject.USAGE` / `USAGE_MCP`); reading the harness's files to know that is I/O,
+(`memory.inject.USAGE_SHELL` / `USAGE_MCP`); reading the harness's files to know that is I/O,
 so it happens here and the memory core only gets the line. `memhooks doctor` uses the
 same look-up. Locations (Claude Code ``.mcp.json``, ``claude mcp
 add`` writing ``~/.claude.json``), §6.1 (Codex ``config.toml`` ``[mcp_servers.NAME]``),
@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhooks.hooks.harness_dirs import claude_dir, claude_state, codex_dir, gemini_dir
-from memhooks.memory.inject import USAGE, usage_mcp
+from memhooks.hooks.modelshell import model_prog
+from memhooks.memory.inject import USAGE_SHELL, usage_mcp
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import project_dir as _project_dir
 
@@ -209,18 +210,19 @@ def registrations(
 def usage_line(cwd: str | Path | None, harness: str | None = None) -> str:
     """The block's last line: the MCP tools, named as `harness` names them to the model
     (their own names for None), when `memhooks mcp` is registered for the project
-    containing `cwd` (for this harness), else the shell commands.
+    containing `cwd` (for this harness), else the shell commands, `memhooks` spelled so
+    that the model's shell runs this install (`modelshell.model_prog`).
     """
     if cwd is None:
-        return USAGE
+        return USAGE_SHELL.format(prog=model_prog(harness))
     try:
         project = _project_dir(cwd)
         home = Path.home()
     except (OSError, RuntimeError):  # RuntimeError: no home directory
-        return USAGE
+        return USAGE_SHELL.format(prog=model_prog(harness))
     ours = [r for r in registrations(project, home, harness) if r.ours]
     if not ours:
-        return USAGE
+        return USAGE_SHELL.format(prog=model_prog(harness, home))
     spell, unsafe = _SPELLING.get(harness or "", ("{tool}", None))
     name = unsafe.sub("_", ours[0].name) if unsafe else ours[0].name
     return usage_mcp(name, spell)

@@ -19,20 +19,18 @@ from memhooks.memory.log_entries import entries
 from memhooks.memory.note_format import OPEN_ITEM, note_head, note_top, superseded_by
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
 
-#: The line the block ends with when the model reaches memory through the shell.
-USAGE = (
-    "Memory tools: `memhooks search TERM...` finds files, `memhooks read PATH` reads one, "
-    "`memhooks write --to daily|note|memory|scratchpad --text ...` saves."
+#: The line the block ends with when the model reaches memory through the shell; `{prog}`
+#: is `memhooks`, or its path where the model's shell would not find this install (hooks/).
+USAGE_SHELL = (
+    "Memory tools: `{prog} search TERM...` finds files, `{prog} read PATH` reads one, "
+    "`{prog} write --to daily|note|memory|scratchpad --text ...` saves."
 )
+USAGE = USAGE_SHELL.format(prog="memhooks")  #: the line with the plain command name
 NOTHING_YET = "No memory to show yet for this project."  #: the block of no sections
 #: The tools `memhooks mcp` serves, in the order the MCP line names them.
 MCP_TOOLS = (
-    "memory_search",
-    "memory_read",
-    "memory_write",
-    "memory_edit",
-    "memory_forget",
-)
+    "memory_search", "memory_read", "memory_write", "memory_edit", "memory_forget"
+)  # fmt: skip
 
 
 def usage_mcp(server: str = "memhooks", spell: str = "{tool}") -> str:
@@ -385,6 +383,7 @@ __all__ = [
     "SCRATCHPAD_TITLE",
     "USAGE",
     "USAGE_MCP",
+    "USAGE_SHELL",
     "WEIGHTS",
     "WRAPPER_CLOSE",
     "WRAPPER_OPEN",

@@ -56,6 +56,11 @@ def memory_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEMHOOKS_SEMANTIC", "off")
     # Hook commands run in-process unless a test is about the session process they start.
     monkeypatch.setenv("MEMHOOKS_SESSION_PROCESS", "0")
+    # This install's `memhooks` first on PATH, as an activated venv leaves it: the block's
+    # tools line names it plain, whether or not pytest was started from the venv's shell
+    # (hooks/modelshell.py). Codex's line names its path: no login shell's file names it.
+    venv_bin = os.path.dirname(sys.executable)
+    monkeypatch.setenv("PATH", os.pathsep.join([venv_bin, os.environ.get("PATH", "")]))
     return root
 
 

@@ -35,6 +35,12 @@ NEXT = "Which branch should I deploy from today."
 LAST = "Anything else for today."
 HELLO = "Hello, let us start the day."
 ASK = "What do deploys need."
+#: The shell tools line of a block (`USAGE_SHELL`), the `memhooks` it names as `prog`.
+TOOLS_LINE = re.compile(
+    re.escape(USAGE)
+    .replace("memhooks", "(?P<prog>[^ `]+)", 1)
+    .replace("memhooks", "(?P=prog)")
+)
 #: How each harness runs a shell command for the model: the tool and its argument.
 SHELL = {
     "claude": ("Bash", "command"),
@@ -44,7 +50,8 @@ SHELL = {
 
 
 def _usages(request: Request) -> int:
-    return request.text.count(USAGE)
+    """How many tools lines `request` holds, `memhooks` named plain or by its path."""
+    return len(TOOLS_LINE.findall(request.text))
 
 
 def _runs(harness: str, sb: Sandbox) -> tuple[dict[str, str], list[list[str]]]:
@@ -111,6 +118,43 @@ def test_the_first_conversation_is_told_how_to_save_a_memory(
         got = sb.turn(ASK)
         assert f"## MEMORY.md\n{MODEL_RULE}\n{PERSON_RULE}" in got.text
         assert _usages(got) == 1 and NOTHING_YET not in got.text
+        assert not sb.leftovers()
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex", "gemini", "codex-profile"])
+def test_the_model_runs_the_tools_line_as_it_reads_it(
+    tmp_path_factory, cli_bins: Path, netns: bool, harness: str
+) -> None:
+    """Found 2026-12-06 (h63a's walk-through, item 6; measured by h64d): memhooks in a
+    venv that is on the PATH the CLI was started with, as an activated venv leaves it, and
+    in no profile file. Codex CLI 0.171.0 runs the model's commands with the PATH of a
+    login shell, which /etc/profile sets afresh: the tools line's `memhooks write` said
+    "memhooks: command not found" (exit 127) and nothing was saved. Claude Code and Gemini
+    CLI run them with their own PATH and found it. Now the line names the command so that
+    the model's shell runs this install: the model copies it from the block of a first
+    conversation, and the rule is saved. With the venv's bin put on PATH in ~/.profile
+    ("codex-profile"), Codex's line says plain `memhooks`, and that works too."""
+    cli = harness.split("-")[0]
+    with sandbox(tmp_path_factory.mktemp(f"shell-{harness}"), cli_bins, netns) as sb:
+        env, runs = _runs(cli, sb)
+        if harness == "codex-profile":
+            (sb.home / ".profile").write_text(f'PATH="{MEMHOOKS.parent}:$PATH"\n')
+        sb.script([{"when": ASK, "reply": "Mock reply {n}."}])
+        assert sb.run(runs[2], env=env).returncode == 0
+        line = TOOLS_LINE.search(sb.turn(ASK).text)
+        assert line, "no tools line"
+        tool, key = SHELL[cli]
+        save = f"{line['prog']} write --to memory --text '{MODEL_RULE}'"
+        sb.script([{"when": REMEMBER, "tool": tool, "args": {key: save}}])
+        done = sb.run(runs[0], env=env)
+        assert done.returncode == 0, done.stderr
+        result = sb.requests()[-1].text  # the tool's result, sent back to the model
+        assert "command not found" not in result, result[-600:]
+        assert "wrote MEMORY.md" in result, result[-600:]
+        assert (sb.root / "MEMORY.md").read_text() == MODEL_RULE + "\n"
+        # Plain where that runs this install; else its path (some 40 bytes more, thrice).
+        plain = cli != "codex" or harness == "codex-profile"
+        assert line["prog"] == ("memhooks" if plain else str(MEMHOOKS))
         assert not sb.leftovers()
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from memhooks.hooks.mcp_config import is_ours, registrations, usage_line
+from memhooks.hooks.modelshell import script
 from memhooks.memory import Store
-from memhooks.memory.inject import USAGE, USAGE_MCP, usage_mcp
+from memhooks.memory.inject import USAGE, USAGE_MCP, USAGE_SHELL, usage_mcp
 from tests.conftest import run_cli
 
 
@@ -132,7 +133,8 @@ def test_a_codex_server_switched_off_keeps_the_cli_line(
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()
     config.write_text(table + "enabled = false\n")
-    assert usage_line(project, "codex") == USAGE
+    # By its path: no file a login shell reads names this venv (hooks/modelshell.py).
+    assert usage_line(project, "codex") == USAGE_SHELL.format(prog=script())
     config.write_text(table + "enabled = true\n")
     assert usage_line(project, "codex") == USAGE_MCP
 

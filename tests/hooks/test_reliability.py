@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memhooks.hooks.cli import main
+from memhooks.hooks.modelshell import script
 from memhooks.hooks.wire import DEADLINES
 from memhooks.memory import Store, slug_for
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
-from memhooks.memory.inject import USAGE
+from memhooks.memory.inject import USAGE_SHELL
 from tests.conftest import children_cpu_seconds, run_cli, startup_seconds
 
 if TYPE_CHECKING:
@@ -341,6 +342,7 @@ ADVERSARIAL = [
     "bidi \u202egnp.exe\u202c and \u2066isolate\u2069",
     "zero\u200bwidth\u200d and line\u2028separator",
 ]
+SHELL_LINES = {"\n" + USAGE_SHELL.format(prog=p) for p in ("memhooks", str(script()))}
 _LIVE_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _HIDDEN = re.compile(r"[\u00ad\u034f\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 _TAG_NAMES = re.compile(
@@ -370,7 +372,8 @@ def assert_contained(ctx: str, *, block: bool) -> str:
     assert ctx.startswith(WRAPPER_OPEN + "\n")
     assert ctx.count(WRAPPER_CLOSE) == 1
     inner, after = ctx[len(WRAPPER_OPEN) + 1 :].split("\n" + WRAPPER_CLOSE)
-    assert after == ("\n" + USAGE if block else "")
+    # The tools line, `memhooks` by its path for Codex (hooks/modelshell.py).
+    assert after in (SHELL_LINES if block else {""})
     assert not _LIVE_CONTROL.search(ctx)
     assert live_tags(inner) == []
     return inner
