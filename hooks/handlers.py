@@ -350,7 +350,18 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
     """Record what came before the compaction, and the harness's summary; re-inject a
     fresh block where the harness allows.
     """
-    wrote = compaction.confirmed(event, state, view)
+    try:
+        wrote = compaction.confirmed(event, state, view)
+    except OSError as e:
+        # A full or read-only disk: the record waits for the next flush (`confirmed`
+        # adopts nothing it could not write). Where the block comes back, the model,
+        # which has just lost it with the rest of its history, still gets it; where it
+        # does not, the failure is the reply (a session process tells its hook only an
+        # event's failure, not a warning).
+        if not event.reinject:
+            raise
+        logger.warning("compaction not recorded: %s", e)
+        wrote = ()
     context = _block(event, state, view) if event.reinject else ""
     return Reply(context=context or None, wrote=wrote)
 
