@@ -31,7 +31,7 @@ from memhooks.hooks.own_edits import mark as mark_model_writes
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
 from memhooks.hooks.spawn import headless_gemini
-from memhooks.hooks.stale import deferred, with_kept
+from memhooks.hooks.stale import deferred, end_record, with_kept
 from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
 from memhooks.hooks.transcript_contexts import block_in_transcript
 from memhooks.memory import today
@@ -379,7 +379,7 @@ def session_end(event: Event, state: SessionState, view: View) -> Reply:
     log = daily(view.store.slug, today()).rel
     if not digest.is_empty() and not deferred(state, digest, view, log):
         body = records.render(digest, records.SESSION_END_MAX)
-        wrote = (recorder.write(event, state, view, records.SESSION_END, body),)
+        wrote = end_record(event, state, view, digest, body)
     activity.note(
         view.store,
         event.session_id,

@@ -17,13 +17,12 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
-import fcntl
 import os
 import stat
 import time
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from memhooks.memory import paths
+from memhooks.memory import lockwait, paths
 from memhooks.memory.constants import BACKUP_SUFFIX, LOCK_FILE
 from memhooks.memory.errors import (
     EditError,
@@ -227,7 +226,8 @@ class Store(Scope):
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Exclusive lock over every write under this root (fcntl.flock; released on crash).
+        """Exclusive lock over every write under this root (flock; released on crash),
+        waited for at most `lockwait.seconds()`.
 
         Held on ``.memhooks.lock``, never on a memory file, so a person's editor replacing
         a file cannot drop it. A link or anything but a file at that name is refused.
@@ -246,10 +246,13 @@ class Store(Scope):
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise StoreWriteError(where, OSError(0, "not a regular file"))
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                had = lockwait.take(fd)
             except OSError as e:  # a file system without locks (NFS mounted nolock)
                 why = f"cannot lock it: {e.strerror or e}"
                 raise StoreWriteError(where, OSError(e.errno, why)) from e
+            if not had:
+                why = f"another process has held it for {lockwait.seconds():g} s"
+                raise StoreWriteError(where, OSError(errno.EAGAIN, why))
             yield
         finally:
             os.close(fd)
