@@ -41,10 +41,14 @@ def killed(
 ) -> Iterator[Killed]:
     with sandbox(tmp_path_factory.mktemp("killed-hook"), cli_bins, netns) as sb:
         hooks = sb.base / "hooks"
-        setups = {"claude": setup_claude, "codex": setup_codex, "gemini": setup_gemini}
         got = Killed(sb, hooks)
+        envs = {
+            "claude": setup_claude(sb, capture=str(hooks / "claude")),
+            "codex": setup_codex(sb, capture=str(hooks / "codex")),
+            "gemini": setup_gemini(sb, capture=str(hooks / "gemini")),
+        }
         for cli in CLIS:
-            env = setups[cli](sb, capture=str(hooks / cli))
+            env = dict(envs[cli])
             env["MEMHOOKS_E2E_HOLD"] = "SessionEnd:none"  # no such event: 30 s
             tmux = sb.tmux(TUI[cli], env=env)
             marks = READY[cli]
