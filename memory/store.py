@@ -22,7 +22,7 @@ import stat
 import time
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from memhooks.memory import lockwait, paths
+from memhooks.memory import paths
 from memhooks.memory.constants import BACKUP_SUFFIX, LOCK_FILE
 from memhooks.memory.errors import (
     EditError,
@@ -234,6 +234,10 @@ class Store(Scope):
         """
         make_folder(self.root)
         # Named in full: a root another program keeps read-only (a sandbox) says where.
+        # Imported here (it loads threading): a search, the most frequent command,
+        # writes nothing.
+        from memhooks.memory import lockwait
+
         where = str(self.root / LOCK_FILE)
         flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
