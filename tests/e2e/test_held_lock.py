@@ -200,7 +200,8 @@ def test_nothing_is_left_running_or_half_written(held: Held) -> None:
 def test_the_next_session_start_records_what_the_lock_held_up(held: Held) -> None:
     # Before: a session end that met the lock was abandoned at its deadline (1 s):
     # Claude Code's and Codex's prompts stayed in their state for the sweep a week
-    # later, Gemini's were lost (its second and third SessionEnd removed the state).
+    # later, Gemini's were lost (its state gone, by our reading removed by its second
+    # or third SessionEnd).
     daily = held.sb.daily()
     assert [p for p in held.prompts if daily.count(f"- {p}") != 1] == []
 
