@@ -64,8 +64,13 @@ def note(store: Store, session_id: str, ev: str, **fields: object) -> None:
     path = activity_path(store.root, store.slug)
     try:
         private_folder(path.parent, gitignore=True)
-        with os.fdopen(open_regular(path, APPEND), "ab") as f:
-            f.write(line.encode("utf-8", "replace") + b"\n")
+        fd = open_regular(path, (APPEND & ~os.O_WRONLY) | os.O_RDWR)
+        with os.fdopen(fd, "ab") as f:
+            # A line a full disk cut short ends with no newline: this one starts a line
+            # of its own, not glued to that one and skipped with it.
+            end = os.fstat(fd).st_size
+            cut_short = end > 0 and os.pread(fd, 1, end - 1) != b"\n"
+            f.write(b"\n" * cut_short + line.encode("utf-8", "replace") + b"\n")
             size = f.tell()
         if size > MAX_BYTES:
             _halve(store, path)

@@ -33,7 +33,7 @@ from memhooks.hooks.own_edits import mark as mark_model_writes
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
 from memhooks.hooks.spawn import headless_gemini
-from memhooks.hooks.stale import deferred, with_kept
+from memhooks.hooks.stale import deferred, end_record, with_kept
 from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
 from memhooks.hooks.transcript_contexts import block_in_transcript
 from memhooks.memory import today
@@ -355,7 +355,18 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
     """Record what came before the compaction, and the harness's summary; re-inject a
     fresh block where the harness allows.
     """
-    wrote = compaction.confirmed(event, state, view)
+    try:
+        wrote = compaction.confirmed(event, state, view)
+    except OSError as e:
+        # A full or read-only disk: the record waits for the next flush (`confirmed`
+        # adopts nothing it could not write). Where the block comes back, the model,
+        # which has just lost it with the rest of its history, still gets it; where it
+        # does not, the failure is the reply (a session process tells its hook only an
+        # event's failure, not a warning).
+        if not event.reinject:
+            raise
+        logger.warning("compaction not recorded: %s", e)
+        wrote = ()
     context = _block(event, state, view) if event.reinject else ""
     return Reply(context=context or None, wrote=wrote)
 
@@ -373,7 +384,7 @@ def session_end(event: Event, state: SessionState, view: View) -> Reply:
     log = daily(view.store.slug, today()).rel
     if not digest.is_empty() and not deferred(state, digest, view, log):
         body = records.render(digest, records.SESSION_END_MAX)
-        wrote = (recorder.write(event, state, view, records.SESSION_END, body),)
+        wrote = end_record(event, state, view, digest, body)
     activity.note(
         view.store,
         event.session_id,

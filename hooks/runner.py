@@ -62,6 +62,9 @@ class Sessions:
         self._seen: set[str] = set()
         self._views: dict[str, View] = {}
         self._states: dict[str, SessionState] = {}
+        #: States the disk refused to save (full, read-only): a session process forked
+        #: from this hook goes on from them, not from an older file or none.
+        self._unsaved: dict[str, SessionState] = {}
         #: Session ends seen per session id: an event begun before one (a handler past
         #: its deadline, abandoned) must not write the state file back after it.
         self._ends: dict[str, int] = {}
@@ -92,10 +95,14 @@ class Sessions:
         return self._views[slug]
 
     def adopt(self, other: Sessions) -> None:
-        """Keep the views `other` read (a hook's, in the session process it forked)."""
+        """Keep the views `other` read (a hook's, in the session process it forked), and
+        the states it could not save."""
         for key, view in other._views.items():
             self._views.setdefault(key, view.kept())
         self._seen |= other._seen
+        if self.keep:
+            for session_id, st in other._unsaved.items():
+                self._states.setdefault(session_id, st)
 
     def ended_elsewhere(self, view: View, session_id: str) -> bool:
         """True for a session end met with no state file where there was one: another
@@ -165,10 +172,12 @@ class Sessions:
             # cost a SessionStart hook up to 0.2 s while another program wrote.
             durable = bool(reply.wrote) or event.kind in _FLUSHES
             state_io.save(view.store, event.session_id, st, durable=durable)
+            self._unsaved.pop(event.session_id, None)
         except OSError as e:
             # A read-only or full root: the reply still goes out; the next event starts
             # from the state kept in memory (session process) or on disk (one-shot).
             logger.warning("session state not saved: %s", e)
+            self._unsaved[event.session_id] = st
 
 
 def decode(raw: bytes | str, harness: Harness | None) -> Event | None:

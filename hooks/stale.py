@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from memhooks.hooks.events import Event
     from memhooks.hooks.transcript import TranscriptDigest
     from memhooks.hooks.view import View
     from memhooks.memory import Store
@@ -82,6 +83,32 @@ def deferred(
         why,
     )
     return True
+
+
+#: How long a session end's record waits for the root's lock: its hook has 1 s in all.
+SESSION_END_LOCK_WAIT = 0.5
+
+
+def end_record(
+    event: Event, state: SessionState, view: View, digest: TranscriptDigest, body: str
+) -> tuple[str, ...]:
+    """A session end's record (`body`) written. Where the root's lock stays held past
+    `SESSION_END_LOCK_WAIT` (a writer stopped mid-write) or the disk refuses, its
+    prompts are kept in `state` (`kept`), marked `ended`, and the next session start
+    records them (`sweep`): the session end was abandoned at its deadline before, and
+    the state waited a week."""
+    from memhooks.hooks import records
+    from memhooks.hooks.recorder import kept_prompt, write
+    from memhooks.memory.lockwait import at_most
+
+    try:
+        with at_most(SESSION_END_LOCK_WAIT):
+            return (write(event, state, view, records.SESSION_END, body),)
+    except OSError as e:
+        state.ended = int(time.time())
+        state.kept = [kept_prompt(p) for p in digest.prompts][-MAX_PROMPTS:]
+        logger.warning("%s: this session's prompts are kept for the next start", e)
+        return ()
 
 
 def waits(root: Path, rel: str, log: str, *, git: bool = True) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
-import fcntl
 import os
 import stat
 import time
@@ -227,13 +226,18 @@ class Store(Scope):
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Exclusive lock over every write under this root (fcntl.flock; released on crash).
+        """Exclusive lock over every write under this root (flock; released on crash),
+        waited for at most `lockwait.seconds()`.
 
         Held on ``.memhooks.lock``, never on a memory file, so a person's editor replacing
         a file cannot drop it. A link or anything but a file at that name is refused.
         """
         make_folder(self.root)
         # Named in full: a root another program keeps read-only (a sandbox) says where.
+        # Imported here (it loads threading): a search, the most frequent command,
+        # writes nothing.
+        from memhooks.memory import lockwait
+
         where = str(self.root / LOCK_FILE)
         flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
@@ -246,10 +250,13 @@ class Store(Scope):
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise StoreWriteError(where, OSError(0, "not a regular file"))
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                had = lockwait.take(fd)
             except OSError as e:  # a file system without locks (NFS mounted nolock)
                 why = f"cannot lock it: {e.strerror or e}"
                 raise StoreWriteError(where, OSError(e.errno, why)) from e
+            if not had:
+                why = f"another process has held it for {lockwait.seconds():g} s"
+                raise StoreWriteError(where, OSError(errno.EAGAIN, why))
             yield
         finally:
             os.close(fd)

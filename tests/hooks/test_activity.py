@@ -61,6 +61,19 @@ def test_damaged_lines_are_skipped(store: Store, memory_root: Path) -> None:
     assert [f["log_bytes"] for f in activity.read(memory_root, SLUG)] == [3, 5]
 
 
+def test_a_line_a_full_disk_cut_short_takes_no_later_line_with_it(
+    store: Store, memory_root: Path
+) -> None:
+    # Before: a full disk took the first 4096 bytes of an append (tmpfs, the real Claude
+    # Code and Gemini CLI hooks, tests/e2e/test_full_disk.py), and the next fact, once
+    # the disk had room, was appended to that cut line and skipped with it.
+    activity.note(store, "a", "end", log="x", log_bytes=3)
+    with activity.activity_path(memory_root, SLUG).open("a") as f:
+        f.write('{"t": 1.0, "s": "cut", "ev": "block", "sha')
+    activity.note(store, "b", "end", log="x", log_bytes=5)
+    assert [f["log_bytes"] for f in activity.read(memory_root, SLUG)] == [3, 5]
+
+
 def test_activity_files_of_projects_gone_for_a_month_are_removed(
     memory_root: Path, project: Path
 ) -> None:

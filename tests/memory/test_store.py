@@ -425,3 +425,49 @@ def test_a_new_note_written_with_crlf_keeps_crlf(memory_root: Path) -> None:
     notes = memory_root / f"projects/{SLUG}/notes"
     assert (notes / "a.md").read_bytes() == b"one\r\ntwo\r\nthree\r\n"
     assert (notes / "b.md").read_bytes() == b"aliases: x\r\none\r\ntwo\r\n"
+
+
+#: Holds the root's lock until killed, as a `memhooks write` stopped mid-write does.
+_HOLD = (
+    "import fcntl, os, sys, time\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "print('held', flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+def test_a_lock_held_for_good_fails_the_write_in_one_line(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    # Before: a write waited for ever for a lock another process held (stopped with
+    # Ctrl-Z mid-write), and a hook past its deadline answered with nothing: the real
+    # CLIs' models got no block after a compaction (tests/e2e/test_held_lock.py).
+    import subprocess
+    import sys
+    import time
+
+    Store(memory_root, SLUG).write_memory("- a rule")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(memory_root / ".memhooks.lock")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        began = time.monotonic()
+        done = run_cli(
+            "write", "--to", "memory", "--text", "- another", "--root", str(memory_root)
+        )
+        took = time.monotonic() - began
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"memhooks: error: cannot write {memory_root / '.memhooks.lock'}: another "
+        "process has held it for 5 s\n"
+    )
+    assert 5 <= took < 15
+    assert (memory_root / "MEMORY.md").read_text() == "- a rule\n"
+    assert not list(memory_root.glob(".*.tmp"))
