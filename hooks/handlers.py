@@ -18,27 +18,21 @@ from memhooks.hooks import (
     replayed_edits,
     resumes,
     rewinds,
+    session_block,
     session_writes,
 )
-from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.events import Event, Reply
-from memhooks.hooks.held import INDEX_NAME, none_shown, whole_in
-from memhooks.hooks.held import keep as keep_shown
-from memhooks.hooks.held import shown as shown_text
 from memhooks.hooks.mcp_config import usage_line
 from memhooks.hooks.modelshell import model_prog
 from memhooks.hooks.notice import changed_line
 from memhooks.hooks.own_edits import known_on_resume
 from memhooks.hooks.own_edits import mark as mark_model_writes
-from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.shared_session import compressed_elsewhere, lacks_block
 from memhooks.hooks.spawn import headless_gemini
 from memhooks.hooks.stale import deferred, end_record, with_kept
 from memhooks.hooks.state import MAX_PROMPTS, SessionState, fingerprint
 from memhooks.hooks.transcript_contexts import block_in_transcript
 from memhooks.memory import today
-from memhooks.memory.corpus import newest_dailies
-from memhooks.memory.inject import render_shares, sections
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import daily
 from memhooks.memory.text import nbytes, neutralise, wrap
@@ -57,72 +51,6 @@ class Handler(Protocol):
     """What every lifecycle handler looks like."""
 
     def __call__(self, event: Event, state: SessionState, view: View) -> Reply: ...
-
-
-def _budget(event: Event, configured: int) -> int:
-    return (
-        configured
-        if event.harness == "generic"
-        else min(configured, HARNESS_CONTEXT_LIMIT)
-    )
-
-
-def _block(
-    event: Event,
-    state: SessionState,
-    view: View,
-    *,
-    keep: bool = True,
-    sent: bool = True,
-) -> str:
-    """The block for `event`'s session, noted in `state`; with `keep`, what it shows of
-    each file it holds whole is kept for the change notice (`held`); with `sent`, in the
-    activity record as what reached the model (`memhooks report`)."""
-    budget = _budget(event, view.config.inject.budget)
-    day = today()
-    names_at = max(view.store.stamps())  # before the listing: a rename after is news
-    docs, newest = view.block_corpus(budget, day)
-    block, shares = render_shares(
-        sections(docs, day), budget, usage_line(event.cwd, event.harness)
-    )
-    state.noticed_at, state.names_at = newest, names_at
-    state.own = {}
-    state.injected = {
-        rel: fingerprint(d)
-        for rel, d in docs.items()
-        if d.kind in ("memory", "daily", "scratchpad")
-        and d.text.strip()
-        and whole_in(d, block)
-    }
-    if keep:
-        shown = none_shown(view.store, docs, state.injected)
-        shown |= {rel: shown_text(docs[rel]) for rel in state.injected}
-        keep_shown(view.store, event.session_id, shown)
-    state.surfaced = {}
-    listed = set(INDEX_NAME.findall(block))  # the note index's lines
-    state.listed = [
-        r for r, d in docs.items() if d.kind == "note" and d.filename in listed
-    ]
-    state.gone = []
-    # The block holds the two newest logs, often cut: the entries it holds whole are seen.
-    state.seen_entries = {
-        d.rel: [
-            entry_id(e.text)
-            for e in entries(d.text)
-            if len(e.text) < len(block) and neutralise(e.text.strip()) in block
-        ]
-        for d in newest_dailies(docs, 2, day)
-    }
-    if block and sent:
-        activity.note(
-            view.store,
-            event.session_id,
-            "block",
-            bytes=nbytes(block),
-            shares=[list(x) for x in shares],
-            whole=sorted(state.injected),
-        )
-    return block
 
 
 #: Harnesses that send a resumed conversation's earlier turns without the SessionStart
@@ -159,7 +87,7 @@ def session_start(event: Event, state: SessionState, view: View) -> Reply:
         return Reply(
             context=told, notes=("block already injected in this conversation",)
         )
-    block = _block(event, state, view)
+    block = session_block.build(event, state, view)
     if block:
         state.block_at = event.began or time.time_ns()
         state.block_source = event.source or ""
@@ -182,7 +110,7 @@ def _held(event: Event, state: SessionState, view: View) -> str | None:
 
 def _rebuilt(event: Event, state: SessionState, view: View) -> str:
     """The block built again to compare with one the conversation holds: not sent."""
-    return _block(event, state, view, sent=False)
+    return session_block.build(event, state, view, sent=False)
 
 
 def _told_since(
@@ -201,7 +129,9 @@ def _told_since(
         whole,
         state,
         view,
-        _budget(event, view.config.auto_search.budget) - nbytes(wrap("")) - 1,
+        session_block.budget(event, view.config.auto_search.budget)
+        - nbytes(wrap(""))
+        - 1,
         lambda: usage_line(event.cwd, event.harness),
         known,
         edited,
@@ -249,7 +179,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         # was told in turns the checkpoint lacks, is told; one written, searched for.
         replay, replayed = resumes.gemini_replayed(event, view)
         held = resumes.holds_block(replay)
-        block = _block(event, state, view, sent=not held)
+        block = session_block.build(event, state, view, sent=not held)
         state.surfaced = replayed
         if not reloaded:  # the first prompt of the conversation
             resumes.skip_replayed(event, state, view)
@@ -268,7 +198,9 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         # latest -p` beside its TUI): a block for its model; what the session noted of
         # the block stays the other's.
         held = resumes.holds_block(resumes.gemini_replayed(event, view)[0])
-        block = _block(event, state.copy(), view, keep=False, sent=not held)
+        block = session_block.build(
+            event, state.copy(), view, keep=False, sent=not held
+        )
         state.beside[str(event.caller)] = 1
         after = Reply(context=None if held else block or None)
     elif not (state.noticed_at or state.prompts) and block_in_transcript(event):
@@ -303,7 +235,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         state,
         view,
         docs,
-        _budget(event, auto.budget) // 2,
+        session_block.budget(event, auto.budget) // 2,
         newest,
         event.session_id,
         lambda: usage_line(event.cwd, event.harness),
@@ -329,7 +261,7 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if query.terms
         else iter(())
     )
-    budget = _budget(event, auto.budget)
+    budget = session_block.budget(event, auto.budget)
     prog = model_prog(event.harness)
     context, shown = autosearch.render_hits(hits, budget, notice, prog)
     marked = {h.rel: logs[h.rel].shown(h) if h.rel in logs else [] for h in shown}
@@ -367,7 +299,7 @@ def post_compaction(event: Event, state: SessionState, view: View) -> Reply:
             raise
         logger.warning("compaction not recorded: %s", e)
         wrote = ()
-    context = _block(event, state, view) if event.reinject else ""
+    context = session_block.build(event, state, view) if event.reinject else ""
     return Reply(context=context or None, wrote=wrote)
 
 
