@@ -186,6 +186,8 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
         if held:
             whole = dict(state.injected)
             resumes.keep_held(event, state, view, replay)
+            if not reloaded:  # its records (its model holds them), as `_held` does
+                resumes.keep_own(event, state, view)
             known, edited = replayed_edits.since_block(event, view.store.root)
             told = _told_since(replay, whole, event, state, view, known, edited)
             after = Reply(context=told)

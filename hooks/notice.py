@@ -49,7 +49,12 @@ def changed_line(
     """
     gone, back = _removed(state, view)
     renamed: Mapping[str, int] = dict.fromkeys(back, 0)
-    if state.noticed_at:
+    if state.noticed_at and not state.names_at:
+        # A state a memhooks before 2026-12-05 wrote: its folders' times at the block
+        # are unknown, and each file an atomic save named after its modification time
+        # would look moved in. From now on.
+        state.names_at = max(view.store.stamps())
+    elif state.noticed_at:
         looked = state.names_at
         moved, state.names_at = moved_in(view.store, state.noticed_at, looked)
         renamed = {**renamed, **moved}

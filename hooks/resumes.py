@@ -155,8 +155,31 @@ def keep_own(event: Event, state: SessionState, view: View) -> None:
     key = activity.session_key(event.session_id)
     for f in activity.read(view.store.root, view.store.slug):
         ids, rel = f.get("ids"), str(f.get("rel"))
-        if f.get("ev") == "wrote" and f.get("s") == key and isinstance(ids, list):
+        if f.get("ev") != "wrote" or f.get("s") != key:
+            continue
+        if ids is None:  # a memhooks before 2026-12-06 noted none
+            ids = _written(view, rel, f.get("title"), f.get("bytes"), f.get("t"))
+        if isinstance(ids, list):
             state.see_entries(rel, map(str, ids))
+
+
+def _written(
+    view: View, rel: str, title: object, size: object, at: object
+) -> list[str]:
+    """The ids of the entries of log `rel` a `wrote` fact with no ids names: those titled
+    `title`, of a body of `size` bytes, headed with the minute of its time `at` or the
+    one before (the fact is noted just after the entry is written)."""
+    doc = view.store.read_listed(rel)
+    if doc is None or not isinstance(at, (int, float)) or isinstance(at, bool):
+        return []
+    minutes = {time.strftime("%H:%M", time.localtime(at - s)) for s in (0, 60)}
+    return [
+        entry_id(e.text)
+        for e in entries(doc.text)
+        if e.title == title
+        and e.time in minutes
+        and nbytes(e.text.partition("\n")[2].strip()) == size
+    ]
 
 
 #: The sections of a block a person's edit made while a conversation was left must be

@@ -7,6 +7,7 @@ today's log is then a new file, as it is for someone who comes back the morning 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -154,3 +155,50 @@ def test_next_day_gemini_tui_records_each_prompt_once(
     assert records_of(days.yesterday, FIRST) == 1
     assert records_of(days.today, FIRST) == 0, days.today
     assert records_of(days.today, SECOND) == 1, days.today
+
+
+#: Asked in the resumed conversation: words of its own record (FIRST), not all of them
+#: (a record line made only of the prompt's words is an echo, never shown: `judge_log`).
+AGAIN = "How far along is the osprey queue"
+
+
+def older_activity(sb: Sandbox) -> None:
+    """The activity file as a memhooks before 2026-12-06 wrote it: its `wrote` facts name
+    no entry ids (12563e3's recorder.write noted rel, title and bytes only)."""
+    for path in sb.root.glob(".activity/*.jsonl"):
+        facts = [json.loads(line) for line in path.read_text().splitlines()]
+        path.write_text(
+            "".join(
+                json.dumps({k: v for k, v in f.items() if k != "ids"}) + "\n"
+                for f in facts
+            )
+        )
+
+
+@pytest.mark.parametrize(
+    ("cli", "older"),
+    [("claude", True), ("codex", True), ("gemini", True), ("gemini", False)],
+)
+def test_a_resumed_conversation_is_not_shown_its_own_record(
+    cli: str, older: bool, tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """A conversation resumed is not shown its own record (its prompts, which its model
+    holds) by auto-search as related memory. `older`: it ended under a memhooks of
+    before 2026-12-06 and is resumed after `pip install -U`; seen upgrading a venv from
+    12563e3 to c63806d under Claude Code 2.1.332's `--continue`, Codex CLI 0.171.0's
+    `resume --last` and Gemini CLI 0.61.0's `--resume latest`. Gemini's headless resume
+    was shown it by this release's own records too (its first prompt, where the block
+    comes back, kept no record of the session as seen)."""
+    setup, run, resume = CLIS[cli]
+    with sandbox(tmp_path_factory.mktemp(f"days-own-{cli}"), cli_bins, netns) as sb:
+        env = setup(sb)
+        seed(sb)
+        done = sb.run(_with(run, FIRST), env=env)
+        assert done.returncode == 0, done.stderr
+        assert sb.entries("session end", at_least=1), "the first run left no record"
+        assert not sb.leftovers(), "the first run left its session behind"
+        if older:
+            older_activity(sb)
+        done = sb.run(_with(resume, AGAIN), env=env)
+        assert done.returncode == 0, done.stderr
+        assert f"- {FIRST}" not in sb.turn(AGAIN).text

@@ -320,6 +320,33 @@ def test_a_resumed_conversation_is_not_shown_its_own_record(
     assert f"- {FIRST}" not in asked[1]
 
 
+def test_a_conversation_recorded_by_an_older_memhooks_is_not_shown_its_own_record(
+    memory_root: Path, project: Path, tmp_path: Path
+) -> None:
+    # Before 2026-12-06 the `wrote` fact named no entry ids ({"t", "s", "ev": "wrote",
+    # "rel", "title", "bytes"}, as 12563e3's recorder.write noted it). A conversation
+    # ended under that release and resumed after `pip install -U` was shown its own
+    # record by auto-search (seen with the real Claude Code 2.1.332: `claude --continue`
+    # after upgrading from 12563e3; /scratch/h64c/FINDINGS.md).
+    transcript = tmp_path / "t.jsonl"
+    path = _started(memory_root, project, transcript)
+    hook(claude("SessionEnd", project, reason="other", transcript_path=path))
+    store = store_for(memory_root, project)
+    facts = activity.activity_path(memory_root, store.slug)
+    old = [
+        {k: v for k, v in json.loads(line).items() if k != "ids"}
+        for line in facts.read_text().splitlines()
+    ]
+    assert any(f["ev"] == "wrote" for f in old)
+    facts.write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in old))
+    _resume(project, transcript)
+    again = "Is the osprey queue work done"
+    asked = hook(
+        claude("UserPromptSubmit", project, prompt=again, transcript_path=path)
+    )
+    assert f"- {FIRST}" not in asked[1]
+
+
 def test_a_codex_fork_met_first_at_its_prompt_is_told_the_change_since_its_block(
     memory_root: Path, project: Path, tmp_path: Path
 ) -> None:

@@ -182,3 +182,63 @@ def test_a_state_a_newer_memhooks_wrote_is_read_after_a_downgrade(
         "memhooks: ignoring session state: another memhooks wrote it (version 3); "
         "the session starts afresh\n"
     )
+
+
+#: The fields of the state file 2026-12-04's memhooks (12563e3) wrote, all of them.
+OLDER_FIELDS = (
+    "version",
+    "slug",
+    "injected",
+    "noticed_at",
+    "own",
+    "surfaced",
+    "seen_entries",
+    "transcript_path",
+    "transcript_offset",
+    "prompts",
+    "flushed_summaries",
+    "compaction_at",
+    "block_at",
+    "block_source",
+)
+
+
+def test_a_state_an_older_memhooks_wrote_is_read_after_an_upgrade(
+    memory_root: Path, project: Path
+) -> None:
+    # A session open across `pip install -U` from 12563e3, its session process gone (its
+    # idle timeout): this release reads on the state the older one wrote, which lacks
+    # every field added since. Seen with the real Claude Code, Codex and Gemini TUIs
+    # (/scratch/h64c/FINDINGS.md); here as hook subprocesses.
+    store = Store(memory_root, slug_for(str(project)))
+    note = (
+        memory_root
+        / store.write_note("linter", "The linter is ruff, run by make lint.").rel
+    )
+    # Its modification time older than its name, as an atomic save across a clock tick
+    # leaves it (the temp file written, then renamed), or `cp -p` and `git checkout`.
+    day_ago = time.time_ns() - 24 * 3600 * 10**9
+    os.utime(note, ns=(day_ago, day_ago))
+    _start(memory_root, project, "s1")
+
+    def hook_of(name: str, **fields: str) -> subprocess.CompletedProcess[str]:
+        event = {"hook_event_name": name, "session_id": "s1", "cwd": str(project)}
+        return run_cli(
+            "hook", "--root", str(memory_root), input=json.dumps(event | fields)
+        )
+
+    first = hook_of("UserPromptSubmit", prompt="which linter do we run?")
+    assert "notes/linter.md" in first.stdout, first.stderr
+    path = memory_root / state_rel("s1")
+    state = json.loads(path.read_text())
+    path.write_text(json.dumps({k: state[k] for k in OLDER_FIELDS}))
+
+    again = hook_of("UserPromptSubmit", prompt="and is the linter run by make")
+    ended = hook_of("SessionEnd", reason="other")
+
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+    assert (ended.returncode, ended.stderr) == (0, "")
+    (log,) = memory_root.glob("projects/*/daily/*.md")
+    text = log.read_text()
+    assert text.count("- which linter do we run?\n") == 1, text
+    assert text.count("- and is the linter run by make\n") == 1, text
