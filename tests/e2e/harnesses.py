@@ -166,3 +166,30 @@ def setup_gemini(
         GEMINI_API_KEY=API_KEY["gemini"],
         GEMINI_CLI_TRUST_WORKSPACE="true",
     )
+
+
+# --- The three, side by side ------------------------------------------------------------
+
+#: Each CLI's TUI as the tier starts it.
+TUI = {
+    "claude": ["claude"],
+    "codex": ["codex", "--dangerously-bypass-hook-trust"],
+    "gemini": ["gemini"],
+}
+#: What each TUI's screen shows once it takes a prompt (Claude Code 2.1.332 shows either).
+READY = {
+    "claude": ("? for shortcuts", "shift+tab to cycle"),
+    "codex": ("? for shortcuts", "mock-model default"),
+    "gemini": ("Type your message",),
+}
+#: The command that ends each TUI.
+QUIT = {"claude": "/exit", "codex": "/quit", "gemini": "/quit"}
+
+
+def headless(cli: str, prompt: str) -> list[str]:
+    """The command line of one headless run of `cli` with `prompt`."""
+    return {
+        "claude": ["claude", "-p", prompt],
+        "codex": codex_exec(prompt),
+        "gemini": ["gemini", "-p", prompt],
+    }[cli]

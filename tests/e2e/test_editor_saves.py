@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import hook_results, setup_claude, setup_codex, setup_gemini
+from tests.e2e.harnesses import (
+    QUIT,
+    hook_results,
+    setup_claude,
+    setup_codex,
+    setup_gemini,
+)
 from tests.e2e.memory_fixture import BLOCK_OPEN, RULE, seed
 from tests.e2e.test_claude_code import hook_errors, wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
@@ -109,7 +115,6 @@ def _emacs(path: Path, text: str) -> None:
 
 
 #: How each CLI's TUI is left.
-_QUIT = {"claude": "/exit", "codex": "/quit", "gemini": "/quit"}
 _SETUP: dict[str, Callable[..., dict[str, str]]] = {
     "claude": setup_claude,
     "codex": setup_codex,
@@ -223,7 +228,7 @@ def session(
         tmux.wait_for(lambda: gone not in tmux.screen(), what="the screen cleared")
         time.sleep(1)  # Codex CLI takes a prompt typed at once for the old conversation
         sb.ask(tmux, ASKED["clear"])
-        tmux.type(_QUIT[cli])
+        tmux.type(QUIT[cli])
         tmux.wait_exit()
         result.leftovers = sb.leftovers()
         sb.entries("session end", at_least=1)

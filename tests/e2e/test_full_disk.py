@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import subprocess
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,7 +23,10 @@ import pytest
 
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import (
-    codex_exec,
+    QUIT,
+    READY,
+    TUI,
+    headless,
     hook_results,
     setup_claude,
     setup_codex,
@@ -43,17 +45,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.timeout(900)
 
 CLIS = ("claude", "codex", "gemini")
-READY = {
-    "claude": ("? for shortcuts", "shift+tab to cycle"),
-    "codex": ("? for shortcuts", "mock-model default"),
-    "gemini": ("Type your message",),
-}
-TUI = {
-    "claude": ["claude"],
-    "codex": ["codex", "--dangerously-bypass-hook-trust"],
-    "gemini": ["gemini"],
-}
-QUIT = {"claude": "/exit", "codex": "/quit", "gemini": "/quit"}
 #: Codex auto-compacts once a reply reports more tokens than this; Gemini's /compress
 #: needs a history it finds big enough to be worth compressing.
 COMPACT_LIMIT = 2000
@@ -63,29 +54,6 @@ DISK = "2m"
 
 def said(cli: str, what: str) -> str:
     return f"[{cli}] {what}"
-
-
-def command(tmux: Tmux, text: str, done: str, timeout: float = 120) -> None:
-    """Type a slash command and wait for `done` on the screen: a TUI under load can take
-    the Enter for its completion menu, leaving the command in the input box."""
-    tmux.type(text)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            tmux.wait_text(done, timeout=10)
-            return
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-            tmux.keys("Enter")
-
-
-def headless(cli: str, prompt: str) -> list[str]:
-    return {
-        "claude": ["claude", "-p", prompt],
-        "codex": codex_exec(prompt),
-        "gemini": ["gemini", "-p", prompt],
-    }[cli]
 
 
 @dataclass
@@ -141,14 +109,14 @@ def tui_session(sb: Sandbox, cli: str, env: dict[str, str], got: FullDisk) -> No
     got.prompts.append(said(cli, "Say hello on a full disk."))
     sb.ask(tmux, got.prompts[-1])
     if cli == "claude":
-        command(tmux, "/compact", "Compacted")
+        tmux.command("/compact", "Compacted")
     elif cli == "codex":
         sb.script(usage={**QUIET, "responses": COMPACT_LIMIT * 4})
         got.prompts.append(said(cli, "Say hello before the compaction."))
         sb.ask(tmux, got.prompts[-1])
         sb.script(usage=QUIET)
     else:
-        command(tmux, "/compress", "compressed from")
+        tmux.command("/compress", "compressed from")
     got.prompts.append(said(cli, "Say hello after the compaction."))
     sb.ask(tmux, got.prompts[-1])
     tmux.type(QUIT[cli])

@@ -20,7 +20,10 @@ import pytest
 
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import (
-    codex_exec,
+    QUIT,
+    READY,
+    TUI,
+    headless,
     hook_results,
     setup_claude,
     setup_codex,
@@ -38,17 +41,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.timeout(900)
 
 CLIS = ("claude", "codex", "gemini")
-READY = {
-    "claude": ("? for shortcuts", "shift+tab to cycle"),
-    "codex": ("? for shortcuts", "mock-model default"),
-    "gemini": ("Type your message",),
-}
-TUI = {
-    "claude": ["claude"],
-    "codex": ["codex", "--dangerously-bypass-hook-trust"],
-    "gemini": ["gemini"],
-}
-QUIT = {"claude": "/exit", "codex": "/quit", "gemini": "/quit"}
 COMPACT_LIMIT = 2000
 #: Holds the store's lock until killed, as a `memhooks write` stopped mid-write does.
 HOLD = (
@@ -62,29 +54,6 @@ QUIET = {"anthropic": 100, "responses": 100, "gemini": 200_000}
 
 def said(cli: str, what: str) -> str:
     return f"[{cli}] {what}"
-
-
-def command(tmux: Tmux, text: str, done: str, timeout: float = 120) -> None:
-    """Type a slash command and wait for `done` on the screen: a TUI under load can take
-    the Enter for its completion menu, leaving the command in the input box."""
-    tmux.type(text)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            tmux.wait_text(done, timeout=10)
-            return
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-            tmux.keys("Enter")
-
-
-def headless(cli: str, prompt: str) -> list[str]:
-    return {
-        "claude": ["claude", "-p", prompt],
-        "codex": codex_exec(prompt),
-        "gemini": ["gemini", "-p", prompt],
-    }[cli]
 
 
 @dataclass
@@ -115,14 +84,14 @@ def tui_session(sb: Sandbox, cli: str, env: dict[str, str], got: Held) -> Tmux:
 
 def held_part(sb: Sandbox, cli: str, tmux: Tmux, got: Held) -> None:
     if cli == "claude":
-        command(tmux, "/compact", "Compacted")
+        tmux.command("/compact", "Compacted")
     elif cli == "codex":
         sb.script(usage={**QUIET, "responses": COMPACT_LIMIT * 4})
         got.prompts.append(said(cli, "Say hello before the compaction."))
         sb.ask(tmux, got.prompts[-1], timeout=120)
         sb.script(usage=QUIET)
     else:
-        command(tmux, "/compress", "compressed from")
+        tmux.command("/compress", "compressed from")
     got.prompts.append(said(cli, "Say hello after the compaction."))
     got.after[cli] = got.prompts[-1]
     sb.ask(tmux, got.prompts[-1], timeout=120)

@@ -14,8 +14,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
-from tests.e2e.test_held_lock import CLIS, QUIT, READY, TUI, said
+from tests.e2e.harnesses import (
+    QUIT,
+    READY,
+    TUI,
+    setup_claude,
+    setup_codex,
+    setup_gemini,
+)
+from tests.e2e.test_held_lock import CLIS, said
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -91,6 +91,20 @@ class Tmux:
                 if self.typed and f"> {self.typed}" in self.screen():
                     self.keys("Enter")
 
+    def command(self, text: str, done: str, timeout: float = 120) -> None:
+        """Type a slash command and wait for `done` on the screen: a TUI under load can
+        take the Enter for its completion menu, leaving the command in the input box."""
+        self.type(text)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.wait_text(done, timeout=10)
+                return
+            except AssertionError:
+                if time.monotonic() > deadline:
+                    raise
+                self.keys("Enter")
+
     def kill(self) -> None:
         """End the tmux server and the CLI in its pane: Gemini CLI outlives the SIGHUP
         that `kill-server` sends, and a test that failed before `/quit` left it running."""
