@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memhooks.hooks import activity
-from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT, PROG
+from memhooks.hooks.constants import HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.held import INDEX_NAME, none_shown, whole_in
 from memhooks.hooks.held import keep as keep_shown
 from memhooks.hooks.held import shown as shown_text
 from memhooks.hooks.mcp_config import usage_line
-from memhooks.hooks.modelshell import model_prog
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
 from memhooks.memory import today
@@ -54,12 +53,9 @@ def build(
     day = today()
     names_at = max(view.store.stamps())  # before the listing: a rename after is news
     docs, newest = view.block_corpus(size, day)
-    parts = sections(docs, day)
-    if (prog := model_prog(event.harness)) != PROG:
-        # The index of notes says how to read one with the command the tools line names.
-        old = f"`{PROG} "
-        parts = [s._replace(title=s.title.replace(old, f"`{prog} ")) for s in parts]
-    block, shares = render_shares(parts, size, usage_line(event.cwd, event.harness))
+    block, shares = render_shares(
+        sections(docs, day), size, usage_line(event.cwd, event.harness)
+    )
     state.noticed_at, state.names_at = newest, names_at
     state.own = {}
     state.injected = {
