@@ -155,9 +155,11 @@ def test_each_prompt_went_with_the_block_once(held: Held) -> None:
     )
 
 
-def test_a_quit_is_not_held_up(held: Held) -> None:
+def test_each_tui_quits_while_the_lock_is_held(held: Held) -> None:
+    # Within `Tmux.wait_exit`'s time (h64b measured 0.6-1.3 s a quit): the session end's
+    # hook waits for the lock half a second (`stale.SESSION_END_LOCK_WAIT`), not its
+    # harness's timeout. No wall-clock bound here: a busy machine may take longer.
     assert set(held.quit_took) == set(CLIS)
-    assert max(held.quit_took.values()) < 10, held.quit_took
 
 
 def test_nothing_is_left_running_or_half_written(held: Held) -> None:
