@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from memhooks.hooks.listing import Listing, Walked
     from memhooks.memory import Doc
     from memhooks.memory.index import Prepared
-    from memhooks.memory.layered import Layered
+    from memhooks.memory.layered_index import Layered
     from memhooks.memory.results import SearchResult
     from memhooks.memory.scope import Found
 

@@ -166,4 +166,4 @@ def _found(store: Store, rel: str) -> Found | None:
     return Found(loc.kind, rel, loc.key, os.path.join(store.root, rel), -1, 0)
 
 
-__all__ = ["FULL_CHECK_NS", "RACY_NS", "Layered", "open_index"]
+__all__ = ["FULL_CHECK_NS", "RACY_NS", "open_index"]

@@ -73,6 +73,15 @@ def _with(argv: list[str], prompt: str) -> list[str]:
     return [*argv[:-1], prompt] if argv[-1] == "" else [*argv, prompt]
 
 
+def first_run(sb: Sandbox, run: list[str], env: dict[str, str]) -> None:
+    """The seeded project's first headless run, ended and recorded, nothing left."""
+    seed(sb)
+    done = sb.run(_with(run, FIRST), env=env)
+    assert done.returncode == 0, done.stderr
+    assert sb.entries("session end", at_least=1), "the first run left no record"
+    assert not sb.leftovers(), "the first run left its session behind"
+
+
 @pytest.fixture(scope="module", params=list(CLIS))
 def next_day(
     request, tmp_path_factory, cli_bins: Path, netns: bool
@@ -83,11 +92,7 @@ def next_day(
         tmp_path_factory.mktemp(f"days-{request.param}"), cli_bins, netns
     ) as sb:
         env = setup(sb)
-        seed(sb)
-        done = sb.run(_with(run, FIRST), env=env)
-        assert done.returncode == 0, done.stderr
-        assert sb.entries("session end", at_least=1), "the first run left no record"
-        assert not sb.leftovers(), "the first run left its session behind"
+        first_run(sb, run, env)
         result = NextDay(sb, yesterday=a_day_passes(sb))
         sb.memhooks("write", "--to", "daily", "--title", "queue move", "--text", MOVED)
         done = sb.run(_with(resume, SECOND), env=env)
@@ -192,11 +197,7 @@ def test_a_resumed_conversation_is_not_shown_its_own_record(
     setup, run, resume = CLIS[cli]
     with sandbox(tmp_path_factory.mktemp(f"days-own-{cli}"), cli_bins, netns) as sb:
         env = setup(sb)
-        seed(sb)
-        done = sb.run(_with(run, FIRST), env=env)
-        assert done.returncode == 0, done.stderr
-        assert sb.entries("session end", at_least=1), "the first run left no record"
-        assert not sb.leftovers(), "the first run left its session behind"
+        first_run(sb, run, env)
         if older:
             older_activity(sb)
         done = sb.run(_with(resume, AGAIN), env=env)

@@ -174,24 +174,11 @@ def _drive(sb: Sandbox, disk: Path) -> Iterator[FullDisk]:
     for cli in CLIS:
         tui_session(sb, cli, envs[cli], got)
     got.leftovers = sb.leftovers()
-    got.write = subprocess.run(
+    got.write = sb.run(
         [str(MEMHOOKS), "write", "--to", "memory", "--text", "- a person's rule"],
-        cwd=sb.project,
         env=sb.env(),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
     )
-    got.doctor = subprocess.run(
-        [str(MEMHOOKS), "doctor"],
-        cwd=sb.project,
-        env=sb.env(),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    got.doctor = sb.run([str(MEMHOOKS), "doctor"], env=sb.env())
     got.full = files(sb.root)
     got.results_full = hook_results(hooks)
     for name in ("filler", "filler2"):
@@ -203,15 +190,7 @@ def _drive(sb: Sandbox, disk: Path) -> Iterator[FullDisk]:
     sb.entries("session end", at_least=6)
     got.leftovers_after = sb.leftovers()
     got.after = files(sb.root)
-    got.search = subprocess.run(
-        [str(MEMHOOKS), "search", "wombat proxy"],
-        cwd=sb.project,
-        env=sb.env(),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    got.search = sb.run([str(MEMHOOKS), "search", "wombat proxy"], env=sb.env())
     # Kept for a look once the tmpfs is gone.
     shutil.copytree(sb.root, sb.base / "mem-after", symlinks=True)
     yield got

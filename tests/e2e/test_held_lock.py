@@ -63,8 +63,8 @@ class Held:
     prompts: list[str] = field(default_factory=list)
     #: The prompts typed after the compaction, by CLI.
     after: dict[str, str] = field(default_factory=dict)
-    #: Seconds from typing the quit command to the TUI's exit, by CLI.
-    quit_took: dict[str, float] = field(default_factory=dict)
+    #: The CLIs whose TUI did not exit after its quit command.
+    stuck: list[str] = field(default_factory=list)
     results_held: dict[Path, tuple[str, str]] = field(default_factory=dict)
     leftovers: Leftovers | None = None
     tmp_files: list[str] = field(default_factory=list)
@@ -95,10 +95,11 @@ def held_part(sb: Sandbox, cli: str, tmux: Tmux, got: Held) -> None:
     got.prompts.append(said(cli, "Say hello after the compaction."))
     got.after[cli] = got.prompts[-1]
     sb.ask(tmux, got.prompts[-1], timeout=120)
-    began = time.monotonic()
     tmux.type(QUIT[cli])
-    tmux.wait_exit(timeout=120)
-    got.quit_took[cli] = time.monotonic() - began
+    try:
+        tmux.wait_exit(timeout=120)
+    except AssertionError:
+        got.stuck.append(cli)
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +160,7 @@ def test_each_tui_quits_while_the_lock_is_held(held: Held) -> None:
     # Within `Tmux.wait_exit`'s time (h64b measured 0.6-1.3 s a quit): the session end's
     # hook waits for the lock half a second (`stale.SESSION_END_LOCK_WAIT`), not its
     # harness's timeout. No wall-clock bound here: a busy machine may take longer.
-    assert set(held.quit_took) == set(CLIS)
+    assert held.stuck == []
 
 
 def test_nothing_is_left_running_or_half_written(held: Held) -> None:

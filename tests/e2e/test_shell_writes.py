@@ -19,11 +19,20 @@ import pytest
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import RULE, blocks_in, seed
-from tests.e2e.sandbox import MEMHOOKS, REPO
+from tests.e2e.sandbox import REPO
 from tests.e2e.test_claude_code import hook_errors as claude_errors
 from tests.e2e.test_claude_code import wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
 from tests.e2e.test_codex import hook_errors as codex_errors
+from tests.e2e.test_first_day import (
+    CHANGED,
+    LAST,
+    MODEL_RULE,
+    NEXT,
+    PERSON_RULE,
+    REMEMBER,
+    SAVE,
+)
 from tests.e2e.test_gemini import hook_errors as gemini_errors
 from tests.e2e.test_harness_edits import gemini_tui, tui_ask
 
@@ -35,15 +44,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.timeout(240)
 
-CHANGED = "Memory changed on disk since this session's block was built: "
 HITS = "Related memory (auto-search"
-MODEL_RULE = "- Deploys need the office VPN (rule HERON-5)."
-PERSON_RULE = "- Tag each release after a river (rule OTTER-7)."
-#: The model's save, the command by its path: Codex CLI's shell sets its own PATH.
-SAVE = f"{MEMHOOKS} write --to memory --text '{MODEL_RULE}'"
-REMEMBER = "Remember that deploys need the office VPN."
-NEXT = "Which branch should I deploy from today."
-LAST = "Anything else for today."
 MCP_WRITE = "mcp__memhooks__memory_write"
 #: How each harness runs a shell command for the model: the tool and its arguments.
 SHELL = {
