@@ -160,11 +160,15 @@ def option_first(top: argparse.ArgumentParser, argv: Sequence[str]) -> str | Non
     `argv` does not begin so or names no command of `top`."""
     (sub,) = (a for a in top._actions if isinstance(a, argparse._SubParsersAction))
     at = next((i for i, a in enumerate(argv) if a in sub.choices), None)
-    if at is None or not argv[0].startswith("-"):
+    option = argv[0].split("=")[0] if argv else ""
+    if at is None or not option.startswith("-"):
+        return None
+    known = [o for a in sub.choices[argv[at]]._actions for o in a.option_strings]
+    if option not in known:
         return None
     fixed = shlex.join([PROG, argv[at], *argv[:at], *argv[at + 1 :]])
     hint = f" (see `{PROG} {argv[at]} --help`)"
-    return f"{argv[0].split('=')[0]} goes after the command: {fixed}{hint}"
+    return f"{option} goes after the command: {fixed}{hint}"
 
 
 class Only:

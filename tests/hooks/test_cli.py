@@ -76,6 +76,11 @@ def call(*argv: str, stdin: str = "") -> tuple[int, str]:
             "--root goes after the command: memhooks search --root /srv/mem redis",
             id="option-before-command",
         ),
+        pytest.param(
+            ["--bogus", "status"],
+            "unrecognized arguments: --bogus",
+            id="no-option-before-command",
+        ),
     ],
 )
 def test_user_errors_exit_1_with_one_line(
