@@ -11,6 +11,7 @@ import argparse
 import itertools
 import math
 import re
+import shlex
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -151,6 +152,23 @@ def refuse_unknown(
     for option in unknown_options(argv, known, values):
         hint = f" (see `{top.prog} {command} --help`)"
         raise UsageError(f"unrecognized arguments: {option}{hint}")
+
+
+def option_first(top: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """How to write `argv` whose first word is an option of a command, typed before it
+    (`memhooks --root DIR status`, where argparse names DIR as no command); None when
+    `argv` does not begin so or names no command of `top`."""
+    (sub,) = (a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    at = next((i for i, a in enumerate(argv) if a in sub.choices), None)
+    option = argv[0].split("=")[0] if argv else ""
+    if at is None or not option.startswith("-"):
+        return None
+    known = [o for a in sub.choices[argv[at]]._actions for o in a.option_strings]
+    if option not in known:
+        return None
+    fixed = shlex.join([PROG, argv[at], *argv[:at], *argv[at + 1 :]])
+    hint = f" (see `{PROG} {argv[at]} --help`)"
+    return f"{option} goes after the command: {fixed}{hint}"
 
 
 class Only:

@@ -11,6 +11,7 @@ add`` writing ``~/.claude.json``), §6.1 (Codex ``config.toml`` ``[mcp_servers.N
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhooks.hooks.harness_dirs import claude_dir, claude_state, codex_dir, gemini_dir
 from memhooks.hooks.modelshell import model_prog
+from memhooks.memory.home import root_dir
 from memhooks.memory.inject import USAGE_SHELL, usage_mcp
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import project_dir as _project_dir
@@ -103,6 +105,12 @@ def root_problem(reg: Registration, environ: Mapping[str, str]) -> str | None:
     # The first one set decides (`memory.home.root_dir`).
     decides = next((v for v in ROOT_VARIABLES if environ.get(v)), None)
     if reg.harness != "codex" or decides is None or decides in reg.env:
+        return None
+    # The server finds its root from HOME and what its entry passes on: the same one
+    # when the variable names the default (XDG_DATA_HOME=~/.local/share).
+    passed = {v: environ[v] for v in reg.env if v in ROOT_VARIABLES and v in environ}
+    theirs, ours = root_dir(env=passed), root_dir(env=environ)
+    if os.path.realpath(theirs) == os.path.realpath(ours):
         return None
     return (
         f"does not get {decides} (Codex passes an MCP server only the variables its "

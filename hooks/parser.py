@@ -16,6 +16,7 @@ from memhooks.hooks.arguments import (
     at_least,
     dash_value,
     dashed_terms,
+    option_first,
     refuse_unknown,
     seconds,
     unknown_options,
@@ -378,7 +379,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         known = (*_SEARCH_VALUES, "--json", "--help", "-h")
         dashed = next(unknown_options(argv, known, _SEARCH_VALUES), None)
         if first != "search" or dashed is None or "--" in argv:
-            raise UsageError(dash_value(str(e), argv)) from None
+            said = option_first(build(), argv) or dash_value(str(e), argv)
+            raise UsageError(said) from None
         # `--cap` is a term the README names: say how to search for it.
         hint = f"; to search for {dashed}, put -- before the terms: {PROG} search -- {dashed}"
         raise UsageError(str(e) + hint) from None

@@ -274,6 +274,39 @@ def test_mcp_write_under_codex_exec_with_the_documented_config(
         assert [ln.split(":")[0] for ln in doctor()] == ["ok"], doctor()
 
 
+def test_mcp_tools_on_the_default_root_named_by_xdg_data_home(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """No MEMHOOKS_HOME, and XDG_DATA_HOME set to ~/.local/share, the default, as many
+    profiles set it; the `[mcp_servers.memhooks]` table of examples/mcp/README.md, which
+    passes no XDG_DATA_HOME. The server finds the hooks' root from HOME: the model's
+    `memory_write` lands there. Doctor said "fix: … does not get XDG_DATA_HOME …: its
+    tools use another memory root than the hooks" and exited 1."""
+    readme = (REPO / "examples" / "mcp" / "README.md").read_text()
+    table = re.search(r"```toml\n(\[mcp_servers\.memhooks\].*?)```", readme, re.DOTALL)
+    assert table, "no [mcp_servers.memhooks] table in examples/mcp/README.md"
+    fact = "The wombat proxy moved to port 7432."
+    with sandbox(tmp_path_factory.mktemp("codex-xdg"), cli_bins, netns) as sb:
+        env = setup_codex(sb)
+        del env["MEMHOOKS_HOME"]
+        root = sb.home / ".local" / "share" / "memhooks"
+        assert env["XDG_DATA_HOME"] == str(root.parent)
+        config = sb.home / ".codex" / "config.toml"
+        config.write_text(config.read_text() + "\n" + table[1])
+        args = {"to": "note", "name": "wombat", "text": fact}
+        sb.script([{"when": ASK, "tool": "mcp__memhooks/memory_write", "args": args}])
+
+        done = sb.run(codex_exec(ASK), env=env)
+
+        assert done.returncode == 0, done.stderr
+        notes = list(root.glob("projects/*/notes/wombat.md"))
+        assert [n.read_text() for n in notes] == [fact + "\n"]
+        doctor = sb.run([str(MEMHOOKS), "doctor"], env=env)
+        said = [ln for ln in doctor.stdout.splitlines() if "MCP server" in ln]
+        assert [ln.split(":")[0] for ln in said] == ["ok"], said
+        assert doctor.returncode == 0, doctor.stdout
+
+
 def test_worktree_runs_no_project_hook_and_install_says_so(
     tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:

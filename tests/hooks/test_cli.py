@@ -70,6 +70,17 @@ def call(*argv: str, stdin: str = "") -> tuple[int, str]:
             "unrecognized arguments: --bogus (see `memhooks write --help`)",
             id="flag-after-all-arguments",
         ),
+        pytest.param(
+            ["--root", "/srv/mem", "search", "redis"],
+            # It said "argument COMMAND: invalid choice: '/srv/mem'", naming no option.
+            "--root goes after the command: memhooks search --root /srv/mem redis",
+            id="option-before-command",
+        ),
+        pytest.param(
+            ["--bogus", "status"],
+            "unrecognized arguments: --bogus",
+            id="no-option-before-command",
+        ),
     ],
 )
 def test_user_errors_exit_1_with_one_line(

@@ -485,6 +485,42 @@ def test_a_codex_mcp_server_that_does_not_get_memhooks_home(
 
 
 @pytest.mark.parametrize(
+    ("data", "fixed"),
+    [
+        pytest.param(".local/share", True, id="the-default-named"),
+        pytest.param("data", False, id="another-folder"),
+    ],
+)
+def test_a_codex_mcp_server_without_xdg_data_home(
+    project: Path,
+    home: Path,
+    data: str,
+    fixed: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # XDG_DATA_HOME set to ~/.local/share, as many shells' profiles do, gives the hooks
+    # the root the server finds from HOME alone: doctor said "fix: … does not get
+    # XDG_DATA_HOME …: its tools use another memory root than the hooks" and exited 1
+    # though the tools of the real Codex CLI 0.171.0 wrote to the hooks' root.
+    monkeypatch.delenv("MEMHOOKS_HOME")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / data))
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'[mcp_servers.memhooks]\ncommand = "{sys.executable}"\n'
+        'args = ["-m", "memhooks.hooks", "mcp"]\n'
+        'default_tools_approval_mode = "approve"\n'
+    )
+
+    found = run_checks(project / "root", project, home, config_text=None)
+
+    (said,) = [f for f in found if "MCP server 'memhooks'" in f.message]
+    assert said.level == ("ok" if fixed else "fix"), said
+    if not fixed:
+        assert "does not get XDG_DATA_HOME" in said.message
+
+
+@pytest.mark.parametrize(
     ("harness", "other"),
     [
         pytest.param("claude-code", "local", id="claude-code"),
