@@ -186,3 +186,31 @@ def test_auto_search_names_the_same_command_as_the_tools_line(
     assert "(auto-search; `memhooks read PATH` for the whole file)" in plain
     gone = _hits_header(project, {"PATH": "/usr/bin:/bin"}, "s2")
     assert f"(auto-search; `{script()} read PATH` for the whole file)" in gone
+
+
+def _block(project: Path, env: dict[str, str], session: str) -> str:
+    payload = {
+        "session_id": session,
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    proc = run_cli("hook", input=json.dumps(payload), env=env)
+    assert proc.returncode == 0, proc.stderr
+    block: str = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    return block
+
+
+def test_the_notes_title_names_the_same_command_as_the_tools_line(
+    project: Path, memory_root: Path
+) -> None:
+    """The block's index of notes says how to read one: with the command the model's
+    shell runs, as its last line does; `memhooks inject` shows the block so too."""
+    Store(memory_root, slug_for(str(project))).write_note("billing", "# Billing\nx\n")
+    plain = _block(project, {}, "s1")
+    assert "## Notes (read with `memhooks read notes/NAME`)" in plain
+    gone = _block(project, {"PATH": "/usr/bin:/bin"}, "s2")
+    assert f"## Notes (read with `{script()} read notes/NAME`)" in gone
+    assert f"`{script()} write --to" in gone.splitlines()[-1]
+    shown = run_cli("inject", cwd=project, env={"PATH": "/usr/bin:/bin"})
+    assert f"## Notes (read with `{script()} read notes/NAME`)" in shown.stdout
