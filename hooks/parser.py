@@ -22,6 +22,7 @@ from memhooks.hooks.arguments import (
 )
 from memhooks.hooks.constants import HARNESSES, PROG
 from memhooks.hooks.errors import UsageError
+from memhooks.hooks.modelshell import shell_prog
 from memhooks.memory.constants import INJECT_BUDGET_MIN, SEARCH_BUDGET_MIN
 
 if TYPE_CHECKING:
@@ -380,7 +381,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         if first != "search" or dashed is None or "--" in argv:
             raise UsageError(dash_value(str(e), argv)) from None
         # `--cap` is a term the README names: say how to search for it.
-        hint = f"; to search for {dashed}, put -- before the terms: {PROG} search -- {dashed}"
+        prog = shell_prog()
+        hint = f"; to search for {dashed}, put -- before the terms: {prog} search -- {dashed}"
         raise UsageError(str(e) + hint) from None
 
 

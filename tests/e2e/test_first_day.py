@@ -188,6 +188,40 @@ def test_the_model_runs_the_tools_line_as_it_reads_it(
         assert not sb.leftovers()
 
 
+#: A rule that holds a token: `memhooks write` stores it, and says how to remove it.
+TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJ"
+SECRET_RULE = f"- CI pushes with the token {TOKEN} (rule HERON-6)."
+#: The hint of that warning (`cautions.secret_warnings`), the `memhooks` it names.
+EDIT_HINT = re.compile(r"remove it with `(?P<prog>[^`\n]+) edit`")
+
+
+def test_codex_model_runs_the_edit_its_write_said_to_run(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found 2026-12-06 (h65b): what a command tells the model to run next named plain
+    `memhooks` whatever command ran it. Codex CLI 0.171.0's model saved a rule with a
+    token by the tools line's path, was told "remove it with `memhooks edit`", and
+    running that got "memhooks: command not found". Now a command's hints name
+    `memhooks` as the shell that ran it finds this install: by its path there."""
+    with sandbox(tmp_path_factory.mktemp("hint-codex"), cli_bins, netns) as sb:
+        env, runs = _runs("codex", sb)
+        tool, key = SHELL["codex"]
+        save = f"{MEMHOOKS} write --to memory --text '{SECRET_RULE}'"
+        sb.script([{"when": REMEMBER, "tool": tool, "args": {key: save}}])
+        assert sb.run(runs[0], env=env).returncode == 0
+        said = sb.requests()[-1].text
+        hint = EDIT_HINT.search(said)
+        assert hint, said[-600:]
+        edit = f"{hint['prog']} edit MEMORY.md --old '{TOKEN}' --new 'ghp_REDACTED'"
+        sb.script([{"when": NEXT, "tool": tool, "args": {key: edit}}])
+        assert sb.run(runs[1], env=env).returncode == 0
+        result = sb.requests()[-1].text.split(NEXT)[-1]
+        assert "command not found" not in result, result[-600:]
+        assert TOKEN not in (sb.root / "MEMORY.md").read_text()
+        assert hint["prog"] == str(MEMHOOKS)
+        assert not sb.leftovers()
+
+
 def test_gemini_tui_first_conversation_gets_one_block(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:

@@ -214,3 +214,21 @@ def test_the_notes_title_names_the_same_command_as_the_tools_line(
     assert f"`{script()} write --to" in gone.splitlines()[-1]
     shown = run_cli("inject", cwd=project, env={"PATH": "/usr/bin:/bin"})
     assert f"## Notes (read with `{script()} read notes/NAME`)" in shown.stdout
+
+
+def test_a_commands_hints_name_memhooks_as_its_shell_runs_it(project: Path) -> None:
+    """What a command tells its caller to run next names `memhooks` as the caller's shell
+    finds this install: the model in Codex's login shell runs it by its path, and a hint
+    that said plain `memhooks` failed there as the block's commands did."""
+    secret = "export GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ"
+    for env, prog in (({}, "memhooks"), ({"PATH": "/usr/bin:/bin"}, str(script()))):
+        wrote = run_cli(
+            "write", "--to", "memory", "--text", secret, cwd=project, env=env
+        )
+        assert wrote.returncode == 0, wrote.stderr
+        assert f"stored as given, remove it with `{prog} edit`" in wrote.stderr
+        daily = ("write", "--to", "daily", "--mode", "overwrite", "--text", "x")
+        refused = run_cli(*daily, cwd=project, env=env)
+        assert f"change an entry with `{prog} edit`" in refused.stderr
+        dashed = run_cli("search", "--cap", cwd=project, env=env)
+        assert f"put -- before the terms: {prog} search -- --cap" in dashed.stderr
