@@ -10,11 +10,12 @@ from memhooks.hooks.commands import open_store
 from memhooks.hooks.constants import EXIT_OK, HARNESS_CONTEXT_LIMIT
 from memhooks.hooks.harnesscheck import Finding
 from memhooks.hooks.mcp_config import usage_line
+from memhooks.hooks.modelshell import model_prog
 from memhooks.memory import ConfigError, Store, build_block, parse_config, today
 from memhooks.memory.constants import MEMORY_FILE, SCRATCHPAD_FILE
 from memhooks.memory.corpus import newest_dailies
 from memhooks.memory.errors import MemoryStoreError
-from memhooks.memory.inject import render_shares, sections
+from memhooks.memory.inject import render, render_shares, sections
 from memhooks.memory.paths import project_rel
 from memhooks.memory.text import nbytes
 
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
 def cmd_inject(where: Where, out: TextIO, *, budget: int | None = None) -> int:
     store, config = open_store(where, must_exist=True)
     usage = usage_line(where.project or Path.cwd())
-    block = build_block(store.corpus(), today(), budget or config.inject.budget, usage)
+    # The index of notes names the `memhooks` the tools line does (`model_prog`).
+    parts = sections(store.corpus(), today(), model_prog(None))
+    block = render(parts, budget or config.inject.budget, usage)
     if block:
         out.write(block + "\n")
     return EXIT_OK

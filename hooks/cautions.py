@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memhooks.hooks.modelshell import shell_prog
 from memhooks.memory.merging import git_waits
 from memhooks.memory.note_format import conflict_line, note_forgotten
 from memhooks.memory.paths import is_note
@@ -37,7 +38,7 @@ def write_warnings(
     if is_note(result.rel) and note_forgotten(now.split("\n")):
         notes.append(
             f"warning: {result.rel} is forgotten, so search will not find this; "
-            f"`memhooks restore {result.rel}` brings it back"
+            f"`{shell_prog()} restore {result.rel}` brings it back"
         )
     if at := conflict_line(now):
         notes.append(
@@ -62,7 +63,7 @@ def secret_warnings(rel: str, *texts: str | None) -> list[str]:
     if not (what := _secret_kinds("\n".join(filter(None, texts)))):
         return []
     note = f"warning: {rel} may hold a secret ({what}); stored as given, remove it with"
-    return [f"{note} `memhooks edit`"]
+    return [f"{note} `{shell_prog()} edit`"]
 
 
 def _secret_kinds(text: str) -> str:

@@ -15,6 +15,7 @@ from memhooks.hooks.cautions import secret_warnings, write_warnings
 from memhooks.hooks.constants import EXIT_NOT_FOUND, EXIT_OK
 from memhooks.hooks.errors import UsageError, project_folder
 from memhooks.hooks.meaning import open_meaning
+from memhooks.hooks.modelshell import shell_prog
 from memhooks.hooks.progress import writing
 from memhooks.hooks.targets import file_target
 from memhooks.memory import (
@@ -57,7 +58,7 @@ def root_exists(root: Path) -> None:
             f"memory root {root} is not a folder (check --root and $MEMHOOKS_HOME)"
             if root.exists()  # a file there was said not to exist
             else f"memory root {root} does not exist (check --root and $MEMHOOKS_HOME; "
-            "`memhooks write` creates it)"
+            f"`{shell_prog()} write` creates it)"
         )
 
 
@@ -234,7 +235,7 @@ def _write(
     if to == "daily" and mode == "overwrite":
         raise UsageError(
             "write --to daily only appends (a log is a record); nothing was written; "
-            "change an entry with `memhooks edit`"
+            f"change an entry with `{shell_prog()} edit`"
         )
     if to == "memory":
         return store.write_memory(text, mode=mode)

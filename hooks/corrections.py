@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 from memhooks.hooks.commands import Where, open_store, utf8
 from memhooks.hooks.constants import EXIT_OK
 from memhooks.hooks.errors import UsageError
+from memhooks.hooks.modelshell import shell_prog
 from memhooks.hooks.targets import NUMBERED, is_file
 from memhooks.memory import MemoryStoreError, TargetNotFoundError, today
 from memhooks.memory.duplicates import find_duplicates
@@ -37,9 +38,10 @@ if TYPE_CHECKING:
 
 logger = getLogger(__name__)
 
+#: What `status --duplicates` says to do; `{prog}` as `shell_prog` names memhooks.
 _DUPLICATES_HINT = (
-    "keep one: `memhooks forget PATH:LINE --reason ...` the others, or merge them with "
-    "`memhooks edit`"
+    "keep one: `{prog} forget PATH:LINE --reason ...` the others, or merge them with "
+    "`{prog} edit`"
 )
 
 
@@ -161,7 +163,7 @@ def _forget(
             now = f"superseded by notes/{later.by}.md" if later else "forgotten"
             raise UsageError(
                 f"{new.rel} is itself {now}: name the note that holds, or "
-                f"`memhooks restore {new.rel}` first; nothing was written"
+                f"`{shell_prog()} restore {new.rel}` first; nothing was written"
             )
         store.rewrite(
             loc.rel,
@@ -267,7 +269,7 @@ def duplicates_report(store: Store) -> list[str]:
     for group in groups:
         out.append("")
         out += [f"{o.rel}:{o.line}: {o.text}" for o in group]
-    out += ["", _DUPLICATES_HINT]
+    out += ["", _DUPLICATES_HINT.format(prog=shell_prog())]
     return out
 
 

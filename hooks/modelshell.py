@@ -104,6 +104,13 @@ def model_prog(harness: str | None, home: Path | None = None) -> str:
     return PROG if found else shlex.quote(str(ours))
 
 
+def shell_prog() -> str:
+    """`memhooks` as a command this process prints should name it: this process has the
+    PATH of the shell that started it (the model's, when the model ran it), so the
+    command runs there as it is named (`model_prog`, no harness)."""
+    return model_prog(None)
+
+
 __all__ = [
     "SYSTEM_DIRS",
     "login_shell",
@@ -111,5 +118,6 @@ __all__ = [
     "named_at_login",
     "same_file",
     "script",
+    "shell_prog",
     "startup_files",
 ]

@@ -23,6 +23,7 @@ from memhooks.hooks.arguments import (
 )
 from memhooks.hooks.constants import HARNESSES, PROG
 from memhooks.hooks.errors import UsageError
+from memhooks.hooks.modelshell import shell_prog
 from memhooks.memory.constants import INJECT_BUDGET_MIN, SEARCH_BUDGET_MIN
 
 if TYPE_CHECKING:
@@ -382,7 +383,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
             said = option_first(build(), argv) or dash_value(str(e), argv)
             raise UsageError(said) from None
         # `--cap` is a term the README names: say how to search for it.
-        hint = f"; to search for {dashed}, put -- before the terms: {PROG} search -- {dashed}"
+        prog = shell_prog()
+        hint = f"; to search for {dashed}, put -- before the terms: {prog} search -- {dashed}"
         raise UsageError(str(e) + hint) from None
 
 

@@ -28,7 +28,7 @@ from memhooks.hooks.transcript_contexts import (
 )
 from memhooks.memory.constants import WRAPPER_CLOSE
 from memhooks.memory.files import open_regular
-from memhooks.memory.inject import CUT, MEMORY_TITLE, NOTES_TITLE, SCRATCHPAD_TITLE
+from memhooks.memory.inject import CUT, MEMORY_TITLE, NOTES_SHELL, SCRATCHPAD_TITLE
 from memhooks.memory.merging import conflict_body
 from memhooks.memory.text import nbytes, neutralise
 
@@ -183,15 +183,18 @@ def _written(
 
 
 #: The sections of a block a person's edit made while a conversation was left must be
-#: told in, when it resumes: the standing rules and the open items. A daily log is
-#: appended to by the hooks themselves; what a person adds to it, auto-search finds.
-_TOLD = {"memory": MEMORY_TITLE, "scratchpad": SCRATCHPAD_TITLE}
+#: told in, when it resumes: the standing rules and the open items, by their titles'
+#: patterns. A daily log is appended to by the hooks themselves; what a person adds to
+#: it, auto-search finds.
+_TOLD = {"memory": re.escape(MEMORY_TITLE), "scratchpad": re.escape(SCRATCHPAD_TITLE)}
+#: The title of the index of notes, whatever command it names: `memhooks` (every block
+#: before 2026-12-07 said that), or this install's path (`modelshell.model_prog`).
+_NOTES = re.escape(NOTES_SHELL).replace(re.escape("{prog}"), "[^`\n]+")
 #: Where a section of the block ends: the next one's title (a daily log's has its date,
 #: `inject._log_title`), or the wrapper's end.
 _SECTION_END = re.compile(
     r"\n\n## (?:{}|Daily log \d{{4}}-\d{{2}}-\d{{2}}[^\n]*)\n|\n{}".format(
-        "|".join(map(re.escape, (SCRATCHPAD_TITLE, MEMORY_TITLE, NOTES_TITLE))),
-        re.escape(WRAPPER_CLOSE),
+        "|".join((*_TOLD.values(), _NOTES)), re.escape(WRAPPER_CLOSE)
     )
 )
 
@@ -248,7 +251,7 @@ def told_since(
     # and it did not, written or renamed since, are named, unless a later context did:
     # from its list alone, the model would not know to read them.
     notes = f"projects/{view.store.slug}/notes/"
-    index = _whole(block, NOTES_TITLE)
+    index = _whole(block, _NOTES)
     named = {notes + name for name in INDEX_NAME.findall(index or "")}
     told_later = "\n".join(later)
     added = [] if index is None else [r for r in state.listed if r not in named]
@@ -275,10 +278,10 @@ def told_since(
 def _holds(
     block: str, later: Sequence[str], title: str, rel: str
 ) -> tuple[str, Counter[str]] | None:
-    # The section `title` of `block` (as `held.visible`; "" when the block had none: no
-    # open item, an empty MEMORY.md), and the lines the conversation holds of it: those,
-    # with the lines the notices `later` told removed and added (`notice.told`). None:
-    # the section was cut to fit.
+    # The section of `block` titled as the pattern `title` (as `held.visible`; "" when
+    # the block had none: no open item, an empty MEMORY.md), and the lines the
+    # conversation holds of it: those, with the lines the notices `later` told removed
+    # and added (`notice.told`). None: the section was cut to fit.
     section = _whole(block, title)
     if section is None:
         return None
@@ -294,16 +297,17 @@ def _holds(
 
 
 def _whole(block: str, title: str) -> str | None:
-    # The section `title` of `block` ("" when it had none), None when it was cut to fit.
-    if f"…[section omitted: {title}]" in block:
+    # The section of `block` titled as the pattern `title` ("" when it had none), None
+    # when it was cut to fit.
+    if re.search(rf"…\[section omitted: {title}\]", block):
         return None
     section = _section(block, title)
     return None if "…[section truncated" in section or CUT in section else section
 
 
 def _section(block: str, title: str) -> str:
-    # The text of the section `title` of `block`, "" when it has none.
-    head = re.search(rf"^## {re.escape(title)}\n", block, re.MULTILINE)
+    # The text of the section of `block` titled as the pattern `title`, "" for none.
+    head = re.search(rf"^## {title}\n", block, re.MULTILINE)
     if head is None:
         return ""
     end = _SECTION_END.search(block, head.end())

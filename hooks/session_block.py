@@ -17,6 +17,7 @@ from memhooks.hooks.held import INDEX_NAME, none_shown, whole_in
 from memhooks.hooks.held import keep as keep_shown
 from memhooks.hooks.held import shown as shown_text
 from memhooks.hooks.mcp_config import usage_line
+from memhooks.hooks.modelshell import model_prog
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
 from memhooks.memory import today
@@ -53,9 +54,9 @@ def build(
     day = today()
     names_at = max(view.store.stamps())  # before the listing: a rename after is news
     docs, newest = view.block_corpus(size, day)
-    block, shares = render_shares(
-        sections(docs, day), size, usage_line(event.cwd, event.harness)
-    )
+    # The index of notes names the `memhooks` the tools line would (`model_prog`).
+    parts = sections(docs, day, model_prog(event.harness))
+    block, shares = render_shares(parts, size, usage_line(event.cwd, event.harness))
     state.noticed_at, state.names_at = newest, names_at
     state.own = {}
     state.injected = {

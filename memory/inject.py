@@ -47,10 +47,10 @@ def usage_mcp(server: str = "memhooks", spell: str = "{tool}") -> str:
 #: The MCP line with the tools' own names (a harness unknown, or one that uses them).
 USAGE_MCP = usage_mcp()
 
-#: The titles of the block's sections but the daily logs' (`sections`).
+#: The sections' titles but the daily logs'; `{prog}` is the tools line's command.
 SCRATCHPAD_TITLE = "Scratchpad (open items)"
 MEMORY_TITLE = "MEMORY.md"
-NOTES_TITLE = "Notes (read with `memhooks read notes/NAME`)"
+NOTES_SHELL = "Notes (read with `{prog} read notes/NAME`)"
 #: What a note's line in that index says of a note that holds a conflict.
 _CONFLICTED = "(unresolved merge conflict) "
 
@@ -63,12 +63,13 @@ class Section(NamedTuple):
     role: str = ""
 
 
-def sections(docs: dict[str, Doc], today: str) -> list[Section]:
+def sections(docs: dict[str, Doc], today: str, prog: str = "memhooks") -> list[Section]:
     """The block's sections in the order of the text; empty ones are left out.
 
     Args:
         docs: the project's corpus (see `Store.corpus`).
         today: local date, YYYY-MM-DD, to mark today's log.
+        prog: the `memhooks` command the index of notes names (hooks/modelshell.py).
     """
     out: list[Section] = []
     for d in docs.values():
@@ -84,7 +85,7 @@ def sections(docs: dict[str, Doc], today: str) -> list[Section]:
     notes = sorted((d for d in docs.values() if d.kind == "note"), key=lambda d: d.key)
     if notes:
         index = list(map(index_line, notes))
-        out.append(Section(NOTES_TITLE, "\n".join(index), "notes"))
+        out.append(Section(NOTES_SHELL.format(prog=prog), "\n".join(index), "notes"))
         # Looked through again only where its index line found a conflict.
         notes = [d for d, line in zip(notes, index, strict=True) if _CONFLICTED in line]
     if told := merging.conflict_body([*logs[:1], *memory, *logs[1:], *notes]):
@@ -378,7 +379,7 @@ __all__ = [
     "CUT",
     "MCP_TOOLS",
     "MEMORY_TITLE",
-    "NOTES_TITLE",
+    "NOTES_SHELL",
     "NOTHING_YET",
     "SCRATCHPAD_TITLE",
     "USAGE",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memhooks.memory import slug_for
-from memhooks.memory.inject import NOTHING_YET, USAGE
+from memhooks.memory.inject import NOTES_SHELL, NOTHING_YET, USAGE
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.sandbox import MEMHOOKS
@@ -41,6 +41,14 @@ TOOLS_LINE = re.compile(
     .replace("memhooks", "(?P<prog>[^ `]+)", 1)
     .replace("memhooks", "(?P=prog)")
 )
+#: The title of the block's index of notes (`NOTES_SHELL`), the `memhooks` it names as
+#: `prog`.
+NOTES_LINE = re.compile(
+    re.escape(f"## {NOTES_SHELL}").replace(re.escape("{prog}"), "(?P<prog>[^`\n]+)")
+)
+#: A note the person wrote, and what only its body says (the index shows its title).
+NOTE = "# VPN gateway\nIt answers at heron-gw-9, port 4443.\n"
+NOTE_SAYS = "heron-gw-9"
 #: How each harness runs a shell command for the model: the tool and its argument.
 SHELL = {
     "claude": ("Bash", "command"),
@@ -133,28 +141,84 @@ def test_the_model_runs_the_tools_line_as_it_reads_it(
     CLI run them with their own PATH and found it. Now the line names the command so that
     the model's shell runs this install: the model copies it from the block of a first
     conversation, and the rule is saved. With the venv's bin put on PATH in ~/.profile
-    ("codex-profile"), Codex's line says plain `memhooks`, and that works too."""
+    ("codex-profile"), Codex's line says plain `memhooks`, and that works too.
+
+    Found 2026-12-06 (h65b): the block's index of notes still said `memhooks read
+    notes/NAME` in Codex, beside a tools line by path; now its title names the same
+    command, and the model that copies it in the conversation resumed reads the note."""
     cli = harness.split("-")[0]
     with sandbox(tmp_path_factory.mktemp(f"shell-{harness}"), cli_bins, netns) as sb:
         env, runs = _runs(cli, sb)
         if harness == "codex-profile":
             (sb.home / ".profile").write_text(f'PATH="{MEMHOOKS.parent}:$PATH"\n')
+        notes = sb.root / "projects" / slug_for(str(sb.project)) / "notes"
+        notes.mkdir(parents=True)
+        (notes / "vpn-gateway.md").write_text(NOTE)
         sb.script([{"when": ASK, "reply": "Mock reply {n}."}])
         assert sb.run(runs[2], env=env).returncode == 0
         line = TOOLS_LINE.search(sb.turn(ASK).text)
         assert line, "no tools line"
+        title = NOTES_LINE.search(sb.turn(ASK).text)
+        assert title, "no index of notes"
         tool, key = SHELL[cli]
         save = f"{line['prog']} write --to memory --text '{MODEL_RULE}'"
-        sb.script([{"when": REMEMBER, "tool": tool, "args": {key: save}}])
+        read = f"{title['prog']} read notes/vpn-gateway"
+        sb.script(
+            [
+                {"when": REMEMBER, "tool": tool, "args": {key: save}},
+                {"when": NEXT, "tool": tool, "args": {key: read}},
+            ]
+        )
         done = sb.run(runs[0], env=env)
         assert done.returncode == 0, done.stderr
         result = sb.requests()[-1].text  # the tool's result, sent back to the model
         assert "command not found" not in result, result[-600:]
         assert "wrote MEMORY.md" in result, result[-600:]
         assert (sb.root / "MEMORY.md").read_text() == MODEL_RULE + "\n"
-        # Plain where that runs this install; else its path (some 40 bytes more, thrice).
+        # The conversation resumed: the model reads the note as the index's title says.
+        done = sb.run(runs[1], env=env)
+        assert done.returncode == 0, done.stderr
+        result = sb.requests()[-1].text.split(NEXT)[-1]
+        assert "command not found" not in result, result[-600:]
+        assert NOTE_SAYS in result, result[-600:]
+        # Plain where that runs this install; else its path (some 40 bytes more, four times).
         plain = cli != "codex" or harness == "codex-profile"
         assert line["prog"] == ("memhooks" if plain else str(MEMHOOKS))
+        assert title["prog"] == line["prog"], (title[0], line[0])
+        assert not sb.leftovers()
+
+
+#: A rule that holds a token: `memhooks write` stores it, and says how to remove it.
+TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJ"
+SECRET_RULE = f"- CI pushes with the token {TOKEN} (rule HERON-6)."
+#: The hint of that warning (`cautions.secret_warnings`), the `memhooks` it names.
+EDIT_HINT = re.compile(r"remove it with `(?P<prog>[^`\n]+) edit`")
+
+
+def test_codex_model_runs_the_edit_its_write_said_to_run(
+    tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Found 2026-12-06 (h65b): what a command tells the model to run next named plain
+    `memhooks` whatever command ran it. Codex CLI 0.171.0's model saved a rule with a
+    token by the tools line's path, was told "remove it with `memhooks edit`", and
+    running that got "memhooks: command not found". Now a command's hints name
+    `memhooks` as the shell that ran it finds this install: by its path there."""
+    with sandbox(tmp_path_factory.mktemp("hint-codex"), cli_bins, netns) as sb:
+        env, runs = _runs("codex", sb)
+        tool, key = SHELL["codex"]
+        save = f"{MEMHOOKS} write --to memory --text '{SECRET_RULE}'"
+        sb.script([{"when": REMEMBER, "tool": tool, "args": {key: save}}])
+        assert sb.run(runs[0], env=env).returncode == 0
+        said = sb.requests()[-1].text
+        hint = EDIT_HINT.search(said)
+        assert hint, said[-600:]
+        edit = f"{hint['prog']} edit MEMORY.md --old '{TOKEN}' --new 'ghp_REDACTED'"
+        sb.script([{"when": NEXT, "tool": tool, "args": {key: edit}}])
+        assert sb.run(runs[1], env=env).returncode == 0
+        result = sb.requests()[-1].text.split(NEXT)[-1]
+        assert "command not found" not in result, result[-600:]
+        assert TOKEN not in (sb.root / "MEMORY.md").read_text()
+        assert hint["prog"] == str(MEMHOOKS)
         assert not sb.leftovers()
 
 

@@ -186,3 +186,49 @@ def test_auto_search_names_the_same_command_as_the_tools_line(
     assert "(auto-search; `memhooks read PATH` for the whole file)" in plain
     gone = _hits_header(project, {"PATH": "/usr/bin:/bin"}, "s2")
     assert f"(auto-search; `{script()} read PATH` for the whole file)" in gone
+
+
+def _block(project: Path, env: dict[str, str], session: str) -> str:
+    payload = {
+        "session_id": session,
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    proc = run_cli("hook", input=json.dumps(payload), env=env)
+    assert proc.returncode == 0, proc.stderr
+    block: str = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    return block
+
+
+def test_the_notes_title_names_the_same_command_as_the_tools_line(
+    project: Path, memory_root: Path
+) -> None:
+    """The block's index of notes says how to read one: with the command the model's
+    shell runs, as its last line does; `memhooks inject` shows the block so too."""
+    Store(memory_root, slug_for(str(project))).write_note("billing", "# Billing\nx\n")
+    plain = _block(project, {}, "s1")
+    assert "## Notes (read with `memhooks read notes/NAME`)" in plain
+    gone = _block(project, {"PATH": "/usr/bin:/bin"}, "s2")
+    assert f"## Notes (read with `{script()} read notes/NAME`)" in gone
+    assert f"`{script()} write --to" in gone.splitlines()[-1]
+    shown = run_cli("inject", cwd=project, env={"PATH": "/usr/bin:/bin"})
+    assert f"## Notes (read with `{script()} read notes/NAME`)" in shown.stdout
+
+
+def test_a_commands_hints_name_memhooks_as_its_shell_runs_it(project: Path) -> None:
+    """What a command tells its caller to run next names `memhooks` as the caller's shell
+    finds this install: the model in Codex's login shell runs it by its path, and a hint
+    that said plain `memhooks` failed there as the block's commands did."""
+    secret = "export GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ"
+    for env, prog in (({}, "memhooks"), ({"PATH": "/usr/bin:/bin"}, str(script()))):
+        wrote = run_cli(
+            "write", "--to", "memory", "--text", secret, cwd=project, env=env
+        )
+        assert wrote.returncode == 0, wrote.stderr
+        assert f"stored as given, remove it with `{prog} edit`" in wrote.stderr
+        daily = ("write", "--to", "daily", "--mode", "overwrite", "--text", "x")
+        refused = run_cli(*daily, cwd=project, env=env)
+        assert f"change an entry with `{prog} edit`" in refused.stderr
+        dashed = run_cli("search", "--cap", cwd=project, env=env)
+        assert f"put -- before the terms: {prog} search -- --cap" in dashed.stderr

@@ -12,8 +12,17 @@ import html
 import json
 from typing import TYPE_CHECKING
 
-from memhooks.hooks import activity
+import pytest
+
+from memhooks.hooks import activity, resumes
 from memhooks.hooks.report import sessions
+from memhooks.memory.inject import (
+    MEMORY_TITLE,
+    NOTES_SHELL,
+    USAGE_SHELL,
+    Section,
+    render,
+)
 from tests.hooks.test_hook import (
     _transcript,
     _user,
@@ -26,6 +35,8 @@ from tests.hooks.test_hook import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
+
+    from pytest import MonkeyPatch
 
 FIRST = "Start the osprey queue work."
 MOVED = "The osprey queue moved to port 9911 on the falcon host."
@@ -278,6 +289,57 @@ def test_no_note_is_named_new_when_the_blocks_index_of_notes_was_cut(
     assert "[section truncated: Notes" in transcript.read_text()  # the index was cut
     (memory_root / "config.toml").write_text("[inject]\nbudget = 9000\n")
     assert _resume(project, transcript) == str(transcript)
+
+
+@pytest.mark.parametrize(
+    "prog", ["memhooks", "/home/ann/.venv/bin/memhooks", "'/home/ann/my env/memhooks'"]
+)
+def test_a_blocks_sections_are_found_whatever_command_its_index_of_notes_names(
+    prog: str,
+) -> None:
+    # The index's title names the command the tools line does (`modelshell.model_prog`):
+    # plain, as every block before 2026-12-07 did, or this install's path, quoted when
+    # it holds a space. MEMORY.md's section ends at that title, and the index is found.
+    parts = [
+        Section(MEMORY_TITLE, "- rule", "memory"),
+        Section(NOTES_SHELL.format(prog=prog), "- notes/kite.md — Kite", "notes"),
+    ]
+    block = render(parts, 9000, USAGE_SHELL.format(prog=prog))
+    assert resumes._whole(block, resumes._TOLD["memory"]) == "- rule"
+    assert resumes._whole(block, resumes._NOTES) == "- notes/kite.md — Kite"
+    omitted = block.replace("- notes/kite.md — Kite", "").replace(
+        f"## {parts[1].title}\n", f"…[section omitted: {parts[1].title}]"
+    )
+    assert resumes._whole(omitted, resumes._NOTES) is None
+
+
+@pytest.mark.parametrize("held", ["plain", "path"])
+def test_a_rule_edited_is_told_alone_when_the_block_names_memhooks_by_its_path(
+    memory_root: Path,
+    project: Path,
+    tmp_path: Path,
+    monkeypatch: MonkeyPatch,
+    held: str,
+) -> None:
+    # Found 2026-12-06 (d143222, reverted in 3c90f33): with the index of notes titled
+    # by the path of memhooks, as where the model's shell finds no `memhooks`, a resumed
+    # conversation's MEMORY.md section ran on into the index: its lines were told
+    # removed from MEMORY.md and its notes named as new. Held: a block that named it by
+    # its path, or plain (an older memhooks wrote it); now the path, either way.
+    transcript = tmp_path / "t.jsonl"
+    store_for(memory_root, project).write_note("falcon-host", "The falcon host.")
+    if held == "path":
+        monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no `memhooks` on it
+    _first_run(memory_root, project, transcript)
+    plain = "(read with `memhooks read notes/NAME`)" in transcript.read_text()
+    assert plain == (held == "plain")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    (memory_root / "MEMORY.md").write_text("- rule, revised\n")
+    path = str(transcript)
+    resumed = claude("SessionStart", project, source="resume", transcript_path=path)
+    told = context_of(hook(resumed)[1], "SessionStart")
+    assert "\n-- rule\n+- rule, revised\n</memory>" in told, told
+    assert "falcon" not in told and "Notes" not in told, told
 
 
 # --- Gemini CLI's `/chat resume <tag>`: no hook event, another history in the chat file
