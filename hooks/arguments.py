@@ -171,6 +171,41 @@ def option_first(top: argparse.ArgumentParser, argv: Sequence[str]) -> str | Non
     return f"{option} goes after the command: {fixed}{hint}"
 
 
+def misparsed(
+    e: UsageError,
+    argv: Sequence[str],
+    build: Callable[..., argparse.ArgumentParser],
+    search_values: Collection[str],
+) -> NoReturn:
+    """Raise `e`, which the command line `argv` met, said so that it helps: a missing
+    argument named before an unknown flag, the command's help named for its unknown
+    option, an option typed before its command moved after it, and a search term that
+    begins with "-" shown how to search for. `build(name)`: the parsers (`parser.build`);
+    `search_values`: the search options that take a value."""
+    first = argv[0] if argv and not argv[0].startswith("-") else None
+    # argparse names a missing argument before an unknown flag; search's own
+    # message below says how to search for a term that begins with "-".
+    missing = str(e).startswith("the following arguments are required")
+    if missing and first not in (None, "search"):
+        refuse_unknown(build(first), first, argv)
+    if first and str(e).startswith("unrecognized arguments"):
+        # The top parser reports a command's unknown option: its help says more.
+        e = UsageError(str(e).replace(f"`{PROG} --help`", f"`{PROG} {first} --help`"))
+    known = (*search_values, "--json", "--help", "-h")
+    dashed = next(unknown_options(argv, known, search_values), None)
+    if first != "search" or dashed is None or "--" in argv:
+        said = option_first(build(), argv) or dash_value(str(e), argv)
+        raise UsageError(said) from None
+    # `--cap` is a term the README names: say how to search for it.
+    from memhooks.hooks.modelshell import shell_prog
+
+    prog = shell_prog()
+    hint = (
+        f"; to search for {dashed}, put -- before the terms: {prog} search -- {dashed}"
+    )
+    raise UsageError(str(e) + hint) from None
+
+
 class Only:
     """Subparsers that build only the command `name` (the others: `Only(None)`, a sink)."""
 
@@ -210,6 +245,8 @@ __all__ = [
     "at_least",
     "dash_value",
     "dashed_terms",
+    "misparsed",
+    "option_first",
     "refuse_unknown",
     "stdin_text",
     "unknown_options",

@@ -14,16 +14,12 @@ from memhooks.hooks.arguments import (
     Parser,
     Version,
     at_least,
-    dash_value,
     dashed_terms,
-    option_first,
-    refuse_unknown,
+    misparsed,
     seconds,
-    unknown_options,
 )
 from memhooks.hooks.constants import HARNESSES, PROG
 from memhooks.hooks.errors import UsageError
-from memhooks.hooks.modelshell import shell_prog
 from memhooks.memory.constants import INJECT_BUDGET_MIN, SEARCH_BUDGET_MIN
 
 if TYPE_CHECKING:
@@ -367,25 +363,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
             return build(first).parse_args(argv)
         return build(first).parse_args(dashed_terms(argv, _SEARCH_VALUES))
     except UsageError as e:
-        # argparse names a missing argument before an unknown flag; search's own
-        # message below says how to search for a term that begins with "-".
-        missing = str(e).startswith("the following arguments are required")
-        if missing and first not in (None, "search"):
-            refuse_unknown(build(first), first, argv)
-        if first and str(e).startswith("unrecognized arguments"):
-            # The top parser reports a command's unknown option: its help says more.
-            e = UsageError(
-                str(e).replace(f"`{PROG} --help`", f"`{PROG} {first} --help`")
-            )
-        known = (*_SEARCH_VALUES, "--json", "--help", "-h")
-        dashed = next(unknown_options(argv, known, _SEARCH_VALUES), None)
-        if first != "search" or dashed is None or "--" in argv:
-            said = option_first(build(), argv) or dash_value(str(e), argv)
-            raise UsageError(said) from None
-        # `--cap` is a term the README names: say how to search for it.
-        prog = shell_prog()
-        hint = f"; to search for {dashed}, put -- before the terms: {prog} search -- {dashed}"
-        raise UsageError(str(e) + hint) from None
+        misparsed(e, argv, build, _SEARCH_VALUES)
 
 
 #: The search options that take a value.
