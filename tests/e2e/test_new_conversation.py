@@ -7,7 +7,10 @@ What each sends (Claude Code 2.1.332, Codex CLI 0.171.0, Gemini CLI 0.61.0, 2026
   under a new id; `/resume`: SessionEnd(reason `resume`) of the one left, then
   SessionStart(source `resume`) of the one picked.
 - Codex `/new` and `/clear`: SessionStart (source `startup`, `clear`) under a new id, and
-  no SessionEnd for the one left: every conversation the TUI held ends at `/quit`.
+  no SessionEnd for the one left: every conversation the TUI held ends at `/quit`. The
+  hooks run in the TUI's own process (with `--dangerously-bypass-hook-trust`; else in
+  the app-server daemon, one process for all TUIs): memhooks ends the one left as the
+  new one starts there (`hooks/left.py`).
   `/resume`: SessionEnd of the one picked, then its SessionStart(source `resume`).
   `/fork`: nothing at all; the fork's first prompt comes under a new id, its rollout's
   first line names the thread it forked from (`history_base`), which holds its history.
@@ -361,6 +364,38 @@ def test_codex_resumed_in_the_tui_is_told_a_change_told_elsewhere(
         assert f"- {FIRST}\n" not in resumed.text, "its own record shown back"
         assert not codex_errors(screen), screen
         assert not sb.leftovers()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Codex's /resume in its TUI leaves the conversation open with no SessionEnd "
+    "until /quit, as /new did; ending it at the resume's start (hooks/left.py, source "
+    "resume) made auto-search show the resumed conversation its own record beside the "
+    "new one (a snippet of the daily log spanning both): not done",
+)
+def test_codex_resume_in_the_tui_records_the_conversation_left(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/new`, a prompt, `/resume` of the first conversation, a prompt: the
+    second conversation, left, is in the log before the TUI quits."""
+    with sandbox(tmp_path_factory.mktemp("resume-left-codex"), cli_bins, netns) as sb:
+        tmux = _codex(sb)
+        sb.ask(tmux, FIRST)
+        _codex_new(tmux, "/new")
+        sb.ask(tmux, SECOND)
+        tmux.type("/resume")
+        tmux.wait_text("Resume a previous session")
+        time.sleep(1)
+        tmux.keys("Down")  # the newest first: the conversation open now
+        time.sleep(0.5)
+        tmux.keys("Enter")
+        tmux.wait_text(FIRST)
+        sb.ask(tmux, RESUMED)
+        left = [e for e in sb.entries("session end") if f"- {SECOND}\n" in e]
+        tmux.type("/quit")
+        tmux.wait_exit()
+        _daily_once(sb, FIRST, SECOND, RESUMED)
+        assert len(left) == 1, sb.daily()
 
 
 # --- Gemini CLI ---------------------------------------------------------------------
