@@ -53,7 +53,7 @@ def _hook(
     problems: _Problems,
 ) -> int:
     try:
-        from memhooks.hooks import spawn
+        from memhooks.hooks import left, spawn
         from memhooks.hooks.adapters import render
         from memhooks.hooks.runner import Sessions, decode, handle_now
         from memhooks.hooks.wire import BEGAN_ENV, HANDED_OVER_ENV
@@ -86,6 +86,13 @@ def _hook(
             handed_over=handed_over is not None,
             save=bool(event.caller),
         )
+        for end in left.ends(event, where):
+            # A conversation this Codex TUI left for this one (`/new`, `/clear`): ended
+            # first, so that this one's block holds its record.
+            try:
+                handle_now(end, sessions)
+            except Exception as e:  # noqa: BLE001 - fail open: the new one starts all the same
+                problems.add(f"conversation {end.session_id} not ended: {why(e)}")
         text = render(event, handle_now(event, sessions))
         if text:
             out.write(text + "\n")

@@ -47,15 +47,16 @@ _STATE_NAME = re.compile(r"([0-9a-f]{24})\.(json|shown|wrote)")
 def began(
     store: Store, session_id: str, state: SessionState, *, caller: int, again: bool
 ) -> None:
-    """At a session start: note `caller`, the harness process that sent it, as the one
-    running the session (`again`: even over one noted, as the hook of a resumed session
-    does; a session process only notes a missing one), or beside a live one
-    (`shared_session`); record what an earlier end or compaction of it kept while git
-    was mid-merge (`deferred`), if it is done; then `sweep` the state of sessions that
-    never ended, or ended keeping their record.
+    """At a session start: note the session's id, and `caller`, the harness process that
+    sent it, as the one running the session (`again`: even over one noted, as the hook
+    of a resumed session does; a session process only notes a missing one), or beside a
+    live one (`shared_session`); record what an earlier end or compaction of it kept
+    while git was mid-merge (`deferred`), if it is done; then `sweep` the state of
+    sessions that never ended, or ended keeping their record.
     """
     if not shared_session.joins(state, caller) and (again or not state.harness):
         state.harness = caller
+    state.session_id = session_id
     if state.kept and _recorded(store.root, state, state.ended or time.time()):
         state.kept, state.prompts = [], []  # a session end of it kept them (`deferred`)
     state.ended = 0  # it goes on

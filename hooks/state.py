@@ -67,6 +67,7 @@ _TYPES: dict[str, Any] = {
     "ended": int,
     "kept": (list, str),
     "forked_at": int,
+    "session_id": str,
 }
 
 
@@ -109,6 +110,7 @@ class SessionState:
         ended: int = 0,
         kept: list[str] | None = None,
         forked_at: int = 0,
+        session_id: str = "",
     ) -> None:
         self.version = version
         self.slug = slug
@@ -168,6 +170,9 @@ class SessionState:
         #: one): the copy of the turns it forked, which that transcript starts with, keeps
         #: their own times, and was recorded with the run that had them (`resumes`).
         self.forked_at = forked_at
+        #: The id the harness names the session by, noted at its start ("": not known):
+        #: a Codex CLI TUI's conversation left for a new one is ended by it (`left`).
+        self.session_id = session_id
 
     def see_entries(self, rel: str, ids: Iterable[str]) -> None:
         """Count the entries `ids` of daily log `rel` as seen (its newest `SEEN_MAX`)."""

@@ -7,7 +7,10 @@ What each sends (Claude Code 2.1.332, Codex CLI 0.171.0, Gemini CLI 0.61.0, 2026
   under a new id; `/resume`: SessionEnd(reason `resume`) of the one left, then
   SessionStart(source `resume`) of the one picked.
 - Codex `/new` and `/clear`: SessionStart (source `startup`, `clear`) under a new id, and
-  no SessionEnd for the one left: every conversation the TUI held ends at `/quit`.
+  no SessionEnd for the one left: every conversation the TUI held ends at `/quit`. The
+  hooks run in the TUI's own process (with `--dangerously-bypass-hook-trust`; else in
+  the app-server daemon, one process for all TUIs): memhooks ends the one left as the
+  new one starts there (`hooks/left.py`).
   `/resume`: SessionEnd of the one picked, then its SessionStart(source `resume`).
   `/fork`: nothing at all; the fork's first prompt comes under a new id, its rollout's
   first line names the thread it forked from (`history_base`), which holds its history.
@@ -207,7 +210,8 @@ def test_codex_new_and_clear_bring_one_block_each_and_record_each_chat(
     """A prompt, a MEMORY.md rule replaced, `/new`, a prompt, `/clear`, a prompt,
     `/quit`: Codex sends no SessionEnd for a conversation left by `/new` or `/clear`,
     and ends the three at `/quit`. One block in each request, the new ones showing the
-    rule as it is, with no notice; each prompt in one record; nothing left."""
+    rule as it is and the record of the conversation left (ended as the new one
+    starts), with no notice; each prompt in one record; nothing left."""
     with sandbox(tmp_path_factory.mktemp("new-codex"), cli_bins, netns) as sb:
         tmux = _codex(sb)
         sb.ask(tmux, FIRST)
@@ -221,12 +225,78 @@ def test_codex_new_and_clear_bring_one_block_each_and_record_each_chat(
         tmux.wait_exit()
         second, again = sb.turn(SECOND), sb.turn(AGAIN)
         assert [_heads(r) for r in (sb.turn(FIRST), second, again)] == [1, 1, 1]
-        for r in (second, again):
+        for r, before in ((second, FIRST), (again, SECOND)):
             assert f"## MEMORY.md\n{NEW_RULE}" in r.text and RULE not in r.text
-            assert FIRST not in r.text and "Memory changed on disk" not in r.text
+            assert r.count(FIRST) == 0 and "Memory changed on disk" not in r.text
+            assert f"- {before}\n" in r.text  # the record of the one left
         assert len(sb.entries("session end", at_least=3)) == 3, sb.daily()
         _daily_once(sb, FIRST, SECOND, AGAIN)
         assert not codex_errors(screen), screen
+        assert not sb.leftovers()
+
+
+@pytest.mark.parametrize("command", ["/new", "/clear"])
+def test_codex_new_conversation_holds_the_record_of_the_one_left(
+    command: str, tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/new` (or `/clear`), a prompt, `/quit`: Codex sends no SessionEnd for
+    the conversation left until the TUI quits. Until 2026-12-06 its record was written
+    only then: the new conversation's block lacked what had just been done, and so did
+    the daily log for the rest of the TUI's life. Now the new conversation's start,
+    from the same TUI process, ends the one left first: its record is in the log and in
+    the new block, and the session end `/quit` brings writes it no second time."""
+    with sandbox(tmp_path_factory.mktemp("left-codex"), cli_bins, netns) as sb:
+        tmux = _codex(sb)
+        sb.ask(tmux, FIRST)
+        _codex_new(tmux, command)
+        sb.ask(tmux, SECOND)
+        ended = sb.entries("session end")  # before the TUI quits
+        second = sb.turn(SECOND)
+        assert len(ended) == 1 and f"- {FIRST}\n" in ended[0], sb.daily()
+        assert second.count(FIRST) == 0  # a new conversation
+        assert f"- {FIRST}\n" in second.text  # the record of the one left
+        assert _heads(second) == 1
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert len(sb.entries("session end", at_least=2)) == 2, sb.daily()
+        _daily_once(sb, FIRST, SECOND)
+        assert not codex_errors(screen), screen
+        assert not sb.leftovers()
+
+
+def test_codex_new_in_one_tui_leaves_the_other_tuis_conversation_open(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Two Codex TUIs in one project, a prompt in each, `/new` and a prompt in the
+    second: only the conversation the second TUI left is ended there (each TUI runs its
+    hooks in its own process); the first TUI's goes on, a prompt in it after, and is
+    recorded once, whole, as that TUI quits."""
+    with sandbox(tmp_path_factory.mktemp("left-two-codex"), cli_bins, netns) as sb:
+        one = _codex(sb)
+        sb.ask(one, FIRST)
+        two = sb.tmux(["codex", "--dangerously-bypass-hook-trust"], env=setup_codex(sb))
+        two.wait_for(
+            lambda: any(m in two.screen() for m in CODEX_READY),
+            timeout=60,
+            what="the second input box",
+        )
+        sb.ask(two, SECOND)
+        _codex_new(two, "/new")
+        sb.ask(two, AGAIN)
+        ended = sb.entries("session end")
+        assert len(ended) == 1 and f"- {SECOND}\n" in ended[0], sb.daily()
+        assert FIRST not in sb.daily()  # the first TUI's conversation goes on
+        sb.ask(one, RESUMED)
+        screens = one.screen() + two.screen()
+        for tmux in (one, two):
+            tmux.type("/quit")
+            tmux.wait_exit()
+        assert len(sb.entries("session end", at_least=3)) == 3, sb.daily()
+        _daily_once(sb, FIRST, SECOND, AGAIN, RESUMED)
+        (first,) = [e for e in sb.entries("session end") if f"- {FIRST}\n" in e]
+        assert f"- {RESUMED}\n" in first, first
+        assert not codex_errors(screens), screens
         assert not sb.leftovers()
 
 
@@ -294,6 +364,38 @@ def test_codex_resumed_in_the_tui_is_told_a_change_told_elsewhere(
         assert f"- {FIRST}\n" not in resumed.text, "its own record shown back"
         assert not codex_errors(screen), screen
         assert not sb.leftovers()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Codex's /resume in its TUI leaves the conversation open with no SessionEnd "
+    "until /quit, as /new did; ending it at the resume's start (hooks/left.py, source "
+    "resume) made auto-search show the resumed conversation its own record beside the "
+    "new one (a snippet of the daily log spanning both): not done",
+)
+def test_codex_resume_in_the_tui_records_the_conversation_left(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/new`, a prompt, `/resume` of the first conversation, a prompt: the
+    second conversation, left, is in the log before the TUI quits."""
+    with sandbox(tmp_path_factory.mktemp("resume-left-codex"), cli_bins, netns) as sb:
+        tmux = _codex(sb)
+        sb.ask(tmux, FIRST)
+        _codex_new(tmux, "/new")
+        sb.ask(tmux, SECOND)
+        tmux.type("/resume")
+        tmux.wait_text("Resume a previous session")
+        time.sleep(1)
+        tmux.keys("Down")  # the newest first: the conversation open now
+        time.sleep(0.5)
+        tmux.keys("Enter")
+        tmux.wait_text(FIRST)
+        sb.ask(tmux, RESUMED)
+        left = [e for e in sb.entries("session end") if f"- {SECOND}\n" in e]
+        tmux.type("/quit")
+        tmux.wait_exit()
+        _daily_once(sb, FIRST, SECOND, RESUMED)
+        assert len(left) == 1, sb.daily()
 
 
 # --- Gemini CLI ---------------------------------------------------------------------

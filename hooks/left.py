@@ -1,0 +1,96 @@
+"""The conversations a Codex CLI TUI left for a new one, ended as it starts that one.
+
+Codex CLI 0.171.0's `/new` and `/clear` start a conversation under a new session id
+(SessionStart, source `startup` or `clear`) and send no SessionEnd for the one left: it
+ended only as the TUI quit, and until then no record of it was written, so the new
+conversation's block and its auto-search lacked what had just been done. A TUI holds
+one conversation at a time, and runs its hooks in its own process: at such a start, the
+other sessions that same process runs were left, and each is ended here as its session
+end would have (its record written, its state removed, its session process leaving),
+before the new conversation's block is built. The session end Codex sends for it at
+`/quit` then finds nothing new (`resumes.skip_recorded`).
+
+Only for a TUI's own process, which has a terminal on its stdin: Codex's app-server (its
+daemon, or one an editor runs) runs the hooks of several TUIs under one process id, and
+a start from it says nothing of which conversation its TUI left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memhooks.hooks.codex_forks import rollout_of
+from memhooks.hooks.state import SessionState
+from memhooks.memory.constants import STATE_DIR
+from memhooks.memory.files import read_regular
+
+if TYPE_CHECKING:
+    from memhooks.hooks.events import Event
+
+#: The sources of the SessionStart of a conversation begun in a TUI in place of another:
+#: `/new` (`startup`) and `/clear`.
+_NEW = frozenset({"startup", "clear"})
+
+
+def ends(event: Event, root: Path) -> list[Event]:
+    """At `event`, a session start: the session ends of the conversations its Codex TUI
+    left for it, oldest state first ([] for any other start)."""
+    if (
+        event.harness != "codex"
+        or event.kind != "session-start"
+        or event.source not in _NEW
+        or event.agent
+        or not tui(event.caller)
+    ):
+        return []
+    found: list[tuple[float, str]] = []
+    with contextlib.suppress(OSError), os.scandir(root / STATE_DIR) as entries:
+        for entry in entries:
+            if not entry.name.endswith(".json"):
+                continue
+            with contextlib.suppress(OSError, ValueError, TypeError, RecursionError):
+                st = SessionState.from_json(read_regular(entry.path).data)
+                if (
+                    st.harness == event.caller
+                    and st.session_id
+                    and st.session_id != event.session_id
+                    and not st.ended
+                ):
+                    mtime = entry.stat(follow_symlinks=False).st_mtime
+                    found.append((mtime, st.session_id))
+    return [_end(event, session_id) for _, session_id in sorted(found)]
+
+
+def _end(event: Event, session_id: str) -> Event:
+    # The session end Codex would send for `session_id` from the same TUI, with the
+    # rollout of its thread, found beside the new conversation's.
+    near = event.transcript_path
+    rollout = rollout_of(Path(near), session_id) if near else None
+    return event._replace(
+        kind="session-end",
+        name="SessionEnd",
+        session_id=session_id,
+        transcript_path=str(rollout) if rollout else None,
+        prompt=None,
+        summary=None,
+        source=None,
+        reinject=False,
+        request_id=None,
+    )
+
+
+def tui(pid: int) -> bool:
+    """Whether process `pid` is a TUI that runs its own hooks: a terminal on its stdin,
+    and no app-server. False where that cannot be told (not Linux)."""
+    if pid <= 0:
+        return False
+    try:
+        stdin = os.readlink(f"/proc/{pid}/fd/0")
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return False
+    return stdin.startswith(("/dev/pts/", "/dev/tty")) and b"app-server" not in argv

@@ -1,0 +1,221 @@
+"""A Codex CLI TUI's conversation left for a new one (`/new`, `/clear`), with no
+SessionEnd until the TUI quits: ended as the new one starts, when the same TUI process
+starts it (`hooks/left.py`).
+
+Each harness here is a real process that runs real hook commands as its children, with
+a terminal (a pty) on its stdin as a TUI has, or none as Codex's app-server daemon;
+tests/e2e/test_new_conversation.py drives the real CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memhooks.hooks import left
+from memhooks.hooks.events import Event
+from memhooks.hooks.state import SessionState, state_rel
+from memhooks.memory import Store, slug_for
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+
+#: A stand-in harness: runs `memhooks hook --harness codex` for each payload line it
+#: reads from the descriptor its first argument names, and writes back each hook's exit
+#: code, stdout and stderr as one JSON line.
+_HARNESS = """
+import json, os, subprocess, sys
+for line in os.fdopen(int(sys.argv[1])):
+    done = subprocess.run(
+        [sys.executable, "-m", "memhooks.hooks", "hook", "--harness", "codex"],
+        input=line, capture_output=True, text=True,
+    )
+    print(json.dumps([done.returncode, done.stdout, done.stderr]), flush=True)
+"""
+
+RULE = "Deploys go out on Fridays only."
+
+
+class Harness:
+    """A Codex process running hooks, with a terminal on its stdin (`tui`) or none."""
+
+    def __init__(self, *, tui: bool, fast: bool) -> None:
+        env = {**os.environ, "MEMHOOKS_SESSION_PROCESS": "1" if fast else "0"}
+        read, self._write = os.pipe()
+        self._pty = os.openpty() if tui else None
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _HARNESS, str(read)],
+            stdin=self._pty[1] if self._pty else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            pass_fds=(read,),
+        )
+        os.close(read)
+
+    def hook(self, payload: dict[str, object]) -> str:
+        """What the hook printed; it exited 0 and said nothing on stderr."""
+        assert self.proc.stdout is not None
+        os.write(self._write, (json.dumps(payload) + "\n").encode())
+        code, out, err = json.loads(self.proc.stdout.readline())
+        assert (code, err) == (0, ""), (code, err)
+        return str(out)
+
+    def quit(self) -> None:
+        if self._write >= 0:
+            os.close(self._write)
+            self._write = -1
+        self.proc.wait(timeout=30)
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        for fd in self._pty or ():
+            os.close(fd)
+        self._pty = None
+
+
+@pytest.fixture
+def harness() -> Iterator[Callable[..., Harness]]:
+    """Starts harnesses (`Harness`'s arguments); those a failed test left are quit."""
+    started: list[Harness] = []
+
+    def start(*, tui: bool, fast: bool = True) -> Harness:
+        started.append(Harness(tui=tui, fast=fast))
+        return started[-1]
+
+    yield start
+    for h in started:
+        h.quit()
+
+
+@pytest.fixture
+def project(tmp_path: Path, memory_root: Path) -> Path:
+    p = tmp_path / "shop"
+    (p / ".git").mkdir(parents=True)
+    Store(memory_root, slug_for(str(p))).write_memory(f"- {RULE}")
+    return p
+
+
+def _codex(
+    project: Path, session: str, event: str, **fields: object
+) -> dict[str, object]:
+    return {
+        "session_id": session,
+        "cwd": str(project),
+        "hook_event_name": event,
+        "model": "mock-model",
+        **fields,
+    }
+
+
+def _log(root: Path) -> str:
+    return "".join(p.read_text() for p in root.rglob("daily/*.md"))
+
+
+def _gone(root: Path, session: str) -> bool:
+    deadline = time.monotonic() + 10
+    while (root / state_rel(session)).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not (root / state_rel(session)).exists()
+
+
+@pytest.mark.parametrize("source", ["startup", "clear"])
+@pytest.mark.parametrize("fast", [True, False], ids=["session-process", "one-shot"])
+def test_a_start_in_the_same_tui_ends_the_conversation_left_first(
+    memory_root: Path,
+    project: Path,
+    harness: Callable[..., Harness],
+    source: str,
+    fast: bool,
+) -> None:
+    tui = harness(tui=True, fast=fast)
+    tui.hook(_codex(project, "a", "SessionStart", source="startup"))
+    tui.hook(_codex(project, "a", "UserPromptSubmit", prompt="pelican deploy window"))
+    block = tui.hook(_codex(project, "b", "SessionStart", source=source))
+    assert "- pelican deploy window" in block  # the record of the one left
+    assert _log(memory_root).count("— session end") == 1
+    assert _gone(memory_root, "a")
+    tui.hook(_codex(project, "b", "UserPromptSubmit", prompt="heron queue drain"))
+    # `/quit`: Codex ends every conversation the TUI held.
+    tui.hook(_codex(project, "a", "SessionEnd", reason="other"))
+    tui.hook(_codex(project, "b", "SessionEnd", reason="other"))
+    assert _gone(memory_root, "b")
+    log = _log(memory_root)
+    for prompt in ("pelican deploy window", "heron queue drain"):
+        assert log.count(prompt) == 1, log
+    assert log.count("— session end") == 2, log
+
+
+def test_another_tui_or_an_app_server_leaves_the_conversation_open(
+    memory_root: Path, project: Path, harness: Callable[..., Harness]
+) -> None:
+    """A start from another TUI process, or from a process with no terminal (Codex's
+    app-server daemon runs several TUIs' hooks under one process id), ends nothing."""
+    one, daemon = harness(tui=True), harness(tui=False)
+    one.hook(_codex(project, "a", "SessionStart", source="startup"))
+    one.hook(_codex(project, "a", "UserPromptSubmit", prompt="pelican deploy window"))
+    daemon.hook(_codex(project, "c", "SessionStart", source="startup"))
+    daemon.hook(_codex(project, "c", "UserPromptSubmit", prompt="osprey cache"))
+    daemon.hook(_codex(project, "d", "SessionStart", source="startup"))
+    two = harness(tui=True)
+    two.hook(_codex(project, "b", "SessionStart", source="startup"))
+    assert "— session end" not in _log(memory_root)
+    for session in "acdb":
+        assert (memory_root / state_rel(session)).exists()
+    for session, h in (("a", one), ("c", daemon), ("d", daemon), ("b", two)):
+        h.hook(_codex(project, session, "SessionEnd", reason="other"))
+        assert _gone(memory_root, session)
+    log = _log(memory_root)
+    assert log.count("pelican deploy window") == log.count("osprey cache") == 1, log
+
+
+def test_a_resume_or_a_subagent_start_ends_nothing(tmp_path: Path) -> None:
+    start = Event(
+        kind="session-start",
+        harness="codex",
+        name="SessionStart",
+        session_id="b",
+        caller=os.getpid(),
+    )
+    root = tmp_path / "root"
+    (root / ".sessions").mkdir(parents=True)
+    st = SessionState(harness=os.getpid(), session_id="a")
+    (root / state_rel("a")).write_bytes(st.to_json())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(left, "tui", lambda pid: True)
+        assert [e.session_id for e in left.ends(start._replace(source="clear"), root)]
+        assert left.ends(start._replace(source="resume"), root) == []
+        assert left.ends(start._replace(source="clear", agent="x"), root) == []
+        assert (
+            left.ends(start._replace(source="clear", harness="claude-code"), root) == []
+        )
+
+
+def test_an_app_server_is_no_tui() -> None:
+    """Codex's app-server daemon (`codex app-server --listen … --managed-daemon`), even
+    with a terminal on its stdin, and any process with none."""
+    leader, follower = os.openpty()
+    try:
+        for argv, stdin in (
+            (["sleep", "30"], follower),
+            (["sh", "-c", "sleep 30", "app-server"], follower),
+            (["sleep", "30"], subprocess.DEVNULL),
+        ):
+            proc = subprocess.Popen(argv, stdin=stdin)
+            try:
+                time.sleep(0.1)
+                want = stdin == follower and "app-server" not in argv
+                assert left.tui(proc.pid) is want, argv
+            finally:
+                proc.kill()
+                proc.wait()
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert left.tui(0) is False
