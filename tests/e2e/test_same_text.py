@@ -1,18 +1,23 @@
 """Change notices that would tell the model nothing new (Claude Code, Codex CLI, Gemini
 CLI). A person saves MEMORY.md and the scratchpad without changing them while a TUI
 session runs (an editor's `:w`, `touch`, a sync tool writing the same bytes over): the
-next prompt names no file. Asserted on what the model received."""
+next prompt names no file. And the model's own `memhooks write` in a headless run is not
+told back to it when the same conversation is resumed after that run ended; a person's
+line added after is told, alone. Asserted on what the model received."""
 
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
+from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.memory_fixture import RULE, seed
+from tests.e2e.sandbox import MEMHOOKS
 from tests.e2e.test_claude_code import hook_errors, wait_ready
 from tests.e2e.test_codex import _READY as CODEX_READY
 
@@ -29,6 +34,7 @@ SAVED = "Say hello after the saves."
 LATER = "Say hello after the real edit."
 ITEM = "- [ ] Rotate the osprey keys (item OSPREY-3)"
 PERSON_RULE = "- Tag each release after a river (rule OTTER-7)."
+MODEL_RULE = "- Deploys need the office VPN (rule HERON-5)."
 
 
 def _same_bytes(path: Path) -> None:
@@ -91,4 +97,78 @@ def test_a_save_of_the_same_text_is_not_told(
         assert f"{CHANGED}MEMORY.md.\n" in later, later
         assert f"\n+{PERSON_RULE}" in later and "scratchpad" not in later, later
         assert not (hook_errors(log.read_text()) if log.exists() else [])
+        assert not sb.leftovers()
+
+
+#: How each harness runs a shell command for the model: the tool and its argument.
+SHELL = {
+    "claude": ("Bash", "command"),
+    "codex": ("exec_command", "cmd"),
+    "gemini": ("run_shell_command", "command"),
+}
+REMEMBER = "Remember that deploys need the office VPN."
+NEXT = "Which branch should I deploy from today."
+LAST = "Anything else for today."
+
+
+def _runs(cli: str, sb: Sandbox) -> tuple[dict[str, str], list[list[str]]]:
+    """The harness set up; a run, and the same conversation resumed twice."""
+    if cli == "claude":
+        allow = ["--allowedTools", "Bash"]
+        return setup_claude(sb), [
+            ["claude", "-p", REMEMBER, *allow],
+            ["claude", "-p", "--continue", NEXT, *allow],
+            ["claude", "-p", "--continue", LAST, *allow],
+        ]
+    if cli == "codex":
+        free = ("--sandbox", "danger-full-access")
+        return setup_codex(sb), [
+            codex_exec(REMEMBER, *free),
+            codex_exec(NEXT, *free, "resume", "--last"),
+            codex_exec(LAST, *free, "resume", "--last"),
+        ]
+    yolo = ["--approval-mode", "yolo"]
+    return setup_gemini(sb), [
+        ["gemini", "-p", REMEMBER, *yolo],
+        ["gemini", "--resume", "latest", "-p", NEXT, *yolo],
+        ["gemini", "--resume", "latest", "-p", LAST, *yolo],
+    ]
+
+
+def _came(sb: Sandbox, prompt: str, before: str) -> str:
+    """Our contexts the model got first with `prompt` (not with `before`): where a
+    harness puts a hook's context, before the prompt or after it, differs."""
+    ours = re.compile(r"<memory note=.*?</memory>", re.DOTALL)
+    new = Counter(ours.findall(sb.turn(prompt).text))
+    new.subtract(ours.findall(sb.turn(before).text))
+    return "\n".join(text for text, n in new.items() if n > 0)
+
+
+@pytest.mark.parametrize("cli", ["claude", "codex", "gemini"])
+def test_the_models_own_write_is_not_told_back_on_resume(
+    cli: str, tmp_path_factory, cli_bins: Path, netns: bool
+) -> None:
+    """Until 2026-12-07 the rule the model saved with `memhooks write` in a run was told
+    back to it as added when the conversation was resumed after the run ended: the
+    record of the session's own writes went with its state at the end. A person's line
+    added after is told, the model's not with it."""
+    with sandbox(tmp_path_factory.mktemp(f"own-{cli}"), cli_bins, netns) as sb:
+        seed(sb)
+        env, runs = _runs(cli, sb)
+        tool, key = SHELL[cli]
+        save = f"{MEMHOOKS} write --to memory --text '{MODEL_RULE}'"
+        sb.script([{"when": REMEMBER, "tool": tool, "args": {key: save}}])
+        memory = sb.root / "MEMORY.md"
+        for i, argv in enumerate(runs):
+            if i == 2:
+                memory.write_text(memory.read_text() + PERSON_RULE + "\n")
+            done = sb.run(argv, env=env)
+            assert done.returncode == 0, done.stderr
+            if i == 0:
+                assert MODEL_RULE in memory.read_text(), "the model's save did not run"
+        told = _came(sb, NEXT, REMEMBER)
+        assert CHANGED not in told, told
+        last = _came(sb, LAST, NEXT)
+        assert f"{CHANGED}MEMORY.md." in last and f"\n+{PERSON_RULE}" in last, last
+        assert f"+{MODEL_RULE}" not in last, last
         assert not sb.leftovers()
