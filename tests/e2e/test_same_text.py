@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,22 @@ def _same_bytes(path: Path) -> None:
     os.replace(new, path)
 
 
+def _vim_saves(sb: Sandbox, env: dict[str, str], path: Path) -> None:
+    """`path` opened in vim and saved with `:wq`, nothing changed: vim writes it all the
+    same, as in a home folder (`backupskip` emptied: the file renamed to `~`, a new one
+    written, the backup removed; test_person_tools.py)."""
+    data, inode = path.read_bytes(), path.stat().st_ino
+    vim = sb.tmux(["vim", "-c", "set backupskip=", str(path)], env=env)
+    vim.wait_for(lambda: (path.parent / f".{path.name}.swp").exists(), what="vim")
+    vim.keys("Escape")
+    vim.type(":wq")
+    vim.wait_for(
+        lambda: path.exists() and path.stat().st_ino != inode, what="vim's save"
+    )
+    vim.wait_exit()
+    assert path.read_bytes() == data
+
+
 def _tui(sb: Sandbox, cli: str, log: Path):
     if cli == "claude":
         tmux = sb.tmux(["claude", "--debug-file", str(log)], env=setup_claude(sb))
@@ -80,6 +97,8 @@ def test_a_save_of_the_same_text_is_not_told(
         sb.ask(tmux, FIRST)
         memory = sb.root / "MEMORY.md"
         (pad,) = sb.root.glob("projects/*/SCRATCHPAD.md")
+        if shutil.which("vim"):
+            _vim_saves(sb, sb.env(), memory)
         _same_bytes(memory)
         _same_bytes(pad)
         os.utime(memory)  # and `touch`
