@@ -134,9 +134,9 @@ def _changes(
     """The memory files edited or added since the block was built (each change is told
     once; our own writes are not news), and those `renamed` since with an older mtime,
     sorted, then those `gone`, each named "PATH (removed)". `newest_doc`: no document
-    changed after it (`View.newest`). `edited` receives
-    the files held whole written since, and MEMORY.md and the scratchpad (the block may
-    have shown none of them), each with whether it is news (not only ours).
+    changed after it (`View.newest`). `edited` receives the files held whole written
+    since, and MEMORY.md and the scratchpad (the block may have shown none of them),
+    each with whether it is news (not only ours).
     """
     if not state.noticed_at:
         return []

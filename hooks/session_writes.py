@@ -126,9 +126,9 @@ def _session(store: Store) -> tuple[Path, SessionState] | None:
 def _before(
     store: Store, target: Callable[[], str], state_path: Path, state: SessionState
 ) -> tuple[str, int, str | None] | None:
-    """The file about to be written, its modification time (0: none yet) and, for a
-    kind a block holds whole, its text as a block shows it (None: not such a file, or
-    none yet), when the model knows it as it is; None otherwise."""
+    """The file about to be written, its modification time (0: none yet) and its text
+    as a block shows it ("" when there is none yet; None for a kind no block holds
+    whole), when the model knows it as it is; None otherwise."""
     try:
         rel = target()
         mtime = _mtime(store, rel)
