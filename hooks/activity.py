@@ -7,7 +7,8 @@ append-only, bounded); `memhooks report` reads it back.
 
 Lines: ``{"t": unix time, "s": session key, "ev": kind, ...}`` where kind is
 ``block`` (bytes, shares, whole), ``surfaced`` (rels), ``looked`` (reads, searches),
-``wrote`` (rel, title, bytes) or ``end`` (log, log_bytes).
+``wrote`` (rel, title, bytes), ``own`` (a memory write of the model's own command: rel,
+mtime, the lines it added and removed; `session_writes`) or ``end`` (log, log_bytes).
 """
 
 from __future__ import annotations
@@ -57,8 +58,14 @@ def session_key(session_id: str) -> str:
 
 def note(store: Store, session_id: str, ev: str, **fields: object) -> None:
     """Append one fact about a session; never raises (a record must not fail a hook)."""
+    note_as(store, session_key(session_id), ev, **fields)
+
+
+def note_as(store: Store, key: str, ev: str, **fields: object) -> None:
+    """`note`, the session named by its key (`session_key`): a command the model ran
+    knows its session by its state file's name alone (`session_writes`)."""
     line = json.dumps(
-        {"t": round(time.time(), 3), "s": session_key(session_id), "ev": ev, **fields},
+        {"t": round(time.time(), 3), "s": key, "ev": ev, **fields},
         ensure_ascii=False,
     )
     path = activity_path(store.root, store.slug)

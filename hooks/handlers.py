@@ -16,6 +16,7 @@ from memhooks.hooks import (
     compaction,
     records,
     replayed_edits,
+    resumed_writes,
     resumes,
     rewinds,
     session_block,
@@ -105,7 +106,11 @@ def _held(event: Event, state: SessionState, view: View) -> str | None:
     state.surfaced = resumes.surfaced_in_transcript(event, view)
     known = known_on_resume(event, view.store.root)  # its model's writes
     written, edited = replayed_edits.since_block(event, view.store.root)
-    return _told_since(contexts, whole, event, state, view, known | written, edited)
+    ran, lines = resumed_writes.on_resume(view.store, event.session_id)  # its commands'
+    edited = resumed_writes.with_own(edited, lines)
+    return _told_since(
+        contexts, whole, event, state, view, known | written | ran, edited
+    )
 
 
 def _rebuilt(event: Event, state: SessionState, view: View) -> str:
@@ -189,6 +194,9 @@ def pre_prompt(event: Event, state: SessionState, view: View) -> Reply:
             if not reloaded:  # its records (its model holds them), as `_held` does
                 resumes.keep_own(event, state, view)
             known, edited = replayed_edits.since_block(event, view.store.root)
+            if not reloaded:  # a checkpoint may lack the turn of a write
+                ran, lines = resumed_writes.on_resume(view.store, event.session_id)
+                known, edited = known | ran, resumed_writes.with_own(edited, lines)
             told = _told_since(replay, whole, event, state, view, known, edited)
             after = Reply(context=told)
         else:

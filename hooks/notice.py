@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from memhooks.hooks import held
 from memhooks.hooks.ondisk import moved_in, mtimes_of
+from memhooks.hooks.state import fingerprint
 from memhooks.memory.merging import conflict_body
 from memhooks.memory.text import cut, nbytes
 
@@ -59,13 +60,36 @@ def changed_line(
         moved, state.names_at = moved_in(view.store, state.noticed_at, looked)
         renamed = {**renamed, **moved}
     edited: dict[str, bool] = {}
-    line = _changes(state, docs, limit, newest_doc, gone, renamed, edited)
+    changed = _changes(state, docs, newest_doc, gone, renamed, edited)
+    # What the model holds of the files it was shown, read only when one was written.
+    wrote = session_id and (changed or edited)
+    shown = held.load(view.store, session_id) if wrote else {}
+    changed = [rel for rel in changed if not _same(rel, state, docs, shown)]
+    line = names_line(changed, limit) if changed else None
     if line and (merging := conflict_body(_named(line, docs))):
         line += "\n" + merging  # a pull that conflicted: its sides are no new rules
     if not edited or not session_id:
         return line
-    told = _told(view, docs, session_id, edited, limit - nbytes(line or ""), usage)
+    room = limit - nbytes(line or "")
+    told = _told(view, docs, shown, session_id, edited, room, usage)
     return "\n".join(x for x in (line, told) if x) or None
+
+
+def _same(
+    rel: str, state: SessionState, docs: Mapping[str, Doc], shown: Mapping[str, str]
+) -> bool:
+    """Whether `rel`, written since the model looked, holds the text it was shown: saved
+    with no change (an editor's save, `touch`, a checkout or a sync tool writing the
+    same bytes), or changed and changed back. A file held whole is compared as the
+    model holds it (`held`: the block's text and the changes told since, private
+    blocks out); a note auto-search showed, whole, by its fingerprint then. Nothing
+    to tell. Any other file (a note the index lists, not shown) is named as before."""
+    doc = docs.get(rel)
+    if doc is None:
+        return False  # gone, or a name with "(removed)"
+    if rel in shown:
+        return held.shown(doc) == shown[rel]
+    return rel in state.surfaced and state.surfaced[rel] == fingerprint(doc)
 
 
 def _named(line: str, docs: Mapping[str, Doc]) -> list[Doc]:
@@ -102,21 +126,20 @@ _TOLD_FROM_NONE = frozenset({"memory", "scratchpad"})
 def _changes(
     state: SessionState,
     docs: Mapping[str, Doc],
-    limit: int,
     newest_doc: int,
     gone: list[str],
     renamed: Mapping[str, int],
     edited: dict[str, bool],
-) -> str | None:
-    """One line naming memory files edited or added since the block was built (each change
-    is told once; our own writes are not news), and those `renamed` since with an older
-    mtime, then those `gone`, in at most `limit` bytes: the names that fit, then how many
-    more. `newest_doc`: no document changed after it (`View.newest`). `edited` receives
-    the files held whole written since, and MEMORY.md and the scratchpad (the block may
-    have shown none of them), each with whether it is news (not only ours).
+) -> list[str]:
+    """The memory files edited or added since the block was built (each change is told
+    once; our own writes are not news), and those `renamed` since with an older mtime,
+    sorted, then those `gone`, each named "PATH (removed)". `newest_doc`: no document
+    changed after it (`View.newest`). `edited` receives the files held whole written
+    since, and MEMORY.md and the scratchpad (the block may have shown none of them),
+    each with whether it is news (not only ours).
     """
     if not state.noticed_at:
-        return None
+        return []
     seen, own = state.noticed_at, state.own
     newest = seen
     changed = []
@@ -135,7 +158,7 @@ def _changes(
     changed = sorted(set(changed)) + [f"{rel} (removed)" for rel in gone]
     state.noticed_at = newest
     state.own = {r: t for r, t in state.own.items() if t > state.noticed_at}
-    return names_line(changed, limit) if changed else None
+    return changed
 
 
 def names_line(changed: Sequence[str], limit: int) -> str:
@@ -156,6 +179,7 @@ def names_line(changed: Sequence[str], limit: int) -> str:
 def _told(
     view: View,
     docs: Mapping[str, Doc],
+    shown: dict[str, str],
     session_id: str,
     edited: Mapping[str, bool],
     room: int,
@@ -166,8 +190,8 @@ def _told(
     that reads the file. Then what the model was told is what it was shown; our own
     writes (not news) too. Without the text shown (no side file, or a damaged one, or a
     file the block showed cut) the file is only named, as `_changes` does; one the block
-    showed none of is told from "", all its lines added."""
-    shown = held.load(view.store, session_id)
+    showed none of is told from "", all its lines added. `shown`: what `held` keeps,
+    updated here."""
     parts: list[str] = []
     for rel, news in sorted(edited.items()):
         if rel not in shown or (doc := docs.get(rel)) is None:

@@ -125,9 +125,10 @@ def _session(store: Store) -> tuple[Path, SessionState] | None:
 
 def _before(
     store: Store, target: Callable[[], str], state_path: Path, state: SessionState
-) -> tuple[str, int] | None:
-    """The file about to be written and its modification time (0: none yet), when the
-    model knows it as it is; None otherwise."""
+) -> tuple[str, int, str | None] | None:
+    """The file about to be written, its modification time (0: none yet) and its text
+    as a block shows it ("" when there is none yet; None for a kind no block holds
+    whole), when the model knows it as it is; None otherwise."""
     try:
         rel = target()
         mtime = _mtime(store, rel)
@@ -138,25 +139,35 @@ def _before(
         return None  # no block yet: nothing to leave out of a notice
     own = _load(_side(state_path)).get(rel, (0, None))[0]
     if mtime <= state.noticed_at or mtime in (own, state.own.get(rel)):
-        return rel, mtime
+        return rel, mtime, _shown(store, rel) if mtime else ""
     return None  # changed since by someone else: told, the model's lines with it
 
 
-def _record(store: Store, state_path: Path, rel: str, was: int) -> None:
-    # The file `rel` as the write left it, for the session's next prompt.
-    from memhooks.hooks import held
+def _record(
+    store: Store, state_path: Path, rel: str, was: int, was_text: str | None
+) -> None:
+    # The file `rel` as the write left it, for the session's next prompt; and, kept with
+    # the conversation for a resume after the session ended, the write itself.
+    from memhooks.hooks import resumed_writes
     from memhooks.memory.files import write_atomic
 
     now = _mtime(store, rel)
     if not now or now == was:
         return  # gone, or left as it was
-    text = None
-    if (doc := store.load(store.locate(rel))) is not None and doc.kind in _HELD_KINDS:
-        text = held.shown(doc)
+    text = _shown(store, rel)
     side = _side(state_path)
     records = {k: [t, x] for k, (t, x) in _load(side).items()}
     records[rel] = [now, text]
     write_atomic(side, json.dumps(records, ensure_ascii=False).encode(), durable=False)
+    resumed_writes.note(store, state_path.stem, rel, now, was_text, text)
+
+
+def _shown(store: Store, rel: str) -> str | None:
+    # The text of `rel` as a block shows it, for a kind a block holds whole.
+    from memhooks.hooks import held
+
+    doc = store.load(store.locate(rel))
+    return held.shown(doc) if doc is not None and doc.kind in _HELD_KINDS else None
 
 
 def take(

@@ -118,9 +118,11 @@ def test_the_first_conversation_is_told_how_to_save_a_memory(
         again = sb.run(runs[1], env=env)
         assert again.returncode == 0, again.stderr
         assert all(_usages(r) == 1 for r in _talk(sb)), [_usages(r) for r in _talk(sb)]
-        # Told as on any resume: the lines added since the block (the model's too).
+        # Told as on any resume: the lines added since the block, the person's alone
+        # (until 2026-12-07 the model's own rule too: `resumed_writes`).
         told = _ours(sb.turn(NEXT).text.split(REMEMBER)[-1])
         assert f"{CHANGED}MEMORY.md." in told and f"\n+{PERSON_RULE}\n" in told
+        assert f"+{MODEL_RULE}" not in told, told
         new = sb.run(runs[2], env=env)
         assert new.returncode == 0, new.stderr
         got = sb.turn(ASK)
