@@ -1,7 +1,7 @@
 """Where harnesses register MCP servers, and whether `memhooks mcp` is one of them.
 
 The injected block ends with a line naming the memory tools the model actually has
-(`memory.inject.USAGE_SHELL` / `USAGE_MCP`); reading the harness's files to know that is I/O,
+(`memory.toolsline.USAGE_SHELL` / `USAGE_MCP`); reading the harness's files to know that is I/O,
 so it happens here and the memory core only gets the line. `memhooks doctor` uses the
 same look-up. Locations (Claude Code ``.mcp.json``, ``claude mcp
 add`` writing ``~/.claude.json``), §6.1 (Codex ``config.toml`` ``[mcp_servers.NAME]``),
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from memhooks.hooks.harness_dirs import claude_dir, claude_state, codex_dir, gemini_dir
 from memhooks.hooks.modelshell import model_prog
 from memhooks.memory.home import root_dir
-from memhooks.memory.inject import USAGE_SHELL, usage_mcp
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.paths import project_dir as _project_dir
+from memhooks.memory.toolsline import USAGE_SHELL, usage_mcp
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence

@@ -55,11 +55,11 @@ from memhooks.memory import (
     render_text,
 )
 from memhooks.memory.constants import CONFIG_FILE, DEFAULT_READ_CAP
-from memhooks.memory.inject import USAGE_MCP
 from memhooks.memory.lazylog import getLogger
 from memhooks.memory.merging import conflict_warning
 from memhooks.memory.searching import search
 from memhooks.memory.text import one_line, scrub_surrogates
+from memhooks.memory.toolsline import USAGE_MCP
 
 if TYPE_CHECKING:
     from collections.abc import Callable

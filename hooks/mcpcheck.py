@@ -13,7 +13,7 @@ from memhooks.hooks.executable import executable_problem
 from memhooks.hooks.harnesscheck import HARNESS_NAMES, Finding, short_path
 from memhooks.hooks.hooksoff import claude_settings, read_settings
 from memhooks.hooks.mcp_config import registrations, root_problem, server_entry
-from memhooks.memory.inject import MCP_TOOLS
+from memhooks.memory.toolsline import MCP_TOOLS
 
 if TYPE_CHECKING:
     from collections.abc import Callable

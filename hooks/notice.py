@@ -229,7 +229,7 @@ def told_head(rel: str) -> str:
     return f"In {rel} since the block showed it, lines removed (-) and added (+):"
 
 
-#: The tool the block's last line names for reading a file (`inject.USAGE`, `usage_mcp`).
+#: The tool the block's last line names for reading a file (`toolsline.USAGE`, `usage_mcp`).
 _READS = re.compile(r"`([^`]+)` reads one")
 
 

@@ -18,34 +18,9 @@ from memhooks.memory.corpus import Doc, newest_dailies
 from memhooks.memory.log_entries import entries
 from memhooks.memory.note_format import OPEN_ITEM, note_head, note_top, superseded_by
 from memhooks.memory.text import cut, nbytes, neutralise, wrap
+from memhooks.memory.toolsline import USAGE
 
-#: The line the block ends with when the model reaches memory through the shell; `{prog}`
-#: is `memhooks`, or its path where the model's shell would not find this install (hooks/).
-USAGE_SHELL = (
-    "Memory tools: `{prog} search TERM...` finds files, `{prog} read PATH` reads one, "
-    "`{prog} write --to daily|note|memory|scratchpad --text ...` saves."
-)
-USAGE = USAGE_SHELL.format(prog="memhooks")  #: the line with the plain command name
 NOTHING_YET = "No memory to show yet for this project."  #: the block of no sections
-#: The tools `memhooks mcp` serves, in the order the MCP line names them.
-MCP_TOOLS = (
-    "memory_search", "memory_read", "memory_write", "memory_edit", "memory_forget"
-)  # fmt: skip
-
-
-def usage_mcp(server: str = "memhooks", spell: str = "{tool}") -> str:
-    """The line when the project has the `memhooks mcp` server configured (hooks/ detects
-    it): each tool as the harness names it to the model, `spell` with `{server}` and
-    `{tool}` filled in (Claude Code's ``mcp__{server}__{tool}``)."""
-    s, r, w, e, f = (spell.format(server=server, tool=t) for t in MCP_TOOLS)
-    return (
-        f"Memory tools (MCP server {server}): `{s}` finds files, `{r}` reads one, "
-        f"`{w}` saves, `{e}` and `{f}` correct."
-    )
-
-
-#: The MCP line with the tools' own names (a harness unknown, or one that uses them).
-USAGE_MCP = usage_mcp()
 
 #: The sections' titles but the daily logs'; `{prog}` is the tools line's command.
 SCRATCHPAD_TITLE = "Scratchpad (open items)"
@@ -377,14 +352,10 @@ def build(
 
 __all__ = [
     "CUT",
-    "MCP_TOOLS",
     "MEMORY_TITLE",
     "NOTES_SHELL",
     "NOTHING_YET",
     "SCRATCHPAD_TITLE",
-    "USAGE",
-    "USAGE_MCP",
-    "USAGE_SHELL",
     "WEIGHTS",
     "WRAPPER_CLOSE",
     "WRAPPER_OPEN",
@@ -396,5 +367,4 @@ __all__ = [
     "render",
     "render_shares",
     "sections",
-    "usage_mcp",
 ]

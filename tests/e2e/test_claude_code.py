@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memhooks.memory.inject import usage_mcp
+from memhooks.memory.toolsline import usage_mcp
 from tests.e2e.conftest import capture_dir, runs, sandbox
 from tests.e2e.harnesses import setup_claude
 from tests.e2e.memory_fixture import (

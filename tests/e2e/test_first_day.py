@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memhooks.memory import slug_for
-from memhooks.memory.inject import NOTES_SHELL, NOTHING_YET, USAGE
+from memhooks.memory.inject import NOTES_SHELL, NOTHING_YET
+from memhooks.memory.toolsline import USAGE
 from tests.e2e.conftest import sandbox
 from tests.e2e.harnesses import codex_exec, setup_claude, setup_codex, setup_gemini
 from tests.e2e.sandbox import MEMHOOKS

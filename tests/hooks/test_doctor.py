@@ -20,7 +20,7 @@ from memhooks.hooks.install import (
     settings_path,
 )
 from memhooks.memory import Store, slug_for
-from memhooks.memory.inject import MCP_TOOLS
+from memhooks.memory.toolsline import MCP_TOOLS
 from tests.conftest import grown_rules_and_items, run_cli
 
 SLUG = "proj-0123abcd"

@@ -28,7 +28,7 @@ from memhooks.hooks.cli import main
 from memhooks.hooks.runner import decode
 from memhooks.hooks.wire import DEADLINES
 from memhooks.memory import Store
-from memhooks.memory.inject import USAGE
+from memhooks.memory.toolsline import USAGE
 from tests.hooks.test_reliability import ADVERSARIAL, assert_contained
 
 if TYPE_CHECKING:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memhooks.memory import Store, slug_for
-from memhooks.memory.inject import NOTHING_YET, USAGE, WRAPPER_CLOSE, WRAPPER_OPEN
+from memhooks.memory.inject import NOTHING_YET, WRAPPER_CLOSE, WRAPPER_OPEN
+from memhooks.memory.toolsline import USAGE
 from tests.conftest import children_cpu_seconds, run_cli
 from tests.hooks.test_transcript import TASK_NOTIFICATION, TASK_TURN
 

@@ -14,7 +14,7 @@ import pytest
 from memhooks.hooks.mcp_config import is_ours, registrations, usage_line
 from memhooks.hooks.modelshell import script
 from memhooks.memory import Store
-from memhooks.memory.inject import USAGE, USAGE_MCP, USAGE_SHELL, usage_mcp
+from memhooks.memory.toolsline import USAGE, USAGE_MCP, USAGE_SHELL, usage_mcp
 from tests.conftest import run_cli
 
 

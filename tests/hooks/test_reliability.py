@@ -28,7 +28,7 @@ from memhooks.hooks.modelshell import script
 from memhooks.hooks.wire import DEADLINES
 from memhooks.memory import Store, slug_for
 from memhooks.memory.constants import WRAPPER_CLOSE, WRAPPER_OPEN
-from memhooks.memory.inject import USAGE_SHELL
+from memhooks.memory.toolsline import USAGE_SHELL
 from tests.conftest import children_cpu_seconds, run_cli, startup_seconds
 
 if TYPE_CHECKING:

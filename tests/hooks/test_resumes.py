@@ -16,13 +16,8 @@ import pytest
 
 from memhooks.hooks import activity, resumes
 from memhooks.hooks.report import sessions
-from memhooks.memory.inject import (
-    MEMORY_TITLE,
-    NOTES_SHELL,
-    USAGE_SHELL,
-    Section,
-    render,
-)
+from memhooks.memory.inject import MEMORY_TITLE, NOTES_SHELL, Section, render
+from memhooks.memory.toolsline import USAGE_SHELL
 from tests.hooks.test_hook import (
     _transcript,
     _user,

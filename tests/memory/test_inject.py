@@ -9,14 +9,13 @@ from memhooks.memory import Store, build_block
 from memhooks.memory.constants import INJECT_BUDGET_MIN
 from memhooks.memory.inject import (
     NOTHING_YET,
-    USAGE,
     WRAPPER_CLOSE,
     WRAPPER_OPEN,
     render_shares,
     sections,
-    usage_mcp,
 )
 from memhooks.memory.text import cut, nbytes
+from memhooks.memory.toolsline import USAGE, usage_mcp
 from tests.conftest import run_cli
 
 if TYPE_CHECKING:
