@@ -175,7 +175,7 @@ class ForgetError(MemoryStoreError):
 class StoreWriteError(MemoryStoreError, OSError):
     """Raised by the store when the disk refuses a write (full, read-only, denied)."""
 
-    def __init__(self, rel: str, cause: OSError) -> None:
+    def __init__(self, rel: str, cause: OSError, *, said: str | None = None) -> None:
         self.rel = rel
         self.cause = cause
-        super().__init__(f"cannot write {rel}: {cause.strerror or cause}")
+        super().__init__(said or f"cannot write {rel}: {cause.strerror or cause}")

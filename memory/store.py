@@ -255,8 +255,14 @@ class Store(Scope):
                 why = f"cannot lock it: {e.strerror or e}"
                 raise StoreWriteError(where, OSError(e.errno, why)) from e
             if not had:
+                # Said of the write, not the lock file: that is no file a person wants.
                 why = f"another process has held it for {lockwait.seconds():g} s"
-                raise StoreWriteError(where, OSError(errno.EAGAIN, why))
+                raise StoreWriteError(
+                    where,
+                    OSError(errno.EAGAIN, why),
+                    said=f"nothing was written: another process has held the lock of "
+                    f"the memory root ({where}) for {lockwait.seconds():g} s",
+                )
             yield
         finally:
             os.close(fd)

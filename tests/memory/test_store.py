@@ -465,8 +465,8 @@ def test_a_lock_held_for_good_fails_the_write_in_one_line(
         holder.communicate()
     assert done.returncode == 1
     assert done.stderr == (
-        f"memhooks: error: cannot write {memory_root / '.memhooks.lock'}: another "
-        "process has held it for 5 s\n"
+        "memhooks: error: nothing was written: another process has held the lock of "
+        f"the memory root ({memory_root / '.memhooks.lock'}) for 5 s\n"
     )
     assert took >= 5  # as long as it says, and no longer than the test's timeout
     assert (memory_root / "MEMORY.md").read_text() == "- a rule\n"
