@@ -5,6 +5,8 @@ person's lines (a note's ``aliases:`` line). Pure: bytes and text in, bytes out.
 
 from __future__ import annotations
 
+import re
+
 from memhooks.memory.errors import FrontMatterError
 from memhooks.memory.note_format import (
     aliases_of,
@@ -58,6 +60,27 @@ def kept_aliases(old: bytes | None, new: bytes, rel: str) -> bytes:
         return new
 
 
+#: A line of a Markdown list: a bullet or a number, then a space.
+_LIST_ITEM = re.compile(rb"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
+
+
+def appended(raw: bytes, text: str, *, separate: bool = True) -> tuple[bytes, bytes]:
+    """`raw` with `text` added as lines at its end, in the file's line ends, and the
+    bytes added of `text`. With `separate`, a blank line goes between the file's last
+    line and `text`, unless both are items of a list: a rule added to a list of rules
+    goes on the list (a blank line between two items makes it a loose one)."""
+    nl = b"\r\n" if uses_crlf(raw) else b"\n"
+    added = encode(text.strip("\r\n")).replace(b"\r\n", b"\n").replace(b"\n", nl)
+    out = raw
+    if out and not out.endswith(b"\n"):
+        out += nl
+    last = out.rstrip(b"\r\n").rpartition(b"\n")[2]
+    listed = _LIST_ITEM.match(last) and _LIST_ITEM.match(added)
+    if separate and out.strip() and not out.endswith(nl + nl) and not listed:
+        out += nl
+    return out + added + nl, added
+
+
 def places(text: str, part: str) -> int:
     """How many places `part` starts at in `text`, overlapping ones too: "8080" is not
     unique in "808080"."""
@@ -91,6 +114,7 @@ def ensure_nl(text: str) -> str:
 
 
 __all__ = [
+    "appended",
     "crlf",
     "decode",
     "encode",

@@ -31,6 +31,7 @@ from memhooks.memory.errors import (
     TargetNotFoundError,
 )
 from memhooks.memory.file_bytes import (
+    appended,
     crlf,
     decode,
     encode,
@@ -298,16 +299,8 @@ class Store(Scope):
             if not todo.strip():
                 added = b""
                 return raw if header is not None else None
-            nl = b"\r\n" if uses_crlf(raw) else b"\n"
-            added = (
-                encode(todo.strip("\r\n")).replace(b"\r\n", b"\n").replace(b"\n", nl)
-            )
-            out = raw
-            if out and not out.endswith(b"\n"):
-                out += nl
-            if separate and out.strip() and not out.endswith(nl + nl):
-                out += nl
-            return out + added + nl
+            out, added = appended(raw, todo, separate=separate)
+            return out
 
         old = self._change(rel, change, added=lambda: added)
         return WriteResult(rel, tuple(dropped), created=old is None)

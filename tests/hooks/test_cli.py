@@ -504,7 +504,7 @@ def test_a_bom_on_stdin_is_not_written_into_the_file(memory_root: Path) -> None:
         input="\ufeff- old rule\n- new rule\n",
     )
     assert proc.returncode == 0, proc.stderr
-    assert (memory_root / "MEMORY.md").read_bytes() == b"- old rule\n\n- new rule\n"
+    assert (memory_root / "MEMORY.md").read_bytes() == b"- old rule\n- new rule\n"
 
 
 @pytest.mark.parametrize(

@@ -730,7 +730,7 @@ def test_a_note_named_in_another_case_is_the_note_on_disk(memory_root: Path) -> 
         proc = run_cli(*args, "--slug", SLUG)
         assert (proc.returncode, proc.stderr) == (0, ""), (args, proc.stderr)
     assert [p.name for p in notes.iterdir()] == ["redis.md"]
-    assert proc.stdout == "- port 6381\n\n- maxmemory 2gb\n"
+    assert proc.stdout == "- port 6381\n- maxmemory 2gb\n"
     # Where both are there, each name is its own note.
     (notes / "Redis.md").write_text("- the other one\n")
     proc = run_cli("read", "notes/redis", "--slug", SLUG)

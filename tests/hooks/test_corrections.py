@@ -408,7 +408,7 @@ def test_search_prints_the_place_forget_takes(memory_root: Path) -> None:
         return f"{rel}:{n}"
 
     (in_memory,) = _places(out, "5672")
-    assert in_memory == on_disk("MEMORY.md", "5672") == "MEMORY.md:4"
+    assert in_memory == on_disk("MEMORY.md", "5672") == "MEMORY.md:3"
     (in_note,) = _places(out, "retired")
     assert in_note == on_disk(f"{NOTES}/old.md", "retired")
     assert note.read_text().startswith("superseded-by: ")
@@ -416,13 +416,13 @@ def test_search_prints_the_place_forget_takes(memory_root: Path) -> None:
     cli("forget", in_note)
 
     lines = (memory_root / "MEMORY.md").read_text().splitlines()
-    assert lines[:3] == lines_before[:3]
-    assert lines[3].startswith("<!-- forgotten ") and "5672" in lines[3]
+    assert lines[:2] == lines_before[:2]
+    assert lines[2].startswith("<!-- forgotten ") and "5672" in lines[2]
     assert (
         [ln for ln in note.read_text().splitlines() if "rabbitmq" in ln]
         == [
             "queue: rabbitmq",  # the line above is still live
-            f"<!-- forgotten {lines[3][15:25]} -->~~broker rabbitmq retired~~",
+            f"<!-- forgotten {lines[2][15:25]} -->~~broker rabbitmq retired~~",
         ]
     )
     assert "5672" not in cli("search", "rabbitmq")

@@ -146,7 +146,27 @@ def test_memory_append_drops_lines_already_present(memory_root: Path) -> None:
     assert result.dropped == ("-   Use uv,  not pip.",)
     assert (
         memory_root / "MEMORY.md"
-    ).read_text() == "- Use uv, not pip.\n- Squash before merge.\n\n- New rule.\n"
+    ).read_text() == "- Use uv, not pip.\n- Squash before merge.\n- New rule.\n"
+
+
+def test_a_rule_added_to_a_list_goes_on_the_list(memory_root: Path) -> None:
+    # A blank line between two items makes a loose list of a person's tight one, and
+    # every `memhooks write --to memory` added one (seen by a new user, 2026-12-06).
+    store = Store(memory_root, SLUG)
+    store.write_memory("# Rules\n\n- Use uv, not pip.")
+    store.write_memory("- Squash before merge.")
+    store.write_memory("Deploys go out on Fridays.")
+    store.write_memory("- Tag each release.")
+    assert (memory_root / "MEMORY.md").read_text() == (
+        "# Rules\n\n- Use uv, not pip.\n- Squash before merge.\n\n"
+        "Deploys go out on Fridays.\n\n- Tag each release.\n"
+    )
+    store.write_note("steps", "1. build")
+    store.write_note("steps", "2) ship\n3. tell")
+    store.write_note("steps", "  * and a nested one")
+    assert (memory_root / "projects" / SLUG / "notes" / "steps.md").read_text() == (
+        "1. build\n2) ship\n3. tell\n  * and a nested one\n"
+    )
 
 
 def test_memory_overwrite_keeps_one_backup(memory_root: Path) -> None:
@@ -389,7 +409,7 @@ def test_text_with_crlf_gets_one_kind_of_line_end(memory_root: Path) -> None:
     assert (memory_root / "MEMORY.md").read_bytes() == b"- one\n- two\n"
     (memory_root / "MEMORY.md").write_bytes(b"- a\r\n")
     store.write_memory("- b\r\n")
-    assert (memory_root / "MEMORY.md").read_bytes() == b"- a\r\n\r\n- b\r\n"
+    assert (memory_root / "MEMORY.md").read_bytes() == b"- a\r\n- b\r\n"
 
 
 @pytest.mark.parametrize(

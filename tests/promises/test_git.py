@@ -131,7 +131,7 @@ def test_doctor_names_a_merge_conflict_left_in_memory(
         " and searched as they stand; keep what is right and delete the marker lines"
     )
     assert fixes == [
-        f"fix: MEMORY.md:3: {said}",
+        f"fix: MEMORY.md:2: {said}",
         f"fix: projects/{slug_for(str(project))}/notes/setup.md:5: {said}",
     ]
 
@@ -185,7 +185,7 @@ def test_the_block_says_which_files_a_merge_left_in_conflict(
     head = block.split("\n## ", 2)[1]
     assert head == (
         "Unresolved git merge conflict\n"
-        "MEMORY.md (from line 3) and notes/setup.md (from line 5) hold both sides of a"
+        "MEMORY.md (from line 2) and notes/setup.md (from line 5) hold both sides of a"
         " git merge between <<<<<<< and >>>>>>> lines: the person has chosen neither"
         " yet, so neither side is settled. Do not follow either as a rule; ask which"
         " is right, or to resolve the file.\n"
@@ -270,7 +270,7 @@ def test_a_pull_mid_session_that_conflicts_is_told_as_one(
     lines = context.split("\n")
     assert lines[1].startswith("Memory changed on disk since this session's block")
     assert lines[2] == (
-        "MEMORY.md (from line 3) and notes/setup.md (from line 5) hold both sides of a"
+        "MEMORY.md (from line 2) and notes/setup.md (from line 5) hold both sides of a"
         " git merge between <<<<<<< and >>>>>>> lines: the person has chosen neither"
         " yet, so neither side is settled. Do not follow either as a rule; ask which"
         " is right, or to resolve the file."

@@ -52,14 +52,14 @@ def test_a_link_inside_the_root_is_written_through_and_stays_a_link(
     for link in (memory_root / "MEMORY.md", notes / "db.md"):
         assert link.is_symlink()
     assert (kept / "MEMORY.md").read_bytes() == (
-        b"- always run the linter\r\n\r\n- squash before merge\r\n"
+        b"- always run the linter\r\n- squash before merge\r\n"
     )
     assert (kept / "pool.md").read_bytes() == b"pool size is 40\n\npgbouncer in front\n"
     _ok("write", "--to", "memory", "--mode", "overwrite", "--text", "- one rule")
     assert (memory_root / "MEMORY.md").is_symlink()
     assert (kept / "MEMORY.md").read_bytes() == b"- one rule\n"
     assert (memory_root / "MEMORY.md.bak").read_bytes() == (
-        b"- always run the linter\r\n\r\n- squash before merge\r\n"
+        b"- always run the linter\r\n- squash before merge\r\n"
     )
     assert sorted(p.name for p in kept.iterdir()) == ["MEMORY.md", "pool.md"]
 

@@ -283,7 +283,7 @@ def test_an_earlier_save_the_later_one_holds_whole_is_not_kept(
         lambda now: first + b"- edited by hand 1\n",
     )
     store.write_note("shared", "- ours")
-    assert path.read_bytes() == first + b"- edited by hand 1\n\n- ours\n"
+    assert path.read_bytes() == first + b"- edited by hand 1\n- ours\n"
     assert list(path.parent.glob("shared.md.conflict-*")) == []
     assert warned == []
 
