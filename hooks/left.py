@@ -1,8 +1,9 @@
 """The conversations a Codex CLI TUI left for a new one, ended as it starts that one.
 
 Codex CLI 0.171.0's `/new` and `/clear` start a conversation under a new session id
-(SessionStart, source `startup` or `clear`) and send no SessionEnd for the one left: it
-ended only as the TUI quit, and until then no record of it was written, so the new
+(SessionStart, source `startup` or `clear`), and its `/resume` starts the one picked
+(a SessionEnd of that one, then its SessionStart, source `resume`); none sends a
+SessionEnd for the one left: it ended only as the TUI quit, and until then no record of it was written, so the new
 conversation's block and its auto-search lacked what had just been done. A TUI holds
 one conversation at a time, and runs its hooks in its own process: at such a start, the
 other sessions that same process runs were left, and each is ended here as its session
@@ -31,8 +32,8 @@ if TYPE_CHECKING:
     from memhooks.hooks.events import Event
 
 #: The sources of the SessionStart of a conversation begun in a TUI in place of another:
-#: `/new` (`startup`) and `/clear`.
-_NEW = frozenset({"startup", "clear"})
+#: `/new` (`startup`), `/clear` and `/resume`.
+_NEW = frozenset({"startup", "clear", "resume"})
 
 
 def ends(event: Event, root: Path) -> list[Event]:

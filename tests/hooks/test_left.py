@@ -175,7 +175,7 @@ def test_another_tui_or_an_app_server_leaves_the_conversation_open(
     assert log.count("pelican deploy window") == log.count("osprey cache") == 1, log
 
 
-def test_a_resume_or_a_subagent_start_ends_nothing(tmp_path: Path) -> None:
+def test_a_resume_ends_the_other_a_subagent_start_nothing(tmp_path: Path) -> None:
     start = Event(
         kind="session-start",
         harness="codex",
@@ -190,7 +190,10 @@ def test_a_resume_or_a_subagent_start_ends_nothing(tmp_path: Path) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(left, "tui", lambda pid: True)
         assert [e.session_id for e in left.ends(start._replace(source="clear"), root)]
-        assert left.ends(start._replace(source="resume"), root) == []
+        resumed = left.ends(start._replace(source="resume"), root)
+        assert [e.session_id for e in resumed] == ["a"]  # Codex's `/resume`
+        assert left.ends(start._replace(source="fork"), root) == []
+        assert left.ends(start._replace(source="compact"), root) == []
         assert left.ends(start._replace(source="clear", agent="x"), root) == []
         assert (
             left.ends(start._replace(source="clear", harness="claude-code"), root) == []
