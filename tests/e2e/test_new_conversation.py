@@ -333,6 +333,36 @@ def test_codex_fork_is_told_the_change_its_block_misses(
         assert not sb.leftovers()
 
 
+def test_codex_fork_records_the_conversation_it_forked_from(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/fork`, two prompts: the conversation forked from, left, is in the
+    log before the TUI quits (Codex sends no event for the fork, and the SessionEnd of
+    the one left only at `/quit`: until 2026-12-07 nothing of it was recorded before);
+    its record is not shown to the fork, which holds its turns; each prompt in one
+    record."""
+    with sandbox(tmp_path_factory.mktemp("fork-left-codex"), cli_bins, netns) as sb:
+        tmux = _codex(sb)
+        sb.ask(tmux, FIRST)
+        _codex_new(tmux, "/fork")
+        sb.ask(tmux, SECOND)
+        sb.ask(tmux, AGAIN)
+        left = [e for e in sb.entries("session end") if f"- {FIRST}\n" in e]
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert len(left) == 1, sb.daily()
+        second, again = sb.turn(SECOND), sb.turn(AGAIN)
+        assert second.count(FIRST) == 1  # the fork holds the first turn
+        for request in (second, again):
+            assert f"- {FIRST}\n" not in request.text, "the record of its own turns"
+        _daily_once(sb, FIRST, SECOND, AGAIN)
+        (fork,) = [e for e in sb.entries("session end") if f"- {SECOND}\n" in e]
+        assert f"- {AGAIN}\n" in fork and f"- {FIRST}\n" not in fork, fork
+        assert not codex_errors(screen), screen
+        assert not sb.leftovers()
+
+
 def test_codex_resumed_in_the_tui_is_told_a_change_told_elsewhere(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
