@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.hooks.records import entries, entry_id
 from memhooks.hooks.state import fingerprint
+from memhooks.hooks.unseen import cut_seen
 from memhooks.memory.question import REQUEST_WORDS, SCRIPTED_STOP_WORDS, STOP_WORDS
 from memhooks.memory.render import matched_label
 from memhooks.memory.terms import WORD_CHARS, scripts
@@ -343,6 +344,9 @@ def fresh_hits(
         if not judged.news(state.seen_entries.get(hit.rel, ()), need):
             continue
         logs[hit.rel] = judged
+        # Its snippet shows none of the entries seen (`unseen`): a window placed on the
+        # news reaches into the record before it, which the session's model holds.
+        hit = cut_seen(hit, doc, judged, state.seen_entries.get(hit.rel, ()))
         if judged.person:
             yield hit
         else:

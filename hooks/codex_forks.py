@@ -49,8 +49,33 @@ def bases(path: Path) -> list[bytes]:
     return out[::-1]
 
 
+def threads(path: Path) -> list[str]:
+    """The ids of the threads rollout `path` forked from, the nearest first (a fork of a
+    fork names each, as far as their rollouts are found); [] for any other transcript."""
+    out: list[str] = []
+    while len(out) < _DEPTH and (named := _named(path)) is not None:
+        thread = named[0]
+        found = rollout_of(path, thread)
+        if thread in out:
+            break
+        out.append(thread)
+        if found is None or found == path:
+            break
+        path = found
+    return out
+
+
 def _base(path: Path) -> tuple[Path, int] | None:
     # The rollout file and byte `path`'s `session_meta` names as its history's base.
+    named = _named(path)
+    if named is None:
+        return None
+    found = rollout_of(path, named[0])
+    return (found, named[1]) if found else None
+
+
+def _named(path: Path) -> tuple[str, int] | None:
+    # The thread and byte `path`'s `session_meta` names as its history's base.
     first = _head(path, 1024 * 1024)
     if first is None or _BASE not in first.split(b"\n", 1)[0]:
         return None
@@ -67,9 +92,7 @@ def _base(path: Path) -> tuple[Path, int] | None:
         return None
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0:
         return None
-
-    found = rollout_of(path, thread)
-    return (found, end) if found else None
+    return thread, end
 
 
 def rollout_of(near: Path, thread: str) -> Path | None:

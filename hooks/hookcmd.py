@@ -87,8 +87,9 @@ def _hook(
             save=bool(event.caller),
         )
         for end in left.ends(event, where):
-            # A conversation this Codex TUI left for this one (`/new`, `/clear`): ended
-            # first, so that this one's block holds its record.
+            # A conversation this Codex TUI left for this one (`/new`, `/clear`,
+            # `/resume`): ended first, so that this one's block (resumed: its first
+            # prompt's auto-search) holds its record.
             try:
                 handle_now(end, sessions)
             except Exception as e:  # noqa: BLE001 - fail open: the new one starts all the same

@@ -1,14 +1,17 @@
 """The conversations a Codex CLI TUI left for a new one, ended as it starts that one.
 
 Codex CLI 0.171.0's `/new` and `/clear` start a conversation under a new session id
-(SessionStart, source `startup` or `clear`) and send no SessionEnd for the one left: it
-ended only as the TUI quit, and until then no record of it was written, so the new
-conversation's block and its auto-search lacked what had just been done. A TUI holds
-one conversation at a time, and runs its hooks in its own process: at such a start, the
-other sessions that same process runs were left, and each is ended here as its session
-end would have (its record written, its state removed, its session process leaving),
-before the new conversation's block is built. The session end Codex sends for it at
-`/quit` then finds nothing new (`resumes.skip_recorded`).
+(SessionStart, source `startup` or `clear`), and its `/resume` starts the one picked (a
+SessionEnd of that one, then its SessionStart, source `resume`); none sends a SessionEnd
+for the one left, nor does `/fork`, which sends no event at all (the fork is met first
+at its first prompt, a session with no state). The one left ended only as the TUI quit,
+and until then no record of it was written, so the new conversation's block and its
+auto-search lacked what had just been done. A TUI holds one conversation at a time, and
+runs its hooks in its own process: at such a start or first prompt, the other sessions
+that same process runs were left, and each is ended here as its session end would have
+(its record written, its state removed, its session process leaving), before the new
+conversation's block is built or the fork's prompt answered. The session end Codex
+sends for it at `/quit` then finds nothing new (`resumes.skip_recorded`).
 
 Only for a TUI's own process, which has a terminal on its stdin: Codex's app-server (its
 daemon, or one an editor runs) runs the hooks of several TUIs under one process id, and
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.codex_forks import rollout_of
-from memhooks.hooks.state import SessionState
+from memhooks.hooks.state import SessionState, state_rel
 from memhooks.memory.constants import STATE_DIR
 from memhooks.memory.files import read_regular
 
@@ -31,18 +34,18 @@ if TYPE_CHECKING:
     from memhooks.hooks.events import Event
 
 #: The sources of the SessionStart of a conversation begun in a TUI in place of another:
-#: `/new` (`startup`) and `/clear`.
-_NEW = frozenset({"startup", "clear"})
+#: `/new` (`startup`), `/clear` and `/resume`.
+_NEW = frozenset({"startup", "clear", "resume"})
 
 
 def ends(event: Event, root: Path) -> list[Event]:
-    """At `event`, a session start: the session ends of the conversations its Codex TUI
-    left for it, oldest state first ([] for any other start)."""
+    """At `event`, a session start or a fork's first prompt: the session ends of the
+    conversations its Codex TUI left for it, oldest state first ([] for any other
+    event)."""
     if (
         event.harness != "codex"
-        or event.kind != "session-start"
-        or event.source not in _NEW
         or event.agent
+        or not (_started(event) or _forked(event, root))
         or not tui(event.caller)
     ):
         return []
@@ -62,6 +65,18 @@ def ends(event: Event, root: Path) -> list[Event]:
                     mtime = entry.stat(follow_symlinks=False).st_mtime
                     found.append((mtime, st.session_id))
     return [_end(event, session_id) for _, session_id in sorted(found)]
+
+
+def _started(event: Event) -> bool:
+    # A conversation begun in place of another: `/new`, `/clear`, `/resume`.
+    return event.kind == "session-start" and event.source in _NEW
+
+
+def _forked(event: Event, root: Path) -> bool:
+    # A prompt of a conversation met first there: `/fork`'s.
+    return (
+        event.kind == "pre-prompt" and not (root / state_rel(event.session_id)).exists()
+    )
 
 
 def _end(event: Event, session_id: str) -> Event:

@@ -151,11 +151,17 @@ def keep_held(
 def keep_own(event: Event, state: SessionState, view: View) -> None:
     """The log entries the resumed session wrote in its earlier runs (its records, the
     harness's summaries: `activity`'s `wrote` facts) are seen: what its model holds
-    already is no answer for auto-search to find for it."""
-    key = activity.session_key(event.session_id)
+    already is no answer for auto-search to find for it. So are those of the Codex
+    threads it forked from (`/fork`), whose turns it holds: that thread ended as the
+    fork began (`left`)."""
+    path = event.transcript_path
+    forked = (
+        codex_forks.threads(Path(path)) if path and event.harness == "codex" else []
+    )
+    keys = {activity.session_key(s) for s in (event.session_id, *forked)}
     for f in activity.read(view.store.root, view.store.slug):
         ids, rel = f.get("ids"), str(f.get("rel"))
-        if f.get("ev") != "wrote" or f.get("s") != key:
+        if f.get("ev") != "wrote" or f.get("s") not in keys:
             continue
         if ids is None:  # a memhooks before 2026-12-06 noted none
             ids = _written(view, rel, f.get("title"), f.get("bytes"), f.get("t"))

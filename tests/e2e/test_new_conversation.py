@@ -11,7 +11,8 @@ What each sends (Claude Code 2.1.332, Codex CLI 0.171.0, Gemini CLI 0.61.0, 2026
   hooks run in the TUI's own process (with `--dangerously-bypass-hook-trust`; else in
   the app-server daemon, one process for all TUIs): memhooks ends the one left as the
   new one starts there (`hooks/left.py`).
-  `/resume`: SessionEnd of the one picked, then its SessionStart(source `resume`).
+  `/resume`: SessionEnd of the one picked, then its SessionStart(source `resume`),
+  and none for the one left: memhooks ends that one there too (`left`).
   `/fork`: nothing at all; the fork's first prompt comes under a new id, its rollout's
   first line names the thread it forked from (`history_base`), which holds its history.
 - Gemini `/resume`: nothing; the next prompt comes under the id of the chat picked.
@@ -332,6 +333,36 @@ def test_codex_fork_is_told_the_change_its_block_misses(
         assert not sb.leftovers()
 
 
+def test_codex_fork_records_the_conversation_it_forked_from(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/fork`, two prompts: the conversation forked from, left, is in the
+    log before the TUI quits (Codex sends no event for the fork, and the SessionEnd of
+    the one left only at `/quit`: until 2026-12-07 nothing of it was recorded before);
+    its record is not shown to the fork, which holds its turns; each prompt in one
+    record."""
+    with sandbox(tmp_path_factory.mktemp("fork-left-codex"), cli_bins, netns) as sb:
+        tmux = _codex(sb)
+        sb.ask(tmux, FIRST)
+        _codex_new(tmux, "/fork")
+        sb.ask(tmux, SECOND)
+        sb.ask(tmux, AGAIN)
+        left = [e for e in sb.entries("session end") if f"- {FIRST}\n" in e]
+        screen = tmux.screen()
+        tmux.type("/quit")
+        tmux.wait_exit()
+        assert len(left) == 1, sb.daily()
+        second, again = sb.turn(SECOND), sb.turn(AGAIN)
+        assert second.count(FIRST) == 1  # the fork holds the first turn
+        for request in (second, again):
+            assert f"- {FIRST}\n" not in request.text, "the record of its own turns"
+        _daily_once(sb, FIRST, SECOND, AGAIN)
+        (fork,) = [e for e in sb.entries("session end") if f"- {SECOND}\n" in e]
+        assert f"- {AGAIN}\n" in fork and f"- {FIRST}\n" not in fork, fork
+        assert not codex_errors(screen), screen
+        assert not sb.leftovers()
+
+
 def test_codex_resumed_in_the_tui_is_told_a_change_told_elsewhere(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
@@ -366,18 +397,14 @@ def test_codex_resumed_in_the_tui_is_told_a_change_told_elsewhere(
         assert not sb.leftovers()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Codex's /resume in its TUI leaves the conversation open with no SessionEnd "
-    "until /quit, as /new did; ending it at the resume's start (hooks/left.py, source "
-    "resume) made auto-search show the resumed conversation its own record beside the "
-    "new one (a snippet of the daily log spanning both): not done",
-)
 def test_codex_resume_in_the_tui_records_the_conversation_left(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
     """A prompt, `/new`, a prompt, `/resume` of the first conversation, a prompt: the
-    second conversation, left, is in the log before the TUI quits."""
+    second conversation, left, is in the log before the TUI quits, and its record
+    reaches the resumed one's first prompt (auto-search); its own record, written as
+    Codex ended it for the resume, does not. Until 2026-12-07 Codex sent no SessionEnd
+    for the one left until `/quit`, and nothing of it was recorded before."""
     with sandbox(tmp_path_factory.mktemp("resume-left-codex"), cli_bins, netns) as sb:
         tmux = _codex(sb)
         sb.ask(tmux, FIRST)
@@ -392,10 +419,18 @@ def test_codex_resume_in_the_tui_records_the_conversation_left(
         tmux.wait_text(FIRST)
         sb.ask(tmux, RESUMED)
         left = [e for e in sb.entries("session end") if f"- {SECOND}\n" in e]
+        screen = tmux.screen()
         tmux.type("/quit")
         tmux.wait_exit()
         _daily_once(sb, FIRST, SECOND, RESUMED)
         assert len(left) == 1, sb.daily()
+        resumed = sb.turn(RESUMED)
+        assert resumed.count(SECOND) == 0  # the first conversation
+        assert f"- {SECOND}\n" in resumed.text  # the record of the one left
+        assert f"- {FIRST}\n" not in resumed.text, "its own record shown back"
+        assert len(sb.entries("session end")) == 3, sb.daily()
+        assert not codex_errors(screen), screen
+        assert not sb.leftovers()
 
 
 # --- Gemini CLI ---------------------------------------------------------------------

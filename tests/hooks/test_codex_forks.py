@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from memhooks.hooks.codex_forks import bases
+from memhooks.hooks.codex_forks import bases, threads
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -73,3 +73,18 @@ def test_a_rollout_that_is_no_fork_has_no_base(tmp_path: Path) -> None:
     assert bases(plain) == []
     assert bases(tmp_path / "gone.jsonl") == []
     assert bases(tmp_path) == []
+
+
+def test_the_threads_a_fork_forked_from_nearest_first(tmp_path: Path) -> None:
+    # Codex's `/fork` names the thread it forked from as a backtrack does: its records
+    # are the fork's own turns (`resumes.keep_own`).
+    fork, kept = _rollouts(tmp_path)
+    assert threads(fork) == [THREAD]
+    base_of = {"thread_id": "01a249b6-d4e8", "end_byte_offset": len(kept)}
+    meta: dict[str, object] = {"id": "01a249b7-bbbb", "history_base": base_of}
+    second = fork.with_name("rollout-2026-12-06T10-02-00-01a249b7-bbbb.jsonl")
+    second.write_bytes(_line("session_meta", meta))
+    assert threads(second) == ["01a249b6-d4e8", THREAD]
+    plain = tmp_path / "rollout.jsonl"
+    plain.write_bytes(_line("session_meta", {"id": THREAD}))
+    assert threads(plain) == threads(tmp_path / "gone.jsonl") == []

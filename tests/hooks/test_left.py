@@ -175,7 +175,7 @@ def test_another_tui_or_an_app_server_leaves_the_conversation_open(
     assert log.count("pelican deploy window") == log.count("osprey cache") == 1, log
 
 
-def test_a_resume_or_a_subagent_start_ends_nothing(tmp_path: Path) -> None:
+def test_a_resume_ends_the_other_a_subagent_start_nothing(tmp_path: Path) -> None:
     start = Event(
         kind="session-start",
         harness="codex",
@@ -190,11 +190,44 @@ def test_a_resume_or_a_subagent_start_ends_nothing(tmp_path: Path) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(left, "tui", lambda pid: True)
         assert [e.session_id for e in left.ends(start._replace(source="clear"), root)]
-        assert left.ends(start._replace(source="resume"), root) == []
+        resumed = left.ends(start._replace(source="resume"), root)
+        assert [e.session_id for e in resumed] == ["a"]  # Codex's `/resume`
+        assert left.ends(start._replace(source="fork"), root) == []
+        assert left.ends(start._replace(source="compact"), root) == []
         assert left.ends(start._replace(source="clear", agent="x"), root) == []
         assert (
             left.ends(start._replace(source="clear", harness="claude-code"), root) == []
         )
+
+
+def test_the_first_prompt_of_a_fork_ends_the_conversation_it_left(
+    tmp_path: Path,
+) -> None:
+    """Codex's `/fork` sends no event: the fork is met first at its prompt, a session
+    with no state, and the conversation its TUI left is ended there; a prompt of a
+    session with a state, or of a subagent, ends nothing."""
+    prompt = Event(
+        kind="pre-prompt",
+        harness="codex",
+        name="UserPromptSubmit",
+        session_id="b",
+        caller=os.getpid(),
+        prompt="hello",
+    )
+    root = tmp_path / "root"
+    (root / ".sessions").mkdir(parents=True)
+    st = SessionState(harness=os.getpid(), session_id="a")
+    (root / state_rel("a")).write_bytes(st.to_json())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(left, "tui", lambda pid: True)
+        assert [e.session_id for e in left.ends(prompt, root)] == ["a"]
+        assert left.ends(prompt._replace(agent="x"), root) == []
+        assert left.ends(prompt._replace(session_id="a"), root) == []
+        (root / state_rel("b")).write_bytes(SessionState(session_id="b").to_json())
+        assert left.ends(prompt, root) == []
+        mp.setattr(left, "tui", lambda pid: False)
+        (root / state_rel("b")).unlink()
+        assert left.ends(prompt, root) == []
 
 
 def test_an_app_server_is_no_tui() -> None:
