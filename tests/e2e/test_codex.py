@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import capture_dir, sandbox
-from tests.e2e.harnesses import codex_exec, setup_codex
+from tests.e2e.harnesses import (
+    CODEX_MODES,
+    codex_daemon_stop,
+    codex_exec,
+    codex_tui,
+    setup_codex,
+)
 from tests.e2e.memory_fixture import (
     AFTER_COMPACT,
     AFTER_EDIT,
@@ -128,20 +134,16 @@ class Interactive:
 _READY = ("? for shortcuts", "mock-model default")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=CODEX_MODES)
 def interactive(
-    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+    request, tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> Iterator[Interactive]:
-    """Ask (twice), edit memory on disk, ask, force an auto-compaction, ask, /quit."""
+    """Ask (twice), edit memory on disk, ask, force an auto-compaction, ask, /quit; in
+    both of the ways the TUI runs its hooks (`CODEX_MODES`)."""
     with sandbox(tmp_path_factory.mktemp("codex-tui"), cli_bins, netns) as sb:
         env = setup_codex(sb, capture=capture_dir("codex"), auto_compact=COMPACT_LIMIT)
         seed(sb)
-        tmux = sb.tmux(["codex", "--dangerously-bypass-hook-trust"], env=env)
-        tmux.wait_for(
-            lambda: any(m in tmux.screen() for m in _READY),
-            timeout=60,
-            what="the input box",
-        )
+        tmux = codex_tui(sb, env, request.param)
         sb.ask(tmux, ASK)
         sb.ask(tmux, ASK, 1)
         edit_on_disk(sb)
@@ -155,6 +157,8 @@ def interactive(
         screen = tmux.screen()
         tmux.type("/quit")
         tmux.wait_exit()
+        if request.param == "daemon":
+            codex_daemon_stop(sb)  # the session ends now, not in 30-60 s
         assert sb.requests(), "the mock model API saw no request"
         yield Interactive(sb, daily_before_compact, sb.leftovers(), screen)
 
