@@ -275,16 +275,16 @@ def test_codex_new_conversation_holds_the_record_of_the_one_left(
         assert not sb.leftovers()
 
 
-@pytest.mark.parametrize("mode", CODEX_MODES)
 def test_codex_tui_started_after_quit_holds_the_record_of_the_last(
-    mode: str, tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
-    """A prompt, `/quit`, a new TUI at once, a prompt. With the hooks trusted as a
-    person does ("daemon"), Codex's app-server daemon sends the first conversation's
-    SessionEnd when it unloads its thread, about a minute after `/quit`: until
-    2026-12-07 the second TUI's block lacked its record, and so did the log till then.
-    Now the second TUI's start, the one TUI on the daemon, ends it first; the session
-    end that comes later writes it no second time."""
+    """A prompt, `/quit`, a new TUI at once, a prompt, the hooks trusted as a person
+    does. Codex's app-server daemon sends the first conversation's SessionEnd when it
+    unloads its thread, about a minute after `/quit`: until 2026-12-07 the second TUI's
+    block lacked its record, and so did the log till then. Now the second TUI's start,
+    the one TUI on the daemon, ends it first; the session end that comes later writes it
+    no second time. (A TUI that runs its own hooks sends it at `/quit`.)"""
+    mode = "daemon"
     with sandbox(tmp_path_factory.mktemp("quit-codex"), cli_bins, netns) as sb:
         tmux = _codex(sb, mode)
         sb.ask(tmux, FIRST)
@@ -299,8 +299,7 @@ def test_codex_tui_started_after_quit_holds_the_record_of_the_last(
         screen = tmux.screen() + again.screen()
         again.type("/quit")
         again.wait_exit()
-        if mode == "daemon":
-            codex_daemon_stop(sb)
+        codex_daemon_stop(sb)
         assert len(sb.entries("session end", at_least=2)) == 2, sb.daily()
         _daily_once(sb, FIRST, SECOND)
         assert not codex_errors(screen), screen
