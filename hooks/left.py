@@ -136,12 +136,17 @@ def _argv(pid: int) -> list[bytes]:
 
 
 def _codex_home(pid: int) -> bytes | None:
-    """The $CODEX_HOME of process `pid`, else its $HOME's .codex; None: not known."""
+    """The $CODEX_HOME of process `pid`, else its $HOME's .codex, links resolved (one
+    folder named two ways is one daemon's); None: not known."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
             env = dict(v.partition(b"=")[::2] for v in f.read().split(b"\0") if v)
     except OSError:
         return None
     if home := env.get(b"CODEX_HOME"):
-        return os.path.normpath(home)
-    return os.path.join(env[b"HOME"], b".codex") if b"HOME" in env else None
+        return os.path.realpath(home)
+    return (
+        os.path.realpath(os.path.join(env[b"HOME"], b".codex"))
+        if b"HOME" in env
+        else None
+    )

@@ -244,8 +244,8 @@ def pty() -> Iterator[int]:
 
 def test_a_daemon_with_one_tui_on_it_is_that_tuis(tmp_path: Path, pty: int) -> None:
     """Codex's app-server daemon of a $CODEX_HOME, and the TUIs that use it: those of
-    that $CODEX_HOME, or of none with that home's .codex. One: the daemon's start is
-    that TUI's. None, or two: not told."""
+    that $CODEX_HOME, or of none with that home's .codex (through a link too). One: the
+    daemon's start is that TUI's. None, or two: not told."""
     home = tmp_path / "home"
     codex_home = str(home / ".codex")
     daemon = subprocess.Popen(
@@ -257,7 +257,8 @@ def test_a_daemon_with_one_tui_on_it_is_that_tuis(tmp_path: Path, pty: int) -> N
     mine = {**os.environ, "CODEX_HOME": codex_home}
     other = {**os.environ, "CODEX_HOME": str(tmp_path / "other")}
     by_home = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
-    by_home["HOME"] = str(home)
+    (tmp_path / "link").symlink_to(home)  # the same home, named through a link
+    by_home["HOME"] = str(tmp_path / "link")
     started: list[subprocess.Popen[bytes]] = [daemon]
     try:
         time.sleep(0.1)
