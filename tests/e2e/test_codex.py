@@ -222,6 +222,37 @@ def test_interactive_leaves_no_process_socket_or_state(
     assert not interactive.leftovers, interactive.leftovers
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="Codex's app-server daemon runs every TUI's hooks with the environment of the "
+    "TUI that started it: a second TUI's MEMHOOKS_HOME (or PATH, venv) never reaches "
+    "them, and a hook cannot tell which TUI it runs for when two are open",
+)
+def test_daemon_tui_started_with_another_memory_root_writes_there(
+    tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """Two TUIs, the hooks trusted as a person does, the second started with another
+    MEMHOOKS_HOME (as a per-project environment sets it), a prompt in each. With
+    `--dangerously-bypass-hook-trust` each TUI's own process runs its hooks with its own
+    environment, and the second's record is in the other root; under the daemon (seen
+    2026-12-07) it went to the first TUI's root, and the other root got nothing."""
+    with sandbox(tmp_path_factory.mktemp("codex-env"), cli_bins, netns) as sb:
+        env = setup_codex(sb)
+        seed(sb)
+        other = sb.base / "other-root"
+        one = codex_tui(sb, env, "daemon")
+        sb.ask(one, ASK)
+        two = codex_tui(sb, {**env, "MEMHOOKS_HOME": str(other)}, "daemon")
+        sb.ask(two, RESUME)
+        for tmux in (one, two):
+            tmux.type("/quit")
+            tmux.wait_exit()
+        codex_daemon_stop(sb)
+        assert len(sb.entries("session end", at_least=2, wait=3)) == 1, sb.daily()
+        assert RESUME not in sb.daily()
+        assert any(RESUME in p.read_text() for p in other.rglob("daily/*.md"))
+
+
 def test_mcp_write_under_codex_exec_with_the_documented_config(
     tmp_path_factory, cli_bins: Path, netns: bool
 ) -> None:
