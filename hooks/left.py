@@ -13,9 +13,15 @@ that same process runs were left, and each is ended here as its session end woul
 conversation's block is built or the fork's prompt answered. The session end Codex
 sends for it at `/quit` then finds nothing new (`resumes.skip_recorded`).
 
-Only for a TUI's own process, which has a terminal on its stdin: Codex's app-server (its
-daemon, or one an editor runs) runs the hooks of several TUIs under one process id, and
-a start from it says nothing of which conversation its TUI left.
+For a TUI's own process, which has a terminal on its stdin (`--dangerously-bypass-hook-
+trust`). A person who trusted the hooks at "Hooks need review" has them run by Codex's
+app-server daemon (`codex app-server … --managed-daemon`, one per $CODEX_HOME), which
+serves every TUI under one process id, and a start from it says nothing of which TUI
+sent it. The daemon sends the SessionEnd of a conversation a TUI left (`/new`, `/clear`,
+`/quit`) when it unloads its thread, about a minute later: a new conversation began
+within it, even in a TUI started after `/quit`, lacked the record. When only one live
+TUI uses the daemon (`sole_tui`), the start is that TUI's, and what else the daemon runs
+was left, as with a TUI's own process; with two or more, nothing is ended here.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ def ends(event: Event, root: Path) -> list[Event]:
         event.harness != "codex"
         or event.agent
         or not (_started(event) or _forked(event, root))
-        or not tui(event.caller)
+        or not (tui(event.caller) or sole_tui(event.caller))
     ):
         return []
     found: list[tuple[float, str]] = []
@@ -109,3 +115,53 @@ def tui(pid: int) -> bool:
     except OSError:
         return False
     return stdin.startswith(("/dev/pts/", "/dev/tty")) and b"app-server" not in argv
+
+
+def sole_tui(pid: int) -> bool:
+    """Whether process `pid` is Codex's app-server daemon and one live TUI, no more,
+    uses it: a `codex` process with a terminal on its stdin and no app-server, of the
+    same $CODEX_HOME (its default, ~/.codex, where unset). False where that cannot be
+    told (not Linux)."""
+    argv = _argv(pid)
+    if b"app-server" not in argv or b"--managed-daemon" not in argv:
+        return False
+    home = _codex_home(pid)
+    found = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit() or int(entry.name) == pid:
+                continue
+            them = _argv(int(entry.name))
+            if (
+                them
+                and os.path.basename(them[0]) == b"codex"
+                and tui(int(entry.name))
+                and _codex_home(int(entry.name)) == home
+            ):
+                found += 1
+    return home is not None and found == 1
+
+
+def _argv(pid: int) -> list[bytes]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().split(b"\0")
+    except OSError:
+        return []
+
+
+def _codex_home(pid: int) -> bytes | None:
+    """The $CODEX_HOME of process `pid`, else its $HOME's .codex, links resolved (one
+    folder named two ways is one daemon's); None: not known."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            env = dict(v.partition(b"=")[::2] for v in f.read().split(b"\0") if v)
+    except OSError:
+        return None
+    if home := env.get(b"CODEX_HOME"):
+        return os.path.realpath(home)
+    return (
+        os.path.realpath(os.path.join(env[b"HOME"], b".codex"))
+        if b"HOME" in env
+        else None
+    )

@@ -6,7 +6,8 @@ What a user must do beyond `memhooks install` is spelled out here, once per harn
 - Codex CLI: `memhooks install codex` writes `.codex/hooks.json`; it loads only in a trusted
   project (`[projects."DIR"] trust_level = "trusted"` in config.toml, what Codex records when
   the user says yes), and the hooks run only once the user has reviewed them with `/hooks`
-  in the TUI; the tier passes `--dangerously-bypass-hook-trust` instead.
+  in the TUI ("Hooks need review", `codex_tui` in "daemon" mode: then Codex's app-server
+  daemon runs them); the tier mostly passes `--dangerously-bypass-hook-trust` instead.
 - Gemini CLI: headless runs need a trusted folder (`GEMINI_CLI_TRUST_WORKSPACE=true` here,
   a worktree too; and the project in ~/.gemini/trustedFolders.json, as its TUI records it).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +25,7 @@ from tests.e2e.sandbox import API_KEY
 
 if TYPE_CHECKING:
     from tests.e2e.sandbox import Sandbox
+    from tests.e2e.tmux import Tmux
 
 CAPTURE = Path(__file__).with_name("capture_hook.py")
 
@@ -124,7 +127,55 @@ def setup_codex(
     sb.memhooks("install", "codex", "--scope", "project")
     settings = sb.project / ".codex" / "hooks.json"
     _capture(settings, capture)
-    return sb.env(CODEX_HOME=str(codex_home), MOCK_API_KEY=API_KEY["codex"])
+    return codex_env(sb)
+
+
+def codex_env(sb: Sandbox) -> dict[str, str]:
+    """The environment Codex runs in once `setup_codex` has set it up."""
+    return sb.env(CODEX_HOME=str(sb.home / ".codex"), MOCK_API_KEY=API_KEY["codex"])
+
+
+#: How the tier starts Codex's TUI: "bypass", with `--dangerously-bypass-hook-trust`, its
+#: hooks run by the TUI's own process; "daemon", as a person does, the hooks trusted at
+#: "Hooks need review" ("Trust all and continue"), run by Codex's app-server daemon.
+CODEX_MODES = ("bypass", "daemon")
+
+
+def codex_tui(sb: Sandbox, env: dict[str, str], mode: str, *extra: str) -> Tmux:
+    """Codex's TUI started in tmux in `mode` (`CODEX_MODES`), ready for a prompt. In
+    "daemon" mode the first start in a sandbox shows "Hooks need review": its second
+    choice, "Trust all and continue", writes the `[hooks.state."<hooks.json>:<event>:0:0"]
+    trusted_hash` tables into config.toml; later starts show nothing."""
+    flag = ["--dangerously-bypass-hook-trust"] if mode == "bypass" else []
+    tmux = sb.tmux(["codex", *flag, *extra], env=env)
+    config = sb.home / ".codex" / "config.toml"
+    if mode == "daemon" and "trusted_hash" not in config.read_text():
+        # The dialog comes over the input box once the hooks are loaded.
+        tmux.wait_text("Hooks need review", timeout=60)
+        trust = "› 2. Trust all and continue"
+        # A key pressed as the dialog is drawn can be lost: Down again till it is picked.
+        for _ in range(20):
+            if trust in tmux.screen():
+                break
+            if "› 1. Review hooks" in tmux.screen():
+                tmux.keys("Down")
+            time.sleep(0.5)
+        tmux.wait_text(trust)
+        tmux.keys("Enter")
+        tmux.wait_for(lambda: "trusted_hash" in config.read_text(), what="the trust")
+    tmux.wait_for(
+        lambda: any(m in tmux.screen() for m in READY["codex"]),
+        timeout=60,
+        what="the input box",
+    )
+    return tmux
+
+
+def codex_daemon_stop(sb: Sandbox) -> None:
+    """`codex app-server daemon stop`: the daemon unloads every thread it holds, whose
+    SessionEnd hooks run then (else 30-60 s after the last TUI on it quits)."""
+    done = sb.run(["codex", "app-server", "daemon", "stop"], env=codex_env(sb))
+    assert done.returncode == 0, done.stderr
 
 
 def codex_exec(prompt: str, *extra: str) -> list[str]:

@@ -9,10 +9,12 @@ off by the CLIs' own switches; `MEMHOOKS_E2E_NETNS=0|1` forces the choice.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -125,6 +127,12 @@ class Sandbox:
                 self._mock.kill()
                 self._mock.wait()
         shutil.rmtree(self.runtime, ignore_errors=True)
+        # Codex's app-server daemon and its updater run a copy of its binary kept in
+        # $CODEX_HOME, in a session of their own: outliving the TUI and tmux, they go here.
+        for pid in os.listdir("/proc"):
+            with contextlib.suppress(OSError, ValueError):
+                if Path(f"/proc/{pid}/exe").resolve().is_relative_to(self.home):
+                    os.kill(int(pid), signal.SIGKILL)
 
     def in_namespace(self, argv: Sequence[str]) -> list[str]:
         """`argv` run inside the mock's network namespace (unchanged without one)."""

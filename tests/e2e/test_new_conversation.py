@@ -8,9 +8,12 @@ What each sends (Claude Code 2.1.332, Codex CLI 0.171.0, Gemini CLI 0.61.0, 2026
   SessionStart(source `resume`) of the one picked.
 - Codex `/new` and `/clear`: SessionStart (source `startup`, `clear`) under a new id, and
   no SessionEnd for the one left: every conversation the TUI held ends at `/quit`. The
-  hooks run in the TUI's own process (with `--dangerously-bypass-hook-trust`; else in
-  the app-server daemon, one process for all TUIs): memhooks ends the one left as the
-  new one starts there (`hooks/left.py`).
+  hooks run in the TUI's own process (with `--dangerously-bypass-hook-trust`): memhooks
+  ends the one left as the new one starts there (`hooks/left.py`). Trusted as a person
+  does, they run in Codex's app-server daemon, one process for all TUIs, which sends the
+  SessionEnd of a conversation left (`/new`, `/clear`, `/quit`) as it unloads its
+  thread, about 60 s later: memhooks ends it at the next start while one TUI alone uses
+  the daemon.
   `/resume`: SessionEnd of the one picked, then its SessionStart(source `resume`),
   and none for the one left: memhooks ends that one there too (`left`).
   `/fork`: nothing at all; the fork's first prompt comes under a new id, its rollout's
@@ -28,12 +31,19 @@ import pytest
 
 from memhooks.hooks.runner import WRAPPER_WITHIN
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
+from tests.e2e.harnesses import (
+    CODEX_MODES,
+    codex_daemon_stop,
+    codex_env,
+    codex_tui,
+    setup_claude,
+    setup_codex,
+    setup_gemini,
+)
 from tests.e2e.memory_fixture import RULE, seed
 from tests.e2e.test_change_notice import BUILT, NEW_RULE
 from tests.e2e.test_claude_code import hook_errors as claude_errors
 from tests.e2e.test_claude_code import wait_ready
-from tests.e2e.test_codex import _READY as CODEX_READY
 from tests.e2e.test_codex import hook_errors as codex_errors
 from tests.e2e.test_gemini import hook_errors as gemini_errors
 from tests.e2e.test_rewind import TOLD, _heads, _replace_rule
@@ -177,15 +187,9 @@ def test_claude_code_resumed_in_the_tui_is_told_the_change_once(
 # --- Codex CLI ----------------------------------------------------------------------
 
 
-def _codex(sb: Sandbox) -> Tmux:
+def _codex(sb: Sandbox, mode: str = "bypass") -> Tmux:
     seed(sb)
-    tmux = sb.tmux(["codex", "--dangerously-bypass-hook-trust"], env=setup_codex(sb))
-    tmux.wait_for(
-        lambda: any(m in tmux.screen() for m in CODEX_READY),
-        timeout=60,
-        what="the input box",
-    )
-    return tmux
+    return codex_tui(sb, setup_codex(sb), mode)
 
 
 def _codex_new(tmux: Tmux, command: str) -> None:
@@ -236,7 +240,7 @@ def test_codex_new_and_clear_bring_one_block_each_and_record_each_chat(
         assert not sb.leftovers()
 
 
-@pytest.mark.parametrize("command", ["/new", "/clear"])
+@pytest.mark.parametrize("command", ["/new", "/clear", "/new-daemon"])
 def test_codex_new_conversation_holds_the_record_of_the_one_left(
     command: str, tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
@@ -245,9 +249,13 @@ def test_codex_new_conversation_holds_the_record_of_the_one_left(
     only then: the new conversation's block lacked what had just been done, and so did
     the daily log for the rest of the TUI's life. Now the new conversation's start,
     from the same TUI process, ends the one left first: its record is in the log and in
-    the new block, and the session end `/quit` brings writes it no second time."""
+    the new block, and the session end `/quit` brings writes it no second time. Under
+    Codex's app-server daemon ("-daemon": the hooks trusted, no bypass flag) the same,
+    as the TUI is the only one on it; until 2026-12-07 the record came a minute later."""
+    mode = "daemon" if command.endswith("-daemon") else "bypass"
+    command = command.removesuffix("-daemon")
     with sandbox(tmp_path_factory.mktemp("left-codex"), cli_bins, netns) as sb:
-        tmux = _codex(sb)
+        tmux = _codex(sb, mode)
         sb.ask(tmux, FIRST)
         _codex_new(tmux, command)
         sb.ask(tmux, SECOND)
@@ -260,39 +268,76 @@ def test_codex_new_conversation_holds_the_record_of_the_one_left(
         screen = tmux.screen()
         tmux.type("/quit")
         tmux.wait_exit()
+        if mode == "daemon":
+            codex_daemon_stop(sb)  # its session end comes now, not in a minute
         assert len(sb.entries("session end", at_least=2)) == 2, sb.daily()
         _daily_once(sb, FIRST, SECOND)
         assert not codex_errors(screen), screen
         assert not sb.leftovers()
 
 
-def test_codex_new_in_one_tui_leaves_the_other_tuis_conversation_open(
+def test_codex_tui_started_after_quit_holds_the_record_of_the_last(
     tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
+) -> None:
+    """A prompt, `/quit`, a new TUI at once, a prompt, the hooks trusted as a person
+    does. Codex's app-server daemon sends the first conversation's SessionEnd when it
+    unloads its thread, about a minute after `/quit`: until 2026-12-07 the second TUI's
+    block lacked its record, and so did the log till then. Now the second TUI's start,
+    the one TUI on the daemon, ends it first; the session end that comes later writes it
+    no second time. (A TUI that runs its own hooks sends it at `/quit`.)"""
+    mode = "daemon"
+    with sandbox(tmp_path_factory.mktemp("quit-codex"), cli_bins, netns) as sb:
+        tmux = _codex(sb, mode)
+        sb.ask(tmux, FIRST)
+        tmux.type("/quit")
+        tmux.wait_exit()
+        again = codex_tui(sb, codex_env(sb), mode)
+        sb.ask(again, SECOND)
+        second = sb.turn(SECOND)
+        assert f"- {FIRST}\n" in second.text  # the record of the last conversation
+        assert second.count(FIRST) == 0 and _heads(second) == 1  # a new one
+        assert len(sb.entries("session end")) == 1, sb.daily()
+        screen = tmux.screen() + again.screen()
+        again.type("/quit")
+        again.wait_exit()
+        codex_daemon_stop(sb)
+        assert len(sb.entries("session end", at_least=2)) == 2, sb.daily()
+        _daily_once(sb, FIRST, SECOND)
+        assert not codex_errors(screen), screen
+        assert not sb.leftovers()
+
+
+@pytest.mark.parametrize("mode", CODEX_MODES)
+def test_codex_new_in_one_tui_leaves_the_other_tuis_conversation_open(
+    mode: str, tmp_path_factory, cli_bins: Path, netns: bool, tmux_present: None
 ) -> None:
     """Two Codex TUIs in one project, a prompt in each, `/new` and a prompt in the
     second: only the conversation the second TUI left is ended there (each TUI runs its
     hooks in its own process); the first TUI's goes on, a prompt in it after, and is
-    recorded once, whole, as that TUI quits."""
+    recorded once, whole, as that TUI quits. Under Codex's app-server daemon ("daemon",
+    the hooks trusted as a person does) one process runs both TUIs' hooks and a start
+    does not say which TUI sent it: nothing is ended at `/new`, the record of the one
+    left comes as the daemon unloads it (here `codex app-server daemon stop`)."""
     with sandbox(tmp_path_factory.mktemp("left-two-codex"), cli_bins, netns) as sb:
-        one = _codex(sb)
+        one = _codex(sb, mode)
         sb.ask(one, FIRST)
-        two = sb.tmux(["codex", "--dangerously-bypass-hook-trust"], env=setup_codex(sb))
-        two.wait_for(
-            lambda: any(m in two.screen() for m in CODEX_READY),
-            timeout=60,
-            what="the second input box",
-        )
+        two = codex_tui(sb, codex_env(sb), mode)
         sb.ask(two, SECOND)
         _codex_new(two, "/new")
         sb.ask(two, AGAIN)
         ended = sb.entries("session end")
-        assert len(ended) == 1 and f"- {SECOND}\n" in ended[0], sb.daily()
+        if mode == "bypass":
+            assert len(ended) == 1 and f"- {SECOND}\n" in ended[0], sb.daily()
+        else:
+            assert ended == [], sb.daily()
         assert FIRST not in sb.daily()  # the first TUI's conversation goes on
         sb.ask(one, RESUMED)
         screens = one.screen() + two.screen()
         for tmux in (one, two):
             tmux.type("/quit")
             tmux.wait_exit()
+        if mode == "daemon":
+            codex_daemon_stop(sb)
         assert len(sb.entries("session end", at_least=3)) == 3, sb.daily()
         _daily_once(sb, FIRST, SECOND, AGAIN, RESUMED)
         (first,) = [e for e in sb.entries("session end") if f"- {FIRST}\n" in e]

@@ -17,12 +17,17 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import sandbox
-from tests.e2e.harnesses import setup_claude, setup_codex, setup_gemini
+from tests.e2e.harnesses import (
+    codex_daemon_stop,
+    codex_tui,
+    setup_claude,
+    setup_codex,
+    setup_gemini,
+)
 from tests.e2e.memory_fixture import RULE, blocks_in, seed
 from tests.e2e.sandbox import REPO
 from tests.e2e.test_claude_code import hook_errors as claude_errors
 from tests.e2e.test_claude_code import wait_ready
-from tests.e2e.test_codex import _READY as CODEX_READY
 from tests.e2e.test_codex import hook_errors as codex_errors
 from tests.e2e.test_first_day import (
     CHANGED,
@@ -53,6 +58,9 @@ SHELL = {
     # Codex's sandbox on, the memory root writable: the harness is out of the
     # command's sight (a PID namespace of its own), its thread's id is not.
     "codex-sandbox": ("exec_command", {"cmd": SAVE}),
+    # The hooks trusted as a person does: Codex's app-server daemon runs them and the
+    # model's command, several TUIs' under one process.
+    "codex-daemon": ("exec_command", {"cmd": SAVE}),
     "gemini": ("run_shell_command", {"command": SAVE, "description": "save"}),
     # The same save through the `memhooks mcp` Claude Code started (`claude mcp add`).
     "claude-mcp": (MCP_WRITE, {"to": "memory", "text": MODEL_RULE}),
@@ -103,14 +111,8 @@ def _tui(cli: str, sb: Sandbox) -> tuple[Tmux, Path | None]:
                 "-a",
                 "never",
             ]
-        argv = ["codex", "--dangerously-bypass-hook-trust", *free]
-        tmux = sb.tmux(argv, env=env)
-        tmux.wait_for(
-            lambda: any(m in tmux.screen() for m in CODEX_READY),
-            timeout=60,
-            what="the input box",
-        )
-        return tmux, None
+        mode = "daemon" if cli == "codex-daemon" else "bypass"
+        return codex_tui(sb, env, mode, *free), None
     env = setup_gemini(sb)
     if cli == "gemini-mcp":  # trusted: its tools run unasked
         settings = sb.project / ".gemini" / "settings.json"
@@ -148,6 +150,8 @@ def test_the_models_memhooks_write_is_not_told_back_a_persons_rule_is(
         screen = tmux.screen()
         tmux.type("/exit" if cli.startswith("claude") else "/quit")
         tmux.wait_exit()
+        if cli == "codex-daemon":  # its session ends now, not in 30-60 s
+            codex_daemon_stop(sb)
 
         def after(prompt: str) -> str:
             # What came with `prompt` (each CLI puts a prompt's context after it).

@@ -46,12 +46,15 @@ RULE = "Deploys go out on Fridays only."
 class Harness:
     """A Codex process running hooks, with a terminal on its stdin (`tui`) or none."""
 
-    def __init__(self, *, tui: bool, fast: bool) -> None:
+    def __init__(self, *, tui: bool, fast: bool, daemon: str = "") -> None:
         env = {**os.environ, "MEMHOOKS_SESSION_PROCESS": "1" if fast else "0"}
+        # `daemon`: the $CODEX_HOME of a stand-in for Codex's app-server daemon.
+        argv = ["app-server", "--managed-daemon"] if daemon else []
+        env.update({"CODEX_HOME": daemon} if daemon else {})
         read, self._write = os.pipe()
         self._pty = os.openpty() if tui else None
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _HARNESS, str(read)],
+            [sys.executable, "-c", _HARNESS, str(read), *argv],
             stdin=self._pty[1] if self._pty else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             text=True,
@@ -85,8 +88,8 @@ def harness() -> Iterator[Callable[..., Harness]]:
     """Starts harnesses (`Harness`'s arguments); those a failed test left are quit."""
     started: list[Harness] = []
 
-    def start(*, tui: bool, fast: bool = True) -> Harness:
-        started.append(Harness(tui=tui, fast=fast))
+    def start(*, tui: bool, fast: bool = True, daemon: str = "") -> Harness:
+        started.append(Harness(tui=tui, fast=fast, daemon=daemon))
         return started[-1]
 
     yield start
@@ -252,3 +255,91 @@ def test_an_app_server_is_no_tui() -> None:
         os.close(leader)
         os.close(follower)
     assert left.tui(0) is False
+
+
+def _tui_process(env: dict[str, str], stdin: int) -> subprocess.Popen[bytes]:
+    """A stand-in for a Codex TUI: a process named `codex`, a terminal on its stdin."""
+    return subprocess.Popen(
+        ["codex", "-c", "import time; time.sleep(30)"],
+        executable=sys.executable,
+        stdin=stdin,
+        env=env,
+    )
+
+
+@pytest.fixture
+def pty() -> Iterator[int]:
+    leader, follower = os.openpty()
+    yield follower
+    os.close(leader)
+    os.close(follower)
+
+
+def test_a_daemon_with_one_tui_on_it_is_that_tuis(tmp_path: Path, pty: int) -> None:
+    """Codex's app-server daemon of a $CODEX_HOME, and the TUIs that use it: those of
+    that $CODEX_HOME, or of none with that home's .codex (through a link too). One: the
+    daemon's start is that TUI's. None, or two: not told."""
+    home = tmp_path / "home"
+    codex_home = str(home / ".codex")
+    daemon = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(30)", "app-server"]
+        + ["--managed-daemon"],
+        env={**os.environ, "CODEX_HOME": codex_home},
+        stdin=subprocess.DEVNULL,
+    )
+    mine = {**os.environ, "CODEX_HOME": codex_home}
+    other = {**os.environ, "CODEX_HOME": str(tmp_path / "other")}
+    by_home = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
+    (tmp_path / "link").symlink_to(home)  # the same home, named through a link
+    by_home["HOME"] = str(tmp_path / "link")
+    started: list[subprocess.Popen[bytes]] = [daemon]
+    try:
+        time.sleep(0.1)
+        assert left.sole_tui(daemon.pid) is False  # no TUI
+        started.append(_tui_process(other, pty))
+        started.append(_tui_process(mine, subprocess.DEVNULL))  # no terminal
+        time.sleep(0.1)
+        assert left.sole_tui(daemon.pid) is False
+        started.append(_tui_process(mine, pty))
+        time.sleep(0.1)
+        assert left.sole_tui(daemon.pid) is True
+        assert left.sole_tui(started[-1].pid) is False  # a TUI is no daemon
+        started.append(_tui_process(by_home, pty))
+        time.sleep(0.1)
+        assert left.sole_tui(daemon.pid) is False  # two TUIs on it
+    finally:
+        for proc in started:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_start_from_the_daemon_of_one_tui_ends_what_it_runs(
+    tmp_path: Path,
+    memory_root: Path,
+    project: Path,
+    harness: Callable[..., Harness],
+    pty: int,
+) -> None:
+    """`/new`, or `/quit` and a new TUI, under Codex's app-server daemon, with one TUI
+    on it: the other conversations the daemon runs are ended at the start, their record
+    in the new block; the SessionEnd the daemon sends later adds nothing."""
+    codex_home = str(tmp_path / "codex")
+    daemon = harness(tui=False, daemon=codex_home)
+    daemon.hook(_codex(project, "a", "SessionStart", source="startup"))
+    daemon.hook(_codex(project, "a", "UserPromptSubmit", prompt="pelican deploy"))
+    tui = _tui_process({**os.environ, "CODEX_HOME": codex_home}, pty)
+    try:
+        time.sleep(0.1)
+        block = daemon.hook(_codex(project, "b", "SessionStart", source="startup"))
+    finally:
+        tui.kill()
+        tui.wait()
+    assert "- pelican deploy" in block
+    assert _gone(memory_root, "a")
+    daemon.hook(_codex(project, "b", "UserPromptSubmit", prompt="heron queue"))
+    daemon.hook(_codex(project, "a", "SessionEnd", reason="other"))
+    daemon.hook(_codex(project, "b", "SessionEnd", reason="other"))
+    assert _gone(memory_root, "b")
+    log = _log(memory_root)
+    assert log.count("pelican deploy") == log.count("heron queue") == 1, log
+    assert log.count("— session end") == 2, log
