@@ -45,10 +45,17 @@ class Literals:
     """
 
     def __init__(
-        self, index: Searchable, literals: Iterable[str], most: int | None = None
+        self,
+        index: Searchable,
+        literals: Iterable[str],
+        most: int | None = None,
+        wholes: Iterable[str] = (),
     ) -> None:
         self._index = index
-        self._literals = set(literals)
+        #: Joined terms' whole forms (`memory.typed.whole_of`): found only in the
+        #: documents that hold all their keys.
+        self._wholes = set(wholes)
+        self._literals = set(literals) | self._wholes
         self._most = most
         self._found: dict[str, tuple[array[int], set[int]]] = {}
         #: The literals not read, as they would read more than `most` documents.
@@ -115,7 +122,8 @@ class Literals:
         wanted: dict[str, set[int] | None] = {}
         counted: dict[str, dict[int, tuple[int, int]]] = {}
         for lit in self._literals:
-            got, base = index.literal_counts(lit), inner_keys(lit)
+            got = index.literal_counts(lit)
+            base = keys(lit) if lit in self._wholes else inner_keys(lit)
             counted[lit], among = got or ({}, None)
             if base and among != set():
                 held = set.intersection(*(holding(index, [k]) for k in base))
@@ -186,14 +194,17 @@ def inner_keys(literal: str) -> list[str]:
 def with_literals(
     index: Searchable, terms: Iterable[Term], most: int | None = None
 ) -> tuple[Searchable, dict[str, Term]]:
-    """`index`, or a `Literals` view of it when one of `terms` is a literal; and each
+    """`index`, or a `Literals` view of it when one of `terms` is a literal or has a
+    whole form (`memory.typed.whole_of`, read as a literal is); and each
     literal term found nowhere (or not read: `most`, `READ_MOST`) whose keys are words
     (``@champion``, not ``%s``), as the term of those keys to search for instead (by its
     text)."""
+    terms = list(terms)
     literals = {t.keys[0]: t for t in terms if t.keys and is_literal(t.keys[0])}
-    if not literals:
+    wholes = [t.whole for t in terms if t.whole]
+    if not literals and not wholes:
         return index, {}
-    view = Literals(index, literals, most)
+    view = Literals(index, literals, most, wholes)
     loose: dict[str, Term] = {}
     for lit, t in literals.items():
         post, named = view.find(lit)

@@ -38,9 +38,11 @@ import math
 from typing import TYPE_CHECKING, NamedTuple
 
 from memhooks.memory.constants import MEMORY_FILE
+from memhooks.memory.joined import add_wholes, by_key, split, wholes
 from memhooks.memory.names import demote_unnamed
 from memhooks.memory.proximity import DEPTH, Pair, pairs, rerank
 from memhooks.memory.timeline import LEADING, boosts, factor, lead
+from memhooks.memory.typed import parts_held
 from memhooks.memory.values import credit, dated
 
 if TYPE_CHECKING:
@@ -117,8 +119,10 @@ def rank(
     near = pairs(qkeys, frame) if when is None else []  # `memory.proximity`
     want = max(limit, DEPTH) if near else limit  # reordered, then cut to `limit`
     columns = getattr(index, "columns", None)
+    whole = wholes(index, terms)  # `memory.joined`: ``in-memory`` as typed
     if (
         columns is not None
+        and not whole
         and len(weighs) == len(qkeys)
         and when not in LEADING
         and not names
@@ -134,19 +138,21 @@ def rank(
     sums = Sums()
     idf: dict[str, float] = {}
     keyed = []
+    parted = by_key(terms, whole)
     for k in qkeys:
         post, named = index.postings(k), index.field_ids(k)
         # Its holders: no set of a common word's thousands of ids (each id posts once).
         w = bm25.idf(n, len(post) // 3 + len(named.difference(post[0::3])))
         idf[k] = w = w if k in weighs else w * FRAME
-        keyed.append((w, post, named))
+        keyed.extend(split(w, post, named, parted.get(k)))
         sums.uncounted.append(post)
     if sum(map(len, sums.uncounted)) >= 3 * DENSE * len(index.sizes):
         bm25.score_all(sums, keyed)  # the common words of a long prompt
     else:
-        for w, post, named in keyed:
-            bm25.score(sums, w, post, named)
+        for w, held, named in keyed:
+            bm25.score(sums, w, held, named)
     posts = dict(zip(qkeys, sums.uncounted, strict=True))
+    add_wholes(index, sums.score, terms, whole, lambda df: bm25.idf(n, df))
     bm25.finish(index, sums)
     score, content = sums.score, sums.content
     if names:
@@ -160,6 +166,7 @@ def rank(
     sums.count_lines(best)
     top = set(best)  # which keys each of the best holds: no set of a common word's ids
     holders = {k: top.intersection(posts[k][0::3]) | index.field_ids(k) for k in qkeys}
+    holders |= whole
     return _ranking(index, terms, qkeys, best, sums, holders, len(score), idf)
 
 
@@ -320,8 +327,8 @@ def _ranking(
     score, lines, content = sums.score, sums.lines, sums.content
     scored = []
     for i in best:
-        hit = {k for k in qkeys if i in holders[k]}
-        matched = tuple(t.text for t in terms if hit.intersection(t.keys))
+        hit = {k for k, ids in holders.items() if i in ids}
+        matched = tuple(m for t in terms for m in parts_held(t, hit))
         ordered = tuple(k for k in qkeys if k in hit)
         rel, n_lines = index.rel(i), lines.get(i, 0)
         scored.append(

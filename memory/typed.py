@@ -16,6 +16,7 @@ by their keys, up to stemming, as before.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -33,6 +34,8 @@ AROUND = "\"'`()[]{}«»“”‘’"
 STOPS = ".,;:!?"
 #: Between two letters or digits, these join one word.
 _JOINS = "-'’./:_@\\&,;"
+#: What separates the words of a joined term, for its label (`parts_held`).
+_WORDS = re.compile(r"[\W_]+")
 
 
 def terms_of(query: str) -> list[str]:
@@ -60,6 +63,9 @@ class Term(NamedTuple):
 
     text: str  #: as typed, lowered: "Straße" is shown as straße (folded: strasse)
     keys: tuple[str, ...]
+    #: For words joined by punctuation (``in-memory``, ``node.js``): the term as it is
+    #: found whole (`whole_of`); ``""`` for any other term.
+    whole: str = ""
 
 
 def query_terms(query: str) -> list[Term]:
@@ -79,7 +85,7 @@ def query_terms(query: str) -> list[Term]:
         if folded not in seen:
             literal = literal_of(raw, alone=len(typed) == 1)
             ks = (literal,) if literal else tuple(dict.fromkeys(keys(raw)))
-            seen[folded] = Term(raw.lower(), ks)
+            seen[folded] = Term(raw.lower(), ks, "" if literal else whole_of(raw))
     # A lone "-" or "…" among words separates them: no term of its own, nor a "(0)".
     return [t for t in seen.values() if t.keys] or list(seen.values())
 
@@ -110,6 +116,45 @@ def literal_of(term: str, *, alone: bool = False) -> str:
         if not (inner and c in _JOINS):
             return t
     return ""
+
+
+def whole_of(term: str) -> str:
+    """What a term of words joined by punctuation is found whole as, or ``""``.
+
+    A term such as ``in-memory``, ``read-only``, ``node.js`` or ``snake_case`` is matched
+    by its keys (``in``, ``memori``), which most files hold apart; a file holding it as
+    typed holds what was asked for. Its whole form is the term casefolded without the
+    quotes, brackets and full stops around it, as `literal_of` has it, looked for as a
+    substring (`memory.literals.Literals`). Only for a term of two keys or more joined
+    by punctuation other than an apostrophe (``it's`` and ``Omar's`` are one word and
+    its ending), in no CJK script.
+
+    ``whole_of("In-Memory,") == "in-memory"``; ``""`` for ``memory``, ``it's`` or ``%s``.
+    """
+    folded = fold(term)
+    t = folded.lstrip(AROUND).rstrip(AROUND + STOPS)
+    if "cjk" in scripts(t) or len(set(keys(t))) < 2 or literal_of(term):
+        return ""
+    joined = any(
+        c in _JOINS and c not in "'’" and t[i - 1].isalnum() and t[i + 1].isalnum()
+        for i, c in enumerate(t[1:-1], 1)
+    )
+    return t if joined else ""
+
+
+def parts_held(term: Term, hit: set[str]) -> tuple[str, ...]:
+    """What a file holding the query keys `hit` matched of `term`, as its label says
+    (`memory.render.matched_label`): the term when it holds the term whole (its whole
+    form, or any of its keys for a term without one); else the words of a joined term
+    whose keys it holds (``memory`` of ``in-memory``)."""
+    if not term.whole:
+        return (term.text,) if hit.intersection(term.keys) else ()
+    if term.whole in hit:
+        return (term.text,)
+    words = [w for w in _WORDS.split(term.text) if w]
+    return tuple(
+        w for w in dict.fromkeys(words) if (ks := keys(w)) and hit.issuperset(ks)
+    )
 
 
 @lru_cache(maxsize=1024)
