@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memhooks.hooks.codex_forks import rollout_of
+from memhooks.hooks.spawn import stdin_and_argv
 from memhooks.hooks.state import SessionState, state_rel
 from memhooks.memory.constants import STATE_DIR
 from memhooks.memory.files import read_regular
@@ -106,15 +107,8 @@ def _end(event: Event, session_id: str) -> Event:
 def tui(pid: int) -> bool:
     """Whether process `pid` is a TUI that runs its own hooks: a terminal on its stdin,
     and no app-server. False where that cannot be told (not Linux)."""
-    if pid <= 0:
-        return False
-    try:
-        stdin = os.readlink(f"/proc/{pid}/fd/0")
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            argv = f.read().split(b"\0")
-    except OSError:
-        return False
-    return stdin.startswith(("/dev/pts/", "/dev/tty")) and b"app-server" not in argv
+    seen = stdin_and_argv(pid)
+    return seen is not None and seen[0] and b"app-server" not in seen[1]
 
 
 def sole_tui(pid: int) -> bool:

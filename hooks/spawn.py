@@ -26,6 +26,9 @@ logger = getLogger(__name__)
 #: hold its own `memory/` or `hooks/`) off `sys.path`.
 SELF = (sys.executable, "-P", "-m", "memhooks.hooks")
 
+#: Where a terminal is, as a process's file descriptor names it.
+_TERMINALS = ("/dev/pts/", "/dev/tty")
+
 #: What `ps` calls a session process a hook forked (at most 15 bytes: Linux's limit).
 PROCESS_NAME = "memhooks-serve"
 _SHELLS = {"sh", "bash", "dash", "zsh", "fish", "ksh"}
@@ -65,19 +68,28 @@ def peer_harness(sock: socket.socket) -> int | None:
 def headless_gemini(pid: int) -> bool:
     """True when process `pid` is Gemini CLI with no terminal on its stdin (a script's
     pipe or /dev/null): it runs headless. False where that cannot be told (not Linux)."""
-    if pid <= 0:
+    if (seen := stdin_and_argv(pid)) is None:
         return False
+    at_terminal, argv = seen
+    # The program, or node's script after node's options: `gemini` as npm links it, or
+    # its bundle's gemini.js (not an argument that names it: `--harness gemini`).
+    script = next((a for a in argv[1:8] if a and not a.startswith(b"-")), b"")
+    ours = any(os.path.basename(a).startswith(b"gemini") for a in (argv[0], script))
+    return ours and not at_terminal
+
+
+def stdin_and_argv(pid: int) -> tuple[bool, list[bytes]] | None:
+    """Whether process `pid` has a terminal on its stdin, and its command line; None
+    where that cannot be read (gone, not Linux)."""
+    if pid <= 0:
+        return None
     try:
         stdin = os.readlink(f"/proc/{pid}/fd/0")
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             argv = f.read().split(b"\0")
     except OSError:
-        return False
-    # The program, or node's script after node's options: `gemini` as npm links it, or
-    # its bundle's gemini.js (not an argument that names it: `--harness gemini`).
-    script = next((a for a in argv[1:8] if a and not a.startswith(b"-")), b"")
-    ours = any(os.path.basename(a).startswith(b"gemini") for a in (argv[0], script))
-    return ours and not stdin.startswith(("/dev/pts/", "/dev/tty"))
+        return None
+    return stdin.startswith(_TERMINALS), argv
 
 
 def ancestors() -> list[int]:
@@ -123,9 +135,7 @@ def _at_terminal(pid: int) -> bool:
     # A terminal on one of process `pid`'s standard streams (Linux).
     for fd in (0, 1, 2):
         with contextlib.suppress(OSError):
-            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(
-                ("/dev/pts/", "/dev/tty")
-            ):
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(_TERMINALS):
                 return True
     return False
 
