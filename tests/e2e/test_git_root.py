@@ -109,7 +109,7 @@ def test_a_session_during_an_unresolved_pull(
         # written in one minute.
         told = re.search(
             r'<memory note="[^"]*">\n## Unresolved git merge conflict\n'
-            rf"daily/{day}\.md \(from line [12]\) and MEMORY\.md \(from line 3\) hold"
+            rf"daily/{day}\.md \(from line [12]\) and MEMORY\.md \(from line 2\) hold"
             r" both sides of a git merge between <<<<<<< and >>>>>>> lines: the person"
             r" has chosen neither yet, so neither side is settled\.",
             context,
